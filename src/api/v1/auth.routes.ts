@@ -1,0 +1,125 @@
+// Login, token refresh and logout. Version 2 mounts the same plugin under its own prefix.
+import cookie from '@fastify/cookie'
+import formbody from '@fastify/formbody'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { LoginRequest, RefreshRequest, TokenResponse } from '../../modules/auth/auth.schemas.js'
+import type { TokenPair } from '../../modules/auth/auth.service.js'
+import { callerOf } from '../../plugins/authentication.js'
+import { DomainError, notAuthenticated } from '../../shared/errors.js'
+import { MessageResponse, errorResponses } from '../common/responses.js'
+
+const tags = ['login']
+const REFRESH_COOKIE = 'refresh_token'
+const LOGIN_WINDOW_MS = 60_000
+
+const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { auth } = app.services
+  const { cookieSecure, loginRateLimit } = app.config
+
+  // Form bodies and cookies are only understood here; every other route speaks JSON.
+  await app.register(formbody, { bodyLimit: 16 * 1024 })
+  await app.register(cookie)
+
+  // Keys are version-neutral, so v1 and v2 logins count against the same limits.
+  const limitByAddress = app.createRateLimit({
+    max: loginRateLimit,
+    timeWindow: LOGIN_WINDOW_MS,
+    keyGenerator: (request) => `login-address:${request.ip}`,
+  })
+  const limitByAccount = app.createRateLimit({
+    max: loginRateLimit,
+    timeWindow: LOGIN_WINDOW_MS,
+    keyGenerator: (request) => `login-account:${(request.body as { username: string }).username.trim().toLowerCase()}`,
+  })
+
+  async function enforceLoginLimits(request: FastifyRequest): Promise<void> {
+    for (const limit of [limitByAddress, limitByAccount]) {
+      const result = await limit(request)
+      if (!result.isAllowed && result.isExceeded) {
+        throw new DomainError('rate_limited', 'Too many requests', Math.max(1, result.ttlInSeconds))
+      }
+    }
+  }
+
+  function sendTokens(reply: FastifyReply, pair: TokenPair) {
+    reply.setCookie(REFRESH_COOKIE, pair.refresh_token, {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: cookieSecure,
+      path: '/',
+      expires: pair.refresh_expires_at,
+    })
+    reply.header('cache-control', 'no-store')
+    return {
+      access_token: pair.access_token,
+      token_type: pair.token_type,
+      expires_in: pair.expires_in,
+      refresh_token: pair.refresh_token,
+    }
+  }
+
+  // A refresh or logout may come with no body at all (the cookie carries the token).
+  const emptyBodyIsAnObject = async (request: FastifyRequest) => {
+    request.body ??= {}
+  }
+
+  app.post(
+    '/login',
+    {
+      preHandler: enforceLoginLimits,
+      schema: {
+        tags,
+        summary: 'Log in with a username or email and a password',
+        description:
+          'OAuth2 password form (application/x-www-form-urlencoded) or JSON. Returns an access token and a ' +
+          'refresh token; the refresh token is also set as an HttpOnly cookie. Rate limited per address and per account.',
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
+        body: LoginRequest,
+        response: { 200: TokenResponse, ...errorResponses(401, 422, 429) },
+      },
+    },
+    async (request, reply) => sendTokens(reply, await auth.login(request.body.username, request.body.password)),
+  )
+
+  app.post(
+    '/refresh',
+    {
+      preValidation: emptyBodyIsAnObject,
+      schema: {
+        tags,
+        summary: 'Exchange a refresh token for a new token pair',
+        description: 'The refresh token comes from the cookie or the body. The old one stops working; reusing it revokes the session.',
+        body: RefreshRequest,
+        response: { 200: TokenResponse, ...errorResponses(401, 422) },
+      },
+    },
+    async (request, reply) => {
+      const token = request.body.refresh_token ?? request.cookies[REFRESH_COOKIE]
+      if (!token) throw notAuthenticated()
+      return sendTokens(reply, await auth.refresh(token))
+    },
+  )
+
+  app.post(
+    '/logout',
+    {
+      onRequest: app.authenticate,
+      preValidation: emptyBodyIsAnObject,
+      schema: {
+        tags,
+        summary: 'Revoke the access token and its session',
+        security: [{ OAuth2PasswordBearer: [] }],
+        body: RefreshRequest,
+        response: { 200: MessageResponse, ...errorResponses(401, 422) },
+      },
+    },
+    async (request, reply) => {
+      await auth.logout(callerOf(request), request.body.refresh_token ?? request.cookies[REFRESH_COOKIE])
+      reply.clearCookie(REFRESH_COOKIE, { path: '/' })
+      return { message: 'Logged out successfully' }
+    },
+  )
+}
+
+export default authRoutes

@@ -1,0 +1,64 @@
+// `npm run create-superuser -- --email a@b.c --username admin [--name "Ada"] [--password ...]`
+// Creates the superuser, or promotes an existing account with that email or username.
+// Missing values fall back to ADMIN_* settings; a missing password is asked for on a terminal.
+import { randomBytes } from 'node:crypto'
+import { createInterface } from 'node:readline/promises'
+import { parseArgs } from 'node:util'
+import { loadConfigFromEnvironment } from '../config.js'
+import { createDatabase } from '../db/database.js'
+import { migrateToLatest } from '../db/migrate.js'
+import { adminAccountProblem } from '../modules/users/admin-account.js'
+import { createServices } from '../services.js'
+
+async function askPassword(): Promise<string | undefined> {
+  if (!process.stdin.isTTY) return undefined
+  const terminal = createInterface({ input: process.stdin, output: process.stdout, terminal: true })
+  // Hide what is typed: write nothing back while the password is entered.
+  const write = process.stdout.write.bind(process.stdout)
+  let muted = false
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) =>
+    muted ? true : write(chunk, ...rest)) as typeof process.stdout.write
+  const pending = terminal.question('Password: ')
+  muted = true
+  try {
+    return await pending
+  } finally {
+    muted = false
+    process.stdout.write = write
+    process.stdout.write('\n')
+    terminal.close()
+  }
+}
+
+const { values } = parseArgs({
+  options: { email: { type: 'string' }, username: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' } },
+})
+const config = loadConfigFromEnvironment()
+const email = values.email ?? config.admin?.email
+const username = values.username ?? config.admin?.username
+const password = values.password ?? config.admin?.password ?? (await askPassword())
+if (!email || !username || !password) {
+  console.error('usage: npm run create-superuser -- --email <email> --username <username> [--name <name>] [--password <password>]')
+  console.error('(or set ADMIN_EMAIL, ADMIN_USERNAME and ADMIN_PASSWORD)')
+  process.exit(2)
+}
+const account = { name: values.name ?? config.admin?.name ?? 'Administrator', email, username, password }
+const problem = adminAccountProblem(account, { name: '--name', email: '--email', username: '--username', password: '--password' })
+if (problem) {
+  console.error(`invalid account: ${problem}`)
+  process.exit(2)
+}
+
+const database = createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+try {
+  await migrateToLatest(database.db)
+  // This command issues no tokens, so any key will do for the token service it never uses.
+  const services = createServices({ config, secretKey: randomBytes(32).toString('hex'), database, redis: undefined })
+  const { user, created } = await services.users.ensureSuperuser(account)
+  console.log(`${created ? 'created' : 'promoted existing'} superuser #${user.id} (${user.username}) in ${database.location}`)
+} catch (error) {
+  console.error(`failed: ${error instanceof Error ? error.message : String(error)}`)
+  process.exitCode = 1
+} finally {
+  await database.close()
+}

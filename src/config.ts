@@ -1,0 +1,188 @@
+// The only module that reads process.env. Every setting is parsed and validated here, once,
+// so a bad value stops the process at start with one line naming the variable.
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+
+export const API_VERSIONS = ['v1', 'v2'] as const
+export type ApiVersion = (typeof API_VERSIONS)[number]
+
+export type NodeEnv = 'development' | 'production' | 'test'
+export type UserSignup = 'open' | 'authenticated'
+export type AvatarStorageKind = 'disk' | 'database'
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+
+export interface AdminAccount {
+  name: string
+  email: string
+  username: string
+  password: string
+}
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  /** postgres:// URL; undefined means the embedded SQLite database in dataDir. */
+  databaseUrl: string | undefined
+  redisUrl: string | undefined
+  /** Undefined only outside production: the server then keeps a generated key in dataDir. */
+  secretKey: string | undefined
+  nodeEnv: NodeEnv
+  logLevel: LogLevel
+  userSignup: UserSignup
+  admin: AdminAccount | undefined
+  uploadMaxBytes: number
+  accessTokenMinutes: number
+  refreshTokenDays: number
+  loginRateLimit: number
+  deprecatedVersions: ApiVersion[]
+  sunsetDates: Partial<Record<ApiVersion, string>>
+  avatarStorage: AvatarStorageKind
+  cookieSecure: boolean
+  trustProxy: boolean
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim()
+  return value === undefined || value === '' ? undefined : value
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name)
+  if (raw === undefined) return fallback
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`)
+  const value = Number(raw)
+  if (value < min || value > max) {
+    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`)
+  }
+  return value
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = read(env, name)
+  if (raw === undefined) return fallback
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`)
+  }
+  return raw as T
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name)?.toLowerCase()
+  if (raw === undefined) return fallback
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`)
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = read(env, name)
+  if (raw === undefined) return undefined
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')})`)
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.join(' or ')}, got "${parsed.protocol}"`)
+  }
+  return raw
+}
+
+function isVersion(value: string): value is ApiVersion {
+  return (API_VERSIONS as readonly string[]).includes(value)
+}
+
+function versionList(env: Env, name: string): ApiVersion[] {
+  const raw = read(env, name)
+  if (raw === undefined) return []
+  const versions = raw.split(',').map((part) => part.trim()).filter(Boolean)
+  for (const version of versions) {
+    if (!isVersion(version)) {
+      throw new ConfigError(`${name} must list versions out of ${API_VERSIONS.join(', ')}, got "${version}"`)
+    }
+  }
+  return [...new Set(versions)] as ApiVersion[]
+}
+
+function sunsetDates(env: Env, name: string): Partial<Record<ApiVersion, string>> {
+  const raw = read(env, name)
+  const dates: Partial<Record<ApiVersion, string>> = {}
+  if (raw === undefined) return dates
+  for (const entry of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const [version, date, ...rest] = entry.split('=').map((part) => part.trim())
+    if (version === undefined || date === undefined || rest.length > 0 || !isVersion(version)) {
+      throw new ConfigError(`${name} must look like v1=2027-06-30, got "${entry}"`)
+    }
+    const parsed = new Date(`${date}T00:00:00Z`)
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== date) {
+      throw new ConfigError(`${name} has an invalid date for ${version}: "${date}" (use YYYY-MM-DD)`)
+    }
+    dates[version] = date
+  }
+  return dates
+}
+
+function admin(env: Env): AdminAccount | undefined {
+  const email = read(env, 'ADMIN_EMAIL')
+  const username = read(env, 'ADMIN_USERNAME')
+  const password = env.ADMIN_PASSWORD
+  if (email === undefined && username === undefined && (password === undefined || password === '')) return undefined
+  if (email === undefined) throw new ConfigError('ADMIN_EMAIL is required when ADMIN_USERNAME or ADMIN_PASSWORD is set')
+  if (username === undefined) throw new ConfigError('ADMIN_USERNAME is required when ADMIN_EMAIL or ADMIN_PASSWORD is set')
+  if (password === undefined || password === '') {
+    throw new ConfigError('ADMIN_PASSWORD is required when ADMIN_EMAIL or ADMIN_USERNAME is set')
+  }
+  if (password.length < 8 || password.length > 128) throw new ConfigError('ADMIN_PASSWORD must be 8-128 characters')
+  return { name: read(env, 'ADMIN_NAME') ?? 'Administrator', email, username, password }
+}
+
+/** Parses and validates settings; throws ConfigError naming the variable on the first bad value. */
+export function loadConfig(env: Env): Config {
+  const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development')
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:'])
+  const secretKey = read(env, 'SECRET_KEY')
+  if (secretKey !== undefined && secretKey.length < 32) {
+    throw new ConfigError('SECRET_KEY must be at least 32 characters')
+  }
+  if (secretKey === undefined && nodeEnv === 'production') {
+    throw new ConfigError('SECRET_KEY is required when NODE_ENV=production')
+  }
+  const deprecatedVersions = versionList(env, 'DEPRECATED_VERSIONS')
+  if (deprecatedVersions.includes('v2')) {
+    throw new ConfigError('DEPRECATED_VERSIONS cannot include v2: it is the current version')
+  }
+  return {
+    port: integer(env, 'PORT', 8000, 0, 65535),
+    host: read(env, 'HOST') ?? '127.0.0.1',
+    dataDir: path.resolve(read(env, 'DATA_DIR') ?? './data'),
+    databaseUrl,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    secretKey,
+    nodeEnv,
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    userSignup: oneOf(env, 'USER_SIGNUP', ['open', 'authenticated'] as const, 'open'),
+    admin: admin(env),
+    uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+    accessTokenMinutes: integer(env, 'ACCESS_TOKEN_MINUTES', 15, 1, 24 * 60),
+    refreshTokenDays: integer(env, 'REFRESH_TOKEN_DAYS', 7, 1, 365),
+    loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', 10, 1, 1_000_000),
+    deprecatedVersions,
+    sunsetDates: sunsetDates(env, 'SUNSET_DATES'),
+    avatarStorage: oneOf(env, 'AVATAR_STORAGE', ['disk', 'database'] as const, databaseUrl ? 'database' : 'disk'),
+    cookieSecure: boolean(env, 'COOKIE_SECURE', nodeEnv === 'production'),
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+  }
+}
+
+/** Reads `.env` (if present) under the real environment, then validates. */
+export function loadConfigFromEnvironment(envFile = '.env'): Config {
+  // process.loadEnvFile never overrides variables that are already set.
+  if (existsSync(envFile)) process.loadEnvFile(envFile)
+  return loadConfig(process.env)
+}

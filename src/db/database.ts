@@ -1,0 +1,62 @@
+// Owns the Kysely instance and the choice of dialect: SQLite (better-sqlite3, WAL) in the data
+// directory by default, PostgreSQL through `pg` when DATABASE_URL is set.
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import pg from 'pg'
+import type { Database } from './schema.js'
+
+export type DialectName = 'sqlite' | 'postgres'
+
+export interface DatabaseHandle {
+  db: Kysely<Database>
+  dialect: DialectName
+  /** Where the data lives, for logs: a file path or a URL without its password. */
+  location: string
+  close(): Promise<void>
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string | undefined
+  dataDir: string
+  /** Receives errors of idle pooled connections (e.g. the server restarted); they must not crash the process. */
+  onPoolError?: (error: Error) => void
+}
+
+export const SQLITE_FILE_NAME = 'app.db'
+
+export function createDatabase(options: DatabaseOptions): DatabaseHandle {
+  return options.databaseUrl ? createPostgres(options.databaseUrl, options.onPoolError) : createSqlite(options.dataDir)
+}
+
+function createSqlite(dataDir: string): DatabaseHandle {
+  mkdirSync(dataDir, { recursive: true })
+  const file = path.join(dataDir, SQLITE_FILE_NAME)
+  const sqlite = new SqliteDatabase(file)
+  // WAL lets readers run beside the writer; NORMAL sync in WAL mode survives a killed
+  // process (only an OS crash can lose the last commits); busy_timeout absorbs short locks
+  // held by other processes on the same file.
+  sqlite.pragma('journal_mode = WAL')
+  sqlite.pragma('synchronous = NORMAL')
+  sqlite.pragma('foreign_keys = ON')
+  sqlite.pragma('busy_timeout = 5000')
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() }
+}
+
+function createPostgres(databaseUrl: string, onPoolError?: (error: Error) => void): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 10,
+    // Fail fast while the server is down so callers get a 503 instead of hanging.
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: 30_000,
+  })
+  pool.on('error', (error) => onPoolError?.(error))
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const url = new URL(databaseUrl)
+  url.password = url.password ? '***' : ''
+  return { db, dialect: 'postgres', location: url.toString(), close: () => db.destroy() }
+}

@@ -1,0 +1,19 @@
+import { Migrator } from 'kysely'
+import type { Kysely, MigrationResultSet } from 'kysely'
+import { migrations } from './migrations/index.js'
+
+export class MigrationError extends Error {}
+
+/** Runs every pending migration; concurrent callers are serialised by Kysely's migration lock. */
+export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet['results']> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error')
+    throw new MigrationError(
+      `migration ${failed?.migrationName ?? '(unknown)'} failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    )
+  }
+  return results
+}

@@ -1,0 +1,26 @@
+// Column helpers shared by migrations. Like the migrations themselves, keep this frozen:
+// a change here would rewrite history for databases that already ran them.
+import { PostgresAdapter, sql } from 'kysely'
+import type { ColumnDefinitionBuilder, Kysely } from 'kysely'
+
+export function isPostgres(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter
+}
+
+/** Auto-increment integer primary key that never reuses a freed id (ids are JWT subjects). */
+export function idColumn(db: Kysely<any>) {
+  return (col: ColumnDefinitionBuilder) =>
+    isPostgres(db) ? col.primaryKey().generatedByDefaultAsIdentity() : col.primaryKey().autoIncrement()
+}
+
+export function timestampType(db: Kysely<any>) {
+  return isPostgres(db) ? ('timestamptz' as const) : ('text' as const)
+}
+
+export function now(db: Kysely<any>) {
+  return isPostgres(db) ? sql`now()` : sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`
+}
+
+export function blobType(db: Kysely<any>) {
+  return isPostgres(db) ? ('bytea' as const) : ('blob' as const)
+}

@@ -1,0 +1,75 @@
+// Table types for Kysely. SQLite and PostgreSQL return some values differently, so the
+// select types are unions and the repositories normalise them:
+// - flags are 0/1 in SQLite and booleans in PostgreSQL; both accept 0/1 on write;
+// - timestamps are ISO-8601 text in SQLite and Date objects in PostgreSQL; both accept ISO text on write;
+// - bigint counts come back from PostgreSQL as strings.
+import type { ColumnType, Generated, Kysely, Transaction } from 'kysely'
+
+export type Flag = ColumnType<boolean | number, 0 | 1 | undefined, 0 | 1>
+export type Timestamp = ColumnType<Date | string, string, string>
+export type NullableTimestamp = ColumnType<Date | string | null, string | null | undefined, string | null>
+
+export interface UsersTable {
+  id: Generated<number>
+  name: string
+  username: string
+  email: string
+  hashed_password: string
+  profile_image_url: string
+  tier_id: number | null
+  age: number | null
+  is_active: Flag
+  is_superuser: Flag
+  is_verified: Flag
+  is_deleted: Flag
+  deleted_at: NullableTimestamp
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface TiersTable {
+  id: Generated<number>
+  name: string
+  created_at: Timestamp
+}
+
+export interface RefreshTokensTable {
+  jti: string
+  family_id: string
+  user_id: number
+  expires_at: Timestamp
+  used_at: NullableTimestamp
+  revoked_at: NullableTimestamp
+  created_at: Timestamp
+}
+
+export interface RevokedTokensTable {
+  jti: string
+  expires_at: Timestamp
+}
+
+export interface RateLimitsTable {
+  key: string
+  count: number
+  /** Epoch milliseconds at which the window ends. */
+  reset_at: ColumnType<number | string, number, number>
+}
+
+export interface AvatarsTable {
+  name: string
+  content_type: string
+  data: Buffer
+  created_at: Timestamp
+}
+
+export interface Database {
+  users: UsersTable
+  tiers: TiersTable
+  refresh_tokens: RefreshTokensTable
+  revoked_tokens: RevokedTokensTable
+  rate_limits: RateLimitsTable
+  avatars: AvatarsTable
+}
+
+/** What repositories take as their first argument: the database or an open transaction. */
+export type Executor = Kysely<Database> | Transaction<Database>

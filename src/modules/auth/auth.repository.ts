@@ -1,0 +1,76 @@
+// SQL for refresh-token families and revoked access tokens.
+import type { Executor } from '../../db/schema.js'
+import { nowIso } from '../../shared/time.js'
+
+export interface RefreshTokenRow {
+  jti: string
+  family_id: string
+  user_id: number
+}
+
+export async function insertRefreshToken(
+  db: Executor,
+  token: { jti: string; familyId: string; userId: number; expiresAt: Date },
+): Promise<void> {
+  await db
+    .insertInto('refresh_tokens')
+    .values({
+      jti: token.jti,
+      family_id: token.familyId,
+      user_id: token.userId,
+      expires_at: token.expiresAt.toISOString(),
+      created_at: nowIso(),
+    })
+    .execute()
+}
+
+/**
+ * Marks a refresh token used, once. Returns its row when this call consumed it, undefined when
+ * it was already used, revoked, expired or never issued. The conditional UPDATE makes two
+ * concurrent refreshes with one token see exactly one winner.
+ */
+export async function consumeRefreshToken(db: Executor, jti: string): Promise<RefreshTokenRow | undefined> {
+  const now = nowIso()
+  return db
+    .updateTable('refresh_tokens')
+    .set({ used_at: now })
+    .where('jti', '=', jti)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['jti', 'family_id', 'user_id'])
+    .executeTakeFirst()
+}
+
+export async function findRefreshToken(db: Executor, jti: string): Promise<RefreshTokenRow | undefined> {
+  return db.selectFrom('refresh_tokens').select(['jti', 'family_id', 'user_id']).where('jti', '=', jti).executeTakeFirst()
+}
+
+export async function revokeRefreshFamily(db: Executor, familyId: string): Promise<void> {
+  await db
+    .updateTable('refresh_tokens')
+    .set({ revoked_at: nowIso() })
+    .where('family_id', '=', familyId)
+    .where('revoked_at', 'is', null)
+    .execute()
+}
+
+export async function insertRevokedToken(db: Executor, jti: string, expiresAt: Date): Promise<void> {
+  await db
+    .insertInto('revoked_tokens')
+    .values({ jti, expires_at: expiresAt.toISOString() })
+    .onConflict((oc) => oc.column('jti').doNothing())
+    .execute()
+}
+
+export async function isTokenRevoked(db: Executor, jti: string): Promise<boolean> {
+  const row = await db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti).executeTakeFirst()
+  return row !== undefined
+}
+
+/** Drops state that can no longer matter: expired refresh tokens and revocations of expired tokens. */
+export async function deleteExpiredAuthState(db: Executor): Promise<void> {
+  const now = nowIso()
+  await db.deleteFrom('refresh_tokens').where('expires_at', '<', now).execute()
+  await db.deleteFrom('revoked_tokens').where('expires_at', '<', now).execute()
+}

@@ -1,0 +1,29 @@
+import { Type } from 'typebox'
+
+// OAuth2 password-grant fields (as Swagger UI's Authorize sends them) or the same as JSON.
+export const LoginRequest = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 254, description: 'Username or email address' }),
+    password: Type.String({ minLength: 1, maxLength: 128 }),
+    grant_type: Type.Optional(Type.String({ pattern: '^password$' })),
+    scope: Type.Optional(Type.String({ maxLength: 1000 })),
+    client_id: Type.Optional(Type.String({ maxLength: 1000 })),
+    client_secret: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: false, title: 'LoginRequest' },
+)
+
+export const TokenResponse = Type.Object(
+  {
+    access_token: Type.String(),
+    token_type: Type.Literal('bearer'),
+    expires_in: Type.Integer({ description: 'Seconds until the access token expires' }),
+    refresh_token: Type.String(),
+  },
+  { title: 'TokenResponse' },
+)
+
+export const RefreshRequest = Type.Object(
+  { refresh_token: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })) },
+  { additionalProperties: false, title: 'RefreshRequest' },
+)

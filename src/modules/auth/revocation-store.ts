@@ -1,0 +1,49 @@
+// Where revoked access-token ids live: the database by default, Redis when configured.
+// Either way every server process sees a revocation at once.
+import type { Redis } from 'ioredis'
+import type { Executor } from '../../db/schema.js'
+import { serviceUnavailable } from '../../shared/errors.js'
+import { insertRevokedToken, isTokenRevoked } from './auth.repository.js'
+
+export interface RevocationStore {
+  revoke(jti: string, expiresAt: Date): Promise<void>
+  isRevoked(jti: string): Promise<boolean>
+}
+
+export class DatabaseRevocationStore implements RevocationStore {
+  constructor(private readonly db: Executor) {}
+
+  revoke(jti: string, expiresAt: Date): Promise<void> {
+    return insertRevokedToken(this.db, jti, expiresAt)
+  }
+
+  isRevoked(jti: string): Promise<boolean> {
+    return isTokenRevoked(this.db, jti)
+  }
+}
+
+export class RedisRevocationStore implements RevocationStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'revoked-jti:',
+  ) {}
+
+  async revoke(jti: string, expiresAt: Date): Promise<void> {
+    const ttl = expiresAt.getTime() - Date.now()
+    if (ttl <= 0) return
+    try {
+      await this.redis.set(this.prefix + jti, '1', 'PX', ttl)
+    } catch {
+      throw serviceUnavailable()
+    }
+  }
+
+  async isRevoked(jti: string): Promise<boolean> {
+    try {
+      return (await this.redis.exists(this.prefix + jti)) === 1
+    } catch {
+      // Fail closed: a token we cannot check is not honoured.
+      throw serviceUnavailable()
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import { createSecretKey, randomUUID } from 'node:crypto'
+import type { KeyObject } from 'node:crypto'
+import { SignJWT, jwtVerify } from 'jose'
+
+export type TokenType = 'access' | 'refresh'
+
+export const TOKEN_ISSUER = 'user-post-service'
+export const TOKEN_AUDIENCE = 'user-post-service'
+
+export interface VerifiedToken {
+  userId: number
+  jti: string
+  /** The login session (refresh-token family) the token belongs to. */
+  sessionId: string
+  expiresAt: Date
+}
+
+export interface SignedToken {
+  token: string
+  jti: string
+  expiresAt: Date
+}
+
+export interface TokenLifetimes {
+  accessSeconds: number
+  refreshSeconds: number
+}
+
+/** HS256 JWTs with sub, jti, sid, typ, iat, exp, iss and aud; nothing but HS256 is accepted. */
+export class TokenService {
+  private readonly key: KeyObject
+
+  constructor(
+    secret: string,
+    readonly lifetimes: TokenLifetimes,
+  ) {
+    this.key = createSecretKey(Buffer.from(secret, 'utf8'))
+  }
+
+  async sign(type: TokenType, userId: number, sessionId: string): Promise<SignedToken> {
+    const jti = randomUUID()
+    const issuedAt = Math.floor(Date.now() / 1000)
+    const lifetime = type === 'access' ? this.lifetimes.accessSeconds : this.lifetimes.refreshSeconds
+    const expiresAt = issuedAt + lifetime
+    const token = await new SignJWT({ typ: type, sid: sessionId })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(String(userId))
+      .setJti(jti)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(expiresAt)
+      .setIssuer(TOKEN_ISSUER)
+      .setAudience(TOKEN_AUDIENCE)
+      .sign(this.key)
+    return { token, jti, expiresAt: new Date(expiresAt * 1000) }
+  }
+
+  /** Returns the token's claims, or undefined for anything forged, expired, malformed or of the wrong type. */
+  async verify(token: string, type: TokenType): Promise<VerifiedToken | undefined> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, {
+        algorithms: ['HS256'],
+        issuer: TOKEN_ISSUER,
+        audience: TOKEN_AUDIENCE,
+        requiredClaims: ['sub', 'jti', 'exp', 'iat'],
+      })
+      const userId = Number(payload.sub)
+      if (payload.typ !== type || !Number.isSafeInteger(userId) || userId < 1) return undefined
+      if (typeof payload.jti !== 'string' || typeof payload.sid !== 'string' || typeof payload.exp !== 'number') {
+        return undefined
+      }
+      return { userId, jti: payload.jti, sessionId: payload.sid, expiresAt: new Date(payload.exp * 1000) }
+    } catch {
+      return undefined
+    }
+  }
+}

@@ -1,0 +1,14 @@
+import type { Executor } from '../../db/schema.js'
+import { nowIso } from '../../shared/time.js'
+
+export async function insertAvatar(db: Executor, name: string, contentType: string, data: Buffer): Promise<void> {
+  await db.insertInto('avatars').values({ name, content_type: contentType, data, created_at: nowIso() }).execute()
+}
+
+export async function findAvatar(db: Executor, name: string): Promise<{ content_type: string; data: Buffer } | undefined> {
+  return db.selectFrom('avatars').select(['content_type', 'data']).where('name', '=', name).executeTakeFirst()
+}
+
+export async function deleteAvatar(db: Executor, name: string): Promise<void> {
+  await db.deleteFrom('avatars').where('name', '=', name).execute()
+}

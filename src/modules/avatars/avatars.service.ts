@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto'
+import { DomainError } from '../../shared/errors.js'
+import type { AvatarStorage, StoredImage } from './avatar-storage.js'
+import { detectImageType } from './image-type.js'
+
+export const FILE_MUST_BE_AN_IMAGE = 'File must be an image'
+export const FILE_TOO_LARGE = 'File too large'
+
+/** Public path under which stored avatars are served (version-neutral, so URLs outlive an API version). */
+export const AVATAR_URL_PREFIX = '/media/avatars/'
+export const DEFAULT_AVATAR_NAME = 'default.svg'
+export const DEFAULT_PROFILE_IMAGE_URL = `${AVATAR_URL_PREFIX}${DEFAULT_AVATAR_NAME}`
+/** Generated names only: a UUID and one of our extensions. */
+export const AVATAR_NAME_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.(png|jpg|gif|webp)$'
+
+const AVATAR_NAME = new RegExp(AVATAR_NAME_PATTERN)
+
+const DEFAULT_AVATAR: StoredImage = {
+  contentType: 'image/svg+xml',
+  data: Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" fill="#d7dce2"/>' +
+      '<circle cx="32" cy="25" r="12" fill="#9aa5b1"/><path d="M10 60c2-13 11-20 22-20s20 7 22 20z" fill="#9aa5b1"/></svg>',
+  ),
+}
+
+/** An uploaded file as the service sees it: its declared type and a way to read it (which may fail as too large). */
+export interface AvatarUpload {
+  contentType: string
+  read(): Promise<Buffer>
+}
+
+export class AvatarService {
+  constructor(private readonly storage: AvatarStorage) {}
+
+  /** Validates and stores an upload under a generated name; returns the URL to serve it from. */
+  async store(upload: AvatarUpload): Promise<string> {
+    if (!upload.contentType.toLowerCase().startsWith('image/')) throw new DomainError('invalid', FILE_MUST_BE_AN_IMAGE)
+    const data = await upload.read()
+    const type = detectImageType(data)
+    if (!type) throw new DomainError('invalid', FILE_MUST_BE_AN_IMAGE)
+    const name = `${randomUUID()}.${type.extension}`
+    await this.storage.save(name, { data, contentType: type.contentType })
+    return AVATAR_URL_PREFIX + name
+  }
+
+  load(name: string): Promise<StoredImage | undefined> {
+    if (name === DEFAULT_AVATAR_NAME) return Promise.resolve(DEFAULT_AVATAR)
+    if (!AVATAR_NAME.test(name)) return Promise.resolve(undefined)
+    return this.storage.load(name)
+  }
+
+  /** Deletes a stored avatar given its URL; URLs that are not ours (or the default) are left alone. */
+  async removeByUrl(url: string): Promise<void> {
+    if (!url.startsWith(AVATAR_URL_PREFIX)) return
+    const name = url.slice(AVATAR_URL_PREFIX.length)
+    if (AVATAR_NAME.test(name)) await this.storage.remove(name)
+  }
+}

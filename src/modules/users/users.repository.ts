@@ -1,0 +1,236 @@
+// The only place user SQL lives. Every function takes the executor (db or a transaction) first.
+import { sql } from 'kysely'
+import type { Selectable } from 'kysely'
+import type { Executor, UsersTable } from '../../db/schema.js'
+import { flag, nowIso, toIsoString } from '../../shared/time.js'
+
+/** A user as the rest of the service sees it: booleans, ISO timestamps, never the password hash. */
+export interface UserRecord {
+  id: number
+  name: string
+  username: string
+  email: string
+  profile_image_url: string
+  tier_id: number | null
+  age: number | null
+  is_active: boolean
+  is_superuser: boolean
+  is_verified: boolean
+  created_at: string
+  updated_at: string
+}
+
+export interface UserCredentials {
+  id: number
+  hashed_password: string
+}
+
+export interface NewUser {
+  name: string
+  username: string
+  email: string
+  hashed_password: string
+  profile_image_url: string
+  age: number | null
+  is_superuser?: boolean
+}
+
+export interface UserChanges {
+  name?: string
+  username?: string
+  email?: string
+  age?: number | null
+  profile_image_url?: string
+}
+
+export interface UserSearch {
+  name?: string
+  age?: number
+  isActive: boolean
+  limit: number
+}
+
+const USER_COLUMNS = [
+  'id',
+  'name',
+  'username',
+  'email',
+  'profile_image_url',
+  'tier_id',
+  'age',
+  'is_active',
+  'is_superuser',
+  'is_verified',
+  'created_at',
+  'updated_at',
+] as const
+
+type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>
+
+function toUserRecord(row: UserRow): UserRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    username: row.username,
+    email: row.email,
+    profile_image_url: row.profile_image_url,
+    tier_id: row.tier_id,
+    age: row.age,
+    is_active: Boolean(row.is_active),
+    is_superuser: Boolean(row.is_superuser),
+    is_verified: Boolean(row.is_verified),
+    created_at: toIsoString(row.created_at),
+    updated_at: toIsoString(row.updated_at),
+  }
+}
+
+/** Escapes LIKE wildcards so user input matches literally (used with ESCAPE '\'). */
+function likeContains(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`
+}
+
+export async function findUserById(db: Executor, id: number): Promise<UserRecord | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select(USER_COLUMNS)
+    .where('id', '=', id)
+    .where('is_deleted', '=', 0)
+    .executeTakeFirst()
+  return row && toUserRecord(row)
+}
+
+/** Finds a user whether soft-deleted or not: only permanent deletion needs this. */
+export async function userIdExistsIncludingDeleted(db: Executor, id: number): Promise<boolean> {
+  const row = await db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst()
+  return row !== undefined
+}
+
+/** Soft-deleted users keep their email and username reserved, so these look at every row. */
+export async function emailTaken(db: Executor, email: string, exceptId?: number): Promise<boolean> {
+  let query = db
+    .selectFrom('users')
+    .select('id')
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+  if (exceptId !== undefined) query = query.where('id', '<>', exceptId)
+  return (await query.executeTakeFirst()) !== undefined
+}
+
+export async function usernameTaken(db: Executor, username: string, exceptId?: number): Promise<boolean> {
+  let query = db.selectFrom('users').select('id').where('username', '=', username)
+  if (exceptId !== undefined) query = query.where('id', '<>', exceptId)
+  return (await query.executeTakeFirst()) !== undefined
+}
+
+/** Credentials of a live, active account by username or (case-insensitive) email. */
+export async function findCredentials(db: Executor, login: string): Promise<UserCredentials | undefined> {
+  const byEmail = login.includes('@')
+  return db
+    .selectFrom('users')
+    .select(['id', 'hashed_password'])
+    .$if(byEmail, (qb) => qb.where((eb) => eb(eb.fn('lower', ['email']), '=', login.toLowerCase())))
+    .$if(!byEmail, (qb) => qb.where('username', '=', login.toLowerCase()))
+    .where('is_deleted', '=', 0)
+    .where('is_active', '=', 1)
+    .executeTakeFirst()
+}
+
+export async function insertUser(db: Executor, user: NewUser): Promise<UserRecord> {
+  const now = nowIso()
+  const row = await db
+    .insertInto('users')
+    .values({
+      name: user.name,
+      username: user.username,
+      email: user.email,
+      hashed_password: user.hashed_password,
+      profile_image_url: user.profile_image_url,
+      age: user.age,
+      is_superuser: flag(user.is_superuser ?? false),
+      created_at: now,
+      updated_at: now,
+    })
+    .returning(USER_COLUMNS)
+    .executeTakeFirstOrThrow()
+  return toUserRecord(row)
+}
+
+export async function updateUser(db: Executor, id: number, changes: UserChanges): Promise<UserRecord | undefined> {
+  const row = await db
+    .updateTable('users')
+    .set({ ...changes, updated_at: nowIso() })
+    .where('id', '=', id)
+    .where('is_deleted', '=', 0)
+    .returning(USER_COLUMNS)
+    .executeTakeFirst()
+  return row && toUserRecord(row)
+}
+
+export async function setSuperuser(db: Executor, id: number): Promise<void> {
+  await db.updateTable('users').set({ is_superuser: 1, updated_at: nowIso() }).where('id', '=', id).execute()
+}
+
+export async function softDeleteUser(db: Executor, id: number): Promise<boolean> {
+  const now = nowIso()
+  const result = await db
+    .updateTable('users')
+    .set({ is_deleted: 1, deleted_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('is_deleted', '=', 0)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+/** Removes the row; foreign keys cascade to the user's tokens (and posts). Returns the avatar URL it had. */
+export async function deleteUserPermanently(db: Executor, id: number): Promise<{ profile_image_url: string } | undefined> {
+  return db.deleteFrom('users').where('id', '=', id).returning(['profile_image_url']).executeTakeFirst()
+}
+
+export async function countUsers(db: Executor): Promise<number> {
+  const { count } = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('is_deleted', '=', 0)
+    .executeTakeFirstOrThrow()
+  return Number(count)
+}
+
+export async function listUsers(db: Executor, offset: number, limit: number): Promise<UserRecord[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select(USER_COLUMNS)
+    .where('is_deleted', '=', 0)
+    .orderBy('id')
+    .limit(limit)
+    .offset(offset)
+    .execute()
+  return rows.map(toUserRecord)
+}
+
+export async function searchUsers(db: Executor, search: UserSearch): Promise<UserRecord[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select(USER_COLUMNS)
+    .where('is_deleted', '=', 0)
+    .where('is_active', '=', flag(search.isActive))
+    .$if(search.name !== undefined, (qb) => qb.where(sql<boolean>`lower(name) like ${likeContains(search.name ?? '')} escape '\\'`))
+    .$if(search.age !== undefined, (qb) => qb.where('age', '=', search.age ?? null))
+    .orderBy('id')
+    .limit(search.limit)
+    .execute()
+  return rows.map(toUserRecord)
+}
+
+export async function findUserByEmailOrUsername(
+  db: Executor,
+  email: string,
+  username: string,
+): Promise<UserRecord | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select(USER_COLUMNS)
+    .where((eb) => eb.or([eb(eb.fn('lower', ['email']), '=', email.toLowerCase()), eb('username', '=', username)]))
+    .where('is_deleted', '=', 0)
+    .orderBy('id')
+    .executeTakeFirst()
+  return row && toUserRecord(row)
+}

@@ -1,0 +1,76 @@
+// The user resource's shapes in version 1 (SPEC.md section 2, DESIGN.md Validation).
+import { Type } from 'typebox'
+import type { Static } from 'typebox'
+
+/** Positive and within PostgreSQL's integer range, so an id never reaches the database out of range. */
+export const RecordId = Type.Integer({ minimum: 1, maximum: 2_147_483_647 })
+
+export const UserIdParams = Type.Object({ user_id: RecordId })
+
+export const Name = Type.String({ minLength: 2, maxLength: 30, examples: ['Ada Lovelace'] })
+export const Username = Type.String({ minLength: 2, maxLength: 20, pattern: '^[a-z0-9_]+$', examples: ['ada'] })
+export const Email = Type.String({ format: 'email', maxLength: 254, examples: ['ada@example.com'] })
+export const Password = Type.String({ minLength: 8, maxLength: 128, examples: ['correct horse battery'] })
+export const Age = Type.Integer({ minimum: 0, maximum: 150 })
+export const ImageUrl = Type.String({
+  maxLength: 2048,
+  pattern: '^(https?://|/)\\S*$',
+  description: 'An http(s) URL or a path on this server',
+})
+
+export const UserRead = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    username: Type.String(),
+    email: Type.String(),
+    profile_image_url: Type.String(),
+    tier_id: Type.Union([Type.Integer(), Type.Null()]),
+  },
+  { title: 'UserRead' },
+)
+
+export const UserCreate = Type.Object(
+  { name: Name, username: Username, email: Email, password: Password, age: Type.Optional(Age) },
+  { additionalProperties: false, title: 'UserCreate' },
+)
+export type UserCreate = Static<typeof UserCreate>
+
+export const UserUpdate = Type.Object(
+  {
+    name: Type.Optional(Name),
+    username: Type.Optional(Username),
+    email: Type.Optional(Email),
+    age: Type.Optional(Age),
+    profile_image_url: Type.Optional(ImageUrl),
+  },
+  { additionalProperties: false, minProperties: 1, title: 'UserUpdate' },
+)
+
+export const Page = Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 1 })
+export const PageSize = Type.Integer({ minimum: 1, maximum: 100, default: 10 })
+
+export const UserListQuery = Type.Object({ page: Page, items_per_page: PageSize })
+
+export const UserPage = Type.Object(
+  {
+    data: Type.Array(UserRead),
+    total_count: Type.Integer(),
+    has_more: Type.Boolean(),
+    page: Type.Integer(),
+    items_per_page: Type.Integer(),
+  },
+  { title: 'UserPage' },
+)
+
+export const UserSearchQuery = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 50, description: 'Case-insensitive substring of the name; empty is ignored' })),
+  // An empty value means "no filter", so "" is listed before the integer it would otherwise coerce to (0).
+  age: Type.Optional(Type.Union([Type.Literal(''), Age], { description: 'Exact age; empty is ignored' })),
+  is_active: Type.Boolean({ default: true }),
+})
+
+export const AvatarResponse = Type.Object(
+  { message: Type.String(), profile_image_url: Type.String() },
+  { title: 'AvatarUploaded' },
+)

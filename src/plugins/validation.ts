@@ -1,0 +1,66 @@
+// Request validation with Ajv. Bodies are checked strictly (no type coercion, unknown fields kept
+// so `additionalProperties: false` refuses them); path, query and headers arrive as text, so
+// they are coerced to the declared types.
+import { Ajv } from 'ajv'
+import type { Options as AjvOptions, ValidateFunction } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import type { FastifySchemaCompiler } from 'fastify'
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
+
+const COMMON: AjvOptions = {
+  allErrors: true,
+  useDefaults: true,
+  removeAdditional: false,
+  strict: false,
+}
+
+function createAjv(options: AjvOptions): Ajv {
+  const ajv = new Ajv({ ...COMMON, ...options })
+  addFormats(ajv)
+  return ajv
+}
+
+// Ajv coerces any text that JavaScript reads as a number ("1e3", "0x10", " 7"); an id or a page
+// number must be plain decimal digits, so anything else is made uncoercible before validation.
+const INTEGER_TEXT = /^-?\d+$/
+const NOT_AN_INTEGER = Object.freeze({})
+
+interface PropertySchema {
+  type?: unknown
+  anyOf?: PropertySchema[]
+}
+
+function allowsInteger(schema: PropertySchema): boolean {
+  return schema.type === 'integer' || (schema.anyOf?.some(allowsInteger) ?? false)
+}
+
+function integerProperties(schema: { properties?: Record<string, PropertySchema> }): string[] {
+  return Object.entries(schema.properties ?? {})
+    .filter(([, property]) => allowsInteger(property))
+    .map(([name]) => name)
+}
+
+export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
+  const strict = createAjv({ coerceTypes: false })
+  const coercing = createAjv({ coerceTypes: 'array' })
+  return ({ schema, httpPart }) => {
+    if (httpPart === 'body') {
+      const validate: ValidateFunction = strict.compile(schema as object)
+      return (data) => (validate(data) ? { value: data } : { error: validate.errors as never })
+    }
+    const validate: ValidateFunction = coercing.compile(schema as object)
+    const integers = integerProperties(schema as object)
+    return (data) => {
+      if (integers.length > 0 && typeof data === 'object' && data !== null) {
+        const record = data as Record<string, unknown>
+        for (const name of integers) {
+          const value = record[name]
+          if (typeof value === 'string' && value !== '' && !INTEGER_TEXT.test(value)) record[name] = NOT_AN_INTEGER
+        }
+      }
+      return validate(data) ? { value: data } : { error: validate.errors as never }
+    }
+  }
+}

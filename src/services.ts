@@ -1,0 +1,53 @@
+// Builds the services once per process; routes of every API version share them.
+import path from 'node:path'
+import type { Redis } from 'ioredis'
+import type { Config } from './config.js'
+import type { DatabaseHandle } from './db/database.js'
+import { AuthService } from './modules/auth/auth.service.js'
+import { PasswordHasher } from './modules/auth/passwords.js'
+import { DatabaseRevocationStore, RedisRevocationStore } from './modules/auth/revocation-store.js'
+import { TokenService } from './modules/auth/tokens.js'
+import { DatabaseAvatarStorage, DiskAvatarStorage } from './modules/avatars/avatar-storage.js'
+import { AvatarService } from './modules/avatars/avatars.service.js'
+import { deleteExpiredRateLimits } from './modules/rate-limits/rate-limits.repository.js'
+import { UserService } from './modules/users/users.service.js'
+
+export interface Services {
+  users: UserService
+  auth: AuthService
+  avatars: AvatarService
+  /** Deletes expired tokens, revocations and rate-limit windows. */
+  pruneExpiredState(): Promise<void>
+}
+
+export interface ServiceDependencies {
+  config: Config
+  secretKey: string
+  database: DatabaseHandle
+  redis: Redis | undefined
+}
+
+export function createServices({ config, secretKey, database, redis }: ServiceDependencies): Services {
+  const { db } = database
+  const passwords = new PasswordHasher()
+  const tokens = new TokenService(secretKey, {
+    accessSeconds: config.accessTokenMinutes * 60,
+    refreshSeconds: config.refreshTokenDays * 24 * 60 * 60,
+  })
+  const revocations = redis ? new RedisRevocationStore(redis) : new DatabaseRevocationStore(db)
+  const storage =
+    config.avatarStorage === 'database'
+      ? new DatabaseAvatarStorage(db)
+      : new DiskAvatarStorage(path.join(config.dataDir, 'avatars'))
+  const avatars = new AvatarService(storage)
+  const auth = new AuthService(db, passwords, tokens, revocations)
+  return {
+    users: new UserService(db, passwords, avatars),
+    auth,
+    avatars,
+    async pruneExpiredState() {
+      await auth.pruneExpiredState()
+      await deleteExpiredRateLimits(db)
+    },
+  }
+}

@@ -1,0 +1,32 @@
+// Domain errors: what went wrong, in the service's terms. Services throw them; the one error
+// handler (src/plugins/error-handler.ts) decides the HTTP status. No HTTP in here.
+
+export type ErrorKind =
+  | 'invalid' // the input is well-formed but unacceptable (e.g. not an image)
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'too_large'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'gone'
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    /** For rate_limited: seconds until another attempt may succeed. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message)
+    this.name = 'DomainError'
+  }
+}
+
+export const NOT_AUTHENTICATED = 'Not authenticated'
+export const NOT_ENOUGH_PERMISSIONS = 'Not enough permissions'
+
+export const notAuthenticated = () => new DomainError('unauthenticated', NOT_AUTHENTICATED)
+export const forbidden = () => new DomainError('forbidden', NOT_ENOUGH_PERMISSIONS)
+export const serviceUnavailable = () => new DomainError('unavailable', 'Service unavailable')

@@ -1,0 +1,53 @@
+// With REDIS_URL, revoked token ids and login counters live in Redis (a real server).
+import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { createTestApp } from '../helpers/app.js'
+import type { TestApp } from '../helpers/app.js'
+import { expectError } from '../helpers/expect.js'
+import { V1, seedAndLogin, seedUser } from '../helpers/users.js'
+
+const redisUrl = inject('redisUrl')
+
+describe.skipIf(!redisUrl)('with REDIS_URL', () => {
+  let t: TestApp
+  let limited: TestApp
+  let redis: Redis
+  // Both database suites share one Redis: keep this run's addresses apart.
+  const address = `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(1)[0]}`
+
+  beforeAll(async () => {
+    t = await createTestApp({ REDIS_URL: redisUrl })
+    limited = await createTestApp({ REDIS_URL: redisUrl, LOGIN_RATE_LIMIT: '2' })
+    redis = new Redis(redisUrl)
+  })
+  afterAll(async () => {
+    redis.disconnect()
+    await t.close()
+    await limited.close()
+  })
+
+  it('keeps a logged-out access token revoked in Redis, with a TTL', async () => {
+    const { headers, accessToken } = await seedAndLogin(t.app)
+    expect((await t.app.inject({ method: 'POST', url: `${V1}/logout`, headers })).statusCode).toBe(200)
+    expectError(await t.app.inject({ url: `${V1}/users/me`, headers }), 401, 'Not authenticated')
+    const jti = JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString()).jti
+    const ttl = await redis.pttl(`revoked-jti:${jti}`)
+    expect(ttl).toBeGreaterThan(0)
+    expect(ttl).toBeLessThanOrEqual(15 * 60 * 1000)
+    // And not in the database table.
+    expect(await t.app.db.selectFrom('revoked_tokens').select('jti').execute()).toEqual([])
+  })
+
+  it('counts login attempts in Redis', async () => {
+    const user = await seedUser(limited.app)
+    const attempt = () =>
+      limited.app.inject({ method: 'POST', url: `${V1}/login`, payload: { username: user.username, password: 'wrong password' }, remoteAddress: address })
+    expect((await attempt()).statusCode).toBe(401)
+    expect((await attempt()).statusCode).toBe(401)
+    expectError(await attempt(), 429, 'Too many requests')
+    const [key] = await redis.keys(`rate-limit:*login-address:${address}`)
+    expect(Number(await redis.get(key ?? ''))).toBeGreaterThanOrEqual(3)
+    expect(await limited.app.db.selectFrom('rate_limits').select('key').execute()).toEqual([])
+  })
+})

@@ -1,0 +1,109 @@
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '../src/config.js'
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({})
+    expect(config).toMatchObject({
+      port: 8000,
+      host: '127.0.0.1',
+      dataDir: path.resolve('./data'),
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      secretKey: undefined,
+      nodeEnv: 'development',
+      logLevel: 'info',
+      userSignup: 'open',
+      admin: undefined,
+      uploadMaxBytes: 5 * 1024 * 1024,
+      accessTokenMinutes: 15,
+      refreshTokenDays: 7,
+      loginRateLimit: 10,
+      deprecatedVersions: [],
+      sunsetDates: {},
+      avatarStorage: 'disk',
+      cookieSecure: false,
+      trustProxy: false,
+    })
+  })
+
+  it('reads every setting', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      DATA_DIR: '/tmp/x',
+      DATABASE_URL: 'postgres://u:p@db:5432/app',
+      REDIS_URL: 'redis://cache:6379',
+      SECRET_KEY: 'k'.repeat(40),
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      USER_SIGNUP: 'authenticated',
+      ADMIN_NAME: 'Boss',
+      ADMIN_EMAIL: 'boss@example.com',
+      ADMIN_USERNAME: 'boss',
+      ADMIN_PASSWORD: 'boss password',
+      UPLOAD_MAX_BYTES: '2048',
+      ACCESS_TOKEN_MINUTES: '5',
+      REFRESH_TOKEN_DAYS: '30',
+      LOGIN_RATE_LIMIT: '3',
+      DEPRECATED_VERSIONS: 'v1',
+      SUNSET_DATES: 'v1=2027-06-30',
+      TRUST_PROXY: 'true',
+    })
+    expect(config).toMatchObject({
+      port: 9000,
+      host: '0.0.0.0',
+      dataDir: '/tmp/x',
+      databaseUrl: 'postgres://u:p@db:5432/app',
+      redisUrl: 'redis://cache:6379',
+      nodeEnv: 'production',
+      logLevel: 'warn',
+      userSignup: 'authenticated',
+      admin: { name: 'Boss', email: 'boss@example.com', username: 'boss', password: 'boss password' },
+      uploadMaxBytes: 2048,
+      accessTokenMinutes: 5,
+      refreshTokenDays: 30,
+      loginRateLimit: 3,
+      deprecatedVersions: ['v1'],
+      sunsetDates: { v1: '2027-06-30' },
+      avatarStorage: 'database',
+      cookieSecure: true,
+      trustProxy: true,
+    })
+  })
+
+  it.each([
+    [{ PORT: 'eighty' }, /^PORT must be an integer/],
+    [{ PORT: '70000' }, /^PORT must be between 0 and 65535/],
+    [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL must start with postgres:/],
+    [{ DATABASE_URL: 'not a url' }, /^DATABASE_URL must be a URL/],
+    [{ REDIS_URL: 'http://x' }, /^REDIS_URL must start with redis:/],
+    [{ SECRET_KEY: 'short' }, /^SECRET_KEY must be at least 32 characters/],
+    [{ NODE_ENV: 'staging' }, /^NODE_ENV must be one of/],
+    [{ NODE_ENV: 'production' }, /^SECRET_KEY is required when NODE_ENV=production/],
+    [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of/],
+    [{ USER_SIGNUP: 'closed' }, /^USER_SIGNUP must be one of open, authenticated/],
+    [{ ADMIN_EMAIL: 'a@b.co' }, /^ADMIN_USERNAME is required/],
+    [{ ADMIN_EMAIL: 'a@b.co', ADMIN_USERNAME: 'admin' }, /^ADMIN_PASSWORD is required/],
+    [{ ADMIN_EMAIL: 'a@b.co', ADMIN_USERNAME: 'admin', ADMIN_PASSWORD: 'short' }, /^ADMIN_PASSWORD must be 8-128/],
+    [{ UPLOAD_MAX_BYTES: '10' }, /^UPLOAD_MAX_BYTES must be between/],
+    [{ ACCESS_TOKEN_MINUTES: '0' }, /^ACCESS_TOKEN_MINUTES must be between/],
+    [{ REFRESH_TOKEN_DAYS: '1.5' }, /^REFRESH_TOKEN_DAYS must be an integer/],
+    [{ LOGIN_RATE_LIMIT: '-3' }, /^LOGIN_RATE_LIMIT must be between/],
+    [{ DEPRECATED_VERSIONS: 'v0' }, /^DEPRECATED_VERSIONS must list versions/],
+    [{ DEPRECATED_VERSIONS: 'v2' }, /^DEPRECATED_VERSIONS cannot include v2/],
+    [{ SUNSET_DATES: 'v1' }, /^SUNSET_DATES must look like v1=2027-06-30/],
+    [{ SUNSET_DATES: 'v1=2027-02-30' }, /^SUNSET_DATES has an invalid date for v1/],
+    [{ SUNSET_DATES: 'v9=2027-01-01' }, /^SUNSET_DATES must look like/],
+    [{ AVATAR_STORAGE: 's3' }, /^AVATAR_STORAGE must be one of/],
+    [{ COOKIE_SECURE: 'sometimes' }, /^COOKIE_SECURE must be true or false/],
+  ])('refuses %j with a message naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError)
+    expect(() => loadConfig(env)).toThrow(message)
+  })
+
+  it('treats empty values as unset', () => {
+    expect(loadConfig({ PORT: '', DATABASE_URL: '  ' })).toMatchObject({ port: 8000, databaseUrl: undefined })
+  })
+})

@@ -1,0 +1,100 @@
+// Builds the real app on a fresh, empty database: a temporary SQLite file, or a new
+// PostgreSQL database created for this test file (and dropped afterwards).
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import pg from 'pg'
+import { inject } from 'vitest'
+import { buildApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import type { Config } from '../../src/config.js'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    database: 'sqlite' | 'postgres'
+    postgresUrl: string
+    /** Empty when no Redis is reachable (allowed outside CI only). */
+    redisUrl: string
+  }
+}
+
+export const TEST_SECRET_KEY = 'test-secret-key-that-is-long-enough-0123456789'
+export const dialect = () => inject('database')
+
+export interface TestApp {
+  app: FastifyInstance
+  config: Config
+  /** The settings the app was built with, to start another instance on the same database. */
+  env: Record<string, string>
+  close(): Promise<void>
+}
+
+async function withAdminClient<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: inject('postgresUrl') })
+  await client.connect()
+  try {
+    return await run(client)
+  } finally {
+    await client.end()
+  }
+}
+
+/** A new empty database for one test file; returns its settings and how to drop it. */
+export async function createTestDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'ups-test-'))
+  const removeDir = () => rm(dataDir, { recursive: true, force: true })
+  if (dialect() === 'sqlite') return { env: { DATA_DIR: dataDir }, drop: removeDir }
+
+  const name = `ups_test_${process.pid}_${randomBytes(4).toString('hex')}`
+  await withAdminClient((client) => client.query(`create database ${name}`))
+  const url = new URL(inject('postgresUrl'))
+  url.pathname = `/${name}`
+  return {
+    env: { DATA_DIR: dataDir, DATABASE_URL: url.toString() },
+    async drop() {
+      await withAdminClient((client) => client.query(`drop database if exists ${name} with (force)`))
+      await removeDir()
+    },
+  }
+}
+
+export const TEST_ENV: Record<string, string> = {
+  NODE_ENV: 'test',
+  LOG_LEVEL: 'silent',
+  SECRET_KEY: TEST_SECRET_KEY,
+  // High enough that ordinary tests never meet the login limit; rate-limit tests lower it.
+  LOGIN_RATE_LIMIT: '10000',
+}
+
+/**
+ * The app on a fresh database. `env` overrides settings by their environment names;
+ * `beforeReady` may add test-only routes before the app boots.
+ */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  beforeReady?: (app: FastifyInstance) => void,
+): Promise<TestApp> {
+  const database = await createTestDatabase()
+  const allEnv = { ...TEST_ENV, ...database.env, ...env }
+  const config = loadConfig(allEnv)
+  let app: FastifyInstance
+  try {
+    app = await buildApp({ config, secretKey: TEST_SECRET_KEY, logger: false })
+    beforeReady?.(app)
+    await app.ready()
+  } catch (error) {
+    await database.drop()
+    throw error
+  }
+  return {
+    app,
+    config,
+    env: allEnv,
+    async close() {
+      await app.close()
+      await database.drop()
+    },
+  }
+}

@@ -1,0 +1,58 @@
+// Runs the real entry points (src/server.ts, src/cli/*) in child processes through tsx.
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+const root = path.resolve(import.meta.dirname, '../..')
+const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+
+export interface RunningProcess {
+  child: ChildProcess
+  stdout(): string
+  stderr(): string
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+/** An empty working directory, so no developer's .env is picked up. */
+export const emptyDirectory = () => mkdtemp(path.join(tmpdir(), 'ups-proc-'))
+
+export function runEntry(entry: string, args: string[], env: Record<string, string>, cwd: string): RunningProcess {
+  const child = spawn(process.execPath, ['--import', tsxLoader, path.join(root, entry), ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  )
+  return { child, stdout: () => stdout, stderr: () => stderr, exited }
+}
+
+/** Starts src/server.ts on a free port and resolves once it listens. */
+export async function startServer(env: Record<string, string>, cwd: string): Promise<RunningProcess & { url: string }> {
+  const server = runEntry('src/server.ts', [], { PORT: '0', LOG_LEVEL: 'info', ...env }, cwd)
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${server.stdout()}\n${server.stderr()}`)), 20_000)
+    const check = () => {
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(server.stdout())
+      if (match?.[1]) {
+        clearTimeout(timer)
+        resolve(match[1])
+      }
+    }
+    server.child.stdout?.on('data', check)
+    server.exited.then(() => {
+      clearTimeout(timer)
+      reject(new Error(`server exited:\n${server.stdout()}\n${server.stderr()}`))
+    })
+  })
+  return { ...server, url }
+}

@@ -1,0 +1,71 @@
+// Every HTTP-level test runs twice: once on SQLite, once on a real PostgreSQL server; the
+// Redis tests use a real Redis. In CI a missing PostgreSQL or Redis fails the run; on a laptop
+// without one, those tests are skipped with one line saying so.
+import net from 'node:net'
+import pg from 'pg'
+import { defineConfig } from 'vitest/config'
+import type { TestProjectInlineConfiguration } from 'vitest/config'
+
+const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+const inCi = Boolean(process.env.CI) && process.env.CI !== 'false'
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 3000 })
+  try {
+    await client.connect()
+    await client.query('select 1')
+    return true
+  } catch {
+    return false
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+function redisReachable(): Promise<boolean> {
+  const { hostname, port } = new URL(redisUrl)
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: hostname, port: Number(port || 6379), timeout: 3000 })
+    socket.once('connect', () => socket.write('PING\r\n'))
+    socket.once('data', (data) => {
+      socket.destroy()
+      resolve(data.toString().startsWith('+PONG'))
+    })
+    socket.once('error', () => resolve(false))
+    socket.once('timeout', () => {
+      socket.destroy()
+      resolve(false)
+    })
+  })
+}
+
+function unreachable(service: string, url: string, variable: string): void {
+  const where = url.replace(/:[^:@/]*@/, ':***@')
+  if (inCi) throw new Error(`${service} is required in CI but is not reachable at ${where}`)
+  console.warn(`\n⚠ ${service} is not reachable at ${where}: skipping the ${service} tests (set ${variable} to run them)\n`)
+}
+
+// Tests that talk to a database; the rest (configuration, pure functions) need only one run.
+const databaseTests = ['test/api/**/*.test.ts', 'test/db/**/*.test.ts', 'test/cli/**/*.test.ts']
+
+function project(database: 'sqlite' | 'postgres', include: string[], redis: boolean): TestProjectInlineConfiguration {
+  return { extends: true, test: { name: database, include, provide: { database, postgresUrl, redisUrl: redis ? redisUrl : '' } } }
+}
+
+export default defineConfig(async () => {
+  const [postgres, redis] = await Promise.all([postgresReachable(), redisReachable()])
+  if (!postgres) unreachable('PostgreSQL', postgresUrl, 'TEST_DATABASE_URL')
+  if (!redis) unreachable('Redis', redisUrl, 'TEST_REDIS_URL')
+  return {
+    test: {
+      pool: 'forks' as const,
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      projects: [
+        project('sqlite', ['test/**/*.test.ts'], redis),
+        ...(postgres ? [project('postgres', databaseTests, redis)] : []),
+      ],
+    },
+  }
+})
