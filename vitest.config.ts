@@ -47,7 +47,7 @@ function unreachable(service: string, url: string, variable: string): void {
 }
 
 // Tests that talk to a database; the rest (configuration, pure functions) need only one run.
-const databaseTests = ['test/api/**/*.test.ts', 'test/db/**/*.test.ts', 'test/cli/**/*.test.ts']
+const databaseTests = ['test/api/**/*.test.ts', 'test/db/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/docs/**/*.test.ts']
 
 function project(database: 'sqlite' | 'postgres', include: string[], redis: boolean): TestProjectInlineConfiguration {
   return { extends: true, test: { name: database, include, provide: { database, postgresUrl, redisUrl: redis ? redisUrl : '' } } }

@@ -9,6 +9,7 @@ import { DatabaseRevocationStore, RedisRevocationStore } from './modules/auth/re
 import { TokenService } from './modules/auth/tokens.js'
 import { DatabaseAvatarStorage, DiskAvatarStorage } from './modules/avatars/avatar-storage.js'
 import { AvatarService } from './modules/avatars/avatars.service.js'
+import { PostService } from './modules/posts/posts.service.js'
 import { deleteExpiredRateLimits } from './modules/rate-limits/rate-limits.repository.js'
 import { UserService } from './modules/users/users.service.js'
 
@@ -16,6 +17,7 @@ export interface Services {
   users: UserService
   auth: AuthService
   avatars: AvatarService
+  posts: PostService
   /** Deletes expired tokens, revocations and rate-limit windows. */
   pruneExpiredState(): Promise<void>
 }
@@ -45,6 +47,7 @@ export function createServices({ config, secretKey, database, redis }: ServiceDe
     users: new UserService(db, passwords, avatars),
     auth,
     avatars,
+    posts: new PostService(db),
     async pruneExpiredState() {
       await auth.pruneExpiredState()
       await deleteExpiredRateLimits(db)

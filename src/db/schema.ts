@@ -62,6 +62,18 @@ export interface AvatarsTable {
   created_at: Timestamp
 }
 
+export interface PostsTable {
+  id: Generated<number>
+  author_id: number
+  title: string
+  text: string
+  media_url: string | null
+  is_deleted: Flag
+  deleted_at: NullableTimestamp
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
 export interface Database {
   users: UsersTable
   tiers: TiersTable
@@ -69,6 +81,7 @@ export interface Database {
   revoked_tokens: RevokedTokensTable
   rate_limits: RateLimitsTable
   avatars: AvatarsTable
+  posts: PostsTable
 }
 
 /** What repositories take as their first argument: the database or an open transaction. */

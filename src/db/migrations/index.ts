@@ -3,9 +3,11 @@ import type { Migration } from 'kysely'
 import * as usersAndTiers from './2026-11-21-01-users-and-tiers.js'
 import * as authState from './2026-11-21-02-auth-state.js'
 import * as avatars from './2026-11-21-03-avatars.js'
+import * as posts from './2026-11-21-04-posts.js'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-users-and-tiers': usersAndTiers,
   '2026-11-21-02-auth-state': authState,
   '2026-11-21-03-avatars': avatars,
+  '2026-11-21-04-posts': posts,
 }

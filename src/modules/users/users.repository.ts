@@ -2,6 +2,7 @@
 import { sql } from 'kysely'
 import type { Selectable } from 'kysely'
 import type { Executor, UsersTable } from '../../db/schema.js'
+import { likeContains } from '../../shared/like.js'
 import { flag, nowIso, toIsoString } from '../../shared/time.js'
 
 /** A user as the rest of the service sees it: booleans, ISO timestamps, never the password hash. */
@@ -82,11 +83,6 @@ function toUserRecord(row: UserRow): UserRecord {
     created_at: toIsoString(row.created_at),
     updated_at: toIsoString(row.updated_at),
   }
-}
-
-/** Escapes LIKE wildcards so user input matches literally (used with ESCAPE '\'). */
-function likeContains(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`
 }
 
 export async function findUserById(db: Executor, id: number): Promise<UserRecord | undefined> {

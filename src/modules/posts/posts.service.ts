@@ -1,0 +1,75 @@
+// Post rules: anyone reads, a logged-in caller writes as themselves, the author or a
+// superuser edits and deletes, only a superuser removes permanently. No HTTP here.
+import type { Executor } from '../../db/schema.js'
+import { DomainError, forbidden } from '../../shared/errors.js'
+import { offsetOf } from '../../shared/pagination.js'
+import type { Actor } from '../users/users.service.js'
+import * as posts from './posts.repository.js'
+import type { PostChanges, PostRecord } from './posts.repository.js'
+
+export const POST_NOT_FOUND = 'Post not found'
+
+export interface PostListQuery {
+  page: number
+  limit: number
+  search?: string
+  authorId?: number
+}
+
+export interface PostInput {
+  title: string
+  text: string
+  media_url?: string | null
+}
+
+function postNotFound(): never {
+  throw new DomainError('not_found', POST_NOT_FOUND)
+}
+
+export class PostService {
+  constructor(private readonly db: Executor) {}
+
+  async get(id: number): Promise<PostRecord> {
+    return (await posts.findPostById(this.db, id)) ?? postNotFound()
+  }
+
+  list(query: PostListQuery): Promise<PostRecord[]> {
+    return posts.listPosts(this.db, {
+      offset: offsetOf(query.page, query.limit),
+      limit: query.limit,
+      search: query.search || undefined,
+      authorId: query.authorId,
+    })
+  }
+
+  /** The author is always the caller; a client cannot write as someone else. */
+  create(author: Actor, input: PostInput): Promise<PostRecord> {
+    return posts.insertPost(this.db, {
+      author_id: author.id,
+      title: input.title,
+      text: input.text,
+      media_url: input.media_url ?? null,
+    })
+  }
+
+  async update(actor: Actor, id: number, changes: PostChanges): Promise<PostRecord> {
+    await this.assertAuthorOrSuperuser(actor, id)
+    return (await posts.updatePost(this.db, id, changes)) ?? postNotFound()
+  }
+
+  async softDelete(actor: Actor, id: number): Promise<void> {
+    await this.assertAuthorOrSuperuser(actor, id)
+    if (!(await posts.softDeletePost(this.db, id))) postNotFound()
+  }
+
+  async deletePermanently(actor: Actor, id: number): Promise<void> {
+    if (!actor.is_superuser) throw forbidden()
+    if (!(await posts.deletePostPermanently(this.db, id))) postNotFound()
+  }
+
+  /** Posts are public, so their existence is no secret: 404 comes before 403. */
+  private async assertAuthorOrSuperuser(actor: Actor, id: number): Promise<void> {
+    const post = await this.get(id)
+    if (post.author_id !== actor.id && !actor.is_superuser) throw forbidden()
+  }
+}
