@@ -1,6 +1,7 @@
 // Every HTTP-level test runs twice: once on SQLite, once on a real PostgreSQL server; the
 // Redis tests use a real Redis. In CI a missing PostgreSQL or Redis fails the run; on a laptop
 // without one, those tests are skipped with one line saying so.
+import { existsSync } from 'node:fs'
 import net from 'node:net'
 import pg from 'pg'
 import { defineConfig } from 'vitest/config'
@@ -8,6 +9,7 @@ import type { TestProjectInlineConfiguration } from 'vitest/config'
 
 const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+const chromiumPath = process.env.TEST_CHROMIUM ?? '/usr/bin/chromium'
 const inCi = Boolean(process.env.CI) && process.env.CI !== 'false'
 
 async function postgresReachable(): Promise<boolean> {
@@ -42,29 +44,43 @@ function redisReachable(): Promise<boolean> {
 
 function unreachable(service: string, url: string, variable: string): void {
   const where = url.replace(/:[^:@/]*@/, ':***@')
-  if (inCi) throw new Error(`${service} is required in CI but is not reachable at ${where}`)
-  console.warn(`\n⚠ ${service} is not reachable at ${where}: skipping the ${service} tests (set ${variable} to run them)\n`)
+  if (inCi) throw new Error(`${service} is required in CI but is not available at ${where}`)
+  console.warn(`\n⚠ ${service} is not available at ${where}: skipping the ${service} tests (set ${variable} to run them)\n`)
 }
 
 // Tests that talk to a database; the rest (configuration, pure functions) need only one run.
 const databaseTests = ['test/api/**/*.test.ts', 'test/db/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/docs/**/*.test.ts']
 
-function project(database: 'sqlite' | 'postgres', include: string[], redis: boolean): TestProjectInlineConfiguration {
-  return { extends: true, test: { name: database, include, provide: { database, postgresUrl, redisUrl: redis ? redisUrl : '' } } }
+interface Available {
+  redis: boolean
+  chromium: boolean
+}
+
+function project(database: 'sqlite' | 'postgres', include: string[], available: Available): TestProjectInlineConfiguration {
+  const provide = {
+    database,
+    postgresUrl,
+    redisUrl: available.redis ? redisUrl : '',
+    chromiumPath: available.chromium ? chromiumPath : '',
+  }
+  return { extends: true, test: { name: database, include, provide } }
 }
 
 export default defineConfig(async () => {
   const [postgres, redis] = await Promise.all([postgresReachable(), redisReachable()])
   if (!postgres) unreachable('PostgreSQL', postgresUrl, 'TEST_DATABASE_URL')
   if (!redis) unreachable('Redis', redisUrl, 'TEST_REDIS_URL')
+  const chromium = existsSync(chromiumPath)
+  if (!chromium) unreachable('Chromium', chromiumPath, 'TEST_CHROMIUM (apt-get install -y chromium)')
+  const available = { redis, chromium }
   return {
     test: {
       pool: 'forks' as const,
       testTimeout: 30_000,
       hookTimeout: 60_000,
       projects: [
-        project('sqlite', ['test/**/*.test.ts'], redis),
-        ...(postgres ? [project('postgres', databaseTests, redis)] : []),
+        project('sqlite', ['test/**/*.test.ts'], available),
+        ...(postgres ? [project('postgres', databaseTests, available)] : []),
       ],
     },
   }

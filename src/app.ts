@@ -8,6 +8,9 @@ import { Redis } from 'ioredis'
 import healthRoutes from './api/health.routes.js'
 import mediaRoutes from './api/media.routes.js'
 import v1 from './api/v1/index.js'
+import v2 from './api/v2/index.js'
+import versionsRoutes from './api/versions.routes.js'
+import { VERSIONS } from './api/versions.js'
 import { ConfigError } from './config.js'
 import type { AdminAccount, Config } from './config.js'
 import { createDatabase } from './db/database.js'
@@ -103,6 +106,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes)
   await app.register(mediaRoutes)
-  await app.register(v1, { prefix: '/services/v1' })
+  await app.register(versionsRoutes)
+  await app.register(v1, { prefix: VERSIONS.v1.prefix })
+  await app.register(v2, { prefix: VERSIONS.v2.prefix })
   return app
 }

@@ -157,6 +157,12 @@ export function loadConfig(env: Env): Config {
   if (deprecatedVersions.includes('v2')) {
     throw new ConfigError('DEPRECATED_VERSIONS cannot include v2: it is the current version')
   }
+  const sunsets = sunsetDates(env, 'SUNSET_DATES')
+  for (const version of Object.keys(sunsets)) {
+    if (!deprecatedVersions.includes(version as ApiVersion)) {
+      throw new ConfigError(`SUNSET_DATES names ${version}, which DEPRECATED_VERSIONS does not list`)
+    }
+  }
   return {
     port: integer(env, 'PORT', 8000, 0, 65535),
     host: read(env, 'HOST') ?? '127.0.0.1',
@@ -173,7 +179,7 @@ export function loadConfig(env: Env): Config {
     refreshTokenDays: integer(env, 'REFRESH_TOKEN_DAYS', 7, 1, 365),
     loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', 10, 1, 1_000_000),
     deprecatedVersions,
-    sunsetDates: sunsetDates(env, 'SUNSET_DATES'),
+    sunsetDates: sunsets,
     avatarStorage: oneOf(env, 'AVATAR_STORAGE', ['disk', 'database'] as const, databaseUrl ? 'database' : 'disk'),
     cookieSecure: boolean(env, 'COOKIE_SECURE', nodeEnv === 'production'),
     trustProxy: boolean(env, 'TRUST_PROXY', false),

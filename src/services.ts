@@ -11,6 +11,7 @@ import { DatabaseAvatarStorage, DiskAvatarStorage } from './modules/avatars/avat
 import { AvatarService } from './modules/avatars/avatars.service.js'
 import { PostService } from './modules/posts/posts.service.js'
 import { deleteExpiredRateLimits } from './modules/rate-limits/rate-limits.repository.js'
+import { TierService } from './modules/tiers/tiers.service.js'
 import { UserService } from './modules/users/users.service.js'
 
 export interface Services {
@@ -18,6 +19,7 @@ export interface Services {
   auth: AuthService
   avatars: AvatarService
   posts: PostService
+  tiers: TierService
   /** Deletes expired tokens, revocations and rate-limit windows. */
   pruneExpiredState(): Promise<void>
 }
@@ -43,8 +45,10 @@ export function createServices({ config, secretKey, database, redis }: ServiceDe
       : new DiskAvatarStorage(path.join(config.dataDir, 'avatars'))
   const avatars = new AvatarService(storage)
   const auth = new AuthService(db, passwords, tokens, revocations)
+  const tiers = new TierService(db)
   return {
-    users: new UserService(db, passwords, avatars),
+    users: new UserService(db, passwords, avatars, tiers),
+    tiers,
     auth,
     avatars,
     posts: new PostService(db),

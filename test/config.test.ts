@@ -96,6 +96,7 @@ describe('loadConfig', () => {
     [{ SUNSET_DATES: 'v1' }, /^SUNSET_DATES must look like v1=2027-06-30/],
     [{ SUNSET_DATES: 'v1=2027-02-30' }, /^SUNSET_DATES has an invalid date for v1/],
     [{ SUNSET_DATES: 'v9=2027-01-01' }, /^SUNSET_DATES must look like/],
+    [{ SUNSET_DATES: 'v1=2027-01-01' }, /^SUNSET_DATES names v1, which DEPRECATED_VERSIONS does not list/],
     [{ AVATAR_STORAGE: 's3' }, /^AVATAR_STORAGE must be one of/],
     [{ COOKIE_SECURE: 'sometimes' }, /^COOKIE_SECURE must be true or false/],
   ])('refuses %j with a message naming the variable', (env, message) => {

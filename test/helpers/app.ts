@@ -17,6 +17,8 @@ declare module 'vitest' {
     postgresUrl: string
     /** Empty when no Redis is reachable (allowed outside CI only). */
     redisUrl: string
+    /** Empty when no Chromium is installed (allowed outside CI only). */
+    chromiumPath: string
   }
 }
 

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { UserRecord } from '../../src/modules/users/users.repository.js'
 
 export const V1 = '/services/v1'
+export const V2 = '/api/v2'
 export const DEFAULT_PASSWORD = 'correct horse battery'
 
 let sequence = 0

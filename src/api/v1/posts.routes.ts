@@ -1,16 +1,11 @@
-// Version 1 post endpoints (SPEC.md section 4 and DESIGN.md: the full resource).
+// Version 1 posts: the list is a plain array (SPEC.md section 4); the rest is shared.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { PostCreate, PostIdParams, PostListQuery, PostRead, PostUpdate } from '../../modules/posts/posts.schemas.js'
-import { callerOf } from '../../plugins/authentication.js'
-import { MessageResponse, errorResponses } from '../common/responses.js'
-
-const tags = ['posts']
-const bearer = [{ OAuth2PasswordBearer: [] }]
+import { PostListQuery, PostRead } from '../../modules/posts/posts.schemas.js'
+import postItemRoutes, { postTags as tags } from '../common/post-items.routes.js'
+import { errorResponses } from '../common/responses.js'
 
 const postsRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { posts } = app.services
-
   app.get(
     '/',
     {
@@ -23,82 +18,11 @@ const postsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { page, limit, search, author_id: authorId } = request.query
-      return posts.list({ page, limit, search, authorId })
+      return app.services.posts.list({ page, limit, search, authorId })
     },
   )
 
-  app.get(
-    '/:post_id',
-    { schema: { tags, summary: 'Get a post', params: PostIdParams, response: { 200: PostRead, ...errorResponses(404, 422) } } },
-    async (request) => posts.get(request.params.post_id),
-  )
-
-  app.post(
-    '/',
-    {
-      onRequest: app.authenticate,
-      schema: {
-        tags,
-        summary: 'Write a post as the caller',
-        security: bearer,
-        body: PostCreate,
-        response: { 201: PostRead, ...errorResponses(401, 422) },
-      },
-    },
-    async (request, reply) => reply.code(201).send(await posts.create(callerOf(request).user, request.body)),
-  )
-
-  app.patch(
-    '/:post_id',
-    {
-      onRequest: app.authenticate,
-      schema: {
-        tags,
-        summary: 'Edit a post (its author or a superuser)',
-        security: bearer,
-        params: PostIdParams,
-        body: PostUpdate,
-        response: { 200: PostRead, ...errorResponses(401, 403, 404, 422) },
-      },
-    },
-    async (request) => posts.update(callerOf(request).user, request.params.post_id, request.body),
-  )
-
-  app.delete(
-    '/:post_id',
-    {
-      onRequest: app.authenticate,
-      schema: {
-        tags,
-        summary: 'Soft-delete a post (its author or a superuser)',
-        security: bearer,
-        params: PostIdParams,
-        response: { 200: MessageResponse, ...errorResponses(401, 403, 404, 422) },
-      },
-    },
-    async (request) => {
-      await posts.softDelete(callerOf(request).user, request.params.post_id)
-      return { message: 'Post deleted' }
-    },
-  )
-
-  app.delete(
-    '/:post_id/permanent',
-    {
-      onRequest: app.authenticate,
-      schema: {
-        tags,
-        summary: 'Remove a post from the database (superuser)',
-        security: bearer,
-        params: PostIdParams,
-        response: { 200: MessageResponse, ...errorResponses(401, 403, 404, 422) },
-      },
-    },
-    async (request) => {
-      await posts.deletePermanently(callerOf(request).user, request.params.post_id)
-      return { message: 'Post deleted from the database' }
-    },
-  )
+  await app.register(postItemRoutes)
 }
 
 export default postsRoutes

@@ -1,11 +1,10 @@
 // Version 1 user endpoints (SPEC.md section 4, DESIGN.md Authorization).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { FILE_TOO_LARGE } from '../../plugins/error-handler.js'
 import { callerOf } from '../../plugins/authentication.js'
-import { DomainError } from '../../shared/errors.js'
 import {
   AvatarResponse,
+  RecordId,
   UserCreate,
   UserIdParams,
   UserListQuery,
@@ -14,18 +13,16 @@ import {
   UserSearchQuery,
   UserUpdate,
 } from '../../modules/users/users.schemas.js'
-import { MessageResponse, errorResponses } from '../common/responses.js'
-import { missingField } from '../common/validation-error.js'
+import { errorResponses } from '../common/responses.js'
+import userDeletionRoutes from '../common/user-deletion.routes.js'
+import { avatarRouteOptions, avatarUpload } from '../common/avatar-upload.js'
+import { bearer } from '../common/openapi.js'
 
 const tags = ['users']
-const bearer = [{ OAuth2PasswordBearer: [] }]
-
-// Room for multipart headers and boundaries around the file itself.
-const MULTIPART_OVERHEAD_BYTES = 64 * 1024
 
 const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { users } = app.services
-  const { uploadMaxBytes, userSignup } = app.config
+  const { userSignup } = app.config
 
   // Static paths are registered first for readability; the router matches them before /:user_id anyway.
   app.get(
@@ -110,72 +107,32 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => users.update(callerOf(request).user, request.params.user_id, request.body),
   )
 
-  app.delete(
-    '/:user_id',
-    {
-      onRequest: app.authenticate,
-      schema: {
-        tags,
-        summary: 'Soft-delete a user (that user or a superuser)',
-        security: bearer,
-        params: UserIdParams,
-        response: { 200: MessageResponse, ...errorResponses(401, 403, 404, 422) },
-      },
-    },
-    async (request) => {
-      await users.softDelete(callerOf(request).user, request.params.user_id)
-      return { message: 'User deleted' }
-    },
-  )
-
-  app.delete(
-    '/:user_id/permanent',
-    {
-      onRequest: app.authenticate,
-      schema: {
-        tags,
-        summary: 'Remove a user from the database (superuser)',
-        security: bearer,
-        params: UserIdParams,
-        response: { 200: MessageResponse, ...errorResponses(401, 403, 404, 422) },
-      },
-    },
-    async (request) => {
-      await users.deletePermanently(callerOf(request).user, request.params.user_id)
-      return { message: 'User deleted from the database' }
-    },
-  )
+  await app.register(userDeletionRoutes)
 
   app.post(
     '/:user_id/avatar',
-    {
-      onRequest: [
-        app.authenticate,
-        // Refuse a declared oversize body before reading any of it.
-        async (request) => {
-          const length = Number(request.headers['content-length'])
-          if (length > uploadMaxBytes + MULTIPART_OVERHEAD_BYTES) throw new DomainError('too_large', FILE_TOO_LARGE)
-        },
-      ],
-      schema: {
-        tags,
-        summary: 'Upload a profile image (that user or a superuser)',
-        description: `Multipart form with one file part named "file": a PNG, JPEG, GIF or WebP image of at most ${uploadMaxBytes} bytes.`,
-        security: bearer,
-        consumes: ['multipart/form-data'],
-        params: UserIdParams,
-        response: { 200: AvatarResponse, ...errorResponses(400, 401, 403, 404, 413, 415, 422) },
-      },
-    },
+    avatarRouteOptions(app, 'Upload a profile image (that user or a superuser)', AvatarResponse),
     async (request) => {
-      const part = await request.file({ limits: { fileSize: uploadMaxBytes, files: 1, fields: 10, parts: 20 } })
-      if (!part || part.fieldname !== 'file') throw missingField('body', 'file')
-      const user = await users.setAvatar(callerOf(request).user, request.params.user_id, {
-        contentType: part.mimetype,
-        read: () => part.toBuffer(),
-      })
+      const upload = await avatarUpload(request)
+      const user = await users.setAvatar(callerOf(request).user, request.params.user_id, upload)
       return { message: 'Profile image updated', profile_image_url: user.profile_image_url }
     },
+  )
+
+  app.patch(
+    '/:user_id/tier',
+    {
+      onRequest: app.authenticate,
+      schema: {
+        tags,
+        summary: "Set a user's subscription tier (superuser)",
+        security: bearer,
+        params: UserIdParams,
+        body: Type.Object({ tier_id: Type.Union([RecordId, Type.Null()]) }, { additionalProperties: false, title: 'UserTierUpdate' }),
+        response: { 200: UserRead, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (request) => users.setTier(callerOf(request).user, request.params.user_id, request.body.tier_id),
   )
 }
 

@@ -27,9 +27,7 @@ export interface PostChanges {
   media_url?: string | null
 }
 
-export interface PostListing {
-  offset: number
-  limit: number
+export interface PostFilter {
   search?: string
   authorId?: number
 }
@@ -74,20 +72,27 @@ export async function findPostById(db: Executor, id: number): Promise<PostRecord
   return row && toPostRecord(row)
 }
 
-/** Newest first. `search` matches title or text as a case-insensitive substring. */
-export async function listPosts(db: Executor, listing: PostListing): Promise<PostRecord[]> {
-  const pattern = listing.search === undefined ? undefined : likeContains(listing.search)
-  const rows = await visiblePosts(db)
-    .select(POST_COLUMNS)
-    .$if(listing.authorId !== undefined, (qb) => qb.where('posts.author_id', '=', listing.authorId ?? 0))
+/** Visible posts narrowed by author and by `search` over title or text (case-insensitive). */
+function filteredPosts(db: Executor, filter: PostFilter) {
+  const pattern = filter.search === undefined ? undefined : likeContains(filter.search)
+  return visiblePosts(db)
+    .$if(filter.authorId !== undefined, (qb) => qb.where('posts.author_id', '=', filter.authorId ?? 0))
     .$if(pattern !== undefined, (qb) =>
       qb.where(sql<boolean>`(lower(posts.title) like ${pattern} escape '\\' or lower(posts.text) like ${pattern} escape '\\')`),
     )
-    .orderBy('posts.id', 'desc')
-    .limit(listing.limit)
-    .offset(listing.offset)
-    .execute()
+}
+
+/** Newest first. */
+export async function listPosts(db: Executor, filter: PostFilter, offset: number, limit: number): Promise<PostRecord[]> {
+  const rows = await filteredPosts(db, filter).select(POST_COLUMNS).orderBy('posts.id', 'desc').limit(limit).offset(offset).execute()
   return rows.map(toPostRecord)
+}
+
+export async function countPosts(db: Executor, filter: PostFilter): Promise<number> {
+  const { count } = await filteredPosts(db, filter)
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .executeTakeFirstOrThrow()
+  return Number(count)
 }
 
 export async function insertPost(db: Executor, post: NewPost): Promise<PostRecord> {

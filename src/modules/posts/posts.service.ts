@@ -2,10 +2,11 @@
 // superuser edits and deletes, only a superuser removes permanently. No HTTP here.
 import type { Executor } from '../../db/schema.js'
 import { DomainError, forbidden } from '../../shared/errors.js'
-import { offsetOf } from '../../shared/pagination.js'
+import { offsetOf, toPage } from '../../shared/pagination.js'
+import type { Page } from '../../shared/pagination.js'
 import type { Actor } from '../users/users.service.js'
 import * as posts from './posts.repository.js'
-import type { PostChanges, PostRecord } from './posts.repository.js'
+import type { PostChanges, PostFilter, PostRecord } from './posts.repository.js'
 
 export const POST_NOT_FOUND = 'Post not found'
 
@@ -22,6 +23,8 @@ export interface PostInput {
   media_url?: string | null
 }
 
+const filterOf = (query: PostListQuery): PostFilter => ({ search: query.search || undefined, authorId: query.authorId })
+
 function postNotFound(): never {
   throw new DomainError('not_found', POST_NOT_FOUND)
 }
@@ -33,13 +36,14 @@ export class PostService {
     return (await posts.findPostById(this.db, id)) ?? postNotFound()
   }
 
+  /** Newest first; an empty search is no search. */
   list(query: PostListQuery): Promise<PostRecord[]> {
-    return posts.listPosts(this.db, {
-      offset: offsetOf(query.page, query.limit),
-      limit: query.limit,
-      search: query.search || undefined,
-      authorId: query.authorId,
-    })
+    return posts.listPosts(this.db, filterOf(query), offsetOf(query.page, query.limit), query.limit)
+  }
+
+  async page(query: PostListQuery): Promise<Page<PostRecord>> {
+    const [data, total] = await Promise.all([this.list(query), posts.countPosts(this.db, filterOf(query))])
+    return toPage(data, total, query.page, query.limit)
   }
 
   /** The author is always the caller; a client cannot write as someone else. */

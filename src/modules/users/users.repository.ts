@@ -13,6 +13,7 @@ export interface UserRecord {
   email: string
   profile_image_url: string
   tier_id: number | null
+  tier_name: string | null
   age: number | null
   is_active: boolean
   is_superuser: boolean
@@ -48,10 +49,12 @@ export interface UserSearch {
   name?: string
   age?: number
   isActive: boolean
-  limit: number
+  /** Matches name or username (version 2's `search`). */
+  text?: string
 }
 
-const USER_COLUMNS = [
+/** Columns of the users table that make a UserRecord (never hashed_password). */
+const USER_TABLE_COLUMNS = [
   'id',
   'name',
   'username',
@@ -66,7 +69,7 @@ const USER_COLUMNS = [
   'updated_at',
 ] as const
 
-type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>
+type UserRow = Pick<Selectable<UsersTable>, (typeof USER_TABLE_COLUMNS)[number]> & { tier_name: string | null }
 
 function toUserRecord(row: UserRow): UserRecord {
   return {
@@ -76,6 +79,7 @@ function toUserRecord(row: UserRow): UserRecord {
     email: row.email,
     profile_image_url: row.profile_image_url,
     tier_id: row.tier_id,
+    tier_name: row.tier_name,
     age: row.age,
     is_active: Boolean(row.is_active),
     is_superuser: Boolean(row.is_superuser),
@@ -85,13 +89,24 @@ function toUserRecord(row: UserRow): UserRecord {
   }
 }
 
-export async function findUserById(db: Executor, id: number): Promise<UserRecord | undefined> {
-  const row = await db
+/** Live (not soft-deleted) users with their tier's name. */
+function liveUsers(db: Executor) {
+  return db
     .selectFrom('users')
-    .select(USER_COLUMNS)
-    .where('id', '=', id)
-    .where('is_deleted', '=', 0)
-    .executeTakeFirst()
+    .leftJoin('tiers', 'tiers.id', 'users.tier_id')
+    .select(USER_TABLE_COLUMNS.map((column) => `users.${column}` as const))
+    .select('tiers.name as tier_name')
+    .where('users.is_deleted', '=', 0)
+}
+
+/** Name or username contains the text, case-insensitively. */
+function nameOrUsernameContains(text: string) {
+  const pattern = likeContains(text)
+  return sql<boolean>`(lower(users.name) like ${pattern} escape '\\' or users.username like ${pattern} escape '\\')`
+}
+
+export async function findUserById(db: Executor, id: number): Promise<UserRecord | undefined> {
+  const row = await liveUsers(db).where('users.id', '=', id).executeTakeFirst()
   return row && toUserRecord(row)
 }
 
@@ -145,20 +160,20 @@ export async function insertUser(db: Executor, user: NewUser): Promise<UserRecor
       created_at: now,
       updated_at: now,
     })
-    .returning(USER_COLUMNS)
+    .returning(USER_TABLE_COLUMNS)
     .executeTakeFirstOrThrow()
-  return toUserRecord(row)
+  return toUserRecord({ ...row, tier_name: null })
 }
 
 export async function updateUser(db: Executor, id: number, changes: UserChanges): Promise<UserRecord | undefined> {
-  const row = await db
+  const result = await db
     .updateTable('users')
     .set({ ...changes, updated_at: nowIso() })
     .where('id', '=', id)
     .where('is_deleted', '=', 0)
-    .returning(USER_COLUMNS)
     .executeTakeFirst()
-  return row && toUserRecord(row)
+  // Read back through the join, for the tier's name.
+  return result.numUpdatedRows > 0n ? findUserById(db, id) : undefined
 }
 
 export async function setSuperuser(db: Executor, id: number): Promise<void> {
@@ -181,39 +196,48 @@ export async function deleteUserPermanently(db: Executor, id: number): Promise<{
   return db.deleteFrom('users').where('id', '=', id).returning(['profile_image_url']).executeTakeFirst()
 }
 
-export async function countUsers(db: Executor): Promise<number> {
+/** `search`, when given, matches the name or username. */
+export async function countUsers(db: Executor, search?: string): Promise<number> {
   const { count } = await db
     .selectFrom('users')
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .where('is_deleted', '=', 0)
+    .where('users.is_deleted', '=', 0)
+    .$if(search !== undefined, (qb) => qb.where(nameOrUsernameContains(search ?? '')))
     .executeTakeFirstOrThrow()
   return Number(count)
 }
 
-export async function listUsers(db: Executor, offset: number, limit: number): Promise<UserRecord[]> {
-  const rows = await db
-    .selectFrom('users')
-    .select(USER_COLUMNS)
-    .where('is_deleted', '=', 0)
-    .orderBy('id')
+export async function listUsers(db: Executor, offset: number, limit: number, search?: string): Promise<UserRecord[]> {
+  const rows = await liveUsers(db)
+    .$if(search !== undefined, (qb) => qb.where(nameOrUsernameContains(search ?? '')))
+    .orderBy('users.id')
     .limit(limit)
     .offset(offset)
     .execute()
   return rows.map(toUserRecord)
 }
 
-export async function searchUsers(db: Executor, search: UserSearch): Promise<UserRecord[]> {
-  const rows = await db
-    .selectFrom('users')
-    .select(USER_COLUMNS)
-    .where('is_deleted', '=', 0)
-    .where('is_active', '=', flag(search.isActive))
-    .$if(search.name !== undefined, (qb) => qb.where(sql<boolean>`lower(name) like ${likeContains(search.name ?? '')} escape '\\'`))
-    .$if(search.age !== undefined, (qb) => qb.where('age', '=', search.age ?? null))
-    .orderBy('id')
-    .limit(search.limit)
-    .execute()
+function searchedUsers(db: Executor, search: UserSearch) {
+  return liveUsers(db)
+    .where('users.is_active', '=', flag(search.isActive))
+    .$if(search.name !== undefined, (qb) =>
+      qb.where(sql<boolean>`lower(users.name) like ${likeContains(search.name ?? '')} escape '\\'`),
+    )
+    .$if(search.age !== undefined, (qb) => qb.where('users.age', '=', search.age ?? null))
+    .$if(search.text !== undefined, (qb) => qb.where(nameOrUsernameContains(search.text ?? '')))
+}
+
+export async function searchUsers(db: Executor, search: UserSearch, offset: number, limit: number): Promise<UserRecord[]> {
+  const rows = await searchedUsers(db, search).orderBy('users.id').limit(limit).offset(offset).execute()
   return rows.map(toUserRecord)
+}
+
+export async function countSearchUsers(db: Executor, search: UserSearch): Promise<number> {
+  const { count } = await searchedUsers(db, search)
+    .clearSelect()
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .executeTakeFirstOrThrow()
+  return Number(count)
 }
 
 export async function findUserByEmailOrUsername(
@@ -221,12 +245,21 @@ export async function findUserByEmailOrUsername(
   email: string,
   username: string,
 ): Promise<UserRecord | undefined> {
-  const row = await db
-    .selectFrom('users')
-    .select(USER_COLUMNS)
-    .where((eb) => eb.or([eb(eb.fn('lower', ['email']), '=', email.toLowerCase()), eb('username', '=', username)]))
-    .where('is_deleted', '=', 0)
-    .orderBy('id')
+  const row = await liveUsers(db)
+    .where((eb) =>
+      eb.or([eb(eb.fn('lower', ['users.email']), '=', email.toLowerCase()), eb('users.username', '=', username)]),
+    )
+    .orderBy('users.id')
     .executeTakeFirst()
   return row && toUserRecord(row)
+}
+
+export async function setUserTier(db: Executor, id: number, tierId: number | null): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ tier_id: tierId, updated_at: nowIso() })
+    .where('id', '=', id)
+    .where('is_deleted', '=', 0)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
 }

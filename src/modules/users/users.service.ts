@@ -8,6 +8,7 @@ import type { Page } from '../../shared/pagination.js'
 import type { PasswordHasher } from '../auth/passwords.js'
 import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/avatars.service.js'
 import type { AvatarService, AvatarUpload } from '../avatars/avatars.service.js'
+import type { TierService } from '../tiers/tiers.service.js'
 import * as users from './users.repository.js'
 import type { UserChanges, UserRecord } from './users.repository.js'
 
@@ -34,6 +35,8 @@ export interface UserSearchInput {
   name?: string
   age?: number
   isActive: boolean
+  /** Matches name or username. */
+  text?: string
 }
 
 function userNotFound(): never {
@@ -57,22 +60,42 @@ export class UserService {
     private readonly db: Executor,
     private readonly passwords: PasswordHasher,
     private readonly avatars: AvatarService,
+    private readonly tiers: TierService,
   ) {}
 
   async get(id: number): Promise<UserRecord> {
     return (await users.findUserById(this.db, id)) ?? userNotFound()
   }
 
-  async list(page: number, itemsPerPage: number): Promise<Page<UserRecord>> {
+  /** `search`, when given, matches the name or username. */
+  async list(page: number, itemsPerPage: number, search?: string): Promise<Page<UserRecord>> {
     const [data, total] = await Promise.all([
-      users.listUsers(this.db, offsetOf(page, itemsPerPage), itemsPerPage),
-      users.countUsers(this.db),
+      users.listUsers(this.db, offsetOf(page, itemsPerPage), itemsPerPage, search),
+      users.countUsers(this.db, search),
     ])
     return toPage(data, total, page, itemsPerPage)
   }
 
+  /** The first SEARCH_RESULT_LIMIT matches, ordered by id. */
   search(input: UserSearchInput): Promise<UserRecord[]> {
-    return users.searchUsers(this.db, { ...input, limit: SEARCH_RESULT_LIMIT })
+    return users.searchUsers(this.db, input, 0, SEARCH_RESULT_LIMIT)
+  }
+
+  async searchPage(input: UserSearchInput, page: number, itemsPerPage: number): Promise<Page<UserRecord>> {
+    const [data, total] = await Promise.all([
+      users.searchUsers(this.db, input, offsetOf(page, itemsPerPage), itemsPerPage),
+      users.countSearchUsers(this.db, input),
+    ])
+    return toPage(data, total, page, itemsPerPage)
+  }
+
+  /** Superusers only. `tier` is an id (v1) or a name (v2); null removes the tier. */
+  async setTier(actor: Actor, id: number, tier: number | string | null): Promise<UserRecord> {
+    if (!actor.is_superuser) throw forbidden()
+    await this.get(id)
+    const tierId = tier === null ? null : (await this.tiers.resolve(tier)).id
+    if (!(await users.setUserTier(this.db, id, tierId))) userNotFound()
+    return this.get(id)
   }
 
   /** Checks for a taken email, then username, before hashing; the unique indexes settle any race. */

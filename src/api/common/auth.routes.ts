@@ -1,4 +1,4 @@
-// Login, token refresh and logout. Version 2 mounts the same plugin under its own prefix.
+// Login, token refresh and logout: the same in every version, mounted under each version's prefix.
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
@@ -7,7 +7,8 @@ import { LoginRequest, RefreshRequest, TokenResponse } from '../../modules/auth/
 import type { TokenPair } from '../../modules/auth/auth.service.js'
 import { callerOf } from '../../plugins/authentication.js'
 import { DomainError, notAuthenticated } from '../../shared/errors.js'
-import { MessageResponse, errorResponses } from '../common/responses.js'
+import { MessageResponse, errorResponses } from './responses.js'
+import { bearer } from './openapi.js'
 
 const tags = ['login']
 const REFRESH_COOKIE = 'refresh_token'
@@ -109,7 +110,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Revoke the access token and its session',
-        security: [{ OAuth2PasswordBearer: [] }],
+        security: bearer,
         body: RefreshRequest,
         response: { 200: MessageResponse, ...errorResponses(401, 422) },
       },

@@ -1,0 +1,66 @@
+// Each version's own OpenAPI document (<prefix>/openapi.json) and Swagger UI (<prefix>/docs),
+// listing only that version's routes. Registered inside the version's plugin, so the document
+// collects exactly the routes registered after it in that encapsulated context.
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyPluginAsync } from 'fastify'
+import fp from 'fastify-plugin'
+import type { ApiVersion } from '../config.js'
+import { SECURITY_SCHEME } from './common/openapi.js'
+import { VERSIONS } from './versions.js'
+
+export interface DocsOptions {
+  version: ApiVersion
+  deprecated: boolean
+}
+
+const MULTIPART_FILE_BODY = {
+  type: 'object',
+  required: ['file'],
+  properties: { file: { type: 'string', format: 'binary', description: 'The image' } },
+}
+
+const docs: FastifyPluginAsync<DocsOptions> = async (app, { version, deprecated }) => {
+  const { prefix, successor } = VERSIONS[version]
+  const notice = deprecated && successor ? ` **Deprecated**: use ${successor} (${VERSIONS[successor].prefix}/docs).` : ''
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: `User and Post Service API ${version}`,
+        version,
+        description: `Users, login and posts, version ${version}, served under \`${prefix}\`.${notice}`,
+      },
+      components: {
+        securitySchemes: {
+          [SECURITY_SCHEME]: { type: 'oauth2', flows: { password: { tokenUrl: `${prefix}/login`, scopes: {} } } },
+        },
+      },
+      tags: [
+        { name: 'login', description: 'Tokens: log in, refresh, log out' },
+        { name: 'users', description: 'User records' },
+        { name: 'posts', description: 'Posts' },
+        { name: 'tiers', description: 'Subscription tiers' },
+      ],
+    },
+    // Multipart routes read their file by hand, so Fastify gets no body schema for them;
+    // the document still describes the form. Deprecated versions mark every operation.
+    transform: ({ schema, url }) => {
+      const consumes = (schema as { consumes?: string[] }).consumes ?? []
+      const transformed: Record<string, unknown> = { ...schema }
+      if (consumes.includes('multipart/form-data')) transformed.body = MULTIPART_FILE_BODY
+      if (deprecated) transformed.deprecated = true
+      return { schema: transformed, url }
+    },
+  })
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // The page links its assets from routePrefix alone; inside the version's prefix they need it too.
+    indexPrefix: prefix,
+    uiConfig: { docExpansion: 'list', deepLinking: true, displayRequestDuration: true },
+    theme: { title: `User and Post Service API ${version}` },
+  })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+}
+
+export default fp(docs, { name: 'api-docs', encapsulate: false })

@@ -1,0 +1,84 @@
+// Each version's Swagger UI in real headless Chromium: it loads, lists only its own routes,
+// "Try it out" of a GET returns 200, and Authorize (OAuth2 password flow against the version's
+// own login) makes protected endpoints work from the page.
+import type { FastifyInstance } from 'fastify'
+import { chromium } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { createTestApp } from '../helpers/app.js'
+import type { TestApp } from '../helpers/app.js'
+import { seedUser } from '../helpers/users.js'
+
+const chromiumPath = inject('chromiumPath')
+
+describe.skipIf(!chromiumPath)('Swagger UI in Chromium', () => {
+  let t: TestApp
+  let app: FastifyInstance
+  let browser: Browser
+  let base: string
+  let user: Awaited<ReturnType<typeof seedUser>>
+
+  beforeAll(async () => {
+    t = await createTestApp()
+    app = t.app
+    base = await app.listen({ host: '127.0.0.1', port: 0 })
+    user = await seedUser(app)
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    })
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await t.close()
+  })
+
+  async function openDocs(prefix: string): Promise<{ page: Page; problems: string[] }> {
+    const page = await browser.newPage()
+    const problems: string[] = []
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text())
+    })
+    page.on('pageerror', (error) => problems.push(error.message))
+    await page.goto(`${base}${prefix}/docs`)
+    await page.locator('.opblock').first().waitFor({ timeout: 15_000 })
+    return { page, problems }
+  }
+
+  async function tryItOut(page: Page, method: string, path: string): Promise<string> {
+    const operation = page.locator(`.opblock-${method}:has(.opblock-summary-path[data-path="${path}"])`).first()
+    await operation.locator('.opblock-summary').click()
+    await operation.locator('button.try-out__btn').click()
+    await operation.locator('button.execute').click()
+    const status = operation.locator('.live-responses-table tbody .response-col_status').first()
+    await status.waitFor({ timeout: 15_000 })
+    return (await status.textContent())?.trim() ?? ''
+  }
+
+  for (const prefix of ['/services/v1', '/api/v2']) {
+    it(`${prefix}/docs lists only ${prefix} routes and runs a GET`, async () => {
+      const { page, problems } = await openDocs(prefix)
+      const paths = await page.locator('.opblock-summary-path').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-path')))
+      expect(paths.length).toBeGreaterThanOrEqual(20)
+      for (const path of paths) expect(path?.startsWith(`${prefix}/`)).toBe(true)
+      expect(await tryItOut(page, 'get', `${prefix}/users`)).toBe('200')
+      expect(problems).toEqual([])
+      await page.close()
+    })
+
+    it(`${prefix}/docs authorizes with the password flow and calls a protected endpoint`, async () => {
+      const { page, problems } = await openDocs(prefix)
+      await page.locator('.auth-wrapper button.authorize').click()
+      await page.locator('#oauth_username').fill(user.username)
+      await page.locator('#oauth_password').fill(user.password)
+      await page.locator('.auth-btn-wrapper button.authorize').click()
+      await page.locator('.auth-btn-wrapper button', { hasText: 'Logout' }).waitFor({ timeout: 15_000 })
+      await page.locator('.auth-btn-wrapper button.btn-done').click()
+      expect(await tryItOut(page, 'get', `${prefix}/users/me`)).toBe('200')
+      const body = await page.locator(`.opblock-get:has([data-path="${prefix}/users/me"]) .live-responses-table .highlight-code`).first().textContent()
+      expect(body).toContain(user.username)
+      expect(problems).toEqual([])
+      await page.close()
+    })
+  }
+})
