@@ -1,10 +1,9 @@
 // Builds the whole service as one Fastify instance: database (migrated), shared state, plugins
 // and every API version. server.ts listens; tests call buildApp and use app.inject.
-import multipart from '@fastify/multipart'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify from 'fastify'
-import type { FastifyInstance, FastifyServerOptions } from 'fastify'
-import { Redis } from 'ioredis'
+import type { FastifyInstance } from 'fastify'
+import type { Redis } from 'ioredis'
 import healthRoutes from './api/health.routes.js'
 import mediaRoutes from './api/media.routes.js'
 import v1 from './api/v1/index.js'
@@ -16,11 +15,13 @@ import type { AdminAccount, Config } from './config.js'
 import { createDatabase } from './db/database.js'
 import type { DatabaseHandle } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
+import { createLogger } from './logger.js'
+import type { Logger } from './logger.js'
 import authentication from './plugins/authentication.js'
 import errorHandler from './plugins/error-handler.js'
-import gracefulShutdown from './plugins/graceful-shutdown.js'
+import accessLog from './plugins/access-log.js'
 import rateLimit from './plugins/rate-limit.js'
-import securityHeaders from './plugins/security-headers.js'
+import responseHeaders from './plugins/response-headers.js'
 import servicesPlugin from './plugins/services.js'
 import { createValidatorCompiler } from './plugins/validation.js'
 import { adminAccountProblem } from './modules/users/admin-account.js'
@@ -35,10 +36,13 @@ export interface AppOptions {
   secretKey: string
   /** An already open database; by default one is opened from the configuration. */
   database?: DatabaseHandle
-  logger?: FastifyServerOptions['logger']
+  /** By default one is made from LOG_LEVEL. */
+  logger?: Logger
 }
 
 async function connectRedis(url: string): Promise<Redis> {
+  // Loaded only when configured: the client costs memory that SQLite-only servers do not need.
+  const { Redis } = await import('ioredis')
   // Fail fast rather than queue commands while Redis is away; callers turn failures into 503s.
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false })
   redis.on('error', () => {}) // reconnection is automatic; each failed command reports itself
@@ -46,17 +50,18 @@ async function connectRedis(url: string): Promise<Redis> {
   return redis
 }
 
-async function ensureAdmin(app: FastifyInstance, services: Services, admin: AdminAccount): Promise<void> {
+async function ensureAdmin(logger: Logger, services: Services, admin: AdminAccount): Promise<void> {
   const problem = adminAccountProblem(admin)
   if (problem) throw new ConfigError(`invalid administrator account: ${problem}`)
   const { user, created } = await services.users.ensureSuperuser(admin)
-  app.log.info({ userId: user.id, username: user.username }, created ? 'created superuser' : 'superuser present')
+  logger.info({ userId: user.id, username: user.username }, created ? 'created superuser' : 'superuser present')
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, secretKey } = options
+  const logger = options.logger ?? createLogger(config.logLevel)
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    logger: false,
     bodyLimit: JSON_BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
@@ -69,18 +74,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const database =
     options.database ??
-    createDatabase({
+    (await createDatabase({
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
-      onPoolError: (error) => app.log.warn({ err: error }, 'idle database connection failed'),
-    })
+      onPoolError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
+    }))
   let redis: Redis | undefined
   let services: Services
   try {
     await migrateToLatest(database.db)
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined
     services = createServices({ config, secretKey, database, redis })
-    if (config.admin) await ensureAdmin(app, services, config.admin)
+    if (config.admin) await ensureAdmin(logger, services, config.admin)
   } catch (error) {
     redis?.disconnect()
     await database.close()
@@ -88,7 +93,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
 
   const pruneTimer = setInterval(() => {
-    services.pruneExpiredState().catch((error: unknown) => app.log.warn({ err: error }, 'pruning expired state failed'))
+    services.pruneExpiredState().catch((error: unknown) => logger.warn({ err: error }, 'pruning expired state failed'))
   }, PRUNE_INTERVAL_MS).unref()
   app.addHook('onClose', async () => {
     clearInterval(pruneTimer)
@@ -96,12 +101,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await database.close()
   })
 
-  await app.register(servicesPlugin, { config, db: database.db, services })
+  await app.register(servicesPlugin, { config, logger, db: database.db, services })
+  await app.register(accessLog)
   await app.register(errorHandler)
-  await app.register(gracefulShutdown)
-  await app.register(securityHeaders)
+  await app.register(responseHeaders)
   await app.register(rateLimit, { db: database.db, redis })
-  await app.register(multipart, { throwFileSizeLimit: true })
   await app.register(authentication)
 
   await app.register(healthRoutes)

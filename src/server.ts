@@ -32,16 +32,17 @@ async function main(): Promise<void> {
 
   const app = await buildApp({ config, secretKey })
   if (generatedKeyFile) {
-    app.log.warn(`SECRET_KEY is not set: generated one in ${generatedKeyFile} (development only; set SECRET_KEY in production)`)
+    app.logger.warn(`SECRET_KEY is not set: generated one in ${generatedKeyFile} (development only; set SECRET_KEY in production)`)
   }
 
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'shutting down after an unexpected error')
-    else app.log.info({ signal }, 'shutting down: finishing in-flight requests')
+    if (err) app.logger.error({ err }, 'shutting down after an unexpected error')
+    else app.logger.info({ signal }, 'shutting down: finishing in-flight requests')
     await app.close()
   })
 
-  await app.listen({ port: config.port, host: config.host })
+  const address = await app.listen({ port: config.port, host: config.host })
+  app.logger.info(`Server listening at ${address}`)
 }
 
 main().catch((error: unknown) => {

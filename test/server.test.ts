@@ -1,7 +1,10 @@
 // The process as an operator runs it: configuration errors, the generated development key,
 // listening, and a clean exit on SIGTERM.
+import { once } from 'node:events'
 import { stat } from 'node:fs/promises'
+import net from 'node:net'
 import path from 'node:path'
+import { setTimeout } from 'node:timers/promises'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { emptyDirectory, runEntry, startServer } from './helpers/process.js'
 
@@ -49,17 +52,24 @@ describe('a development server without SECRET_KEY', () => {
 describe('SIGTERM', () => {
   it('finishes an in-flight request, then exits 0', async () => {
     const server = await startServer({ DATA_DIR: path.join(cwd, 'sigterm'), SECRET_KEY: 'x'.repeat(40) }, cwd)
-    // A login costs an argon2 hash: it is in flight when the signal arrives.
-    const inFlight = fetch(`${server.url}/services/v1/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'nobody', password: 'whatever password' }),
-    })
-    // Signal only once the server has the request in hand.
-    while (!server.stdout().includes('"url":"/services/v1/login"')) await new Promise((resolve) => setTimeout(resolve, 2))
+    const { port } = new URL(server.url)
+    // A request whose body is still arriving is in flight for certain when the signal lands.
+    const body = JSON.stringify({ username: 'nobody', password: 'whatever password' })
+    const socket = net.connect(Number(port), '127.0.0.1')
+    await once(socket, 'connect')
+    let response = ''
+    socket.on('data', (chunk: Buffer) => (response += chunk.toString()))
+    socket.write(
+      `POST /services/v1/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    )
+    await setTimeout(100)
     server.child.kill('SIGTERM')
-    const response = await inFlight
-    expect(response.status).toBe(401)
+    await setTimeout(100)
+    socket.write(body.slice(10))
+    await once(socket, 'end')
+    expect(response).toMatch(/^HTTP\/1\.1 401 /)
+    expect(response.toLowerCase()).toContain('connection: close')
     expect((await server.exited).code).toBe(0)
     await expect(fetch(`${server.url}/health`)).rejects.toThrow()
   })

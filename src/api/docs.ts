@@ -1,6 +1,7 @@
 // Each version's own OpenAPI document (<prefix>/openapi.json) and Swagger UI (<prefix>/docs),
 // listing only that version's routes. Registered inside the version's plugin, so the document
 // collects exactly the routes registered after it in that encapsulated context.
+import helmet from '@fastify/helmet'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyPluginAsync } from 'fastify'
@@ -53,12 +54,23 @@ const docs: FastifyPluginAsync<DocsOptions> = async (app, { version, deprecated 
       return { schema: transformed, url }
     },
   })
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    // The page links its assets from routePrefix alone; inside the version's prefix they need it too.
-    indexPrefix: prefix,
-    uiConfig: { docExpansion: 'list', deepLinking: true, displayRequestDuration: true },
-    theme: { title: `User and Post Service API ${version}` },
+  // The UI is a web page: it gets helmet's browser policy (scripts and styles from this origin),
+  // in its own encapsulated scope so the API routes keep their stricter headers.
+  await app.register(async (page) => {
+    await page.register(helmet, {
+      global: true,
+      crossOriginResourcePolicy: { policy: 'same-origin' },
+      referrerPolicy: { policy: 'no-referrer' },
+      // TLS usually ends at a proxy: the page must also work on a plain-HTTP host.
+      contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+    })
+    await page.register(swaggerUi, {
+      routePrefix: '/docs',
+      // The page links its assets from routePrefix alone; inside the version's prefix they need it too.
+      indexPrefix: prefix,
+      uiConfig: { docExpansion: 'list', deepLinking: true, displayRequestDuration: true },
+      theme: { title: `User and Post Service API ${version}` },
+    })
   })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 }

@@ -49,7 +49,7 @@ if (problem) {
   process.exit(2)
 }
 
-const database = createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
 try {
   await migrateToLatest(database.db)
   // This command issues no tokens, so any key will do for the token service it never uses.

@@ -4,7 +4,7 @@ import { createDatabase } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 
 const config = loadConfigFromEnvironment()
-const database = createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
 try {
   const results = await migrateToLatest(database.db)
   for (const result of results ?? []) console.log(`${result.status === 'Success' ? 'applied' : result.status}: ${result.migrationName}`)

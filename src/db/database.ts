@@ -3,9 +3,9 @@
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
-import pg from 'pg'
+import { Kysely, PostgresDialect } from 'kysely'
 import type { Database } from './schema.js'
+import { QueuedSqliteDialect, registerDirectExecutor } from './sqlite-dialect.js'
 
 export type DialectName = 'sqlite' | 'postgres'
 
@@ -26,7 +26,7 @@ export interface DatabaseOptions {
 
 export const SQLITE_FILE_NAME = 'app.db'
 
-export function createDatabase(options: DatabaseOptions): DatabaseHandle {
+export async function createDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   return options.databaseUrl ? createPostgres(options.databaseUrl, options.onPoolError) : createSqlite(options.dataDir)
 }
 
@@ -41,11 +41,15 @@ function createSqlite(dataDir: string): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  const dialect = new QueuedSqliteDialect(sqlite)
+  const db = new Kysely<Database>({ dialect })
+  registerDirectExecutor(db, dialect.driver)
   return { db, dialect: 'sqlite', location: file, close: () => db.destroy() }
 }
 
-function createPostgres(databaseUrl: string, onPoolError?: (error: Error) => void): DatabaseHandle {
+async function createPostgres(databaseUrl: string, onPoolError?: (error: Error) => void): Promise<DatabaseHandle> {
+  // Loaded only when configured: the driver costs memory that SQLite-only servers do not need.
+  const { default: pg } = await import('pg')
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: 10,

@@ -74,6 +74,12 @@ export interface PostsTable {
   updated_at: Timestamp
 }
 
+export interface RowCountsTable {
+  name: string
+  shard: number
+  count: ColumnType<number | string, number, number>
+}
+
 export interface Database {
   users: UsersTable
   tiers: TiersTable
@@ -82,6 +88,7 @@ export interface Database {
   rate_limits: RateLimitsTable
   avatars: AvatarsTable
   posts: PostsTable
+  row_counts: RowCountsTable
 }
 
 /** What repositories take as their first argument: the database or an open transaction. */

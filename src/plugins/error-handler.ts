@@ -111,7 +111,7 @@ function handleError(this: FastifyInstance, error: FastifyError, request: Fastif
     const status = STATUS_BY_KIND[error.kind]
     if (status === 401) reply.header('www-authenticate', 'Bearer')
     if (status === 429 && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds))
-    if (status >= 500) request.log.warn({ err: error }, 'request failed: dependency unavailable')
+    if (status >= 500) this.logger.warn({ err: error, reqId: request.id }, 'request failed: dependency unavailable')
     return reply.code(status).send({ detail: error.message })
   }
 
@@ -124,7 +124,7 @@ function handleError(this: FastifyInstance, error: FastifyError, request: Fastif
   if (known) return reply.code(known.status).send({ detail: known.detail })
 
   if (isDatabaseUnavailable(error)) {
-    request.log.warn({ err: error }, 'request failed: database unavailable')
+    this.logger.warn({ err: error, reqId: request.id }, 'request failed: database unavailable')
     return reply.code(503).send({ detail: 'Service unavailable' })
   }
 
@@ -134,7 +134,7 @@ function handleError(this: FastifyInstance, error: FastifyError, request: Fastif
     return reply.code(status).send({ detail: error.message })
   }
 
-  request.log.error({ err: error }, 'unhandled error')
+  this.logger.error({ err: error, reqId: request.id }, 'unhandled error')
   return reply.code(500).send({ detail: 'Internal server error' })
 }
 

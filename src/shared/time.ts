@@ -1,6 +1,9 @@
-/** Database timestamps arrive as Date (PostgreSQL) or ISO text (SQLite); the API speaks ISO-8601 UTC. */
+/**
+ * Database timestamps arrive as Date (PostgreSQL) or as ISO-8601 UTC text (SQLite, where we
+ * write them that way and the column defaults do too); the API speaks ISO-8601 UTC.
+ */
 export function toIsoString(value: Date | string): string {
-  return value instanceof Date ? value.toISOString() : new Date(value).toISOString()
+  return typeof value === 'string' ? value : value.toISOString()
 }
 
 export function nowIso(): string {

@@ -17,7 +17,7 @@ describe('ADMIN_* bootstrap', () => {
 
   /** Starts (and stops) another instance on the same database, as a restart would. */
   const restart = async (env: Record<string, string> = {}) => {
-    const app = await buildApp({ config: loadConfig({ ...t.env, ...env }), secretKey: TEST_SECRET_KEY, logger: false })
+    const app = await buildApp({ config: loadConfig({ ...t.env, ...env }), secretKey: TEST_SECRET_KEY })
     await app.close()
   }
 

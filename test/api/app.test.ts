@@ -65,7 +65,9 @@ describe('security headers', () => {
     for (const url of [`${V1}/users/`, '/nope']) {
       const response = await t.app.inject({ url })
       expect(response.headers['x-content-type-options']).toBe('nosniff')
-      expect(response.headers['x-frame-options']).toBeDefined()
+      expect(response.headers['x-frame-options']).toBe('DENY')
+      expect(response.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'")
+      expect(response.headers['strict-transport-security']).toMatch(/max-age=/)
       expect(response.headers['content-type']).toMatch(/^application\/json/)
     }
   })

@@ -59,6 +59,9 @@ describe.each(Object.entries(PREFIXES))('%s docs', (version, prefix) => {
     const page = await t.app.inject({ url: `${prefix}/docs` })
     expect(page.statusCode).toBe(200)
     expect(page.headers['content-type']).toMatch(/text\/html/)
+    // A page's browser policy (helmet), not the API's "load nothing" one.
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'")
+    expect(page.headers['x-content-type-options']).toBe('nosniff')
     expect(page.body).toContain('swagger-ui')
     const viaUi = await t.app.inject({ url: `${prefix}/docs/json` })
     expect(viaUi.json().paths).toEqual((await document()).paths)

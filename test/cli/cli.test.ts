@@ -46,7 +46,7 @@ describe('create-superuser', () => {
     const again = await run('src/cli/create-superuser.ts', ['--email', 'cli@example.com', '--username', 'cli_admin', '--password', 'cli password 1'])
     expect(again.stdout).toMatch(/promoted existing superuser/)
 
-    database = createDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR ?? '' })
+    database = await createDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR ?? '' })
     const rows = await database.db.selectFrom('users').select(['username', 'is_superuser', 'hashed_password']).execute()
     expect(rows).toHaveLength(1)
     expect(Boolean(rows[0]?.is_superuser)).toBe(true)

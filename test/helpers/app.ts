@@ -83,7 +83,7 @@ export async function createTestApp(
   const config = loadConfig(allEnv)
   let app: FastifyInstance
   try {
-    app = await buildApp({ config, secretKey: TEST_SECRET_KEY, logger: false })
+    app = await buildApp({ config, secretKey: TEST_SECRET_KEY })
     beforeReady?.(app)
     await app.ready()
   } catch (error) {

@@ -15,7 +15,7 @@ import {
 } from '../../modules/users/users.schemas.js'
 import { errorResponses } from '../common/responses.js'
 import userDeletionRoutes from '../common/user-deletion.routes.js'
-import { avatarRouteOptions, avatarUpload } from '../common/avatar-upload.js'
+import avatarUploadRoutes from '../common/avatar-upload.routes.js'
 import { bearer } from '../common/openapi.js'
 
 const tags = ['users']
@@ -109,15 +109,11 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   await app.register(userDeletionRoutes)
 
-  app.post(
-    '/:user_id/avatar',
-    avatarRouteOptions(app, 'Upload a profile image (that user or a superuser)', AvatarResponse),
-    async (request) => {
-      const upload = await avatarUpload(request)
-      const user = await users.setAvatar(callerOf(request).user, request.params.user_id, upload)
-      return { message: 'Profile image updated', profile_image_url: user.profile_image_url }
-    },
-  )
+  await app.register(avatarUploadRoutes, {
+    summary: 'Upload a profile image (that user or a superuser)',
+    response: AvatarResponse,
+    toResponse: (user) => ({ message: 'Profile image updated', profile_image_url: user.profile_image_url }),
+  })
 
   app.patch(
     '/:user_id/tier',

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { UserIdParams } from '../../modules/users/users.schemas.js'
 import { callerOf } from '../../plugins/authentication.js'
-import { avatarRouteOptions, avatarUpload } from '../common/avatar-upload.js'
+import avatarUploadRoutes from '../common/avatar-upload.routes.js'
 import { bearer } from '../common/openapi.js'
 import { errorResponses } from '../common/responses.js'
 import userDeletionRoutes from '../common/user-deletion.routes.js'
@@ -117,15 +117,11 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
 
   await app.register(userDeletionRoutes)
 
-  app.post(
-    '/:user_id/avatar',
-    avatarRouteOptions(app, 'Upload an avatar (that user or a superuser)', AvatarResponseV2),
-    async (request) => {
-      const upload = await avatarUpload(request)
-      const user = await users.setAvatar(callerOf(request).user, request.params.user_id, upload)
-      return { message: 'Avatar updated', avatar_url: user.profile_image_url }
-    },
-  )
+  await app.register(avatarUploadRoutes, {
+    summary: 'Upload an avatar (that user or a superuser)',
+    response: AvatarResponseV2,
+    toResponse: (user) => ({ message: 'Avatar updated', avatar_url: user.profile_image_url }),
+  })
 
   app.patch(
     '/:user_id/tier',

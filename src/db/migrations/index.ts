@@ -4,10 +4,16 @@ import * as usersAndTiers from './2026-11-21-01-users-and-tiers.js'
 import * as authState from './2026-11-21-02-auth-state.js'
 import * as avatars from './2026-11-21-03-avatars.js'
 import * as posts from './2026-11-21-04-posts.js'
+import * as rowCounts from './2026-11-21-05-row-counts.js'
+import * as userSearchIndex from './2026-11-21-06-user-search-index.js'
+import * as liveRowIndexes from './2026-11-21-07-live-row-indexes.js'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-users-and-tiers': usersAndTiers,
   '2026-11-21-02-auth-state': authState,
   '2026-11-21-03-avatars': avatars,
   '2026-11-21-04-posts': posts,
+  '2026-11-21-05-row-counts': rowCounts,
+  '2026-11-21-06-user-search-index': userSearchIndex,
+  '2026-11-21-07-live-row-indexes': liveRowIndexes,
 }

@@ -1,5 +1,6 @@
 // SQL for refresh-token families and revoked access tokens.
 import type { Executor } from '../../db/schema.js'
+import { preparedQuery } from '../../db/prepared.js'
 import { nowIso } from '../../shared/time.js'
 
 export interface RefreshTokenRow {
@@ -63,9 +64,11 @@ export async function insertRevokedToken(db: Executor, jti: string, expiresAt: D
     .execute()
 }
 
+// Asked on every authenticated request: compiled once.
+const revokedToken = preparedQuery(1, (db, jti: string) => db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti))
+
 export async function isTokenRevoked(db: Executor, jti: string): Promise<boolean> {
-  const row = await db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti).executeTakeFirst()
-  return row !== undefined
+  return (await revokedToken(db, jti)).length > 0
 }
 
 /** Drops state that can no longer matter: expired refresh tokens and revocations of expired tokens. */

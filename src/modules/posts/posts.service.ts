@@ -1,7 +1,7 @@
 // Post rules: anyone reads, a logged-in caller writes as themselves, the author or a
 // superuser edits and deletes, only a superuser removes permanently. No HTTP here.
 import type { Executor } from '../../db/schema.js'
-import { DomainError, forbidden } from '../../shared/errors.js'
+import { DomainError, forbidden, notAuthenticated } from '../../shared/errors.js'
 import { offsetOf, toPage } from '../../shared/pagination.js'
 import type { Page } from '../../shared/pagination.js'
 import type { Actor } from '../users/users.service.js'
@@ -47,13 +47,16 @@ export class PostService {
   }
 
   /** The author is always the caller; a client cannot write as someone else. */
-  create(author: Actor, input: PostInput): Promise<PostRecord> {
-    return posts.insertPost(this.db, {
+  async create(author: Actor, input: PostInput): Promise<PostRecord> {
+    const post = await posts.insertPost(this.db, {
       author_id: author.id,
       title: input.title,
       text: input.text,
       media_url: input.media_url ?? null,
     })
+    // The caller's account was deleted while the request was on its way: their token is done.
+    if (!post) throw notAuthenticated()
+    return post
   }
 
   async update(actor: Actor, id: number, changes: PostChanges): Promise<PostRecord> {

@@ -2,6 +2,10 @@
 import { sql } from 'kysely'
 import type { Selectable } from 'kysely'
 import type { Executor, UsersTable } from '../../db/schema.js'
+import { isPostgres } from '../../db/dialect.js'
+import { preparedQuery } from '../../db/prepared.js'
+import type { PreparedQuery } from '../../db/prepared.js'
+import { liveRowCount } from '../../db/row-counts.js'
 import { likeContains } from '../../shared/like.js'
 import { flag, nowIso, toIsoString } from '../../shared/time.js'
 
@@ -99,14 +103,44 @@ function liveUsers(db: Executor) {
     .where('users.is_deleted', '=', 0)
 }
 
-/** Name or username contains the text, case-insensitively. */
-function nameOrUsernameContains(text: string) {
-  const pattern = likeContains(text)
-  return sql<boolean>`(lower(users.name) like ${pattern} escape '\\' or users.username like ${pattern} escape '\\')`
+/** How a "contains" match is answered: from the SQLite trigram index (with or without ESCAPE), or by LIKE. */
+type MatchKind = 'index' | 'index-escaped' | 'like'
+
+/**
+ * In SQLite a text of three or more characters is looked up in the users_search trigram index,
+ * which FTS5 answers from its index only without an ESCAPE clause (needed only for a text
+ * holding a wildcard character). In PostgreSQL the trigram indexes serve the LIKE expressions
+ * themselves (migration 2026-11-21-06-user-search-index).
+ */
+function matchKind(db: Executor, text: string): MatchKind {
+  if (isPostgres(db) || [...text].length < 3) return 'like'
+  return /[\\%_]/.test(text) ? 'index-escaped' : 'index'
 }
 
+/** The column contains the LIKE pattern, case-insensitively. `pattern` may be a prepared-query argument. */
+function containsPattern(kind: MatchKind, column: 'name' | 'username', pattern: unknown) {
+  if (kind !== 'like') {
+    const escape = kind === 'index-escaped' ? sql` escape '\\'` : sql``
+    return sql<boolean>`users.id in (select rowid from users_search where ${sql.ref(column)} like ${pattern}${escape})`
+  }
+  return column === 'name'
+    ? sql<boolean>`lower(users.name) like ${pattern} escape '\\'`
+    : sql<boolean>`users.username like ${pattern} escape '\\'`
+}
+
+function contains(db: Executor, column: 'name' | 'username', text: string) {
+  return containsPattern(matchKind(db, text), column, likeContains(text))
+}
+
+/** v2's `search`: name or username. */
+function nameOrUsernameContains(db: Executor, text: string) {
+  return sql<boolean>`(${contains(db, 'name', text)} or ${contains(db, 'username', text)})`
+}
+
+const userById = preparedQuery(1, (db, id: number) => liveUsers(db).where('users.id', '=', id))
+
 export async function findUserById(db: Executor, id: number): Promise<UserRecord | undefined> {
-  const row = await liveUsers(db).where('users.id', '=', id).executeTakeFirst()
+  const [row] = await userById(db, id)
   return row && toUserRecord(row)
 }
 
@@ -196,39 +230,69 @@ export async function deleteUserPermanently(db: Executor, id: number): Promise<{
   return db.deleteFrom('users').where('id', '=', id).returning(['profile_image_url']).executeTakeFirst()
 }
 
-/** `search`, when given, matches the name or username. */
+/** Live users; `search`, when given, matches the name or username. */
 export async function countUsers(db: Executor, search?: string): Promise<number> {
+  if (search === undefined) return liveRowCount(db, 'users')
   const { count } = await db
     .selectFrom('users')
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .where('users.is_deleted', '=', 0)
-    .$if(search !== undefined, (qb) => qb.where(nameOrUsernameContains(search ?? '')))
+    .where(nameOrUsernameContains(db, search))
     .executeTakeFirstOrThrow()
   return Number(count)
 }
 
+// The page's ids come from the (is_deleted, id) index alone; only those rows are then read
+// and joined, so a deep OFFSET skips index entries instead of joined rows.
+const userPage = preparedQuery(2, (db, offset: number, limit: number) =>
+  liveUsers(db)
+    .where('users.id', 'in', (eb) =>
+      eb.selectFrom('users').select('users.id').where('users.is_deleted', '=', 0).orderBy('users.id').limit(limit).offset(offset),
+    )
+    .orderBy('users.id'),
+)
+
 export async function listUsers(db: Executor, offset: number, limit: number, search?: string): Promise<UserRecord[]> {
-  const rows = await liveUsers(db)
-    .$if(search !== undefined, (qb) => qb.where(nameOrUsernameContains(search ?? '')))
-    .orderBy('users.id')
-    .limit(limit)
-    .offset(offset)
-    .execute()
+  const rows =
+    search === undefined
+      ? await userPage(db, offset, limit)
+      : await liveUsers(db)
+          .where(nameOrUsernameContains(db, search))
+          .orderBy('users.id')
+          .limit(limit)
+          .offset(offset)
+          .execute()
   return rows.map(toUserRecord)
 }
 
 function searchedUsers(db: Executor, search: UserSearch) {
   return liveUsers(db)
     .where('users.is_active', '=', flag(search.isActive))
-    .$if(search.name !== undefined, (qb) =>
-      qb.where(sql<boolean>`lower(users.name) like ${likeContains(search.name ?? '')} escape '\\'`),
-    )
+    .$if(search.name !== undefined, (qb) => qb.where(contains(db, 'name', search.name ?? '')))
     .$if(search.age !== undefined, (qb) => qb.where('users.age', '=', search.age ?? null))
-    .$if(search.text !== undefined, (qb) => qb.where(nameOrUsernameContains(search.text ?? '')))
+    .$if(search.text !== undefined, (qb) => qb.where(nameOrUsernameContains(db, search.text ?? '')))
 }
 
+// v1's search by name alone is the common one: compiled once for each way of matching.
+const searchByName = Object.fromEntries(
+  (['index', 'index-escaped', 'like'] as const).map((kind) => [
+    kind,
+    preparedQuery(4, (db, isActive: 0 | 1, pattern: string, offset: number, limit: number) =>
+      liveUsers(db)
+        .where('users.is_active', '=', isActive)
+        .where(containsPattern(kind, 'name', pattern))
+        .orderBy('users.id')
+        .limit(limit)
+        .offset(offset),
+    ),
+  ]),
+) as Record<MatchKind, PreparedQuery<[0 | 1, string, number, number], UserRow>>
+
 export async function searchUsers(db: Executor, search: UserSearch, offset: number, limit: number): Promise<UserRecord[]> {
-  const rows = await searchedUsers(db, search).orderBy('users.id').limit(limit).offset(offset).execute()
+  const byNameOnly = search.name !== undefined && search.age === undefined && search.text === undefined
+  const rows = byNameOnly
+    ? await searchByName[matchKind(db, search.name ?? '')](db, flag(search.isActive), likeContains(search.name ?? ''), offset, limit)
+    : await searchedUsers(db, search).orderBy('users.id').limit(limit).offset(offset).execute()
   return rows.map(toUserRecord)
 }
 

@@ -9,6 +9,7 @@ import type { PasswordHasher } from '../auth/passwords.js'
 import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/avatars.service.js'
 import type { AvatarService, AvatarUpload } from '../avatars/avatars.service.js'
 import type { TierService } from '../tiers/tiers.service.js'
+import { hidePostsOf } from '../posts/posts.repository.js'
 import * as users from './users.repository.js'
 import type { UserChanges, UserRecord } from './users.repository.js'
 
@@ -134,9 +135,15 @@ export class UserService {
     }
   }
 
+  /** The user and their posts disappear together, in one transaction. */
   async softDelete(actor: Actor, id: number): Promise<void> {
     assertSelfOrSuperuser(actor, id)
-    if (!(await users.softDeleteUser(this.db, id))) userNotFound()
+    const deleted = await this.db.transaction().execute(async (trx) => {
+      if (!(await users.softDeleteUser(trx, id))) return false
+      await hidePostsOf(trx, id)
+      return true
+    })
+    if (!deleted) userNotFound()
   }
 
   /** Superusers only; finds soft-deleted users too. Their posts and tokens go with them. */

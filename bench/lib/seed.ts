@@ -1,0 +1,87 @@
+// Bulk seeding for the benchmark: straight into the database (not through the API), the same
+// rows on both dialects. All seeded users share one real argon2id hash of BENCH_PASSWORD.
+import { createHash } from 'node:crypto'
+import path from 'node:path'
+import SqliteDatabase from 'better-sqlite3'
+import pg from 'pg'
+import { PasswordHasher } from '../../src/modules/auth/passwords.js'
+
+export const BENCH_PASSWORD = 'bench password'
+/** Five users whose name holds this word, spread over the table: a search with few matches at any size. */
+export const NEEDLE = 'needle'
+const NEEDLE_COUNT = 5
+const NAME_GROUPS = 10_007
+const POST_TEXT = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore '.repeat(2)
+
+export interface SeedTarget {
+  dialect: 'sqlite' | 'postgres'
+  dataDir: string
+  databaseUrl?: string
+}
+
+const nameOf = (i: number) => `Member ${createHash('md5').update(String(i % NAME_GROUPS)).digest('hex').slice(0, 8)}`
+
+/** Positions (1-based) of the needle users among the first `total` users. */
+export function needlePositions(total: number): number[] {
+  return Array.from({ length: NEEDLE_COUNT }, (_, k) => Math.floor(((k + 0.5) * total) / NEEDLE_COUNT))
+}
+
+let sharedHash: Promise<string> | undefined
+const benchHash = () => (sharedHash ??= new PasswordHasher().hash(BENCH_PASSWORD))
+
+/** Adds users number `from`..`to` (inclusive) and as many posts, needles at the 10k positions. */
+export async function seed(target: SeedTarget, from: number, to: number, needles: number[]): Promise<void> {
+  const hash = await benchHash()
+  if (target.dialect === 'sqlite') return seedSqlite(target.dataDir, from, to, needles, hash)
+  return seedPostgres(target.databaseUrl as string, from, to, needles, hash)
+}
+
+function seedSqlite(dataDir: string, from: number, to: number, needles: number[], hash: string): void {
+  const db = new SqliteDatabase(path.join(dataDir, 'app.db'))
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = OFF')
+  const now = new Date().toISOString()
+  const insertUser = db.prepare(
+    `insert into users (id, name, username, email, hashed_password, profile_image_url, created_at, updated_at)
+     values (?, ?, ?, ?, ?, '/media/avatars/default.svg', ?, ?)`,
+  )
+  // Post ids are left to the database: the benchmark itself writes posts between seedings.
+  const insertPost = db.prepare(`insert into posts (author_id, title, text, created_at, updated_at) values (?, ?, ?, ?, ?)`)
+  const needleSet = new Set(needles)
+  db.transaction(() => {
+    for (let i = from; i <= to; i++) {
+      const name = needleSet.has(i) ? `Needle Person ${i}` : nameOf(i)
+      insertUser.run(i, name, `u${i}`, `u${i}@bench.example`, hash, now, now)
+    }
+    // Authors are spread over every user, so all of them must exist first.
+    for (let i = from; i <= to; i++) insertPost.run(1 + (i % to), `Post ${i}`, `${POST_TEXT}${i}`, now, now)
+  })()
+  db.exec('analyze')
+  db.close()
+}
+
+async function seedPostgres(url: string, from: number, to: number, needles: number[], hash: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query(
+      `insert into users (id, name, username, email, hashed_password, profile_image_url, created_at, updated_at)
+       overriding system value
+       select g, case when g = any($4::int[]) then 'Needle Person ' || g else 'Member ' || substr(md5((g % ${NAME_GROUPS})::text), 1, 8) end,
+         'u' || g, 'u' || g || '@bench.example', $3, '/media/avatars/default.svg', now(), now()
+       from generate_series($1::int, $2::int) as g`,
+      [from, to, hash, needles],
+    )
+    await client.query(
+      `insert into posts (author_id, title, text, created_at, updated_at)
+       select 1 + (g % $2::int), 'Post ' || g, $3 || g, now(), now() from generate_series($1::int, $2::int) as g`,
+      [from, to, POST_TEXT],
+    )
+    // The users identity must continue after the explicit ids.
+    await client.query(`select setval(pg_get_serial_sequence('users', 'id'), (select max(id) from users))`)
+    // As autovacuum would in time: statistics, and the visibility map index-only scans need.
+    await client.query('vacuum analyze')
+  } finally {
+    await client.end()
+  }
+}

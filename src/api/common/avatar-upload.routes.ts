@@ -1,0 +1,58 @@
+// POST /users/{user_id}/avatar for every version: read the one multipart file part "file" and
+// hand it to the users service. Versions differ only in the response shape.
+import multipart from '@fastify/multipart'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import type { TSchema } from 'typebox'
+import type { UserRecord } from '../../modules/users/users.repository.js'
+import { UserIdParams } from '../../modules/users/users.schemas.js'
+import { callerOf } from '../../plugins/authentication.js'
+import { FILE_TOO_LARGE } from '../../plugins/error-handler.js'
+import { DomainError } from '../../shared/errors.js'
+import { bearer } from './openapi.js'
+import { errorResponses } from './responses.js'
+import { missingField } from './validation-error.js'
+
+// Room for multipart headers and boundaries around the file itself.
+const MULTIPART_OVERHEAD_BYTES = 64 * 1024
+
+export interface AvatarRouteOptions {
+  summary: string
+  response: TSchema
+  toResponse: (user: UserRecord) => unknown
+}
+
+const avatarUploadRoutes: FastifyPluginAsyncTypebox<AvatarRouteOptions> = async (app, { summary, response, toResponse }) => {
+  const { uploadMaxBytes } = app.config
+  // Registered here only: the plugin adds hooks to every request of the scope it is in.
+  await app.register(multipart, { throwFileSizeLimit: true })
+
+  const refuseDeclaredOversize = async (request: FastifyRequest) => {
+    const length = Number(request.headers['content-length'])
+    if (length > uploadMaxBytes + MULTIPART_OVERHEAD_BYTES) throw new DomainError('too_large', FILE_TOO_LARGE)
+  }
+
+  app.post(
+    '/:user_id/avatar',
+    {
+      onRequest: [app.authenticate, refuseDeclaredOversize],
+      schema: {
+        tags: ['users'],
+        summary,
+        description: `Multipart form with one file part named "file": a PNG, JPEG, GIF or WebP image of at most ${uploadMaxBytes} bytes.`,
+        security: bearer,
+        consumes: ['multipart/form-data'],
+        params: UserIdParams,
+        response: { 200: response, ...errorResponses(400, 401, 403, 404, 413, 415, 422) },
+      },
+    },
+    async (request) => {
+      const part = await request.file({ limits: { fileSize: uploadMaxBytes, files: 1, fields: 10, parts: 20 } })
+      if (!part || part.fieldname !== 'file') throw missingField('body', 'file')
+      const upload = { contentType: part.mimetype, read: () => part.toBuffer() }
+      return toResponse(await app.services.users.setAvatar(callerOf(request).user, request.params.user_id, upload))
+    },
+  )
+}
+
+export default avatarUploadRoutes

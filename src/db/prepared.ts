@@ -1,0 +1,46 @@
+// Hot paths run the same query shapes thousands of times a second; building and compiling a
+// Kysely query costs several times more than SQLite takes to answer it. A prepared query is
+// built and compiled once, with markers where the arguments go, then run with new arguments.
+import type { Compilable, CompiledQuery } from 'kysely'
+import type { Executor } from './schema.js'
+import { directExecutorFor } from './sqlite-dialect.js'
+
+/** Stands in for argument `index` while the query is compiled. */
+class ArgumentMarker {
+  constructor(readonly index: number) {}
+}
+
+export interface PreparedQuery<Args extends unknown[], Row> {
+  (db: Executor, ...args: Args): Promise<Row[]>
+}
+
+/**
+ * `build` must give the same SQL whatever the arguments are: it may place them as values
+ * (where, limit, offset) but never inspect them. Compiled once per dialect.
+ */
+export function preparedQuery<Args extends unknown[], Row>(
+  arity: Args['length'],
+  build: (db: Executor, ...args: Args) => Compilable<Row>,
+): PreparedQuery<Args, Row> {
+  const compiledByAdapter = new WeakMap<object, { query: CompiledQuery<Row>; slots: (number | undefined)[] }>()
+  return async (db, ...args) => {
+    const adapter = db.getExecutor().adapter
+    let prepared = compiledByAdapter.get(adapter)
+    if (prepared === undefined) {
+      const markers = Array.from({ length: arity }, (_, index) => new ArgumentMarker(index)) as unknown as Args
+      const query = build(db, ...markers).compile()
+      const slots = query.parameters.map((parameter) => (parameter instanceof ArgumentMarker ? parameter.index : undefined))
+      prepared = { query, slots }
+      compiledByAdapter.set(adapter, prepared)
+    }
+    const { query, slots } = prepared
+    const parameters = query.parameters.map((parameter, position) => {
+      const slot = slots[position]
+      return slot === undefined ? parameter : args[slot]
+    })
+    const rows = directExecutorFor(db)?.runNow<Row>(query.sql, parameters)
+    if (rows !== undefined) return rows
+    const result = await db.executeQuery<Row>({ ...query, parameters })
+    return result.rows
+  }
+}

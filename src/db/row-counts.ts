@@ -1,0 +1,18 @@
+// Reads the trigger-maintained totals of live rows (migration 2026-11-21-05-row-counts).
+import { sql } from 'kysely'
+import { preparedQuery } from './prepared.js'
+import type { Executor } from './schema.js'
+
+export type CountedTable = 'users' | 'posts'
+
+const totalOf = preparedQuery(1, (db, table: CountedTable) =>
+  db
+    .selectFrom('row_counts')
+    .select(sql<number | string | null>`sum(count)`.as('count'))
+    .where('name', '=', table),
+)
+
+export async function liveRowCount(db: Executor, table: CountedTable): Promise<number> {
+  const [row] = await totalOf(db, table)
+  return Number(row?.count ?? 0)
+}

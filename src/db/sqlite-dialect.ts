@@ -1,0 +1,136 @@
+// Kysely's better-sqlite3 dialect with three changes that matter under concurrent load:
+// - the single connection is handed from one query to the next through a FIFO queue; Kysely's
+//   own mutex wakes every waiter on each release, which costs O(waiters) per query;
+// - prepared statements are kept by their SQL text instead of being prepared for every query;
+// - a direct path (runNow) for precompiled queries: better-sqlite3 is synchronous, so while no
+//   transaction holds the connection a statement can run at once, without Kysely's async
+//   pipeline (which costs more than the SQLite lookup itself).
+// Transactions still hold the connection from BEGIN to COMMIT, so they never interleave.
+import type SqliteDatabase from 'better-sqlite3'
+import { CompiledQuery, SqliteDialect } from 'kysely'
+import type { DatabaseConnection, Driver, QueryResult } from 'kysely'
+
+// Our queries have a bounded set of shapes; the cap only guards against unbounded distinct SQL.
+const STATEMENT_CACHE_LIMIT = 1000
+
+class FifoLock {
+  locked = false
+  private readonly waiters: (() => void)[] = []
+
+  acquire(): Promise<void> | void {
+    if (!this.locked) {
+      this.locked = true
+      return
+    }
+    return new Promise((resolve) => this.waiters.push(resolve))
+  }
+
+  release(): void {
+    const next = this.waiters.shift()
+    if (next) next()
+    else this.locked = false
+  }
+}
+
+class CachedStatementConnection implements DatabaseConnection {
+  private readonly statements = new Map<string, SqliteDatabase.Statement>()
+
+  constructor(private readonly sqlite: SqliteDatabase.Database) {}
+
+  prepare(sql: string): SqliteDatabase.Statement {
+    let statement = this.statements.get(sql)
+    if (statement === undefined) {
+      if (this.statements.size >= STATEMENT_CACHE_LIMIT) this.statements.clear()
+      statement = this.sqlite.prepare(sql)
+      this.statements.set(sql, statement)
+    }
+    return statement
+  }
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const statement = this.prepare(compiledQuery.sql)
+    const parameters = compiledQuery.parameters as unknown[]
+    if (statement.reader) return { rows: statement.all(parameters) as R[] }
+    const { changes, lastInsertRowid } = statement.run(parameters)
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] }
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not supported by this SQLite driver')
+  }
+}
+
+export interface DirectExecutor {
+  /** Runs the statement now and returns its rows, or undefined when a transaction holds the connection. */
+  runNow<R>(sql: string, parameters: readonly unknown[]): R[] | undefined
+}
+
+class QueuedSqliteDriver implements Driver, DirectExecutor {
+  private readonly lock = new FifoLock()
+  private readonly connection: CachedStatementConnection
+
+  constructor(private readonly sqlite: SqliteDatabase.Database) {
+    this.connection = new CachedStatementConnection(sqlite)
+  }
+
+  runNow<R>(sql: string, parameters: readonly unknown[]): R[] | undefined {
+    if (this.lock.locked) return undefined
+    const statement = this.connection.prepare(sql)
+    if (statement.reader) return statement.all(parameters as unknown[]) as R[]
+    statement.run(parameters as unknown[])
+    return []
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.lock.acquire()
+    return this.connection
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin'))
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'))
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'))
+  }
+
+  async releaseConnection(): Promise<void> {
+    this.lock.release()
+  }
+
+  async destroy(): Promise<void> {
+    this.sqlite.close()
+  }
+}
+
+export class QueuedSqliteDialect extends SqliteDialect {
+  /** The driver behind the Kysely instance, for its direct path. */
+  readonly driver: QueuedSqliteDriver
+
+  constructor(sqlite: SqliteDatabase.Database) {
+    super({ database: sqlite })
+    this.driver = new QueuedSqliteDriver(sqlite)
+  }
+
+  override createDriver(): Driver {
+    return this.driver
+  }
+}
+
+const directExecutors = new WeakMap<object, DirectExecutor>()
+
+/** Lets preparedQuery run on `db` (the Kysely instance itself, not a transaction) directly. */
+export function registerDirectExecutor(db: object, executor: DirectExecutor): void {
+  directExecutors.set(db, executor)
+}
+
+export function directExecutorFor(db: object): DirectExecutor | undefined {
+  return directExecutors.get(db)
+}

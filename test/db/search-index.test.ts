@@ -1,0 +1,41 @@
+// User search goes through the trigram index (FTS5 in SQLite, pg_trgm in PostgreSQL); the
+// index must follow every change to names and usernames.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp } from '../helpers/app.js'
+import type { TestApp } from '../helpers/app.js'
+import { V1, V2, seedAndLogin } from '../helpers/users.js'
+
+let t: TestApp
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(() => t.close())
+
+const searchNames = async (query: string) =>
+  ((await t.app.inject({ url: `${V1}/users/search?${query}` })).json() as { name: string }[]).map((user) => user.name)
+
+describe('user search index', () => {
+  it('finds new, renamed and deleted users correctly', async () => {
+    const { user, headers } = await seedAndLogin(t.app, { name: 'Zebulon Quartz', username: 'zq_user' })
+    expect(await searchNames('name=bulon')).toEqual(['Zebulon Quartz'])
+    expect(await searchNames('name=QUART')).toEqual(['Zebulon Quartz'])
+
+    await t.app.inject({ method: 'PATCH', url: `${V1}/users/${user.id}`, payload: { name: 'Yolanda Prism', username: 'yp_user' }, headers })
+    expect(await searchNames('name=bulon')).toEqual([])
+    expect(await searchNames('name=prism')).toEqual(['Yolanda Prism'])
+    const byUsername = (await t.app.inject({ url: `${V2}/users/?search=yp_us` })).json()
+    expect(byUsername.data.map((u: { username: string }) => u.username)).toEqual(['yp_user'])
+    expect(byUsername.total_count).toBe(1)
+    expect((await t.app.inject({ url: `${V2}/users/?search=zq_us` })).json().total_count).toBe(0)
+
+    await t.app.inject({ method: 'DELETE', url: `${V1}/users/${user.id}`, headers })
+    expect(await searchNames('name=prism')).toEqual([])
+  })
+
+  it('matches short and long texts the same way', async () => {
+    await seedAndLogin(t.app, { name: 'Ab Cdefgh' })
+    expect(await searchNames('name=b')).toContain('Ab Cdefgh')
+    expect(await searchNames('name=b%20c')).toEqual(['Ab Cdefgh'])
+    expect(await searchNames('name=cdefg')).toEqual(['Ab Cdefgh'])
+  })
+})
