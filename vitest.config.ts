@@ -49,7 +49,14 @@ function unreachable(service: string, url: string, variable: string): void {
 }
 
 // Tests that talk to a database; the rest (configuration, pure functions) need only one run.
-const databaseTests = ['test/api/**/*.test.ts', 'test/db/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/docs/**/*.test.ts']
+const databaseTests = [
+  'test/api/**/*.test.ts',
+  'test/db/**/*.test.ts',
+  'test/cli/**/*.test.ts',
+  'test/docs/**/*.test.ts',
+  'test/faults/**/*.test.ts',
+  'test/multi-process/**/*.test.ts',
+]
 
 interface Available {
   redis: boolean

@@ -3,18 +3,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify from 'fastify'
 import type { FastifyInstance } from 'fastify'
-import type { Redis } from 'ioredis'
 import healthRoutes from './api/health.routes.js'
 import mediaRoutes from './api/media.routes.js'
 import v1 from './api/v1/index.js'
 import v2 from './api/v2/index.js'
 import versionsRoutes from './api/versions.routes.js'
 import { VERSIONS } from './api/versions.js'
-import { ConfigError } from './config.js'
-import type { AdminAccount, Config } from './config.js'
-import { createDatabase } from './db/database.js'
-import type { DatabaseHandle } from './db/database.js'
-import { migrateToLatest } from './db/migrate.js'
+import type { Config } from './config.js'
+import { openBackends } from './backends.js'
 import { createLogger } from './logger.js'
 import type { Logger } from './logger.js'
 import authentication from './plugins/authentication.js'
@@ -24,9 +20,6 @@ import rateLimit from './plugins/rate-limit.js'
 import responseHeaders from './plugins/response-headers.js'
 import servicesPlugin from './plugins/services.js'
 import { createValidatorCompiler } from './plugins/validation.js'
-import { adminAccountProblem } from './modules/users/admin-account.js'
-import { createServices } from './services.js'
-import type { Services } from './services.js'
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024
 const PRUNE_INTERVAL_MS = 10 * 60 * 1000
@@ -34,27 +27,10 @@ const PRUNE_INTERVAL_MS = 10 * 60 * 1000
 export interface AppOptions {
   config: Config
   secretKey: string
-  /** An already open database; by default one is opened from the configuration. */
-  database?: DatabaseHandle
   /** By default one is made from LOG_LEVEL. */
   logger?: Logger
-}
-
-async function connectRedis(url: string): Promise<Redis> {
-  // Loaded only when configured: the client costs memory that SQLite-only servers do not need.
-  const { Redis } = await import('ioredis')
-  // Fail fast rather than queue commands while Redis is away; callers turn failures into 503s.
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false })
-  redis.on('error', () => {}) // reconnection is automatic; each failed command reports itself
-  await redis.connect()
-  return redis
-}
-
-async function ensureAdmin(logger: Logger, services: Services, admin: AdminAccount): Promise<void> {
-  const problem = adminAccountProblem(admin)
-  if (problem) throw new ConfigError(`invalid administrator account: ${problem}`)
-  const { user, created } = await services.users.ensureSuperuser(admin)
-  logger.info({ userId: user.id, username: user.username }, created ? 'created superuser' : 'superuser present')
+  /** Migrate and make sure the administrator exists (default); cluster workers leave it to the primary. */
+  prepare?: boolean
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -72,33 +48,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // The API speaks JSON (and forms/multipart where declared); plain text gets a 415.
   app.removeContentTypeParser('text/plain')
 
-  const database =
-    options.database ??
-    (await createDatabase({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      onPoolError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
-    }))
-  let redis: Redis | undefined
-  let services: Services
-  try {
-    await migrateToLatest(database.db)
-    redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined
-    services = createServices({ config, secretKey, database, redis })
-    if (config.admin) await ensureAdmin(logger, services, config.admin)
-  } catch (error) {
-    redis?.disconnect()
-    await database.close()
-    throw error
-  }
+  const backends = await openBackends(config, secretKey, logger, { prepare: options.prepare ?? true })
+  const { database, redis, services } = backends
 
   const pruneTimer = setInterval(() => {
     services.pruneExpiredState().catch((error: unknown) => logger.warn({ err: error }, 'pruning expired state failed'))
   }, PRUNE_INTERVAL_MS).unref()
   app.addHook('onClose', async () => {
     clearInterval(pruneTimer)
-    redis?.disconnect()
-    await database.close()
+    await backends.close()
   })
 
   await app.register(servicesPlugin, { config, logger, db: database.db, services })

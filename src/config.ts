@@ -1,6 +1,7 @@
 // The only module that reads process.env. Every setting is parsed and validated here, once,
 // so a bad value stops the process at start with one line naming the variable.
 import { existsSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import path from 'node:path'
 
 export const API_VERSIONS = ['v1', 'v2'] as const
@@ -40,6 +41,8 @@ export interface Config {
   avatarStorage: AvatarStorageKind
   cookieSecure: boolean
   trustProxy: boolean
+  /** Server processes on this machine (node:cluster); 1 runs a single process. */
+  workers: number
 }
 
 export class ConfigError extends Error {}
@@ -92,6 +95,12 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
     throw new ConfigError(`${name} must start with ${protocols.join(' or ')}, got "${parsed.protocol}"`)
   }
   return raw
+}
+
+function workerCount(env: Env, name: string): number {
+  const raw = read(env, name)
+  if (raw?.toLowerCase() === 'auto') return availableParallelism()
+  return integer(env, name, 1, 1, 64)
 }
 
 function isVersion(value: string): value is ApiVersion {
@@ -183,6 +192,7 @@ export function loadConfig(env: Env): Config {
     avatarStorage: oneOf(env, 'AVATAR_STORAGE', ['disk', 'database'] as const, databaseUrl ? 'database' : 'disk'),
     cookieSecure: boolean(env, 'COOKIE_SECURE', nodeEnv === 'production'),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
+    workers: workerCount(env, 'WORKERS'),
   }
 }
 

@@ -1,16 +1,85 @@
 // Entry point: read configuration, build the app, listen, and shut down gracefully on SIGTERM.
+// With WORKERS > 1 the primary process prepares the database once and runs that many workers
+// (node:cluster), which share the port; state they must agree on lives in the database or Redis.
+import cluster from 'node:cluster'
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
+import { openBackends } from './backends.js'
 import { ConfigError, loadConfigFromEnvironment } from './config.js'
 import type { Config } from './config.js'
+import { createLogger } from './logger.js'
+import type { Logger } from './logger.js'
 import { loadOrCreateSecretKey } from './modules/auth/secret-key.js'
+import { SHUTDOWN_GRACE_MS } from './shutdown.js'
 
-/** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
-export const SHUTDOWN_GRACE_MS = 10_000
+/** A worker that dies this soon after starting is not restarted: something is wrong with all of them. */
+const WORKER_MIN_LIFETIME_MS = 5_000
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`)
   process.exit(1)
+}
+
+async function resolveSecretKey(config: Config, logger: Logger): Promise<string> {
+  if (config.secretKey !== undefined) return config.secretKey
+  const stored = await loadOrCreateSecretKey(config.dataDir)
+  if (stored.created) {
+    logger.warn(`SECRET_KEY is not set: generated one in ${stored.file} (development only; set SECRET_KEY in production)`)
+  }
+  return stored.key
+}
+
+async function runServer(config: Config, logger: Logger, secretKey: string): Promise<void> {
+  const app = await buildApp({ config, secretKey, logger, prepare: !cluster.isWorker })
+  closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'shutting down after an unexpected error')
+    else logger.info({ signal }, 'shutting down: finishing in-flight requests')
+    await app.close()
+  })
+  const address = await app.listen({ port: config.port, host: config.host })
+  logger.info(`Server listening at ${address}`)
+}
+
+async function runPrimary(config: Config, logger: Logger, secretKey: string): Promise<void> {
+  // Migrations and the administrator once, here, so workers never race each other for them.
+  const backends = await openBackends(config, secretKey, logger, { prepare: true })
+  await backends.close()
+
+  let stopping = false
+  const startedAt = new Map<number, number>()
+  const fork = () => startedAt.set(cluster.fork().id, Date.now())
+
+  /** Asks every worker to finish its in-flight requests and exit; exits once they all have. */
+  const stop = (exitCode: number) => {
+    if (stopping) return
+    stopping = true
+    const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined)
+    const exits = workers.map((worker) => new Promise((resolve) => worker.once('exit', resolve)))
+    for (const worker of workers) worker.process.kill('SIGTERM')
+    const deadline = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS + 1_000)
+    void Promise.all(exits).then(() => {
+      clearTimeout(deadline)
+      process.exit(exitCode)
+    })
+  }
+
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return
+    const lived = Date.now() - (startedAt.get(worker.id) ?? 0)
+    logger.error({ pid: worker.process.pid, code, signal }, 'worker exited')
+    if (lived >= WORKER_MIN_LIFETIME_MS) return void fork()
+    logger.fatal(`a worker exited ${lived} ms after starting; stopping`)
+    stop(1)
+  })
+  for (let i = 0; i < config.workers; i++) fork()
+  logger.info({ workers: config.workers }, 'cluster primary started')
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      logger.info({ signal }, 'shutting down: stopping workers')
+      stop(0)
+    })
+  }
 }
 
 async function main(): Promise<void> {
@@ -21,28 +90,10 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) fail(`Configuration error: ${error.message}`)
     throw error
   }
-
-  let secretKey = config.secretKey
-  let generatedKeyFile: string | undefined
-  if (secretKey === undefined) {
-    const stored = await loadOrCreateSecretKey(config.dataDir)
-    secretKey = stored.key
-    if (stored.created) generatedKeyFile = stored.file
-  }
-
-  const app = await buildApp({ config, secretKey })
-  if (generatedKeyFile) {
-    app.logger.warn(`SECRET_KEY is not set: generated one in ${generatedKeyFile} (development only; set SECRET_KEY in production)`)
-  }
-
-  closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
-    if (err) app.logger.error({ err }, 'shutting down after an unexpected error')
-    else app.logger.info({ signal }, 'shutting down: finishing in-flight requests')
-    await app.close()
-  })
-
-  const address = await app.listen({ port: config.port, host: config.host })
-  app.logger.info(`Server listening at ${address}`)
+  const logger = createLogger(config.logLevel)
+  const secretKey = await resolveSecretKey(config, logger)
+  if (config.workers > 1 && cluster.isPrimary) await runPrimary(config, logger, secretKey)
+  else await runServer(config, logger, secretKey)
 }
 
 main().catch((error: unknown) => {

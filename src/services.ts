@@ -10,6 +10,7 @@ import { TokenService } from './modules/auth/tokens.js'
 import { DatabaseAvatarStorage, DiskAvatarStorage } from './modules/avatars/avatar-storage.js'
 import { AvatarService } from './modules/avatars/avatars.service.js'
 import { PostService } from './modules/posts/posts.service.js'
+import { pingDatabase } from './db/health.js'
 import { deleteExpiredRateLimits } from './modules/rate-limits/rate-limits.repository.js'
 import { TierService } from './modules/tiers/tiers.service.js'
 import { UserService } from './modules/users/users.service.js'
@@ -22,6 +23,8 @@ export interface Services {
   tiers: TierService
   /** Deletes expired tokens, revocations and rate-limit windows. */
   pruneExpiredState(): Promise<void>
+  /** Resolves when every backing store (database, and Redis when configured) answers. */
+  checkReady(): Promise<void>
 }
 
 export interface ServiceDependencies {
@@ -55,6 +58,10 @@ export function createServices({ config, secretKey, database, redis }: ServiceDe
     async pruneExpiredState() {
       await auth.pruneExpiredState()
       await deleteExpiredRateLimits(db)
+    },
+    async checkReady() {
+      await pingDatabase(db)
+      if (redis) await redis.ping()
     },
   }
 }

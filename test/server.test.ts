@@ -6,6 +6,7 @@ import net from 'node:net'
 import path from 'node:path'
 import { setTimeout } from 'node:timers/promises'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { SHUTDOWN_GRACE_MS } from '../src/shutdown.js'
 import { emptyDirectory, runEntry, startServer } from './helpers/process.js'
 
 let cwd: string
@@ -49,28 +50,72 @@ describe('a development server without SECRET_KEY', () => {
   })
 })
 
+/** Opens a connection and sends a login request whose body is still arriving: in flight for certain. */
+async function startLogin(port: number) {
+  const body = JSON.stringify({ username: 'nobody', password: 'whatever password' })
+  const socket = net.connect(port, '127.0.0.1')
+  await once(socket, 'connect')
+  let response = ''
+  let reset = false
+  socket.on('data', (chunk: Buffer) => (response += chunk.toString()))
+  socket.on('error', () => (reset = true))
+  socket.write(
+    `POST /services/v1/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+  )
+  return {
+    async finish() {
+      socket.write(body.slice(10))
+      await Promise.race([once(socket, 'end'), once(socket, 'close')])
+      return { response, reset }
+    },
+  }
+}
+
 describe('SIGTERM', () => {
-  it('finishes an in-flight request, then exits 0', async () => {
-    const server = await startServer({ DATA_DIR: path.join(cwd, 'sigterm'), SECRET_KEY: 'x'.repeat(40) }, cwd)
-    const { port } = new URL(server.url)
-    // A request whose body is still arriving is in flight for certain when the signal lands.
-    const body = JSON.stringify({ username: 'nobody', password: 'whatever password' })
-    const socket = net.connect(Number(port), '127.0.0.1')
-    await once(socket, 'connect')
-    let response = ''
-    socket.on('data', (chunk: Buffer) => (response += chunk.toString()))
-    socket.write(
-      `POST /services/v1/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+  it('finishes every in-flight request under load, then exits 0 within the grace period', async () => {
+    const server = await startServer({ DATA_DIR: path.join(cwd, 'sigterm'), SECRET_KEY: 'x'.repeat(40), LOGIN_RATE_LIMIT: '1000' }, cwd)
+    const port = Number(new URL(server.url).port)
+    // Background load on keep-alive connections while the signal arrives.
+    let loading = true
+    const load = Promise.allSettled(
+      Array.from({ length: 8 }, async () => {
+        while (loading) await fetch(`${server.url}/services/v1/users/`).then((r) => r.arrayBuffer())
+      }),
     )
+    const inFlight = await Promise.all(Array.from({ length: 20 }, () => startLogin(port)))
     await setTimeout(100)
+    const signalled = Date.now()
     server.child.kill('SIGTERM')
     await setTimeout(100)
-    socket.write(body.slice(10))
-    await once(socket, 'end')
-    expect(response).toMatch(/^HTTP\/1\.1 401 /)
-    expect(response.toLowerCase()).toContain('connection: close')
+    const results = await Promise.all(inFlight.map((request) => request.finish()))
+    loading = false
+    await load
+
+    for (const { response, reset } of results) {
+      expect(reset).toBe(false)
+      expect(response).toMatch(/^HTTP\/1\.1 401 /)
+      expect(response.toLowerCase()).toContain('connection: close')
+    }
     expect((await server.exited).code).toBe(0)
+    expect(Date.now() - signalled).toBeLessThan(SHUTDOWN_GRACE_MS)
     await expect(fetch(`${server.url}/health`)).rejects.toThrow()
+  })
+})
+
+describe('WORKERS (cluster mode)', () => {
+  it('runs that many worker processes on one port, and stops them all on SIGTERM', async () => {
+    const server = await startServer({ DATA_DIR: path.join(cwd, 'cluster'), SECRET_KEY: 'x'.repeat(40), WORKERS: '2' }, cwd)
+    // One primary and two workers, each logging that it listens.
+    const listening = () => new Set([...server.stdout().matchAll(/"pid":(\d+),[^\n]*Server listening/g)].map((match) => match[1]))
+    for (let attempt = 0; attempt < 100 && listening().size < 2; attempt++) await setTimeout(50)
+    const pids = listening()
+    expect(pids.size).toBe(2)
+    expect(server.stdout()).toMatch(/"workers":2/)
+    const responses = await Promise.all(Array.from({ length: 20 }, () => fetch(`${server.url}/health`)))
+    expect(responses.every((response) => response.status === 200)).toBe(true)
+    server.child.kill('SIGTERM')
+    expect((await server.exited).code).toBe(0)
+    for (const pid of pids) expect(() => process.kill(Number(pid), 0)).toThrow()
   })
 })

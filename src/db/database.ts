@@ -36,11 +36,12 @@ function createSqlite(dataDir: string): DatabaseHandle {
   const sqlite = new SqliteDatabase(file)
   // WAL lets readers run beside the writer; NORMAL sync in WAL mode survives a killed
   // process (only an OS crash can lose the last commits); busy_timeout absorbs short locks
-  // held by other processes on the same file.
+  // held by other processes on the same file. better-sqlite3 waits synchronously, so the
+  // timeout is kept short: a database locked for longer answers 503 rather than stall the loop.
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
-  sqlite.pragma('busy_timeout = 5000')
+  sqlite.pragma('busy_timeout = 1000')
   const dialect = new QueuedSqliteDialect(sqlite)
   const db = new Kysely<Database>({ dialect })
   registerDirectExecutor(db, dialect.driver)
@@ -58,7 +59,11 @@ async function createPostgres(databaseUrl: string, onPoolError?: (error: Error) 
     idleTimeoutMillis: 30_000,
     statement_timeout: 30_000,
   })
+  // An idle pooled connection that breaks is reported through the pool; one that breaks while
+  // checked out between queries reports on itself. Either must only be logged: the next
+  // query fails (503) and the pool reconnects.
   pool.on('error', (error) => onPoolError?.(error))
+  pool.on('connect', (client) => client.on('error', (error) => onPoolError?.(error)))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const url = new URL(databaseUrl)
   url.password = url.password ? '***' : ''

@@ -71,15 +71,16 @@ export const TEST_ENV: Record<string, string> = {
 }
 
 /**
- * The app on a fresh database. `env` overrides settings by their environment names;
- * `beforeReady` may add test-only routes before the app boots.
+ * The app on a fresh database. `env` overrides settings by their environment names (or is
+ * computed from the fresh database's settings); `beforeReady` may add test-only routes before
+ * the app boots.
  */
 export async function createTestApp(
-  env: Record<string, string> = {},
+  env: Record<string, string> | ((databaseEnv: Record<string, string>) => Record<string, string>) = {},
   beforeReady?: (app: FastifyInstance) => void,
 ): Promise<TestApp> {
   const database = await createTestDatabase()
-  const allEnv = { ...TEST_ENV, ...database.env, ...env }
+  const allEnv = { ...TEST_ENV, ...database.env, ...(typeof env === 'function' ? env(database.env) : env) }
   const config = loadConfig(allEnv)
   let app: FastifyInstance
   try {

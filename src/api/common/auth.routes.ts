@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { LoginRequest, RefreshRequest, TokenResponse } from '../../modules/auth/auth.schemas.js'
 import type { TokenPair } from '../../modules/auth/auth.service.js'
 import { callerOf } from '../../plugins/authentication.js'
-import { DomainError, notAuthenticated } from '../../shared/errors.js'
+import { DomainError, notAuthenticated, serviceUnavailable } from '../../shared/errors.js'
 import { MessageResponse, errorResponses } from './responses.js'
 import { bearer } from './openapi.js'
 
@@ -36,7 +36,13 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   async function enforceLoginLimits(request: FastifyRequest): Promise<void> {
     for (const limit of [limitByAddress, limitByAccount]) {
-      const result = await limit(request)
+      let result: Awaited<ReturnType<typeof limit>>
+      try {
+        result = await limit(request)
+      } catch {
+        // The counters' store (database or Redis) is away: refuse rather than count nothing.
+        throw serviceUnavailable()
+      }
       if (!result.isAllowed && result.isExceeded) {
         throw new DomainError('rate_limited', 'Too many requests', Math.max(1, result.ttlInSeconds))
       }

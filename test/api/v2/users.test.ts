@@ -1,5 +1,8 @@
+import { createSecretKey } from 'node:crypto'
+import { SignJWT, UnsecuredJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../../helpers/app.js'
+import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../../src/modules/auth/tokens.js'
+import { TEST_SECRET_KEY, createTestApp } from '../../helpers/app.js'
 import type { TestApp } from '../../helpers/app.js'
 import { expectError, expectValidationError } from '../../helpers/expect.js'
 import { PNG_1X1, multipart } from '../../helpers/multipart.js'
@@ -212,5 +215,44 @@ describe('v2 login, refresh and logout', () => {
     const logout = await t.app.inject({ method: 'POST', url: `${V2}/logout`, headers })
     expect(logout.json()).toEqual({ message: 'Logged out successfully' })
     expectError(await t.app.inject({ url: `${V2}/users/me`, headers }), 401, 'Not authenticated')
+  })
+})
+
+describe('v2 bearer tokens', () => {
+  const key = createSecretKey(Buffer.from(TEST_SECRET_KEY))
+  const signed = (options: { secret?: string; expiresAt?: number; audience?: string }, userId: number) =>
+    new SignJWT({ typ: 'access', sid: 'session' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(String(userId))
+      .setJti('forged-jti')
+      .setIssuedAt()
+      .setExpirationTime(options.expiresAt ?? Math.floor(Date.now() / 1000) + 600)
+      .setIssuer(TOKEN_ISSUER)
+      .setAudience(options.audience ?? TOKEN_AUDIENCE)
+      .sign(options.secret ? createSecretKey(Buffer.from(options.secret)) : key)
+
+  it('refuses forged, expired, wrong-audience and alg "none" tokens on every protected v2 route', async () => {
+    const user = await seedUser(t.app)
+    expect((await t.app.inject({ url: `${V2}/users/me`, headers: { authorization: `Bearer ${await signed({}, user.id)}` } })).statusCode).toBe(200)
+    const tokens = [
+      await signed({ secret: 'another-secret-key-that-is-long-enough-xyz' }, user.id),
+      await signed({ expiresAt: Math.floor(Date.now() / 1000) - 10 }, user.id),
+      await signed({ audience: 'someone-else' }, user.id),
+      new UnsecuredJWT({ typ: 'access', sid: 's', jti: 'j' }).setSubject(String(user.id)).setIssuer(TOKEN_ISSUER).setAudience(TOKEN_AUDIENCE).setIssuedAt().setExpirationTime('10m').encode(),
+    ]
+    const requests = [
+      { method: 'GET', url: `${V2}/users/me` },
+      { method: 'PATCH', url: `${V2}/users/${user.id}`, payload: { name: 'Forged Name' } },
+      { method: 'DELETE', url: `${V2}/users/${user.id}` },
+      { method: 'POST', url: `${V2}/posts/`, payload: { title: 'forged', text: 'forged' } },
+      { method: 'POST', url: `${V2}/logout` },
+    ] as const
+    for (const token of tokens) {
+      for (const request of requests) {
+        const response = await t.app.inject({ ...request, headers: { authorization: `Bearer ${token}` } })
+        expectError(response, 401, 'Not authenticated')
+      }
+    }
+    expect((await t.app.inject({ url: `${V2}/users/${user.id}` })).json()).toMatchObject({ name: user.name })
   })
 })

@@ -1,0 +1,72 @@
+// Everything the service stands on besides HTTP: the database, Redis when configured, and the
+// services built over them. Opened once per process.
+import type { Redis } from 'ioredis'
+import { ConfigError } from './config.js'
+import type { AdminAccount, Config } from './config.js'
+import { createDatabase } from './db/database.js'
+import type { DatabaseHandle } from './db/database.js'
+import { migrateToLatest } from './db/migrate.js'
+import type { Logger } from './logger.js'
+import { adminAccountProblem } from './modules/users/admin-account.js'
+import { createServices } from './services.js'
+import type { Services } from './services.js'
+
+export interface Backends {
+  database: DatabaseHandle
+  redis: Redis | undefined
+  services: Services
+  close(): Promise<void>
+}
+
+export interface OpenOptions {
+  /**
+   * Migrate the database and make sure the configured administrator exists. In cluster mode
+   * the primary does this once, before any worker starts; workers skip it.
+   */
+  prepare: boolean
+}
+
+async function connectRedis(url: string): Promise<Redis> {
+  // Loaded only when configured: the client costs memory that SQLite-only servers do not need.
+  const { Redis } = await import('ioredis')
+  // Fail fast rather than queue commands while Redis is away; callers turn failures into 503s.
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+  redis.on('error', () => {}) // reconnection is automatic; each failed command reports itself
+  await redis.connect()
+  return redis
+}
+
+async function ensureAdmin(logger: Logger, services: Services, admin: AdminAccount): Promise<void> {
+  const problem = adminAccountProblem(admin)
+  if (problem) throw new ConfigError(`invalid administrator account: ${problem}`)
+  const { user, created } = await services.users.ensureSuperuser(admin)
+  logger.info({ userId: user.id, username: user.username }, created ? 'created superuser' : 'superuser present')
+}
+
+export async function openBackends(config: Config, secretKey: string, logger: Logger, options: OpenOptions): Promise<Backends> {
+  const database = await createDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onPoolError: (error) => logger.warn({ err: error }, 'database connection failed'),
+  })
+  let redis: Redis | undefined
+  try {
+    if (options.prepare) await migrateToLatest(database.db)
+    redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined
+    const services = createServices({ config, secretKey, database, redis })
+    if (options.prepare && config.admin) await ensureAdmin(logger, services, config.admin)
+    return {
+      database,
+      redis,
+      services,
+      async close() {
+        redis?.disconnect()
+        await database.close()
+      },
+    }
+  } catch (error) {
+    redis?.disconnect()
+    await database.close()
+    throw error
+  }
+}

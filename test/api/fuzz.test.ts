@@ -1,0 +1,109 @@
+// Property-based abuse: random and malformed methods, paths, ids, query strings, bodies,
+// content types and tokens against every documented endpoint of both versions. Whatever
+// arrives, the answer is never a 5xx, every error carries a `detail` string, and no answer
+// ever holds a password or a password hash.
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp } from '../helpers/app.js'
+import type { TestApp } from '../helpers/app.js'
+import { V1, login, seedUser } from '../helpers/users.js'
+
+const SECRET_PASSWORD = 'fuzz-secret-password-42'
+const RUNS = Number(process.env.FUZZ_RUNS ?? 400)
+
+let t: TestApp
+let routes: { method: string; path: string }[]
+let tokens: string[]
+
+beforeAll(async () => {
+  t = await createTestApp({ LOGIN_RATE_LIMIT: '1000000' })
+  const user = await seedUser(t.app, { password: SECRET_PASSWORD })
+  const admin = await seedUser(t.app, { password: SECRET_PASSWORD }, { superuser: true })
+  tokens = [(await login(t.app, user.username, SECRET_PASSWORD)).accessToken, (await login(t.app, admin.username, SECRET_PASSWORD)).accessToken]
+  routes = []
+  for (const prefix of ['/services/v1', '/api/v2']) {
+    const document = (await t.app.inject({ url: `${prefix}/openapi.json` })).json() as { paths: Record<string, Record<string, unknown>> }
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const method of Object.keys(operations)) routes.push({ method: method.toUpperCase(), path })
+    }
+  }
+})
+afterAll(() => t.close())
+
+const printable = fc.string({ unit: fc.constantFrom(...' !"#$%&\'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~') })
+const pathValue = fc.oneof(
+  fc.integer().map(String),
+  fc.constantFrom('0', '-1', '1e3', '0x10', '2147483648', '99999999999999999999', ' 1', '1.5', 'me', 'null', '..', '%00', '%2F', 'ïd'),
+  printable.map((value) => encodeURIComponent(value)),
+)
+const queryString = fc
+  .array(fc.tuple(fc.oneof(fc.constantFrom('page', 'items_per_page', 'limit', 'search', 'name', 'age', 'is_active', 'author_id'), printable), fc.oneof(printable, fc.integer().map(String), fc.constant(''))), { maxLength: 5 })
+  .map((pairs) => new URLSearchParams(pairs).toString())
+const body = fc.oneof(
+  fc.constant(undefined),
+  fc.jsonValue().map((value) => JSON.stringify(value)),
+  fc.dictionary(fc.oneof(fc.constantFrom('name', 'username', 'email', 'password', 'title', 'text', 'is_superuser', 'accept_terms', 'refresh_token', '__proto__', 'constructor'), printable), fc.jsonValue()).map((value) => JSON.stringify(value)),
+  printable,
+  fc.constant('{"name":'),
+  fc.constant('x'.repeat(2 * 1024 * 1024)),
+)
+const contentType = fc.constantFrom(
+  undefined,
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=fuzz',
+  'multipart/form-data',
+  'text/plain',
+  'application/xml',
+  'image/png',
+)
+const authorization = fc.oneof(
+  fc.constant(undefined),
+  fc.constantFrom('Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', 'Bearer a.b.c', 'bearer eyJhbGciOiJub25lIn0.e30.'),
+  printable.map((value) => `Bearer ${value}`),
+  fc.nat(1).map((index) => `Bearer ${tokens[index]}`),
+)
+const request = fc.record({
+  route: fc.nat(),
+  method: fc.option(fc.constantFrom('GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS', 'HEAD'), { nil: undefined }),
+  ids: fc.array(pathValue, { minLength: 2, maxLength: 2 }),
+  query: queryString,
+  body,
+  contentType,
+  authorization,
+})
+
+describe('fuzzing every endpoint', () => {
+  it('never answers 5xx, always explains errors, never leaks a password', async () => {
+    await fc.assert(
+      fc.asyncProperty(request, async (input) => {
+        const route = routes[input.route % routes.length] as { method: string; path: string }
+        let index = 0
+        const path = route.path.replace(/\{[^}]+\}/g, () => input.ids[index++ % 2] ?? '1')
+        const headers: Record<string, string> = {}
+        if (input.contentType) headers['content-type'] = input.contentType
+        if (input.authorization) headers.authorization = input.authorization
+        const response = await t.app.inject({
+          method: (input.method ?? route.method) as 'GET',
+          url: `${path}${input.query ? `?${input.query}` : ''}`,
+          headers,
+          ...(input.body === undefined ? {} : { payload: input.body }),
+        })
+        expect(response.statusCode, `${route.method} ${path}: ${response.body.slice(0, 300)}`).toBeLessThan(500)
+        expect(response.body).not.toContain(SECRET_PASSWORD)
+        expect(response.body).not.toContain('$argon2')
+        // (HEAD answers carry the headers of the GET, with no body to read.)
+        if (response.statusCode >= 400 && response.body !== '' && response.headers['content-type']?.toString().startsWith('application/json')) {
+          expect(typeof (response.json() as { detail?: unknown }).detail).toBe('string')
+        }
+      }),
+      { numRuns: RUNS },
+    )
+  })
+
+  it('still serves normally afterwards', async () => {
+    expect((await t.app.inject({ url: `${V1}/users/` })).statusCode).toBe(200)
+    expect((await t.app.inject({ url: '/ready' })).statusCode).toBe(200)
+  })
+})

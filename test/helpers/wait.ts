@@ -1,0 +1,9 @@
+/** Retries until the request answers 200, for about five seconds; returns the last status. */
+export async function until200(request: () => Promise<{ statusCode: number }>): Promise<number> {
+  let status = 0
+  for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
+    status = (await request()).statusCode
+    if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return status
+}
