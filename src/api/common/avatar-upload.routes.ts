@@ -16,6 +16,23 @@ import { missingField } from './validation-error.js'
 // Room for multipart headers and boundaries around the file itself.
 const MULTIPART_OVERHEAD_BYTES = 64 * 1024
 
+export const MALFORMED_MULTIPART = 'Malformed multipart body'
+
+/**
+ * The multipart parser reports limits with FST_ codes (mapped by the error handler) and broken
+ * bodies (no boundary, truncated parts, bad part headers) with plain errors: those are the
+ * client's fault, so they answer 400 rather than 500.
+ */
+async function readingMultipart<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read()
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    if (typeof code === 'string' && code.startsWith('FST_')) throw error
+    throw new DomainError('invalid', MALFORMED_MULTIPART)
+  }
+}
+
 export interface AvatarRouteOptions {
   summary: string
   response: TSchema
@@ -47,9 +64,9 @@ const avatarUploadRoutes: FastifyPluginAsyncTypebox<AvatarRouteOptions> = async 
       },
     },
     async (request) => {
-      const part = await request.file({ limits: { fileSize: uploadMaxBytes, files: 1, fields: 10, parts: 20 } })
+      const part = await readingMultipart(() => request.file({ limits: { fileSize: uploadMaxBytes, files: 1, fields: 10, parts: 20 } }))
       if (!part || part.fieldname !== 'file') throw missingField('body', 'file')
-      const upload = { contentType: part.mimetype, read: () => part.toBuffer() }
+      const upload = { contentType: part.mimetype, read: () => readingMultipart(() => part.toBuffer()) }
       return toResponse(await app.services.users.setAvatar(callerOf(request).user, request.params.user_id, upload))
     },
   )

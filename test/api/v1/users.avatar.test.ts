@@ -99,6 +99,24 @@ for (const storage of ['disk', 'database'] as const) {
       expectError(json, 415)
     })
 
+    it('refuses a broken multipart body with 400, keeping the old avatar', async () => {
+      const { user, headers } = await seedAndLogin(t.app)
+      const before = (await upload(user.id, [file()], headers)).json().profile_image_url
+      const whole = multipart([file()])
+      const boundary = whole.headers['content-type'].split('boundary=')[1]
+      const send = (payload: string | Buffer) =>
+        t.app.inject({ method: 'POST', url: `${V1}/users/${user.id}/avatar`, payload, headers: { ...whole.headers, ...headers } })
+      const broken = [
+        'not multipart at all', // no boundary anywhere
+        `--${boundary}\r\n`, // ends after the first boundary
+        whole.payload.subarray(0, whole.payload.length - 20), // file part cut off before its end
+      ]
+      for (const payload of broken) expectError(await send(payload), 400, 'Malformed multipart body')
+      // A part without a Content-Disposition header is no "file" part.
+      expectValidationError(await send(`--${boundary}\r\nthis is not a header\r\n\r\nx\r\n--${boundary}--\r\n`), ['body', 'file'])
+      expect((await t.app.inject({ url: `${V1}/users/${user.id}` })).json().profile_image_url).toBe(before)
+    })
+
     it('is for that user or a superuser', async () => {
       const owner = await seedUser(t.app)
       expectError(await upload(owner.id, [file()]), 401, 'Not authenticated')
