@@ -1,20 +1,11 @@
 // Version 2 posts: the list is the paginated envelope; the rest is shared with v1.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import { PostListQuery, PostRead } from '../../modules/posts/posts.schemas.js'
+import { PageSchema } from '../../shared/pagination.js'
 import postItemRoutes, { postTags as tags } from '../common/post-items.routes.js'
 import { errorResponses } from '../common/responses.js'
 
-const PostPage = Type.Object(
-  {
-    data: Type.Array(PostRead),
-    total_count: Type.Integer(),
-    has_more: Type.Boolean(),
-    page: Type.Integer(),
-    items_per_page: Type.Integer(),
-  },
-  { title: 'PostPage' },
-)
+const PostPage = PageSchema(PostRead, 'PostPage')
 
 const postsRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
   app.get(

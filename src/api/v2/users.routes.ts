@@ -1,8 +1,8 @@
 // Version 2 user endpoints: the same services and rules as v1, v2 shapes (see mappers.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import { UserIdParams } from '../../modules/users/users.schemas.js'
 import { callerOf } from '../../plugins/authentication.js'
+import { PageSchema } from '../../shared/pagination.js'
 import avatarUploadRoutes from '../common/avatar-upload.routes.js'
 import { bearer } from '../common/openapi.js'
 import { errorResponses } from '../common/responses.js'
@@ -20,16 +20,7 @@ import {
 
 const tags = ['users']
 
-const UserPageV2 = Type.Object(
-  {
-    data: Type.Array(UserReadV2),
-    total_count: Type.Integer(),
-    has_more: Type.Boolean(),
-    page: Type.Integer(),
-    items_per_page: Type.Integer(),
-  },
-  { title: 'UserPageV2' },
-)
+const UserPageV2 = PageSchema(UserReadV2, 'UserPageV2')
 
 const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
   const { users } = app.services

@@ -5,6 +5,7 @@ import type { Executor } from '../../db/schema.js'
 import { isPostgres } from '../../db/dialect.js'
 import { preparedQuery } from '../../db/prepared.js'
 import { liveRowCount } from '../../db/row-counts.js'
+import { softDeleteRow } from '../../db/soft-delete.js'
 import { nowIso, toIsoString } from '../../shared/time.js'
 import { likeContains } from '../../shared/like.js'
 
@@ -174,15 +175,8 @@ export async function updatePost(db: Executor, id: number, changes: PostChanges)
   return row && toPostRecord(row)
 }
 
-export async function softDeletePost(db: Executor, id: number): Promise<boolean> {
-  const now = nowIso()
-  const result = await db
-    .updateTable('posts')
-    .set({ is_deleted: 1, deleted_at: now, updated_at: now })
-    .where('id', '=', id)
-    .where('is_deleted', '=', 0)
-    .executeTakeFirst()
-  return result.numUpdatedRows > 0n
+export function softDeletePost(db: Executor, id: number): Promise<boolean> {
+  return softDeleteRow(db, 'posts', id)
 }
 
 /** Removes the row whether soft-deleted or not. */

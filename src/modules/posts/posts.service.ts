@@ -2,7 +2,7 @@
 // superuser edits and deletes, only a superuser removes permanently. No HTTP here.
 import type { Executor } from '../../db/schema.js'
 import { DomainError, forbidden, notAuthenticated } from '../../shared/errors.js'
-import { offsetOf, toPage } from '../../shared/pagination.js'
+import { fetchPage, offsetOf } from '../../shared/pagination.js'
 import type { Page } from '../../shared/pagination.js'
 import type { Actor } from '../users/users.service.js'
 import * as posts from './posts.repository.js'
@@ -41,9 +41,14 @@ export class PostService {
     return posts.listPosts(this.db, filterOf(query), offsetOf(query.page, query.limit), query.limit)
   }
 
-  async page(query: PostListQuery): Promise<Page<PostRecord>> {
-    const [data, total] = await Promise.all([this.list(query), posts.countPosts(this.db, filterOf(query))])
-    return toPage(data, total, query.page, query.limit)
+  page(query: PostListQuery): Promise<Page<PostRecord>> {
+    const filter = filterOf(query)
+    return fetchPage(
+      query.page,
+      query.limit,
+      (offset, limit) => posts.listPosts(this.db, filter, offset, limit),
+      () => posts.countPosts(this.db, filter),
+    )
   }
 
   /** The author is always the caller; a client cannot write as someone else. */

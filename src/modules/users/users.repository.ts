@@ -6,6 +6,7 @@ import { isPostgres } from '../../db/dialect.js'
 import { preparedQuery } from '../../db/prepared.js'
 import type { PreparedQuery } from '../../db/prepared.js'
 import { liveRowCount } from '../../db/row-counts.js'
+import { softDeleteRow } from '../../db/soft-delete.js'
 import { likeContains } from '../../shared/like.js'
 import { flag, nowIso, toIsoString } from '../../shared/time.js'
 
@@ -214,15 +215,8 @@ export async function setSuperuser(db: Executor, id: number): Promise<void> {
   await db.updateTable('users').set({ is_superuser: 1, updated_at: nowIso() }).where('id', '=', id).execute()
 }
 
-export async function softDeleteUser(db: Executor, id: number): Promise<boolean> {
-  const now = nowIso()
-  const result = await db
-    .updateTable('users')
-    .set({ is_deleted: 1, deleted_at: now, updated_at: now })
-    .where('id', '=', id)
-    .where('is_deleted', '=', 0)
-    .executeTakeFirst()
-  return result.numUpdatedRows > 0n
+export function softDeleteUser(db: Executor, id: number): Promise<boolean> {
+  return softDeleteRow(db, 'users', id)
 }
 
 /** Removes the row; foreign keys cascade to the user's tokens (and posts). Returns the avatar URL it had. */

@@ -1,6 +1,7 @@
 // The user resource's shapes in version 1 (SPEC.md section 2, DESIGN.md Validation).
 import { Type } from 'typebox'
 import type { Static } from 'typebox'
+import { PageSchema } from '../../shared/pagination.js'
 
 /** Positive and within PostgreSQL's integer range, so an id never reaches the database out of range. */
 export const RecordId = Type.Integer({ minimum: 1, maximum: 2_147_483_647 })
@@ -52,16 +53,7 @@ export const PageSize = Type.Integer({ minimum: 1, maximum: 100, default: 10 })
 
 export const UserListQuery = Type.Object({ page: Page, items_per_page: PageSize })
 
-export const UserPage = Type.Object(
-  {
-    data: Type.Array(UserRead),
-    total_count: Type.Integer(),
-    has_more: Type.Boolean(),
-    page: Type.Integer(),
-    items_per_page: Type.Integer(),
-  },
-  { title: 'UserPage' },
-)
+export const UserPage = PageSchema(UserRead, 'UserPage')
 
 export const UserSearchQuery = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 50, description: 'Case-insensitive substring of the name; empty is ignored' })),

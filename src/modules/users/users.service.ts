@@ -3,7 +3,7 @@ import type { AdminAccount } from '../../config.js'
 import type { Executor } from '../../db/schema.js'
 import { uniqueViolation } from '../../db/errors.js'
 import { DomainError, forbidden } from '../../shared/errors.js'
-import { offsetOf, toPage } from '../../shared/pagination.js'
+import { fetchPage } from '../../shared/pagination.js'
 import type { Page } from '../../shared/pagination.js'
 import type { PasswordHasher } from '../auth/passwords.js'
 import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/avatars.service.js'
@@ -69,12 +69,13 @@ export class UserService {
   }
 
   /** `search`, when given, matches the name or username. */
-  async list(page: number, itemsPerPage: number, search?: string): Promise<Page<UserRecord>> {
-    const [data, total] = await Promise.all([
-      users.listUsers(this.db, offsetOf(page, itemsPerPage), itemsPerPage, search),
-      users.countUsers(this.db, search),
-    ])
-    return toPage(data, total, page, itemsPerPage)
+  list(page: number, itemsPerPage: number, search?: string): Promise<Page<UserRecord>> {
+    return fetchPage(
+      page,
+      itemsPerPage,
+      (offset, limit) => users.listUsers(this.db, offset, limit, search),
+      () => users.countUsers(this.db, search),
+    )
   }
 
   /** The first SEARCH_RESULT_LIMIT matches, ordered by id. */
@@ -82,12 +83,13 @@ export class UserService {
     return users.searchUsers(this.db, input, 0, SEARCH_RESULT_LIMIT)
   }
 
-  async searchPage(input: UserSearchInput, page: number, itemsPerPage: number): Promise<Page<UserRecord>> {
-    const [data, total] = await Promise.all([
-      users.searchUsers(this.db, input, offsetOf(page, itemsPerPage), itemsPerPage),
-      users.countSearchUsers(this.db, input),
-    ])
-    return toPage(data, total, page, itemsPerPage)
+  searchPage(input: UserSearchInput, page: number, itemsPerPage: number): Promise<Page<UserRecord>> {
+    return fetchPage(
+      page,
+      itemsPerPage,
+      (offset, limit) => users.searchUsers(this.db, input, offset, limit),
+      () => users.countSearchUsers(this.db, input),
+    )
   }
 
   /** Superusers only. `tier` is an id (v1) or a name (v2); null removes the tier. */
