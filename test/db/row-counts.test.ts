@@ -1,7 +1,7 @@
 // The trigger-maintained totals behind total_count must always equal a real count.
-import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp } from '../helpers/app.js'
+import { countLiveRows } from '../helpers/counts.js'
 import type { TestApp } from '../helpers/app.js'
 import { V1, V2, seedAndLogin, seedUser } from '../helpers/users.js'
 import type { LoggedIn } from '../helpers/users.js'
@@ -14,11 +14,7 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-async function realCounts() {
-  const users = await sql<{ n: number | string }>`select count(*) as n from users where is_deleted = ${0}`.execute(t.app.db)
-  const posts = await sql<{ n: number | string }>`select count(*) as n from posts where is_deleted = ${0}`.execute(t.app.db)
-  return { users: Number(users.rows[0]?.n), posts: Number(posts.rows[0]?.n) }
-}
+const realCounts = () => countLiveRows(t.app.db)
 
 async function reportedCounts() {
   const users = (await t.app.inject({ url: `${V1}/users/` })).json().total_count

@@ -1,11 +1,10 @@
-import { createSecretKey } from 'node:crypto'
-import { SignJWT, UnsecuredJWT } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { PasswordHasher } from '../../../src/modules/auth/passwords.js'
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../../src/modules/auth/tokens.js'
-import { TEST_SECRET_KEY, createTestApp } from '../../helpers/app.js'
+import { createTestApp } from '../../helpers/app.js'
 import type { TestApp } from '../../helpers/app.js'
 import { expectError, expectValidationError } from '../../helpers/expect.js'
+import { signToken, unsignedToken } from '../../helpers/tokens.js'
 import { DEFAULT_PASSWORD, V1, login, seedAndLogin, seedUser } from '../../helpers/users.js'
 
 let t: TestApp
@@ -103,21 +102,9 @@ describe('POST /login', () => {
 })
 
 describe('bearer tokens', () => {
-  const key = createSecretKey(Buffer.from(TEST_SECRET_KEY))
-  const sign = (claims: Record<string, unknown>, options: { secret?: string; expiresAt?: number; audience?: string; issuer?: string } = {}) =>
-    new SignJWT({ typ: 'access', sid: 'session', ...claims })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(String(claims.sub ?? '1'))
-      .setJti('forged-jti')
-      .setIssuedAt()
-      .setExpirationTime(options.expiresAt ?? Math.floor(Date.now() / 1000) + 600)
-      .setIssuer(options.issuer ?? TOKEN_ISSUER)
-      .setAudience(options.audience ?? TOKEN_AUDIENCE)
-      .sign(options.secret ? createSecretKey(Buffer.from(options.secret)) : key)
-
   it('accepts a well-formed token signed with our key (control)', async () => {
     const user = await seedUser(t.app)
-    expect((await me(`Bearer ${await sign({ sub: user.id })}`)).statusCode).toBe(200)
+    expect((await me(`Bearer ${await signToken({ sub: user.id })}`)).statusCode).toBe(200)
   })
 
   it.each([
@@ -137,14 +124,14 @@ describe('bearer tokens', () => {
   it('refuses forged, expired, wrong-audience, wrong-issuer and unsigned tokens', async () => {
     const user = await seedUser(t.app)
     const tokens = [
-      await sign({ sub: user.id }, { secret: 'another-secret-key-that-is-long-enough-xyz' }),
-      await sign({ sub: user.id }, { expiresAt: Math.floor(Date.now() / 1000) - 10 }),
-      await sign({ sub: user.id }, { audience: 'someone-else' }),
-      await sign({ sub: user.id }, { issuer: 'someone-else' }),
-      new UnsecuredJWT({ typ: 'access', sid: 's', jti: 'j' }).setSubject(String(user.id)).setIssuer(TOKEN_ISSUER).setAudience(TOKEN_AUDIENCE).setIssuedAt().setExpirationTime('10m').encode(),
-      await sign({ sub: user.id, typ: 'refresh' }),
-      await sign({ sub: 'abc' }),
-      await sign({ sub: 999999 }),
+      await signToken({ sub: user.id }, { secret: 'another-secret-key-that-is-long-enough-xyz' }),
+      await signToken({ sub: user.id }, { expiresAt: Math.floor(Date.now() / 1000) - 10 }),
+      await signToken({ sub: user.id }, { audience: 'someone-else' }),
+      await signToken({ sub: user.id }, { issuer: 'someone-else' }),
+      unsignedToken(user.id),
+      await signToken({ sub: user.id, typ: 'refresh' }),
+      await signToken({ sub: 'abc' }),
+      await signToken({ sub: 999999 }),
     ]
     for (const token of tokens) expectError(await me(`Bearer ${token}`), 401, 'Not authenticated')
   })

@@ -1,11 +1,9 @@
-import { createSecretKey } from 'node:crypto'
-import { SignJWT, UnsecuredJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../../src/modules/auth/tokens.js'
-import { TEST_SECRET_KEY, createTestApp } from '../../helpers/app.js'
+import { createTestApp } from '../../helpers/app.js'
 import type { TestApp } from '../../helpers/app.js'
 import { expectError, expectValidationError } from '../../helpers/expect.js'
 import { PNG_1X1, multipart } from '../../helpers/multipart.js'
+import { signToken, unsignedToken } from '../../helpers/tokens.js'
 import { V1, V2, login, seedAndLogin, seedUser, userFields } from '../../helpers/users.js'
 import type { LoggedIn } from '../../helpers/users.js'
 
@@ -219,26 +217,14 @@ describe('v2 login, refresh and logout', () => {
 })
 
 describe('v2 bearer tokens', () => {
-  const key = createSecretKey(Buffer.from(TEST_SECRET_KEY))
-  const signed = (options: { secret?: string; expiresAt?: number; audience?: string }, userId: number) =>
-    new SignJWT({ typ: 'access', sid: 'session' })
-      .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(String(userId))
-      .setJti('forged-jti')
-      .setIssuedAt()
-      .setExpirationTime(options.expiresAt ?? Math.floor(Date.now() / 1000) + 600)
-      .setIssuer(TOKEN_ISSUER)
-      .setAudience(options.audience ?? TOKEN_AUDIENCE)
-      .sign(options.secret ? createSecretKey(Buffer.from(options.secret)) : key)
-
   it('refuses forged, expired, wrong-audience and alg "none" tokens on every protected v2 route', async () => {
     const user = await seedUser(t.app)
-    expect((await t.app.inject({ url: `${V2}/users/me`, headers: { authorization: `Bearer ${await signed({}, user.id)}` } })).statusCode).toBe(200)
+    expect((await t.app.inject({ url: `${V2}/users/me`, headers: { authorization: `Bearer ${await signToken({ sub: user.id })}` } })).statusCode).toBe(200)
     const tokens = [
-      await signed({ secret: 'another-secret-key-that-is-long-enough-xyz' }, user.id),
-      await signed({ expiresAt: Math.floor(Date.now() / 1000) - 10 }, user.id),
-      await signed({ audience: 'someone-else' }, user.id),
-      new UnsecuredJWT({ typ: 'access', sid: 's', jti: 'j' }).setSubject(String(user.id)).setIssuer(TOKEN_ISSUER).setAudience(TOKEN_AUDIENCE).setIssuedAt().setExpirationTime('10m').encode(),
+      await signToken({ sub: user.id }, { secret: 'another-secret-key-that-is-long-enough-xyz' }),
+      await signToken({ sub: user.id }, { expiresAt: Math.floor(Date.now() / 1000) - 10 }),
+      await signToken({ sub: user.id }, { audience: 'someone-else' }),
+      unsignedToken(user.id),
     ]
     const requests = [
       { method: 'GET', url: `${V2}/users/me` },

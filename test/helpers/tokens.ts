@@ -1,0 +1,38 @@
+// Access tokens made by hand, to present forged, expired, misaddressed and unsigned ones.
+import { createSecretKey } from 'node:crypto'
+import { SignJWT, UnsecuredJWT } from 'jose'
+import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/modules/auth/tokens.js'
+import { TEST_SECRET_KEY } from './app.js'
+
+export interface TokenOptions {
+  /** Another signing key than the test app's. */
+  secret?: string
+  /** Expiry in seconds since the epoch; ten minutes from now by default. */
+  expiresAt?: number
+  audience?: string
+  issuer?: string
+}
+
+/** An HS256 access token with our claims (overridable by `claims`, `sub` included). */
+export function signToken(claims: Record<string, unknown>, options: TokenOptions = {}): Promise<string> {
+  return new SignJWT({ typ: 'access', sid: 'session', ...claims })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(String(claims.sub ?? '1'))
+    .setJti('forged-jti')
+    .setIssuedAt()
+    .setExpirationTime(options.expiresAt ?? Math.floor(Date.now() / 1000) + 600)
+    .setIssuer(options.issuer ?? TOKEN_ISSUER)
+    .setAudience(options.audience ?? TOKEN_AUDIENCE)
+    .sign(createSecretKey(Buffer.from(options.secret ?? TEST_SECRET_KEY)))
+}
+
+/** An otherwise valid access token with `alg: none` and no signature. */
+export function unsignedToken(userId: number): string {
+  return new UnsecuredJWT({ typ: 'access', sid: 's', jti: 'j' })
+    .setSubject(String(userId))
+    .setIssuer(TOKEN_ISSUER)
+    .setAudience(TOKEN_AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime('10m')
+    .encode()
+}
