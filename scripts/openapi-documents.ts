@@ -6,7 +6,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
-import { VERSIONS } from '../src/api/versions.js'
+import { VERSIONS } from '../src/versions.js'
 
 const SNAPSHOT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'openapi')
 

@@ -1,16 +1,16 @@
-// Builds the whole service as one Fastify instance: database (migrated), shared state, plugins
-// and every API version. server.ts listens; tests call buildApp and use app.inject.
+// The composition root: builds the whole service as one Fastify instance from its backends
+// (database, Redis, services), plugins and every API version. server.ts listens; tests call
+// buildApp and use app.inject.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify from 'fastify'
 import type { FastifyInstance } from 'fastify'
 import healthRoutes from './api/health.routes.js'
+import { registerApiVersions } from './api/index.js'
 import mediaRoutes from './api/media.routes.js'
-import v1 from './api/v1/index.js'
-import v2 from './api/v2/index.js'
 import versionsRoutes from './api/versions.routes.js'
-import { VERSIONS } from './api/versions.js'
-import type { Config } from './config.js'
 import { openBackends } from './backends.js'
+import type { Backends } from './backends.js'
+import type { Config } from './config.js'
 import { createLogger } from './logger.js'
 import type { Logger } from './logger.js'
 import authentication from './plugins/authentication.js'
@@ -18,8 +18,8 @@ import errorHandler from './plugins/error-handler.js'
 import accessLog from './plugins/access-log.js'
 import rateLimit from './plugins/rate-limit.js'
 import responseHeaders from './plugins/response-headers.js'
-import servicesPlugin from './plugins/services.js'
-import { createValidatorCompiler } from './plugins/validation.js'
+import appContext from './plugins/app-context.js'
+import { createValidatorCompiler } from './shared/validation/schema-validator.js'
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024
 const PRUNE_INTERVAL_MS = 10 * 60 * 1000
@@ -31,6 +31,8 @@ export interface AppOptions {
   logger?: Logger
   /** Migrate and make sure the administrator exists (default); cluster workers leave it to the primary. */
   prepare?: boolean
+  /** Backends opened by the caller (tests keep the database handle); the app closes them. */
+  backends?: Backends
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -48,7 +50,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // The API speaks JSON (and forms/multipart where declared); plain text gets a 415.
   app.removeContentTypeParser('text/plain')
 
-  const backends = await openBackends(config, secretKey, logger, { prepare: options.prepare ?? true })
+  const backends = options.backends ?? (await openBackends(config, secretKey, logger, { prepare: options.prepare ?? true }))
   const { database, redis, services } = backends
 
   const pruneTimer = setInterval(() => {
@@ -59,7 +61,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await backends.close()
   })
 
-  await app.register(servicesPlugin, { config, logger, db: database.db, services })
+  await app.register(appContext, { config, logger, services })
   await app.register(accessLog)
   await app.register(errorHandler)
   await app.register(responseHeaders)
@@ -69,7 +71,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes)
   await app.register(mediaRoutes)
   await app.register(versionsRoutes)
-  await app.register(v1, { prefix: VERSIONS.v1.prefix })
-  await app.register(v2, { prefix: VERSIONS.v2.prefix })
+  await registerApiVersions(app)
   return app
 }

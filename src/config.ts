@@ -3,9 +3,8 @@
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import path from 'node:path'
-
-export const API_VERSIONS = ['v1', 'v2'] as const
-export type ApiVersion = (typeof API_VERSIONS)[number]
+import { API_VERSIONS, CURRENT_VERSION, isApiVersion } from './versions.js'
+import type { ApiVersion } from './versions.js'
 
 export type NodeEnv = 'development' | 'production' | 'test'
 export type UserSignup = 'open' | 'authenticated'
@@ -103,16 +102,12 @@ function workerCount(env: Env, name: string): number {
   return integer(env, name, 1, 1, 64)
 }
 
-function isVersion(value: string): value is ApiVersion {
-  return (API_VERSIONS as readonly string[]).includes(value)
-}
-
 function versionList(env: Env, name: string): ApiVersion[] {
   const raw = read(env, name)
   if (raw === undefined) return []
   const versions = raw.split(',').map((part) => part.trim()).filter(Boolean)
   for (const version of versions) {
-    if (!isVersion(version)) {
+    if (!isApiVersion(version)) {
       throw new ConfigError(`${name} must list versions out of ${API_VERSIONS.join(', ')}, got "${version}"`)
     }
   }
@@ -125,7 +120,7 @@ function sunsetDates(env: Env, name: string): Partial<Record<ApiVersion, string>
   if (raw === undefined) return dates
   for (const entry of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
     const [version, date, ...rest] = entry.split('=').map((part) => part.trim())
-    if (version === undefined || date === undefined || rest.length > 0 || !isVersion(version)) {
+    if (version === undefined || date === undefined || rest.length > 0 || !isApiVersion(version)) {
       throw new ConfigError(`${name} must look like v1=2027-06-30, got "${entry}"`)
     }
     const parsed = new Date(`${date}T00:00:00Z`)
@@ -163,8 +158,8 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('SECRET_KEY is required when NODE_ENV=production')
   }
   const deprecatedVersions = versionList(env, 'DEPRECATED_VERSIONS')
-  if (deprecatedVersions.includes('v2')) {
-    throw new ConfigError('DEPRECATED_VERSIONS cannot include v2: it is the current version')
+  if (deprecatedVersions.includes(CURRENT_VERSION)) {
+    throw new ConfigError(`DEPRECATED_VERSIONS cannot include ${CURRENT_VERSION}: it is the current version`)
   }
   const sunsets = sunsetDates(env, 'SUNSET_DATES')
   for (const version of Object.keys(sunsets)) {

@@ -47,14 +47,16 @@ export function createServices({ config, secretKey, database, redis }: ServiceDe
       ? new DatabaseAvatarStorage(db)
       : new DiskAvatarStorage(path.join(config.dataDir, 'avatars'))
   const avatars = new AvatarService(storage)
-  const auth = new AuthService(db, passwords, tokens, revocations)
   const tiers = new TierService(db)
+  const posts = new PostService(db)
+  const users = new UserService(db, passwords, avatars, tiers, posts)
+  const auth = new AuthService(db, users, passwords, tokens, revocations)
   return {
-    users: new UserService(db, passwords, avatars, tiers),
+    users,
     tiers,
     auth,
     avatars,
-    posts: new PostService(db),
+    posts,
     async pruneExpiredState() {
       await auth.pruneExpiredState()
       await deleteExpiredRateLimits(db)

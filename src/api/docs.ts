@@ -6,9 +6,9 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import type { ApiVersion } from '../config.js'
-import { SECURITY_SCHEME } from './common/openapi.js'
-import { VERSIONS } from './versions.js'
+import type { ApiVersion } from '../versions.js'
+import { SECURITY_SCHEME } from './common/security-scheme.js'
+import { VERSIONS } from '../versions.js'
 
 export interface DocsOptions {
   version: ApiVersion

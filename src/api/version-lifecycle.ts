@@ -3,9 +3,10 @@
 // Sunset (RFC 8594) and a Link to its successor's docs; past its sunset date it answers 410.
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import type { ApiVersion } from '../config.js'
+import type { ApiVersion } from '../versions.js'
+import { notFoundHandler } from '../plugins/error-handler.js'
 import { DomainError } from '../shared/errors.js'
-import { CURRENT_VERSION, VERSIONS } from './versions.js'
+import { CURRENT_VERSION, VERSIONS } from '../versions.js'
 
 export interface LifecycleOptions {
   version: ApiVersion
@@ -16,7 +17,7 @@ export interface LifecycleOptions {
 
 const lifecycle: FastifyPluginAsync<LifecycleOptions> = async (app, { version, deprecated, sunsetDate }) => {
   // Every response of the version, unknown routes included, goes through this context.
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }))
+  app.setNotFoundHandler(notFoundHandler)
   if (!deprecated) return
 
   const successor = VERSIONS[version].successor ?? CURRENT_VERSION

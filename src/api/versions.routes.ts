@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { API_VERSIONS } from '../config.js'
-import { CURRENT_VERSION } from './versions.js'
+import { API_VERSIONS, CURRENT_VERSION } from '../versions.js'
 
 const VersionListing = Type.Object({
   available_versions: Type.Array(Type.String()),

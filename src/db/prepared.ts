@@ -12,6 +12,8 @@ class ArgumentMarker {
 
 export interface PreparedQuery<Args extends unknown[], Row> {
   (db: Executor, ...args: Args): Promise<Row[]>
+  /** The plain query it was compiled from, to run the ordinary way (its twin in tests). */
+  build: (db: Executor, ...args: Args) => Compilable<Row>
 }
 
 /**
@@ -23,7 +25,7 @@ export function preparedQuery<Args extends unknown[], Row>(
   build: (db: Executor, ...args: Args) => Compilable<Row>,
 ): PreparedQuery<Args, Row> {
   const compiledByAdapter = new WeakMap<object, { query: CompiledQuery<Row>; slots: (number | undefined)[] }>()
-  return async (db, ...args) => {
+  const run = async (db: Executor, ...args: Args): Promise<Row[]> => {
     const adapter = db.getExecutor().adapter
     let prepared = compiledByAdapter.get(adapter)
     if (prepared === undefined) {
@@ -43,4 +45,5 @@ export function preparedQuery<Args extends unknown[], Row>(
     const result = await db.executeQuery<Row>({ ...query, parameters })
     return result.rows
   }
+  return Object.assign(run, { build })
 }

@@ -5,7 +5,8 @@ import type { Executor } from './schema.js'
 
 export type CountedTable = 'users' | 'posts'
 
-const totalOf = preparedQuery(1, (db, table: CountedTable) =>
+/** Prepared: read on every unfiltered list. */
+export const preparedLiveRowTotal = preparedQuery(1, (db, table: CountedTable) =>
   db
     .selectFrom('row_counts')
     .select(sql<number | string | null>`sum(count)`.as('count'))
@@ -13,6 +14,6 @@ const totalOf = preparedQuery(1, (db, table: CountedTable) =>
 )
 
 export async function liveRowCount(db: Executor, table: CountedTable): Promise<number> {
-  const [row] = await totalOf(db, table)
+  const [row] = await preparedLiveRowTotal(db, table)
   return Number(row?.count ?? 0)
 }

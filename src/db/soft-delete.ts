@@ -1,6 +1,6 @@
 // Soft deletion, the same for every table that has it: the row stays, marked deleted, and
 // every read leaves it out.
-import { nowIso } from '../shared/time.js'
+import { nowIso } from '../shared/timestamps.js'
 import type { Executor } from './schema.js'
 
 export type SoftDeletableTable = 'users' | 'posts'

@@ -13,5 +13,5 @@ export default fp(
       done()
     })
   },
-  { name: 'access-log', dependencies: ['services'] },
+  { name: 'access-log', dependencies: ['app-context'] },
 )

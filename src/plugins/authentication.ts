@@ -1,13 +1,17 @@
-// Resolves the caller of a request from its bearer token, for routes that ask for it with
-// `onRequest: app.authenticate`. The same mechanism serves every API version.
+// Resolves the caller of a request from its bearer token. Routes that need a caller use
+// protectedRoute() (src/api/common/protected-route.ts), which runs app.authenticate; the
+// sign-up route runs app.identify, which leaves anonymous callers anonymous.
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Caller } from '../modules/auth/auth.service.js'
-import { notAuthenticated } from '../shared/errors.js'
+import { DomainError, notAuthenticated } from '../shared/errors.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /** Requires a valid bearer token; sets request.caller or fails with 401. */
     authenticate: (request: FastifyRequest) => Promise<void>
+    /** Sets request.caller when a valid bearer token comes with the request; otherwise leaves it null. */
+    identify: (request: FastifyRequest) => Promise<void>
   }
   interface FastifyRequest {
     caller: Caller | null
@@ -34,12 +38,22 @@ export function callerOf(request: FastifyRequest): Caller {
 
 export default fp(
   async (app) => {
+    const { auth } = app.services
     app.decorateRequest('caller', null)
     app.decorate('authenticate', async (request: FastifyRequest) => {
       const token = bearerToken(request.headers.authorization)
       if (!token) throw notAuthenticated()
-      request.caller = await app.services.auth.authenticate(token)
+      request.caller = await auth.authenticate(token)
+    })
+    app.decorate('identify', async (request: FastifyRequest) => {
+      const token = bearerToken(request.headers.authorization)
+      if (!token) return
+      try {
+        request.caller = await auth.authenticate(token)
+      } catch (error) {
+        if (!(error instanceof DomainError && error.kind === 'unauthenticated')) throw error
+      }
     })
   },
-  { name: 'authentication', dependencies: ['services'] },
+  { name: 'authentication', dependencies: ['app-context'] },
 )

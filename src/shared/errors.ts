@@ -24,9 +24,21 @@ export class DomainError extends Error {
   }
 }
 
+// Texts clients see (DESIGN.md Errors), named once.
 export const NOT_AUTHENTICATED = 'Not authenticated'
 export const NOT_ENOUGH_PERMISSIONS = 'Not enough permissions'
+export const NOT_FOUND = 'Not Found'
+export const SERVICE_UNAVAILABLE = 'Service unavailable'
+export const REQUEST_BODY_TOO_LARGE = 'Request body too large'
+export const FILE_TOO_LARGE = 'File too large'
+export const FILE_MUST_BE_AN_IMAGE = 'File must be an image'
+export const MALFORMED_MULTIPART = 'Malformed multipart body'
 
 export const notAuthenticated = () => new DomainError('unauthenticated', NOT_AUTHENTICATED)
 export const forbidden = () => new DomainError('forbidden', NOT_ENOUGH_PERMISSIONS)
-export const serviceUnavailable = () => new DomainError('unavailable', 'Service unavailable')
+export const serviceUnavailable = () => new DomainError('unavailable', SERVICE_UNAVAILABLE)
+
+/** Superusers only. */
+export function assertSuperuser(actor: { isSuperuser: boolean }): void {
+  if (!actor.isSuperuser) throw forbidden()
+}

@@ -34,7 +34,7 @@ describe('ADMIN_* bootstrap', () => {
   it('is idempotent across restarts and leaves the password alone', async () => {
     await restart({ ADMIN_PASSWORD: 'a different password' })
     await restart()
-    const rows = await t.app.db.selectFrom('users').select('id').where('username', '=', 'root').execute()
+    const rows = await t.db.selectFrom('users').select('id').where('username', '=', 'root').execute()
     expect(rows).toHaveLength(1)
     await expect(login(t.app, 'root', ADMIN.ADMIN_PASSWORD)).resolves.toBeDefined()
   })
@@ -42,7 +42,7 @@ describe('ADMIN_* bootstrap', () => {
   it('promotes an existing account with that email or username', async () => {
     const { user } = await seedAndLogin(t.app, { username: 'promote_me' })
     await restart({ ADMIN_USERNAME: 'promote_me', ADMIN_EMAIL: 'other@example.com' })
-    const row = await t.app.db.selectFrom('users').select('is_superuser').where('id', '=', user.id).executeTakeFirstOrThrow()
+    const row = await t.db.selectFrom('users').select('is_superuser').where('id', '=', user.id).executeTakeFirstOrThrow()
     expect(Boolean(row.is_superuser)).toBe(true)
   })
 

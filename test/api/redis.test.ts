@@ -36,7 +36,7 @@ describe.skipIf(!redisUrl)('with REDIS_URL', () => {
     expect(ttl).toBeGreaterThan(0)
     expect(ttl).toBeLessThanOrEqual(15 * 60 * 1000)
     // And not in the database table.
-    expect(await t.app.db.selectFrom('revoked_tokens').select('jti').execute()).toEqual([])
+    expect(await t.db.selectFrom('revoked_tokens').select('jti').execute()).toEqual([])
   })
 
   it('counts login attempts in Redis', async () => {
@@ -48,6 +48,6 @@ describe.skipIf(!redisUrl)('with REDIS_URL', () => {
     expectError(await attempt(), 429, 'Too many requests')
     const [key] = await redis.keys(`rate-limit:*login-address:${address}`)
     expect(Number(await redis.get(key ?? ''))).toBeGreaterThanOrEqual(3)
-    expect(await limited.app.db.selectFrom('rate_limits').select('key').execute()).toEqual([])
+    expect(await limited.db.selectFrom('rate_limits').select('key').execute()).toEqual([])
   })
 })

@@ -1,8 +1,15 @@
 // Prepared queries take a direct path on SQLite when no transaction holds the connection; while
-// one does, they must wait for it instead of reading its uncommitted changes.
+// one does, they must wait for it instead of reading its uncommitted changes. Every prepared
+// variant returns exactly what its plain Kysely twin returns, on both databases.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { PreparedQuery } from '../../src/db/prepared.js'
+import { preparedLiveRowTotal } from '../../src/db/row-counts.js'
+import { preparedRevokedToken } from '../../src/modules/auth/auth.prepared.js'
+import { preparedInsertLivePost, preparedNewestPosts, preparedNewestPostsBy, preparedPostById } from '../../src/modules/posts/posts.prepared.js'
+import { preparedSearchByName, preparedUserById, preparedUserPage } from '../../src/modules/users/users.prepared.js'
 import { findUserById } from '../../src/modules/users/users.repository.js'
-import { createTestApp } from '../helpers/app.js'
+import { likeContains } from '../../src/shared/like-pattern.js'
+import { createTestApp, dialect } from '../helpers/app.js'
 import type { TestApp } from '../helpers/app.js'
 import { seedUser } from '../helpers/users.js'
 
@@ -15,8 +22,8 @@ afterAll(() => t.close())
 describe('prepared queries', () => {
   it('return the same rows as the query they were compiled from, for every argument', async () => {
     const users = await Promise.all([seedUser(t.app), seedUser(t.app), seedUser(t.app)])
-    for (const user of users) expect((await findUserById(t.app.db, user.id))?.username).toBe(user.username)
-    expect(await findUserById(t.app.db, 999_999)).toBeUndefined()
+    for (const user of users) expect((await findUserById(t.db, user.id))?.username).toBe(user.username)
+    expect(await findUserById(t.db, 999_999)).toBeUndefined()
   })
 
   it('never see a transaction that is still open', async () => {
@@ -27,13 +34,13 @@ describe('prepared queries', () => {
     let updated!: () => void
     const updateDone = new Promise<void>((resolve) => (updated = resolve))
 
-    const transaction = t.app.db.transaction().execute(async (trx) => {
+    const transaction = t.db.transaction().execute(async (trx) => {
       await trx.updateTable('users').set({ name: 'After Commit' }).where('id', '=', user.id).execute()
       updated()
       await held
     })
     await updateDone
-    const read = findUserById(t.app.db, user.id).then((found) => ({ name: found?.name, committed }))
+    const read = findUserById(t.db, user.id).then((found) => ({ name: found?.name, committed }))
     await new Promise((resolve) => setTimeout(resolve, 50))
     committed = true
     releaseTransaction()
@@ -43,5 +50,79 @@ describe('prepared queries', () => {
     // PostgreSQL reads the committed state at once; SQLite's single connection waits for the commit.
     if (name === 'After Commit') expect(readAfterCommit).toBe(true)
     else expect(name).toBe('Before Commit')
+  })
+})
+
+describe('each prepared variant and its plain twin', () => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  type AnyPrepared = PreparedQuery<any[], unknown>
+  interface Case {
+    name: string
+    prepared: AnyPrepared
+    args: () => unknown[]
+    /** Writes return new rows each time: compare them without their generated id. */
+    write?: boolean
+  }
+
+  let ids: { author: number; firstUser: number; deletedUser: number; post: number }
+  beforeAll(async () => {
+    const author = await seedUser(t.app, { name: 'Percent 100% Ada' })
+    const deleted = await seedUser(t.app, { name: 'Gone Person' })
+    await t.app.services.users.softDelete({ id: deleted.id, isSuperuser: true }, deleted.id)
+    const post = await t.app.services.posts.create(author, { title: 'Prepared', text: 'twin' })
+    await t.app.services.posts.create(author, { title: 'Second', text: 'post' })
+    ids = { author: author.id, firstUser: author.id, deletedUser: deleted.id, post: post.id }
+  })
+
+  const cases: Case[] = [
+    { name: 'user by id', prepared: preparedUserById, args: () => [ids.firstUser] },
+    { name: 'user by id (soft-deleted)', prepared: preparedUserById, args: () => [ids.deletedUser] },
+    { name: 'user page', prepared: preparedUserPage, args: () => [0, 3] },
+    { name: 'user page, deep', prepared: preparedUserPage, args: () => [2, 2] },
+    { name: 'search by name (like)', prepared: preparedSearchByName.like, args: () => [1, likeContains('pe'), 0, 100] },
+    { name: 'search by name (index)', prepared: preparedSearchByName.index, args: () => [1, likeContains('percent'), 0, 100], sqliteOnly: true },
+    { name: 'search by name (index, escaped)', prepared: preparedSearchByName['index-escaped'], args: () => [1, likeContains('100%'), 0, 100], sqliteOnly: true },
+    { name: 'revoked token', prepared: preparedRevokedToken, args: () => ['no-such-jti'] },
+    { name: 'post by id', prepared: preparedPostById, args: () => [ids.post] },
+    { name: 'newest posts', prepared: preparedNewestPosts, args: () => [0, 10] },
+    { name: 'newest posts by author', prepared: preparedNewestPostsBy, args: () => [ids.author, 0, 10] },
+    { name: 'live row total', prepared: preparedLiveRowTotal, args: () => ['users'] },
+    {
+      name: 'insert a post for a live author',
+      prepared: preparedInsertLivePost,
+      args: () => [ids.author, 'title', 'text', null, '2026-11-22T00:00:00.000Z'],
+      write: true,
+    },
+    {
+      name: 'insert a post for a deleted author',
+      prepared: preparedInsertLivePost,
+      args: () => [ids.deletedUser, 'title', 'text', null, '2026-11-22T00:00:00.000Z'],
+      write: true,
+    },
+  ].filter((entry) => !('sqliteOnly' in entry) || dialect() === 'sqlite')
+
+  const withoutIds = (rows: unknown[]) => rows.map((row) => ({ ...(row as object), id: undefined }))
+
+  it.each(cases)('$name', async ({ prepared, args, write }) => {
+    const fromPrepared = await prepared(t.db, ...args())
+    const { rows: fromPlain } = await t.db.executeQuery(prepared.build(t.db, ...args()).compile())
+    if (write) expect(withoutIds(fromPrepared)).toEqual(withoutIds(fromPlain))
+    else expect(fromPrepared).toEqual(fromPlain)
+  })
+
+  it('cover every prepared variant the modules export', () => {
+    const covered = new Set(cases.map((entry) => entry.prepared))
+    const all = [
+      preparedUserById,
+      preparedUserPage,
+      ...(dialect() === 'sqlite' ? Object.values(preparedSearchByName) : [preparedSearchByName.like]),
+      preparedRevokedToken,
+      preparedPostById,
+      preparedNewestPosts,
+      preparedNewestPostsBy,
+      preparedLiveRowTotal,
+      preparedInsertLivePost,
+    ]
+    for (const prepared of all) expect(covered.has(prepared)).toBe(true)
   })
 })

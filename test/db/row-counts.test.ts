@@ -14,7 +14,7 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const realCounts = () => countLiveRows(t.app.db)
+const realCounts = () => countLiveRows(t.db)
 
 async function reportedCounts() {
   const users = (await t.app.inject({ url: `${V1}/users/` })).json().total_count
@@ -64,17 +64,17 @@ describe('row counts', () => {
     const carol = await seedAndLogin(t.app)
     const [post] = await write(carol.headers, 1)
     await t.app.inject({ method: 'DELETE', url: `${V1}/users/${carol.user.id}`, headers: carol.headers })
-    const row = await t.app.db.selectFrom('posts').select(['is_deleted', 'deleted_at']).where('id', '=', post ?? 0).executeTakeFirstOrThrow()
+    const row = await t.db.selectFrom('posts').select(['is_deleted', 'deleted_at']).where('id', '=', post ?? 0).executeTakeFirstOrThrow()
     expect(Boolean(row.is_deleted)).toBe(true)
     expect(row.deleted_at).not.toBeNull()
   })
 
   it('refuse a post from an author deleted in the meantime', async () => {
     const dave = await seedAndLogin(t.app)
-    const created = await t.app.services.posts.create({ id: dave.user.id, is_superuser: false }, { title: 'ok', text: 'ok' })
-    expect(created.author_id).toBe(dave.user.id)
-    await t.app.services.users.softDelete({ id: dave.user.id, is_superuser: false }, dave.user.id)
-    await expect(t.app.services.posts.create({ id: dave.user.id, is_superuser: false }, { title: 'late', text: 'late' })).rejects.toThrow(
+    const created = await t.app.services.posts.create({ id: dave.user.id, isSuperuser: false }, { title: 'ok', text: 'ok' })
+    expect(created.authorId).toBe(dave.user.id)
+    await t.app.services.users.softDelete({ id: dave.user.id, isSuperuser: false }, dave.user.id)
+    await expect(t.app.services.posts.create({ id: dave.user.id, isSuperuser: false }, { title: 'late', text: 'late' })).rejects.toThrow(
       'Not authenticated',
     )
   })

@@ -59,7 +59,7 @@ describe.skipIf(dialect() !== 'sqlite')('SQLite faults', () => {
       execFileSync('chattr', ['-i', ...files])
     }
     expect((await create()).statusCode).toBe(201)
-    const { rows } = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(t.app.db)
+    const { rows } = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(t.db)
     expect(rows[0]?.integrity_check).toBe('ok')
   })
 })

@@ -8,8 +8,11 @@ import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { inject } from 'vitest'
 import { buildApp } from '../../src/app.js'
+import { openBackends } from '../../src/backends.js'
 import { loadConfig } from '../../src/config.js'
 import type { Config } from '../../src/config.js'
+import type { Executor } from '../../src/db/schema.js'
+import { createLogger } from '../../src/logger.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,6 +30,8 @@ export const dialect = () => inject('database')
 
 export interface TestApp {
   app: FastifyInstance
+  /** The app's own database handle, for tests that look at rows directly (the app has no such door). */
+  db: Executor
   config: Config
   /** The settings the app was built with, to start another instance on the same database. */
   env: Record<string, string>
@@ -83,8 +88,12 @@ export async function createTestApp(
   const allEnv = { ...TEST_ENV, ...database.env, ...(typeof env === 'function' ? env(database.env) : env) }
   const config = loadConfig(allEnv)
   let app: FastifyInstance
+  let db: Executor
   try {
-    app = await buildApp({ config, secretKey: TEST_SECRET_KEY })
+    const logger = createLogger(config.logLevel)
+    const backends = await openBackends(config, TEST_SECRET_KEY, logger, { prepare: true })
+    db = backends.database.db
+    app = await buildApp({ config, secretKey: TEST_SECRET_KEY, logger, backends })
     beforeReady?.(app)
     await app.ready()
   } catch (error) {
@@ -93,6 +102,7 @@ export async function createTestApp(
   }
   return {
     app,
+    db,
     config,
     env: allEnv,
     async close() {

@@ -1,6 +1,6 @@
 // Seeding and logging in, shared by every test file.
 import type { FastifyInstance } from 'fastify'
-import type { UserRecord } from '../../src/modules/users/users.repository.js'
+import type { User } from '../../src/modules/users/user.js'
 
 export const V1 = '/services/v1'
 export const V2 = '/api/v2'
@@ -34,14 +34,14 @@ export async function seedUser(
   app: FastifyInstance,
   overrides: Partial<NewUserFields> = {},
   options: { superuser?: boolean } = {},
-): Promise<UserRecord & { password: string }> {
+): Promise<User & { password: string }> {
   const fields = userFields(overrides)
   const user = await app.services.users.create(fields, options)
   return { ...user, password: fields.password }
 }
 
 export interface LoggedIn {
-  user: UserRecord & { password: string }
+  user: User & { password: string }
   accessToken: string
   refreshToken: string
   headers: { authorization: string }

@@ -8,7 +8,7 @@ import type { TokenPair } from '../../modules/auth/auth.service.js'
 import { callerOf } from '../../plugins/authentication.js'
 import { DomainError, notAuthenticated, serviceUnavailable } from '../../shared/errors.js'
 import { MessageResponse, errorResponses } from './responses.js'
-import { bearer } from './openapi.js'
+import { protectedRoute } from './protected-route.js'
 
 const tags = ['login']
 const REFRESH_COOKIE = 'refresh_token'
@@ -111,15 +111,13 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/logout',
     {
-      onRequest: app.authenticate,
-      preValidation: emptyBodyIsAnObject,
-      schema: {
+      ...protectedRoute(app, {
         tags,
         summary: 'Revoke the access token and its session',
-        security: bearer,
         body: RefreshRequest,
-        response: { 200: MessageResponse, ...errorResponses(401, 422) },
-      },
+        response: { 200: MessageResponse, ...errorResponses(422) },
+      }),
+      preValidation: emptyBodyIsAnObject,
     },
     async (request, reply) => {
       await auth.logout(callerOf(request), request.body.refresh_token ?? request.cookies[REFRESH_COOKIE])

@@ -4,19 +4,16 @@ import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { TSchema } from 'typebox'
-import type { UserRecord } from '../../modules/users/users.repository.js'
+import type { User } from '../../modules/users/user.js'
 import { UserIdParams } from '../../modules/users/users.schemas.js'
 import { callerOf } from '../../plugins/authentication.js'
-import { FILE_TOO_LARGE } from '../../plugins/error-handler.js'
-import { DomainError } from '../../shared/errors.js'
-import { bearer } from './openapi.js'
+import { DomainError, FILE_TOO_LARGE, MALFORMED_MULTIPART } from '../../shared/errors.js'
+import { protectedRoute } from './protected-route.js'
 import { errorResponses } from './responses.js'
 import { missingField } from './validation-error.js'
 
 // Room for multipart headers and boundaries around the file itself.
 const MULTIPART_OVERHEAD_BYTES = 64 * 1024
-
-export const MALFORMED_MULTIPART = 'Malformed multipart body'
 
 /**
  * The multipart parser reports limits with FST_ codes (mapped by the error handler) and broken
@@ -36,7 +33,7 @@ async function readingMultipart<T>(read: () => Promise<T>): Promise<T> {
 export interface AvatarRouteOptions {
   summary: string
   response: TSchema
-  toResponse: (user: UserRecord) => unknown
+  toResponse: (user: User) => unknown
 }
 
 const avatarUploadRoutes: FastifyPluginAsyncTypebox<AvatarRouteOptions> = async (app, { summary, response, toResponse }) => {
@@ -51,18 +48,18 @@ const avatarUploadRoutes: FastifyPluginAsyncTypebox<AvatarRouteOptions> = async 
 
   app.post(
     '/:user_id/avatar',
-    {
-      onRequest: [app.authenticate, refuseDeclaredOversize],
-      schema: {
+    protectedRoute(
+      app,
+      {
         tags: ['users'],
         summary,
         description: `Multipart form with one file part named "file": a PNG, JPEG, GIF or WebP image of at most ${uploadMaxBytes} bytes.`,
-        security: bearer,
         consumes: ['multipart/form-data'],
         params: UserIdParams,
-        response: { 200: response, ...errorResponses(400, 401, 403, 404, 413, 415, 422) },
+        response: { 200: response, ...errorResponses(400, 403, 404, 413, 415, 422) },
       },
-    },
+      { onRequest: [refuseDeclaredOversize] },
+    ),
     async (request) => {
       const part = await readingMultipart(() => request.file({ limits: { fileSize: uploadMaxBytes, files: 1, fields: 10, parts: 20 } }))
       if (!part || part.fieldname !== 'file') throw missingField('body', 'file')

@@ -1,51 +1,48 @@
 // Subscription tiers, the same in every version: anyone reads, superusers manage.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import type { Tier } from '../../modules/tiers/tier.js'
 import { TierCreate, TierIdParams, TierRead } from '../../modules/tiers/tiers.schemas.js'
 import { callerOf } from '../../plugins/authentication.js'
-import { bearer } from './openapi.js'
+import { protectedRoute } from './protected-route.js'
 import { MessageResponse, errorResponses } from './responses.js'
 
 const tags = ['tiers']
 
+const toTierRead = (tier: Tier) => ({ id: tier.id, name: tier.name, created_at: tier.createdAt })
+
 const tiersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { tiers } = app.services
 
-  app.get('/', { schema: { tags, summary: 'List tiers', response: { 200: Type.Array(TierRead) } } }, async () => tiers.list())
+  app.get('/', { schema: { tags, summary: 'List tiers', response: { 200: Type.Array(TierRead) } } }, async () =>
+    (await tiers.list()).map(toTierRead),
+  )
 
   app.get(
     '/:tier_id',
     { schema: { tags, summary: 'Get a tier', params: TierIdParams, response: { 200: TierRead, ...errorResponses(404, 422) } } },
-    async (request) => tiers.get(request.params.tier_id),
+    async (request) => toTierRead(await tiers.get(request.params.tier_id)),
   )
 
   app.post(
     '/',
-    {
-      onRequest: app.authenticate,
-      schema: {
-        tags,
-        summary: 'Create a tier (superuser)',
-        security: bearer,
-        body: TierCreate,
-        response: { 201: TierRead, ...errorResponses(401, 403, 409, 422) },
-      },
-    },
-    async (request, reply) => reply.code(201).send(await tiers.create(callerOf(request).user, request.body.name)),
+    protectedRoute(app, {
+      tags,
+      summary: 'Create a tier (superuser)',
+      body: TierCreate,
+      response: { 201: TierRead, ...errorResponses(403, 409, 422) },
+    }),
+    async (request, reply) => reply.code(201).send(toTierRead(await tiers.create(callerOf(request).user, request.body.name))),
   )
 
   app.delete(
     '/:tier_id',
-    {
-      onRequest: app.authenticate,
-      schema: {
-        tags,
-        summary: 'Delete a tier; its users fall back to none (superuser)',
-        security: bearer,
-        params: TierIdParams,
-        response: { 200: MessageResponse, ...errorResponses(401, 403, 404, 422) },
-      },
-    },
+    protectedRoute(app, {
+      tags,
+      summary: 'Delete a tier; its users fall back to none (superuser)',
+      params: TierIdParams,
+      response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
+    }),
     async (request) => {
       await tiers.delete(callerOf(request).user, request.params.tier_id)
       return { message: 'Tier deleted' }

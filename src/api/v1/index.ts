@@ -1,16 +1,17 @@
 // Version 1, served under /services/v1: one encapsulated plugin gathering the version's routers.
 import type { FastifyPluginAsync } from 'fastify'
 import authRoutes from '../common/auth.routes.js'
+import postsRoutes from '../common/posts.routes.js'
 import tiersRoutes from '../common/tiers.routes.js'
-import { registerVersionBasics } from '../version.js'
-import postsRoutes from './posts.routes.js'
+import { registerVersionBasics } from '../version-basics.js'
+import { toPostReadV1 } from './mappers.js'
 import usersRoutes from './users.routes.js'
 
 const v1: FastifyPluginAsync = async (app) => {
   await registerVersionBasics(app, 'v1')
   await app.register(authRoutes)
   await app.register(usersRoutes, { prefix: '/users' })
-  await app.register(postsRoutes, { prefix: '/posts' })
+  await app.register(postsRoutes, { prefix: '/posts', list: 'array', toPostRead: toPostReadV1 })
   await app.register(tiersRoutes, { prefix: '/tiers' })
 }
 

@@ -1,16 +1,17 @@
-// Version 2, served under /api/v2: v1's services through v2's shapes (SPEC.md section 9.4).
+// Version 2, served under /api/v2: the same services through v2's shapes (SPEC.md section 9.4).
 import type { FastifyPluginAsync } from 'fastify'
 import authRoutes from '../common/auth.routes.js'
+import postsRoutes from '../common/posts.routes.js'
 import tiersRoutes from '../common/tiers.routes.js'
-import { registerVersionBasics } from '../version.js'
-import postsRoutesV2 from './posts.routes.js'
+import { registerVersionBasics } from '../version-basics.js'
+import { toPostReadV2 } from './mappers.js'
 import usersRoutesV2 from './users.routes.js'
 
 const v2: FastifyPluginAsync = async (app) => {
   await registerVersionBasics(app, 'v2')
   await app.register(authRoutes)
   await app.register(usersRoutesV2, { prefix: '/users' })
-  await app.register(postsRoutesV2, { prefix: '/posts' })
+  await app.register(postsRoutes, { prefix: '/posts', list: 'envelope', toPostRead: toPostReadV2 })
   await app.register(tiersRoutes, { prefix: '/tiers' })
 }
 

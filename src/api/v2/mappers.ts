@@ -1,28 +1,25 @@
-// Version 2 is version 1's services seen through other shapes; these functions are the lens.
-import type { UserChanges, UserRecord } from '../../modules/users/users.repository.js'
-import type { Page } from '../../shared/pagination.js'
+// Version 2 is the same services seen through other shapes (SPEC.md section 9.4); these
+// functions are the lens.
+import type { User, UserChanges } from '../../modules/users/user.js'
+import { toPostReadV1 } from '../v1/mappers.js'
 
-export function toUserReadV2(user: UserRecord) {
+export function toUserReadV2(user: User) {
   return {
     id: user.id,
     name: user.name,
     username: user.username,
     email: user.email,
-    avatar_url: user.profile_image_url,
-    subscription_tier: user.tier_name,
-    created_at: user.created_at,
-    is_verified: user.is_verified,
+    avatar_url: user.profileImageUrl,
+    subscription_tier: user.tierName,
+    created_at: user.createdAt,
+    is_verified: user.isVerified,
   }
 }
 
-export function mapPage<T, U>(page: Page<T>, map: (item: T) => U): Page<U> {
-  return { ...page, data: page.data.map(map) }
-}
+/** A post reads the same in v2 as in v1. */
+export const toPostReadV2 = toPostReadV1
 
-export function fromUserUpdateV2(body: { avatar_url?: string } & Omit<UserChanges, 'profile_image_url'>): UserChanges {
+export function fromUserUpdateV2(body: { avatar_url?: string } & Omit<UserChanges, 'profileImageUrl'>): UserChanges {
   const { avatar_url: avatarUrl, ...rest } = body
-  return avatarUrl === undefined ? rest : { ...rest, profile_image_url: avatarUrl }
+  return avatarUrl === undefined ? rest : { ...rest, profileImageUrl: avatarUrl }
 }
-
-/** An empty `search` or `name` means no filter. */
-export const filled = (text: string | undefined) => (text === undefined || text === '' ? undefined : text)

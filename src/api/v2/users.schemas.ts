@@ -1,7 +1,8 @@
 // Version 2 user shapes (SPEC.md section 9.4): avatar_url instead of profile_image_url, the
 // tier's name as subscription_tier, created_at and is_verified; accept_terms on creation.
 import { Type } from 'typebox'
-import { Age, Email, ImageUrl, Name, Page, UserCreate, Username } from '../../modules/users/users.schemas.js'
+import { Age, ImageUrl, UserCreate, UserUpdateFields } from '../../modules/users/users.schemas.js'
+import { PageNumber } from '../../shared/page-number.js'
 import { TierName } from '../../modules/tiers/tiers.schemas.js'
 
 export const UserReadV2 = Type.Object(
@@ -27,13 +28,7 @@ export const UserCreateV2 = Type.Object(
 )
 
 export const UserUpdateV2 = Type.Object(
-  {
-    name: Type.Optional(Name),
-    username: Type.Optional(Username),
-    email: Type.Optional(Email),
-    age: Type.Optional(Age),
-    avatar_url: Type.Optional(ImageUrl),
-  },
+  { ...UserUpdateFields, avatar_url: Type.Optional(ImageUrl) },
   { additionalProperties: false, minProperties: 1, title: 'UserUpdateV2' },
 )
 
@@ -44,7 +39,7 @@ export const UserTierUpdateV2 = Type.Object(
 
 /** Every v2 list: page, limit (1-100), search (at most 50 characters). */
 export const ListQueryV2 = Type.Object({
-  page: Page,
+  page: PageNumber,
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
   search: Type.Optional(Type.String({ maxLength: 50, description: 'Case-insensitive substring of the name or username' })),
 })

@@ -1,7 +1,7 @@
 // SQL for refresh-token families and revoked access tokens.
 import type { Executor } from '../../db/schema.js'
-import { preparedQuery } from '../../db/prepared.js'
-import { nowIso } from '../../shared/time.js'
+import { preparedRevokedToken } from './auth.prepared.js'
+import { nowIso } from '../../shared/timestamps.js'
 
 export interface RefreshTokenRow {
   jti: string
@@ -64,11 +64,8 @@ export async function insertRevokedToken(db: Executor, jti: string, expiresAt: D
     .execute()
 }
 
-// Asked on every authenticated request: compiled once.
-const revokedToken = preparedQuery(1, (db, jti: string) => db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti))
-
 export async function isTokenRevoked(db: Executor, jti: string): Promise<boolean> {
-  return (await revokedToken(db, jti)).length > 0
+  return (await preparedRevokedToken(db, jti)).length > 0
 }
 
 /** Drops state that can no longer matter: expired refresh tokens and revocations of expired tokens. */

@@ -2,8 +2,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Executor } from '../../db/schema.js'
 import { DomainError, notAuthenticated } from '../../shared/errors.js'
-import { findCredentials, findUserById } from '../users/users.repository.js'
-import type { UserRecord } from '../users/users.repository.js'
+import type { User } from '../users/user.js'
+import type { UserService } from '../users/users.service.js'
 import {
   consumeRefreshToken,
   deleteExpiredAuthState,
@@ -27,13 +27,14 @@ export interface TokenPair {
 }
 
 export interface Caller {
-  user: UserRecord
+  user: User
   token: VerifiedToken
 }
 
 export class AuthService {
   constructor(
     private readonly db: Executor,
+    private readonly users: UserService,
     private readonly passwords: PasswordHasher,
     private readonly tokens: TokenService,
     private readonly revocations: RevocationStore,
@@ -41,7 +42,7 @@ export class AuthService {
 
   /** Same error text and the same hashing work whether the account is unknown or the password is wrong. */
   async login(login: string, password: string): Promise<TokenPair> {
-    const credentials = await findCredentials(this.db, login.trim())
+    const credentials = await this.users.findCredentials(login.trim())
     const valid = credentials
       ? await this.passwords.verify(credentials.hashed_password, password)
       : await this.passwords.verifyAgainstDummy(password)
@@ -59,8 +60,8 @@ export class AuthService {
       if (known) await revokeRefreshFamily(this.db, known.family_id)
       throw notAuthenticated()
     }
-    const user = await findUserById(this.db, consumed.user_id)
-    if (!user || !user.is_active) {
+    const user = await this.users.find(consumed.user_id)
+    if (!user || !user.isActive) {
       await revokeRefreshFamily(this.db, consumed.family_id)
       throw notAuthenticated()
     }
@@ -84,9 +85,9 @@ export class AuthService {
     if (!token) throw notAuthenticated()
     const [revoked, user] = await Promise.all([
       this.revocations.isRevoked(token.jti),
-      findUserById(this.db, token.userId),
+      this.users.find(token.userId),
     ])
-    if (revoked || !user || !user.is_active) throw notAuthenticated()
+    if (revoked || !user || !user.isActive) throw notAuthenticated()
     return { user, token }
   }
 

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/schema.js'
-import { nowIso } from '../../shared/time.js'
+import { nowIso } from '../../shared/timestamps.js'
 
 export async function insertAvatar(db: Executor, name: string, contentType: string, data: Buffer): Promise<void> {
   await db.insertInto('avatars').values({ name, content_type: contentType, data, created_at: nowIso() }).execute()

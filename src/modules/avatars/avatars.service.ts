@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { DomainError } from '../../shared/errors.js'
+import { DomainError, FILE_MUST_BE_AN_IMAGE } from '../../shared/errors.js'
 import type { AvatarStorage, StoredImage } from './avatar-storage.js'
 import { detectImageType } from './image-type.js'
-
-export const FILE_MUST_BE_AN_IMAGE = 'File must be an image'
-export const FILE_TOO_LARGE = 'File too large'
 
 /** Public path under which stored avatars are served (version-neutral, so URLs outlive an API version). */
 export const AVATAR_URL_PREFIX = '/media/avatars/'

@@ -1,6 +1,7 @@
 // The post resource's shapes (DESIGN.md Resources and Validation).
 import { Type } from 'typebox'
-import { Page, RecordId } from '../users/users.schemas.js'
+import { PageNumber } from '../../shared/page-number.js'
+import { RecordId } from '../../shared/record-id.js'
 
 // At least one visible character: a title of spaces is as empty as no title.
 const Title = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', examples: ['Hello, world'] })
@@ -40,7 +41,7 @@ export const PostSearch = Type.String({ maxLength: 50, description: 'Case-insens
 
 /** The validated listing variant: page, limit, search, and an optional author. */
 export const PostListQuery = Type.Object({
-  page: Page,
+  page: PageNumber,
   limit: PostLimit,
   search: Type.Optional(PostSearch),
   author_id: Type.Optional(RecordId),

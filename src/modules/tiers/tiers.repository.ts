@@ -1,40 +1,26 @@
-import type { Executor } from '../../db/schema.js'
-import { nowIso, toIsoString } from '../../shared/time.js'
+// The only place tier SQL lives; returns rows of the tiers table.
+import type { Selectable } from 'kysely'
+import type { Executor, TiersTable } from '../../db/schema.js'
+import { nowIso } from '../../shared/timestamps.js'
 
-export interface TierRecord {
-  id: number
-  name: string
-  created_at: string
+export type TierRow = Selectable<TiersTable>
+
+const COLUMNS = ['id', 'name', 'created_at'] as const
+
+export function listTiers(db: Executor): Promise<TierRow[]> {
+  return db.selectFrom('tiers').select(COLUMNS).orderBy('id').execute()
 }
 
-const toTierRecord = (row: { id: number; name: string; created_at: Date | string }): TierRecord => ({
-  id: row.id,
-  name: row.name,
-  created_at: toIsoString(row.created_at),
-})
-
-export async function listTiers(db: Executor): Promise<TierRecord[]> {
-  const rows = await db.selectFrom('tiers').select(['id', 'name', 'created_at']).orderBy('id').execute()
-  return rows.map(toTierRecord)
+export function findTierById(db: Executor, id: number): Promise<TierRow | undefined> {
+  return db.selectFrom('tiers').select(COLUMNS).where('id', '=', id).executeTakeFirst()
 }
 
-export async function findTierById(db: Executor, id: number): Promise<TierRecord | undefined> {
-  const row = await db.selectFrom('tiers').select(['id', 'name', 'created_at']).where('id', '=', id).executeTakeFirst()
-  return row && toTierRecord(row)
+export function findTierByName(db: Executor, name: string): Promise<TierRow | undefined> {
+  return db.selectFrom('tiers').select(COLUMNS).where('name', '=', name).executeTakeFirst()
 }
 
-export async function findTierByName(db: Executor, name: string): Promise<TierRecord | undefined> {
-  const row = await db.selectFrom('tiers').select(['id', 'name', 'created_at']).where('name', '=', name).executeTakeFirst()
-  return row && toTierRecord(row)
-}
-
-export async function insertTier(db: Executor, name: string): Promise<TierRecord> {
-  const row = await db
-    .insertInto('tiers')
-    .values({ name, created_at: nowIso() })
-    .returning(['id', 'name', 'created_at'])
-    .executeTakeFirstOrThrow()
-  return toTierRecord(row)
+export function insertTier(db: Executor, name: string): Promise<TierRow> {
+  return db.insertInto('tiers').values({ name, created_at: nowIso() }).returning(COLUMNS).executeTakeFirstOrThrow()
 }
 
 /** Users on the tier fall back to none (the foreign key sets their tier_id to null). */

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { RecordId } from '../users/users.schemas.js'
+import { RecordId } from '../../shared/record-id.js'
 
 export const TierName = Type.String({ minLength: 1, maxLength: 50, pattern: '^[A-Za-z0-9_-]+$', examples: ['pro'] })
 

@@ -1,8 +1,8 @@
 // The first superuser comes from configuration or the CLI; it must pass the same rules as any
 // new user, checked with the same schema the API uses.
 import type { AdminAccount } from '../../config.js'
-import { toValidationIssues } from '../../plugins/error-handler.js'
-import { createValidatorCompiler } from '../../plugins/validation.js'
+import { createValidatorCompiler } from '../../shared/validation/schema-validator.js'
+import { toValidationIssues } from '../../shared/validation/validation-issues.js'
 import { UserCreate } from './users.schemas.js'
 
 export const ADMIN_VARIABLES: Record<string, string> = {
@@ -17,8 +17,8 @@ export const ADMIN_VARIABLES: Record<string, string> = {
  * caller knows it), or undefined when it is valid.
  */
 export function adminAccountProblem(account: AdminAccount, fieldNames = ADMIN_VARIABLES): string | undefined {
-  const validate = createValidatorCompiler()({ schema: UserCreate, httpPart: 'body', method: 'POST', url: '' })
-  const result = validate({ ...account }) as { error?: Parameters<typeof toValidationIssues>[0] }
+  const validate = createValidatorCompiler()({ schema: UserCreate, httpPart: 'body' })
+  const result = validate({ ...account })
   if (!result.error) return undefined
   return toValidationIssues(result.error, 'body')
     .map((issue) => `${fieldNames[String(issue.loc[1])] ?? String(issue.loc[1])}: ${issue.msg}`)

@@ -1,10 +1,7 @@
 // The user resource's shapes in version 1 (SPEC.md section 2, DESIGN.md Validation).
 import { Type } from 'typebox'
-import type { Static } from 'typebox'
-import { PageSchema } from '../../shared/pagination.js'
-
-/** Positive and within PostgreSQL's integer range, so an id never reaches the database out of range. */
-export const RecordId = Type.Integer({ minimum: 1, maximum: 2_147_483_647 })
+import { PageNumber } from '../../shared/page-number.js'
+import { RecordId } from '../../shared/record-id.js'
 
 export const UserIdParams = Type.Object({ user_id: RecordId })
 
@@ -35,25 +32,23 @@ export const UserCreate = Type.Object(
   { name: Name, username: Username, email: Email, password: Password, age: Type.Optional(Age) },
   { additionalProperties: false, title: 'UserCreate' },
 )
-export type UserCreate = Static<typeof UserCreate>
+
+/** What every version lets a user change about themselves; versions add the image field under their own name. */
+export const UserUpdateFields = {
+  name: Type.Optional(Name),
+  username: Type.Optional(Username),
+  email: Type.Optional(Email),
+  age: Type.Optional(Age),
+}
 
 export const UserUpdate = Type.Object(
-  {
-    name: Type.Optional(Name),
-    username: Type.Optional(Username),
-    email: Type.Optional(Email),
-    age: Type.Optional(Age),
-    profile_image_url: Type.Optional(ImageUrl),
-  },
+  { ...UserUpdateFields, profile_image_url: Type.Optional(ImageUrl) },
   { additionalProperties: false, minProperties: 1, title: 'UserUpdate' },
 )
 
-export const Page = Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 1 })
 export const PageSize = Type.Integer({ minimum: 1, maximum: 100, default: 10 })
 
-export const UserListQuery = Type.Object({ page: Page, items_per_page: PageSize })
-
-export const UserPage = PageSchema(UserRead, 'UserPage')
+export const UserListQuery = Type.Object({ page: PageNumber, items_per_page: PageSize })
 
 export const UserSearchQuery = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 50, description: 'Case-insensitive substring of the name; empty is ignored' })),

@@ -1,44 +1,24 @@
-// User rules: who may do what, uniqueness, soft and permanent deletion, avatars. No HTTP here.
+// User rules: who may do what, uniqueness, soft and permanent deletion, avatars. No HTTP here;
+// every operation serves every API version, which choose their own shapes.
 import type { AdminAccount } from '../../config.js'
-import type { Executor } from '../../db/schema.js'
 import { uniqueViolation } from '../../db/errors.js'
-import { DomainError, forbidden } from '../../shared/errors.js'
-import { fetchPage } from '../../shared/pagination.js'
-import type { Page } from '../../shared/pagination.js'
+import type { Executor } from '../../db/schema.js'
+import type { Actor } from '../../shared/actor.js'
+import { DomainError, assertSuperuser, forbidden, notAuthenticated } from '../../shared/errors.js'
+import { fetchPaged } from '../../shared/paging.js'
+import type { PageRequest, Paged } from '../../shared/paging.js'
 import type { PasswordHasher } from '../auth/passwords.js'
 import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/avatars.service.js'
 import type { AvatarService, AvatarUpload } from '../avatars/avatars.service.js'
+import type { PostService } from '../posts/posts.service.js'
 import type { TierService } from '../tiers/tiers.service.js'
-import { hidePostsOf } from '../posts/posts.repository.js'
+import { toUser } from './user.js'
+import type { NewUserInput, SignupPolicy, User, UserChanges, UserSearchFilter } from './user.js'
 import * as users from './users.repository.js'
-import type { UserChanges, UserRecord } from './users.repository.js'
 
 export const USER_NOT_FOUND = 'User not found'
 export const EMAIL_TAKEN = 'Email is already registered'
 export const USERNAME_TAKEN = 'Username not available'
-export const SEARCH_RESULT_LIMIT = 100
-
-/** Whoever is acting: the authenticated caller. */
-export interface Actor {
-  id: number
-  is_superuser: boolean
-}
-
-export interface CreateUserInput {
-  name: string
-  username: string
-  email: string
-  password: string
-  age?: number | null
-}
-
-export interface UserSearchInput {
-  name?: string
-  age?: number
-  isActive: boolean
-  /** Matches name or username. */
-  text?: string
-}
 
 function userNotFound(): never {
   throw new DomainError('not_found', USER_NOT_FOUND)
@@ -53,7 +33,15 @@ function conflictFrom(error: unknown): never {
 }
 
 function assertSelfOrSuperuser(actor: Actor, userId: number): void {
-  if (actor.id !== userId && !actor.is_superuser) throw forbidden()
+  if (actor.id !== userId && !actor.isSuperuser) throw forbidden()
+}
+
+/**
+ * The sign-up rule, in one place: with an `authenticated` policy only a logged-in caller may
+ * create accounts. v1 follows USER_SIGNUP; v2 always asks for `authenticated`.
+ */
+export function assertMaySignUp(caller: Actor | null, policy: SignupPolicy): void {
+  if (policy === 'authenticated' && caller === null) throw notAuthenticated()
 }
 
 export class UserService {
@@ -62,52 +50,52 @@ export class UserService {
     private readonly passwords: PasswordHasher,
     private readonly avatars: AvatarService,
     private readonly tiers: TierService,
+    private readonly posts: PostService,
   ) {}
 
-  async get(id: number): Promise<UserRecord> {
-    return (await users.findUserById(this.db, id)) ?? userNotFound()
+  async get(id: number): Promise<User> {
+    return (await this.find(id)) ?? userNotFound()
   }
 
-  /** `search`, when given, matches the name or username. */
-  list(page: number, itemsPerPage: number, search?: string): Promise<Page<UserRecord>> {
-    return fetchPage(
-      page,
-      itemsPerPage,
-      (offset, limit) => users.listUsers(this.db, offset, limit, search),
-      () => users.countUsers(this.db, search),
-    )
+  /** A live user, or undefined. */
+  async find(id: number): Promise<User | undefined> {
+    const row = await users.findUserById(this.db, id)
+    return row && toUser(row)
   }
 
-  /** The first SEARCH_RESULT_LIMIT matches, ordered by id. */
-  search(input: UserSearchInput): Promise<UserRecord[]> {
-    return users.searchUsers(this.db, input, 0, SEARCH_RESULT_LIMIT)
+  /** The stored credentials of a live, active account, by username or email. */
+  findCredentials(login: string): Promise<{ id: number; hashed_password: string } | undefined> {
+    return users.findCredentials(this.db, login)
   }
 
-  searchPage(input: UserSearchInput, page: number, itemsPerPage: number): Promise<Page<UserRecord>> {
-    return fetchPage(
-      page,
-      itemsPerPage,
-      (offset, limit) => users.searchUsers(this.db, input, offset, limit),
-      () => users.countSearchUsers(this.db, input),
-    )
+  /** Ordered by id; `search`, when given, matches the name or username. */
+  list(search: string | undefined, request: PageRequest): Promise<Paged<User>> {
+    const rows = (offset: number, limit: number) => users.listUsers(this.db, offset, limit, search)
+    return fetchPaged(request, { rows, count: () => users.countUsers(this.db, search) }, toUser)
   }
 
-  /** Superusers only. `tier` is an id (v1) or a name (v2); null removes the tier. */
-  async setTier(actor: Actor, id: number, tier: number | string | null): Promise<UserRecord> {
-    if (!actor.is_superuser) throw forbidden()
+  /** Ordered by id. */
+  search(filter: UserSearchFilter, request: PageRequest): Promise<Paged<User>> {
+    const rows = (offset: number, limit: number) => users.searchUsers(this.db, filter, offset, limit)
+    return fetchPaged(request, { rows, count: () => users.countSearchUsers(this.db, filter) }, toUser)
+  }
+
+  /** Superusers only; null removes the tier. */
+  async setTier(actor: Actor, id: number, tierId: number | null): Promise<User> {
+    assertSuperuser(actor)
     await this.get(id)
-    const tierId = tier === null ? null : (await this.tiers.resolve(tier)).id
+    if (tierId !== null) await this.tiers.get(tierId)
     if (!(await users.setUserTier(this.db, id, tierId))) userNotFound()
     return this.get(id)
   }
 
   /** Checks for a taken email, then username, before hashing; the unique indexes settle any race. */
-  async create(input: CreateUserInput, options: { superuser?: boolean } = {}): Promise<UserRecord> {
+  async create(input: NewUserInput, options: { superuser?: boolean } = {}): Promise<User> {
     if (await users.emailTaken(this.db, input.email)) throw new DomainError('conflict', EMAIL_TAKEN)
     if (await users.usernameTaken(this.db, input.username)) throw new DomainError('conflict', USERNAME_TAKEN)
     const hashedPassword = await this.passwords.hash(input.password)
     try {
-      return await users.insertUser(this.db, {
+      const row = await users.insertUser(this.db, {
         name: input.name,
         username: input.username,
         email: input.email,
@@ -116,12 +104,13 @@ export class UserService {
         age: input.age ?? null,
         is_superuser: options.superuser ?? false,
       })
+      return toUser(row)
     } catch (error) {
       return conflictFrom(error)
     }
   }
 
-  async update(actor: Actor, id: number, changes: UserChanges): Promise<UserRecord> {
+  async update(actor: Actor, id: number, changes: UserChanges): Promise<User> {
     assertSelfOrSuperuser(actor, id)
     await this.get(id)
     if (changes.email !== undefined && (await users.emailTaken(this.db, changes.email, id))) {
@@ -130,8 +119,13 @@ export class UserService {
     if (changes.username !== undefined && (await users.usernameTaken(this.db, changes.username, id))) {
       throw new DomainError('conflict', USERNAME_TAKEN)
     }
+    const { profileImageUrl, ...columns } = changes
     try {
-      return (await users.updateUser(this.db, id, changes)) ?? userNotFound()
+      const row = await users.updateUser(this.db, id, {
+        ...columns,
+        ...(profileImageUrl === undefined ? {} : { profile_image_url: profileImageUrl }),
+      })
+      return row ? toUser(row) : userNotFound()
     } catch (error) {
       return conflictFrom(error)
     }
@@ -142,7 +136,7 @@ export class UserService {
     assertSelfOrSuperuser(actor, id)
     const deleted = await this.db.transaction().execute(async (trx) => {
       if (!(await users.softDeleteUser(trx, id))) return false
-      await hidePostsOf(trx, id)
+      await this.posts.hideAllOf(trx, id)
       return true
     })
     if (!deleted) userNotFound()
@@ -150,13 +144,13 @@ export class UserService {
 
   /** Superusers only; finds soft-deleted users too. Their posts and tokens go with them. */
   async deletePermanently(actor: Actor, id: number): Promise<void> {
-    if (!actor.is_superuser) throw forbidden()
+    assertSuperuser(actor)
     const removed = await users.deleteUserPermanently(this.db, id)
     if (!removed) userNotFound()
     await this.avatars.removeByUrl(removed.profile_image_url)
   }
 
-  async setAvatar(actor: Actor, id: number, upload: AvatarUpload): Promise<UserRecord> {
+  async setAvatar(actor: Actor, id: number, upload: AvatarUpload): Promise<User> {
     assertSelfOrSuperuser(actor, id)
     const previous = await this.get(id)
     const url = await this.avatars.store(upload)
@@ -166,17 +160,17 @@ export class UserService {
       await this.avatars.removeByUrl(url)
       userNotFound()
     }
-    await this.avatars.removeByUrl(previous.profile_image_url)
-    return updated
+    await this.avatars.removeByUrl(previous.profileImageUrl)
+    return toUser(updated)
   }
 
   /**
    * Makes sure the configured administrator exists and is a superuser. Idempotent: an existing
    * account (matched by email or username) is promoted, and its password is left alone.
    */
-  async ensureSuperuser(account: AdminAccount): Promise<{ user: UserRecord; created: boolean }> {
+  async ensureSuperuser(account: AdminAccount): Promise<{ user: User; created: boolean }> {
     const existing = await users.findUserByEmailOrUsername(this.db, account.email, account.username)
-    if (existing) return { user: await this.promote(existing), created: false }
+    if (existing) return { user: await this.promote(toUser(existing)), created: false }
     try {
       return { user: await this.create(account, { superuser: true }), created: true }
     } catch (error) {
@@ -185,12 +179,12 @@ export class UserService {
       if (!(error instanceof DomainError && error.kind === 'conflict')) throw error
       const raced = await users.findUserByEmailOrUsername(this.db, account.email, account.username)
       if (!raced) throw error
-      return { user: await this.promote(raced), created: false }
+      return { user: await this.promote(toUser(raced)), created: false }
     }
   }
 
-  private async promote(user: UserRecord): Promise<UserRecord> {
-    if (!user.is_superuser) await users.setSuperuser(this.db, user.id)
-    return { ...user, is_superuser: true }
+  private async promote(user: User): Promise<User> {
+    if (!user.isSuperuser) await users.setSuperuser(this.db, user.id)
+    return { ...user, isSuperuser: true }
   }
 }

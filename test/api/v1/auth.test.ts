@@ -82,7 +82,7 @@ describe('POST /login', () => {
 
   it('refuses a deactivated user and ends their live tokens', async () => {
     const { user, headers } = await seedAndLogin(t.app)
-    await t.app.db.updateTable('users').set({ is_active: 0 }).where('id', '=', user.id).execute()
+    await t.db.updateTable('users').set({ is_active: 0 }).where('id', '=', user.id).execute()
     expectError(await me(headers.authorization), 401, 'Not authenticated')
     const response = await t.app.inject({ method: 'POST', url: `${V1}/login`, payload: { username: user.username, password: user.password } })
     expectError(response, 401, 'Incorrect username or password')
@@ -263,7 +263,7 @@ describe('login rate limit', () => {
   })
 
   it('keeps the counters in the database so every process shares them', async () => {
-    const rows = await local.app.db.selectFrom('rate_limits').select(['key', 'count']).execute()
+    const rows = await local.db.selectFrom('rate_limits').select(['key', 'count']).execute()
     expect(rows.some((row) => row.key.startsWith('login-address:') && row.count >= 3)).toBe(true)
     expect(rows.some((row) => row.key.startsWith('login-account:') && row.count >= 3)).toBe(true)
   })

@@ -138,7 +138,7 @@ describe('GET /media/avatars/{name}', () => {
 
   it('serves the default avatar as SVG', async () => {
     const user = await seedUser(t.app)
-    const response = await t.app.inject({ url: user.profile_image_url })
+    const response = await t.app.inject({ url: user.profileImageUrl })
     expect(response.statusCode).toBe(200)
     expect(response.headers['content-type']).toMatch(/^image\/svg\+xml/)
     expect(response.headers['x-content-type-options']).toBe('nosniff')

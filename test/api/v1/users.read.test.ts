@@ -116,7 +116,7 @@ describe('GET /users/search', () => {
     const bob = await seedUser(local.app, { name: 'Bob Smithers', age: 40 })
     const carol = await seedUser(local.app, { name: 'Carol 100%_off', age: 30 })
     const dave = await seedUser(local.app, { name: 'Dave Inactive', age: 30 })
-    await local.app.db.updateTable('users').set({ is_active: 0 }).where('id', '=', dave.id).execute()
+    await local.db.updateTable('users').set({ is_active: 0 }).where('id', '=', dave.id).execute()
     ids = { alice: alice.id, bob: bob.id, carol: carol.id, dave: dave.id }
   })
   afterAll(() => local.close())

@@ -28,7 +28,7 @@ describe('POST /users/', () => {
 
   it('stores an argon2id hash, not the password', async () => {
     const response = await create(userFields())
-    const row = await t.app.db.selectFrom('users').select('hashed_password').where('id', '=', response.json().id).executeTakeFirstOrThrow()
+    const row = await t.db.selectFrom('users').select('hashed_password').where('id', '=', response.json().id).executeTakeFirstOrThrow()
     expect(row.hashed_password).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)
   })
 
@@ -213,7 +213,7 @@ describe('DELETE /users/{user_id}', () => {
     const login = await t.app.inject({ method: 'POST', url: `${V1}/login`, payload: { username: user.username, password: DEFAULT_PASSWORD } })
     expectError(login, 401, 'Incorrect username or password')
     // The row is still there, marked deleted.
-    const row = await t.app.db.selectFrom('users').select(['is_deleted', 'deleted_at']).where('id', '=', user.id).executeTakeFirstOrThrow()
+    const row = await t.db.selectFrom('users').select(['is_deleted', 'deleted_at']).where('id', '=', user.id).executeTakeFirstOrThrow()
     expect(Boolean(row.is_deleted)).toBe(true)
     expect(row.deleted_at).not.toBeNull()
   })
@@ -250,8 +250,8 @@ describe('DELETE /users/{user_id}/permanent', () => {
     const response = await purge(user.id, admin.headers)
     expect(response.statusCode).toBe(200)
     expect(response.json()).toEqual({ message: 'User deleted from the database' })
-    expect(await t.app.db.selectFrom('users').select('id').where('id', '=', user.id).executeTakeFirst()).toBeUndefined()
-    expect(await t.app.db.selectFrom('refresh_tokens').select('jti').where('user_id', '=', user.id).execute()).toEqual([])
+    expect(await t.db.selectFrom('users').select('id').where('id', '=', user.id).executeTakeFirst()).toBeUndefined()
+    expect(await t.db.selectFrom('refresh_tokens').select('jti').where('user_id', '=', user.id).execute()).toEqual([])
   })
 
   it('removes a soft-deleted user and frees their email', async () => {

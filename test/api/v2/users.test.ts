@@ -27,7 +27,7 @@ describe('v2 user shape', () => {
     expect(body).toMatchObject({
       id: user.id,
       username: user.username,
-      avatar_url: user.profile_image_url,
+      avatar_url: user.profileImageUrl,
       subscription_tier: null,
       is_verified: false,
     })

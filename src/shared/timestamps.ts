@@ -9,8 +9,3 @@ export function toIsoString(value: Date | string): string {
 export function nowIso(): string {
   return new Date().toISOString()
 }
-
-/** SQLite stores flags as 0/1, PostgreSQL as booleans; both accept 0/1 on write. */
-export function flag(value: boolean): 0 | 1 {
-  return value ? 1 : 0
-}

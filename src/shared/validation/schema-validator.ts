@@ -1,10 +1,10 @@
-// Request validation with Ajv. Bodies are checked strictly (no type coercion, unknown fields kept
+// Schema validation with Ajv, for request parts (through Fastify's validator compiler) and for
+// anything else checked against the same schemas (the administrator account). Bodies are checked strictly (no type coercion, unknown fields kept
 // so `additionalProperties: false` refuses them); path, query and headers arrive as text, so
 // they are coerced to the declared types.
 import { Ajv } from 'ajv'
-import type { Options as AjvOptions, ValidateFunction } from 'ajv'
+import type { Options as AjvOptions, ErrorObject, ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
-import type { FastifySchemaCompiler } from 'fastify'
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
@@ -42,13 +42,21 @@ function integerProperties(schema: { properties?: Record<string, PropertySchema>
     .map(([name]) => name)
 }
 
-export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
+export type ValidationResult = { value: unknown; error?: undefined } | { error: ErrorObject[]; value?: undefined }
+
+/** Which part of a request a schema is for; anything but `body` arrives as text and is coerced. */
+export interface SchemaTarget {
+  schema: unknown
+  httpPart?: string
+}
+
+export function createValidatorCompiler(): (target: SchemaTarget) => (data: unknown) => ValidationResult {
   const strict = createAjv({ coerceTypes: false })
   const coercing = createAjv({ coerceTypes: 'array' })
   return ({ schema, httpPart }) => {
     if (httpPart === 'body') {
       const validate: ValidateFunction = strict.compile(schema as object)
-      return (data) => (validate(data) ? { value: data } : { error: validate.errors as never })
+      return (data) => (validate(data) ? { value: data } : { error: validate.errors ?? [] })
     }
     const validate: ValidateFunction = coercing.compile(schema as object)
     const integers = integerProperties(schema as object)
@@ -60,7 +68,7 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
           if (typeof value === 'string' && value !== '' && !INTEGER_TEXT.test(value)) record[name] = NOT_AN_INTEGER
         }
       }
-      return validate(data) ? { value: data } : { error: validate.errors as never }
+      return validate(data) ? { value: data } : { error: validate.errors ?? [] }
     }
   }
 }

@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely'
+// Decorates the app with what every route needs: configuration, the logger and the services.
+// The services are built once per process (src/services.ts); routes never see the database.
 import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
-import type { Database } from '../db/schema.js'
 import type { Logger } from '../logger.js'
 import type { Services } from '../services.js'
 
@@ -9,25 +9,21 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config
     logger: Logger
-    db: Kysely<Database>
     services: Services
   }
 }
 
-export interface ServicesPluginOptions {
+export interface AppContextOptions {
   config: Config
   logger: Logger
-  db: Kysely<Database>
   services: Services
 }
 
-/** Makes configuration, the logger, the database and the services available to every route. */
-export default fp<ServicesPluginOptions>(
-  async (app, { config, logger, db, services }) => {
+export default fp<AppContextOptions>(
+  async (app, { config, logger, services }) => {
     app.decorate('config', config)
     app.decorate('logger', logger)
-    app.decorate('db', db)
     app.decorate('services', services)
   },
-  { name: 'services' },
+  { name: 'app-context' },
 )

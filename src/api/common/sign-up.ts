@@ -1,0 +1,21 @@
+// Route options for POST /users/: who may sign up is the users service's rule
+// (assertMaySignUp), applied before the body is read; the docs show the bearer scheme only
+// where the policy asks for a logged-in caller.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { TSchema } from 'typebox'
+import type { SignupPolicy } from '../../modules/users/user.js'
+import { assertMaySignUp } from '../../modules/users/users.service.js'
+import { bearer } from './security-scheme.js'
+import { errorResponses } from './responses.js'
+
+export function signUpRoute<S extends { response: Record<number, TSchema> }>(app: FastifyInstance, policy: SignupPolicy, schema: S) {
+  const checkPolicy = async (request: FastifyRequest) => assertMaySignUp(request.caller?.user ?? null, policy)
+  return {
+    onRequest: [app.identify, checkPolicy],
+    schema: {
+      ...schema,
+      ...(policy === 'authenticated' ? { security: bearer } : {}),
+      response: { ...schema.response, ...errorResponses(401) },
+    },
+  }
+}

@@ -1,0 +1,65 @@
+// The user as services take and return it. Rows of the users table (users.queries.ts) become
+// Users here; each API version maps a User to its own shape (src/api/<version>/mappers.ts).
+import { toIsoString } from '../../shared/timestamps.js'
+import type { UserRow } from './users.queries.js'
+
+export interface User {
+  id: number
+  name: string
+  username: string
+  email: string
+  profileImageUrl: string
+  tierId: number | null
+  tierName: string | null
+  age: number | null
+  isActive: boolean
+  isSuperuser: boolean
+  isVerified: boolean
+  createdAt: string
+  updatedAt: string
+}
+
+export interface NewUserInput {
+  name: string
+  username: string
+  email: string
+  password: string
+  age?: number | null
+}
+
+export interface UserChanges {
+  name?: string
+  username?: string
+  email?: string
+  age?: number | null
+  profileImageUrl?: string
+}
+
+export interface UserSearchFilter {
+  name?: string
+  age?: number
+  isActive: boolean
+  /** Matches name or username. */
+  text?: string
+}
+
+/** Who may create accounts: anyone, or only logged-in callers. */
+export type SignupPolicy = 'open' | 'authenticated'
+
+export function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    name: row.name,
+    username: row.username,
+    email: row.email,
+    profileImageUrl: row.profile_image_url,
+    tierId: row.tier_id,
+    tierName: row.tier_name,
+    age: row.age,
+    isActive: Boolean(row.is_active),
+    isSuperuser: Boolean(row.is_superuser),
+    isVerified: Boolean(row.is_verified),
+    createdAt: toIsoString(row.created_at),
+    updatedAt: toIsoString(row.updated_at),
+  }
+}
