@@ -16,6 +16,8 @@ export interface UsersTable {
   email: string
   hashed_password: string
   profile_image_url: string
+  /** The stored avatar this user uploaded (its name in avatar storage); only uploads set it. */
+  avatar_key: string | null
   tier_id: number | null
   age: number | null
   is_active: Flag
@@ -41,6 +43,18 @@ export interface RefreshTokensTable {
   used_at: NullableTimestamp
   revoked_at: NullableTimestamp
   created_at: Timestamp
+}
+
+export interface SessionsTable {
+  /** The refresh-token family id; every token of the session carries it as `sid`. */
+  id: string
+  user_id: number
+  created_at: Timestamp
+  last_used_at: Timestamp
+  expires_at: Timestamp
+  revoked_at: NullableTimestamp
+  user_agent: string | null
+  ip: string | null
 }
 
 export interface RevokedTokensTable {
@@ -84,6 +98,7 @@ export interface Database {
   users: UsersTable
   tiers: TiersTable
   refresh_tokens: RefreshTokensTable
+  sessions: SessionsTable
   revoked_tokens: RevokedTokensTable
   rate_limits: RateLimitsTable
   avatars: AvatarsTable

@@ -6,12 +6,18 @@ import type { PreparedQuery } from '../../src/db/prepared.js'
 import { preparedLiveRowTotal } from '../../src/db/row-counts.js'
 import { preparedRevokedToken } from '../../src/modules/auth/auth.prepared.js'
 import { preparedInsertLivePost, preparedNewestPosts, preparedNewestPostsBy, preparedPostById } from '../../src/modules/posts/posts.prepared.js'
-import { preparedSearchByName, preparedUserById, preparedUserPage } from '../../src/modules/users/users.prepared.js'
+import {
+  preparedSearchByName,
+  preparedUserById,
+  preparedUserInLiveSession,
+  preparedUserPage,
+} from '../../src/modules/users/users.prepared.js'
 import { findUserById } from '../../src/modules/users/users.repository.js'
 import { likeContains } from '../../src/shared/like-pattern.js'
 import { createTestApp, dialect } from '../helpers/app.js'
 import type { TestApp } from '../helpers/app.js'
-import { seedUser } from '../helpers/users.js'
+import { sessionOf } from '../helpers/tokens.js'
+import { login, seedUser } from '../helpers/users.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -64,19 +70,22 @@ describe('each prepared variant and its plain twin', () => {
     write?: boolean
   }
 
-  let ids: { author: number; firstUser: number; deletedUser: number; post: number }
+  let ids: { author: number; firstUser: number; deletedUser: number; post: number; session: string }
   beforeAll(async () => {
     const author = await seedUser(t.app, { name: 'Percent 100% Ada' })
     const deleted = await seedUser(t.app, { name: 'Gone Person' })
     await t.app.services.users.softDelete({ id: deleted.id, isSuperuser: true }, deleted.id)
     const post = await t.app.services.posts.create(author, { title: 'Prepared', text: 'twin' })
     await t.app.services.posts.create(author, { title: 'Second', text: 'post' })
-    ids = { author: author.id, firstUser: author.id, deletedUser: deleted.id, post: post.id }
+    const session = sessionOf((await login(t.app, author.username, author.password)).accessToken)
+    ids = { author: author.id, firstUser: author.id, deletedUser: deleted.id, post: post.id, session }
   })
 
   const cases: Case[] = [
     { name: 'user by id', prepared: preparedUserById, args: () => [ids.firstUser] },
     { name: 'user by id (soft-deleted)', prepared: preparedUserById, args: () => [ids.deletedUser] },
+    { name: 'user in a live session', prepared: preparedUserInLiveSession, args: () => [ids.author, ids.session] },
+    { name: 'user in an unknown session', prepared: preparedUserInLiveSession, args: () => [ids.author, 'no-such-session'] },
     { name: 'user page', prepared: preparedUserPage, args: () => [0, 3] },
     { name: 'user page, deep', prepared: preparedUserPage, args: () => [2, 2] },
     { name: 'search by name (like)', prepared: preparedSearchByName.like, args: () => [1, likeContains('pe'), 0, 100] },
@@ -114,6 +123,7 @@ describe('each prepared variant and its plain twin', () => {
     const covered = new Set(cases.map((entry) => entry.prepared))
     const all = [
       preparedUserById,
+      preparedUserInLiveSession,
       preparedUserPage,
       ...(dialect() === 'sqlite' ? Object.values(preparedSearchByName) : [preparedSearchByName.like]),
       preparedRevokedToken,

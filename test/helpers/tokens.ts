@@ -36,3 +36,10 @@ export function unsignedToken(userId: number): string {
     .setExpirationTime('10m')
     .encode()
 }
+
+/** The login session (`sid`) an access or refresh token of ours belongs to. */
+export function sessionOf(token: string): string {
+  const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sid?: unknown }
+  if (typeof payload.sid !== 'string') throw new Error('token without a session')
+  return payload.sid
+}

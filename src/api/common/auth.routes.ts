@@ -86,7 +86,10 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: TokenResponse, ...errorResponses(401, 422, 429) },
       },
     },
-    async (request, reply) => sendTokens(reply, await auth.login(request.body.username, request.body.password)),
+    async (request, reply) => {
+      const client = { ip: request.ip, userAgent: request.headers['user-agent'] ?? null }
+      return sendTokens(reply, await auth.login(request.body.username, request.body.password, client))
+    },
   )
 
   app.post(

@@ -7,6 +7,7 @@ import * as posts from './2026-11-21-04-posts.js'
 import * as rowCounts from './2026-11-21-05-row-counts.js'
 import * as userSearchIndex from './2026-11-21-06-user-search-index.js'
 import * as liveRowIndexes from './2026-11-21-07-live-row-indexes.js'
+import * as sessionsAndAvatarKeys from './2026-11-22-01-sessions-and-avatar-keys.js'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-users-and-tiers': usersAndTiers,
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-05-row-counts': rowCounts,
   '2026-11-21-06-user-search-index': userSearchIndex,
   '2026-11-21-07-live-row-indexes': liveRowIndexes,
+  '2026-11-22-01-sessions-and-avatar-keys': sessionsAndAvatarKeys,
 }

@@ -1,4 +1,4 @@
-// SQL for refresh-token families and revoked access tokens.
+// SQL for login sessions, their refresh-token families and revoked access tokens.
 import type { Executor } from '../../db/schema.js'
 import { preparedRevokedToken } from './auth.prepared.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -56,6 +56,41 @@ export async function revokeRefreshFamily(db: Executor, familyId: string): Promi
     .execute()
 }
 
+export interface NewSession {
+  id: string
+  userId: number
+  expiresAt: Date
+  userAgent: string | null
+  ip: string | null
+}
+
+export async function insertSession(db: Executor, session: NewSession): Promise<void> {
+  const now = nowIso()
+  await db
+    .insertInto('sessions')
+    .values({
+      id: session.id,
+      user_id: session.userId,
+      created_at: now,
+      last_used_at: now,
+      expires_at: session.expiresAt.toISOString(),
+      user_agent: session.userAgent,
+      ip: session.ip,
+    })
+    .execute()
+}
+
+/** A refresh extends the session's life to the new refresh token's. */
+export async function touchSession(db: Executor, id: string, expiresAt: Date): Promise<void> {
+  await db.updateTable('sessions').set({ last_used_at: nowIso(), expires_at: expiresAt.toISOString() }).where('id', '=', id).execute()
+}
+
+/** Ends a session: every access token carrying it stops working, and its refresh tokens too. */
+export async function revokeSession(db: Executor, id: string): Promise<void> {
+  await db.updateTable('sessions').set({ revoked_at: nowIso() }).where('id', '=', id).where('revoked_at', 'is', null).execute()
+  await revokeRefreshFamily(db, id)
+}
+
 export async function insertRevokedToken(db: Executor, jti: string, expiresAt: Date): Promise<void> {
   await db
     .insertInto('revoked_tokens')
@@ -68,9 +103,10 @@ export async function isTokenRevoked(db: Executor, jti: string): Promise<boolean
   return (await preparedRevokedToken(db, jti)).length > 0
 }
 
-/** Drops state that can no longer matter: expired refresh tokens and revocations of expired tokens. */
+/** Drops state that can no longer matter: expired sessions and refresh tokens, revocations of expired tokens. */
 export async function deleteExpiredAuthState(db: Executor): Promise<void> {
   const now = nowIso()
   await db.deleteFrom('refresh_tokens').where('expires_at', '<', now).execute()
+  await db.deleteFrom('sessions').where('expires_at', '<', now).execute()
   await db.deleteFrom('revoked_tokens').where('expires_at', '<', now).execute()
 }

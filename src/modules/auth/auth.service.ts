@@ -9,7 +9,9 @@ import {
   deleteExpiredAuthState,
   findRefreshToken,
   insertRefreshToken,
-  revokeRefreshFamily,
+  insertSession,
+  revokeSession,
+  touchSession,
 } from './auth.repository.js'
 import type { PasswordHasher } from './passwords.js'
 import type { RevocationStore } from './revocation-store.js'
@@ -26,6 +28,14 @@ export interface TokenPair {
   refresh_expires_at: Date
 }
 
+/** Where a login comes from, kept with its session so the user can recognise it. */
+export interface ClientInfo {
+  ip: string | null
+  userAgent: string | null
+}
+
+const USER_AGENT_MAX_LENGTH = 512
+
 export interface Caller {
   user: User
   token: VerifiedToken
@@ -41,51 +51,64 @@ export class AuthService {
   ) {}
 
   /** Same error text and the same hashing work whether the account is unknown or the password is wrong. */
-  async login(login: string, password: string): Promise<TokenPair> {
+  async login(login: string, password: string, client: ClientInfo): Promise<TokenPair> {
     const credentials = await this.users.findCredentials(login.trim())
     const valid = credentials
       ? await this.passwords.verify(credentials.hashed_password, password)
       : await this.passwords.verifyAgainstDummy(password)
     if (!credentials || !valid) throw new DomainError('unauthenticated', INCORRECT_CREDENTIALS)
-    return this.issuePair(credentials.id, randomUUID())
+    const sessionId = randomUUID()
+    await insertSession(this.db, {
+      id: sessionId,
+      userId: credentials.id,
+      expiresAt: new Date(Date.now() + this.tokens.lifetimes.refreshSeconds * 1000),
+      userAgent: client.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) ?? null,
+      ip: client.ip,
+    })
+    return this.issuePair(credentials.id, sessionId)
   }
 
-  /** Rotates a refresh token. Presenting one that was already used revokes its whole family. */
+  /**
+   * Rotates a refresh token. Presenting one that was already used revokes its whole session, so
+   * whoever holds the session's newer tokens (the thief or the victim) is logged out at once.
+   */
   async refresh(refreshToken: string): Promise<TokenPair> {
     const claims = await this.tokens.verify(refreshToken, 'refresh')
     if (!claims) throw notAuthenticated()
     const consumed = await consumeRefreshToken(this.db, claims.jti)
     if (!consumed) {
       const known = await findRefreshToken(this.db, claims.jti)
-      if (known) await revokeRefreshFamily(this.db, known.family_id)
+      if (known) await revokeSession(this.db, known.family_id)
       throw notAuthenticated()
     }
     const user = await this.users.find(consumed.user_id)
     if (!user || !user.isActive) {
-      await revokeRefreshFamily(this.db, consumed.family_id)
+      await revokeSession(this.db, consumed.family_id)
       throw notAuthenticated()
     }
-    return this.issuePair(consumed.user_id, consumed.family_id)
+    const pair = await this.issuePair(consumed.user_id, consumed.family_id)
+    await touchSession(this.db, consumed.family_id, pair.refresh_expires_at)
+    return pair
   }
 
-  /** Revokes the presented access token and its session's refresh family (and a presented refresh token's). */
+  /** Ends the caller's session (every token of it) and the session of a presented refresh token of theirs. */
   async logout(caller: Caller, refreshToken?: string): Promise<void> {
     await this.revocations.revoke(caller.token.jti, caller.token.expiresAt)
-    await revokeRefreshFamily(this.db, caller.token.sessionId)
+    await revokeSession(this.db, caller.token.sessionId)
     if (refreshToken === undefined) return
     const refresh = await this.tokens.verify(refreshToken, 'refresh')
     if (refresh && refresh.userId === caller.user.id && refresh.sessionId !== caller.token.sessionId) {
-      await revokeRefreshFamily(this.db, refresh.sessionId)
+      await revokeSession(this.db, refresh.sessionId)
     }
   }
 
-  /** Resolves a bearer token to a live, active user, or fails with "Not authenticated". */
+  /** Resolves a bearer token to a live, active user in a live session, or fails with "Not authenticated". */
   async authenticate(accessToken: string): Promise<Caller> {
     const token = await this.tokens.verify(accessToken, 'access')
     if (!token) throw notAuthenticated()
     const [revoked, user] = await Promise.all([
       this.revocations.isRevoked(token.jti),
-      this.users.find(token.userId),
+      this.users.findInSession(token.userId, token.sessionId),
     ])
     if (revoked || !user || !user.isActive) throw notAuthenticated()
     return { user, token }

@@ -74,6 +74,18 @@ export function userByIdQuery(db: Executor, id: number) {
   return liveUsers(db).where('users.id', '=', id)
 }
 
+/**
+ * The caller of a request: a live user whose login session is live too. Folding the session
+ * into the query that loads the user checks revocation without another round trip.
+ */
+export function userInLiveSessionQuery(db: Executor, id: number, sessionId: string) {
+  return liveUsers(db)
+    .innerJoin('sessions', 'sessions.user_id', 'users.id')
+    .where('users.id', '=', id)
+    .where('sessions.id', '=', sessionId)
+    .where('sessions.revoked_at', 'is', null)
+}
+
 // The page's ids come from the (is_deleted, id) index alone; only those rows are then read
 // and joined, so a deep OFFSET skips index entries instead of joined rows.
 export function userPageQuery(db: Executor, offset: number, limit: number) {

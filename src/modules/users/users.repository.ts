@@ -7,7 +7,7 @@ import { softDeleteRow } from '../../db/soft-delete.js'
 import { likeContains } from '../../shared/like-pattern.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { UserSearchFilter } from './user.js'
-import { preparedSearchByName, preparedUserById, preparedUserPage } from './users.prepared.js'
+import { preparedSearchByName, preparedUserById, preparedUserInLiveSession, preparedUserPage } from './users.prepared.js'
 import { USER_TABLE_COLUMNS, contains, liveUsers, matchKind, nameOrUsernameContains } from './users.queries.js'
 import type { UserRow } from './users.queries.js'
 
@@ -38,6 +38,11 @@ export interface UserRowChanges {
 
 export async function findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
   const [row] = await preparedUserById(db, id)
+  return row
+}
+
+export async function findUserInLiveSession(db: Executor, id: number, sessionId: string): Promise<UserRow | undefined> {
+  const [row] = await preparedUserInLiveSession(db, id, sessionId)
   return row
 }
 

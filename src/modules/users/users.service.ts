@@ -63,6 +63,12 @@ export class UserService {
     return row && toUser(row)
   }
 
+  /** A live user whose login session `sessionId` is live too (the caller of a request), or undefined. */
+  async findInSession(id: number, sessionId: string): Promise<User | undefined> {
+    const row = await users.findUserInLiveSession(this.db, id, sessionId)
+    return row && toUser(row)
+  }
+
   /** The stored credentials of a live, active account, by username or email. */
   findCredentials(login: string): Promise<{ id: number; hashed_password: string } | undefined> {
     return users.findCredentials(this.db, login)

@@ -4,7 +4,7 @@ import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../../src/modules/auth/tokens.j
 import { createTestApp } from '../../helpers/app.js'
 import type { TestApp } from '../../helpers/app.js'
 import { expectError, expectValidationError } from '../../helpers/expect.js'
-import { signToken, unsignedToken } from '../../helpers/tokens.js'
+import { sessionOf, signToken, unsignedToken } from '../../helpers/tokens.js'
 import { DEFAULT_PASSWORD, V1, login, seedAndLogin, seedUser } from '../../helpers/users.js'
 
 let t: TestApp
@@ -102,9 +102,9 @@ describe('POST /login', () => {
 })
 
 describe('bearer tokens', () => {
-  it('accepts a well-formed token signed with our key (control)', async () => {
-    const user = await seedUser(t.app)
-    expect((await me(`Bearer ${await signToken({ sub: user.id })}`)).statusCode).toBe(200)
+  it('accepts a well-formed token signed with our key, in a live session (control)', async () => {
+    const { user, accessToken } = await seedAndLogin(t.app)
+    expect((await me(`Bearer ${await signToken({ sub: user.id, sid: sessionOf(accessToken) })}`)).statusCode).toBe(200)
   })
 
   it.each([
