@@ -29,15 +29,15 @@ export interface AvatarUpload {
 export class AvatarService {
   constructor(private readonly storage: AvatarStorage) {}
 
-  /** Validates and stores an upload under a generated name; returns the URL to serve it from. */
-  async store(upload: AvatarUpload): Promise<string> {
+  /** Validates and stores an upload under a generated name (its key); returns the key and the URL to serve it from. */
+  async store(upload: AvatarUpload): Promise<{ key: string; url: string }> {
     if (!upload.contentType.toLowerCase().startsWith('image/')) throw new DomainError('invalid', FILE_MUST_BE_AN_IMAGE)
     const data = await upload.read()
     const type = detectImageType(data)
     if (!type) throw new DomainError('invalid', FILE_MUST_BE_AN_IMAGE)
     const name = `${randomUUID()}.${type.extension}`
     await this.storage.save(name, { data, contentType: type.contentType })
-    return AVATAR_URL_PREFIX + name
+    return { key: name, url: AVATAR_URL_PREFIX + name }
   }
 
   load(name: string): Promise<StoredImage | undefined> {
@@ -46,10 +46,11 @@ export class AvatarService {
     return this.storage.load(name)
   }
 
-  /** Deletes a stored avatar given its URL; URLs that are not ours (or the default) are left alone. */
-  async removeByUrl(url: string): Promise<void> {
-    if (!url.startsWith(AVATAR_URL_PREFIX)) return
-    const name = url.slice(AVATAR_URL_PREFIX.length)
-    if (AVATAR_NAME.test(name)) await this.storage.remove(name)
+  /**
+   * Deletes a stored avatar by its key, which only an upload hands out (users.avatar_key). A URL a
+   * client wrote is never turned into a key: it may name someone else's avatar.
+   */
+  async remove(key: string | null): Promise<void> {
+    if (key !== null && AVATAR_NAME.test(key)) await this.storage.remove(key)
   }
 }

@@ -9,6 +9,8 @@ export interface User {
   username: string
   email: string
   profileImageUrl: string
+  /** The stored avatar this user uploaded and owns; never shown, never set by a client. */
+  avatarKey: string | null
   tierId: number | null
   tierName: string | null
   age: number | null
@@ -53,6 +55,7 @@ export function toUser(row: UserRow): User {
     username: row.username,
     email: row.email,
     profileImageUrl: row.profile_image_url,
+    avatarKey: row.avatar_key,
     tierId: row.tier_id,
     tierName: row.tier_name,
     age: row.age,

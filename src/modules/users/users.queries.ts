@@ -13,6 +13,7 @@ export const USER_TABLE_COLUMNS = [
   'username',
   'email',
   'profile_image_url',
+  'avatar_key',
   'tier_id',
   'age',
   'is_active',

@@ -34,6 +34,7 @@ export interface UserRowChanges {
   email?: string
   age?: number | null
   profile_image_url?: string
+  avatar_key?: string | null
 }
 
 export async function findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
@@ -104,9 +105,9 @@ export function softDeleteUser(db: Executor, id: number): Promise<boolean> {
   return softDeleteRow(db, 'users', id)
 }
 
-/** Removes the row (soft-deleted or not); foreign keys cascade to the user's tokens and posts. Returns the avatar URL it had. */
-export async function deleteUserPermanently(db: Executor, id: number): Promise<{ profile_image_url: string } | undefined> {
-  return db.deleteFrom('users').where('id', '=', id).returning(['profile_image_url']).executeTakeFirst()
+/** Removes the row (soft-deleted or not); foreign keys cascade to the user's tokens and posts. Returns the avatar it owned. */
+export async function deleteUserPermanently(db: Executor, id: number): Promise<{ avatar_key: string | null } | undefined> {
+  return db.deleteFrom('users').where('id', '=', id).returning(['avatar_key']).executeTakeFirst()
 }
 
 /** Live users; `search`, when given, matches the name or username. */

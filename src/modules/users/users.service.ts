@@ -118,7 +118,7 @@ export class UserService {
 
   async update(actor: Actor, id: number, changes: UserChanges): Promise<User> {
     assertSelfOrSuperuser(actor, id)
-    await this.get(id)
+    const current = await this.get(id)
     if (changes.email !== undefined && (await users.emailTaken(this.db, changes.email, id))) {
       throw new DomainError('conflict', EMAIL_TAKEN)
     }
@@ -126,15 +126,17 @@ export class UserService {
       throw new DomainError('conflict', USERNAME_TAKEN)
     }
     const { profileImageUrl, ...columns } = changes
+    // A client-written image URL is a link: it replaces the user's own upload, which is then deleted.
+    const link = profileImageUrl === undefined ? {} : { profile_image_url: profileImageUrl, avatar_key: null }
+    let row
     try {
-      const row = await users.updateUser(this.db, id, {
-        ...columns,
-        ...(profileImageUrl === undefined ? {} : { profile_image_url: profileImageUrl }),
-      })
-      return row ? toUser(row) : userNotFound()
+      row = await users.updateUser(this.db, id, { ...columns, ...link })
     } catch (error) {
       return conflictFrom(error)
     }
+    if (!row) userNotFound()
+    if (profileImageUrl !== undefined) await this.avatars.remove(current.avatarKey)
+    return toUser(row)
   }
 
   /** The user and their posts disappear together, in one transaction. */
@@ -153,20 +155,20 @@ export class UserService {
     assertSuperuser(actor)
     const removed = await users.deleteUserPermanently(this.db, id)
     if (!removed) userNotFound()
-    await this.avatars.removeByUrl(removed.profile_image_url)
+    await this.avatars.remove(removed.avatar_key)
   }
 
   async setAvatar(actor: Actor, id: number, upload: AvatarUpload): Promise<User> {
     assertSelfOrSuperuser(actor, id)
     const previous = await this.get(id)
-    const url = await this.avatars.store(upload)
-    const updated = await users.updateUser(this.db, id, { profile_image_url: url })
+    const stored = await this.avatars.store(upload)
+    const updated = await users.updateUser(this.db, id, { profile_image_url: stored.url, avatar_key: stored.key })
     if (!updated) {
       // Deleted while uploading: do not leave an orphaned file behind.
-      await this.avatars.removeByUrl(url)
+      await this.avatars.remove(stored.key)
       userNotFound()
     }
-    await this.avatars.removeByUrl(previous.profileImageUrl)
+    await this.avatars.remove(previous.avatarKey)
     return toUser(updated)
   }
 

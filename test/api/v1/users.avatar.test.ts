@@ -117,6 +117,35 @@ for (const storage of ['disk', 'database'] as const) {
       expect((await t.app.inject({ url: `${V1}/users/${user.id}` })).json().profile_image_url).toBe(before)
     })
 
+    it("never deletes another user's stored avatar through a URL written with PATCH", async () => {
+      const alice = await seedAndLogin(t.app)
+      const mallory = await seedAndLogin(t.app)
+      const admin = await seedAndLogin(t.app, {}, { superuser: true })
+      const aliceUrl = (await upload(alice.user.id, [file()], alice.headers)).json().profile_image_url as string
+      const pointAtAlice = await t.app.inject({
+        method: 'PATCH',
+        url: `${V1}/users/${mallory.user.id}`,
+        payload: { profile_image_url: aliceUrl },
+        headers: mallory.headers,
+      })
+      expect(pointAtAlice.statusCode).toBe(200)
+      // Replacing the pointed-at image, then being removed, must leave Alice's file alone.
+      expect((await upload(mallory.user.id, [file()], mallory.headers)).statusCode).toBe(200)
+      await t.app.inject({ method: 'PATCH', url: `${V1}/users/${mallory.user.id}`, payload: { profile_image_url: aliceUrl }, headers: mallory.headers })
+      await t.app.inject({ method: 'PATCH', url: `${V1}/users/${mallory.user.id}`, payload: { profile_image_url: 'https://cdn.example.com/x.png' }, headers: mallory.headers })
+      await t.app.inject({ method: 'PATCH', url: `${V1}/users/${mallory.user.id}`, payload: { profile_image_url: aliceUrl }, headers: mallory.headers })
+      const removed = await t.app.inject({ method: 'DELETE', url: `${V1}/users/${mallory.user.id}/permanent`, headers: admin.headers })
+      expect(removed.statusCode).toBe(200)
+      expect((await t.app.inject({ url: aliceUrl })).statusCode).toBe(200)
+    })
+
+    it("deletes the user's own upload once it is replaced by a link", async () => {
+      const { user, headers } = await seedAndLogin(t.app)
+      const ownUrl = (await upload(user.id, [file()], headers)).json().profile_image_url as string
+      await t.app.inject({ method: 'PATCH', url: `${V1}/users/${user.id}`, payload: { profile_image_url: 'https://cdn.example.com/me.png' }, headers })
+      expect((await t.app.inject({ url: ownUrl })).statusCode).toBe(404)
+    })
+
     it('is for that user or a superuser', async () => {
       const owner = await seedUser(t.app)
       expectError(await upload(owner.id, [file()]), 401, 'Not authenticated')
