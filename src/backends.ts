@@ -8,6 +8,7 @@ import type { DatabaseHandle } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import type { Logger } from './logger.js'
 import { adminAccountProblem } from './modules/users/admin-account.js'
+import { DomainError } from './shared/errors.js'
 import { createServices } from './services.js'
 import type { Services } from './services.js'
 
@@ -36,11 +37,21 @@ async function connectRedis(url: string): Promise<Redis> {
   return redis
 }
 
-async function ensureAdmin(logger: Logger, services: Services, admin: AdminAccount): Promise<void> {
+async function ensureAdmin(logger: Logger, services: Services, admin: AdminAccount, promoteExisting: boolean): Promise<void> {
   const problem = adminAccountProblem(admin)
   if (problem) throw new ConfigError(`invalid administrator account: ${problem}`)
-  const { user, created } = await services.users.ensureSuperuser(admin)
-  logger.info({ userId: user.id, username: user.username }, created ? 'created superuser' : 'superuser present')
+  let result
+  try {
+    result = await services.users.ensureSuperuser(admin, { promoteExisting })
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === 'conflict') throw new ConfigError(`ADMIN_USERNAME/ADMIN_EMAIL: ${error.message}`)
+    if (error instanceof DomainError && error.kind === 'unprocessable') throw new ConfigError(`ADMIN_PASSWORD: ${error.message}`)
+    throw error
+  }
+  const { user, outcome } = result
+  const fields = { userId: user.id, username: user.username }
+  if (outcome === 'promoted') logger.warn(fields, 'promoted an existing account to superuser (ADMIN_PROMOTE_EXISTING=true)')
+  else logger.info(fields, outcome === 'created' ? 'created superuser' : 'superuser present')
 }
 
 export async function openBackends(config: Config, secretKey: string, logger: Logger, options: OpenOptions): Promise<Backends> {
@@ -54,7 +65,7 @@ export async function openBackends(config: Config, secretKey: string, logger: Lo
     if (options.prepare) await migrateToLatest(database.db)
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined
     const services = createServices({ config, secretKey, database, redis })
-    if (options.prepare && config.admin) await ensureAdmin(logger, services, config.admin)
+    if (options.prepare && config.admin) await ensureAdmin(logger, services, config.admin, config.adminPromoteExisting)
     return {
       database,
       redis,

@@ -31,6 +31,8 @@ export interface Config {
   logLevel: LogLevel
   userSignup: UserSignup
   admin: AdminAccount | undefined
+  /** Promote an existing non-superuser account that matches ADMIN_EMAIL/ADMIN_USERNAME (else refuse to start). */
+  adminPromoteExisting: boolean
   uploadMaxBytes: number
   accessTokenMinutes: number
   refreshTokenDays: number
@@ -178,6 +180,7 @@ export function loadConfig(env: Env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     userSignup: oneOf(env, 'USER_SIGNUP', ['open', 'authenticated'] as const, 'open'),
     admin: admin(env),
+    adminPromoteExisting: boolean(env, 'ADMIN_PROMOTE_EXISTING', false),
     uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     accessTokenMinutes: integer(env, 'ACCESS_TOKEN_MINUTES', 15, 1, 24 * 60),
     refreshTokenDays: integer(env, 'REFRESH_TOKEN_DAYS', 7, 1, 365),

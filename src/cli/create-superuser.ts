@@ -1,5 +1,7 @@
-// `npm run create-superuser -- --email a@b.c --username admin [--name "Ada"] [--password ...]`
-// Creates the superuser, or promotes an existing account with that email or username.
+// `npm run create-superuser -- --email a@b.c --username admin [--name "Ada"] [--password ...] [--promote-existing]`
+// Creates the superuser. An existing account with that email or username is promoted only with
+// --promote-existing (or ADMIN_PROMOTE_EXISTING=true): whoever registered the name first must
+// not become a superuser by accident.
 // Missing values fall back to ADMIN_* settings; a missing password is asked for on a terminal.
 import { randomBytes } from 'node:crypto'
 import { createInterface } from 'node:readline/promises'
@@ -31,7 +33,13 @@ async function askPassword(): Promise<string | undefined> {
 }
 
 const { values } = parseArgs({
-  options: { email: { type: 'string' }, username: { type: 'string' }, name: { type: 'string' }, password: { type: 'string' } },
+  options: {
+    email: { type: 'string' },
+    username: { type: 'string' },
+    name: { type: 'string' },
+    password: { type: 'string' },
+    'promote-existing': { type: 'boolean' },
+  },
 })
 const config = loadConfigFromEnvironment()
 const email = values.email ?? config.admin?.email
@@ -54,8 +62,10 @@ try {
   await migrateToLatest(database.db)
   // This command issues no tokens, so any key will do for the token service it never uses.
   const services = createServices({ config, secretKey: randomBytes(32).toString('hex'), database, redis: undefined })
-  const { user, created } = await services.users.ensureSuperuser(account)
-  console.log(`${created ? 'created' : 'promoted existing'} superuser #${user.id} (${user.username}) in ${database.location}`)
+  const promoteExisting = values['promote-existing'] ?? config.adminPromoteExisting
+  const { user, outcome } = await services.users.ensureSuperuser(account, { promoteExisting })
+  const done = { created: 'created', present: 'found existing', promoted: 'promoted existing' }[outcome]
+  console.log(`${done} superuser #${user.id} (${user.username}) in ${database.location}`)
 } catch (error) {
   console.error(`failed: ${error instanceof Error ? error.message : String(error)}`)
   process.exitCode = 1

@@ -17,6 +17,7 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   conflict: 409,
   too_large: 413,
   rate_limited: 429,
+  unprocessable: 422,
   unavailable: 503,
 }
 

@@ -11,6 +11,7 @@ export type ErrorKind =
   | 'rate_limited'
   | 'unavailable'
   | 'gone'
+  | 'unprocessable' // well-formed and schema-valid, refused by a rule (e.g. a too-common password): 422
 
 export class DomainError extends Error {
   constructor(

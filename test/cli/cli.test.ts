@@ -39,18 +39,34 @@ describe('migrate', () => {
 })
 
 describe('create-superuser', () => {
-  it('creates a superuser from flags, then promotes instead of duplicating', async () => {
+  it('creates a superuser from flags, then finds it instead of duplicating', async () => {
     const result = await run('src/cli/create-superuser.ts', ['--email', 'cli@example.com', '--username', 'cli_admin', '--password', 'cli password 1'])
     expect(result.code, result.stderr).toBe(0)
     expect(result.stdout).toMatch(/created superuser #\d+ \(cli_admin\)/)
     const again = await run('src/cli/create-superuser.ts', ['--email', 'cli@example.com', '--username', 'cli_admin', '--password', 'cli password 1'])
-    expect(again.stdout).toMatch(/promoted existing superuser/)
+    expect(again.stdout).toMatch(/found existing superuser/)
 
     database = await createDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR ?? '' })
     const rows = await database.db.selectFrom('users').select(['username', 'is_superuser', 'hashed_password']).execute()
     expect(rows).toHaveLength(1)
     expect(Boolean(rows[0]?.is_superuser)).toBe(true)
     expect(rows[0]?.hashed_password).toMatch(/^\$argon2id\$/)
+  })
+
+  it('promotes an ordinary account only with --promote-existing', async () => {
+    const base = ['--email', 'plain@example.com', '--username', 'plain_user', '--password', 'plain password 1']
+    // An ordinary account holding that username (created as the API would, not a superuser).
+    const created = await run('src/cli/create-superuser.ts', base)
+    expect(created.code, created.stderr).toBe(0)
+    database ??= await createDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR ?? '' })
+    await database.db.updateTable('users').set({ is_superuser: 0 }).where('username', '=', 'plain_user').execute()
+
+    const refused = await run('src/cli/create-superuser.ts', base)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/not a superuser.*ADMIN_PROMOTE_EXISTING/)
+    const promoted = await run('src/cli/create-superuser.ts', [...base, '--promote-existing'])
+    expect(promoted.code, promoted.stderr).toBe(0)
+    expect(promoted.stdout).toMatch(/promoted existing superuser #\d+ \(plain_user\)/)
   })
 
   it('falls back to ADMIN_* settings', async () => {

@@ -44,6 +44,12 @@ export function assertMaySignUp(caller: Actor | null, policy: SignupPolicy): voi
   if (policy === 'authenticated' && caller === null) throw notAuthenticated()
 }
 
+export interface SuperuserOutcome {
+  user: User
+  /** Created now, already a superuser, or an existing account promoted on request. */
+  outcome: 'created' | 'present' | 'promoted'
+}
+
 export class UserService {
   constructor(
     private readonly db: Executor,
@@ -173,22 +179,36 @@ export class UserService {
   }
 
   /**
-   * Makes sure the configured administrator exists and is a superuser. Idempotent: an existing
-   * account (matched by email or username) is promoted, and its password is left alone.
+   * Makes sure the configured administrator exists and is a superuser. Idempotent: an account
+   * (matched by email or username) that is already a superuser is left as it is, password and
+   * all. One that is not is promoted only with `promoteExisting` (ADMIN_PROMOTE_EXISTING): whoever
+   * registered the administrator's name first must not become a superuser silently.
    */
-  async ensureSuperuser(account: AdminAccount): Promise<{ user: User; created: boolean }> {
+  async ensureSuperuser(account: AdminAccount, options: { promoteExisting: boolean }): Promise<SuperuserOutcome> {
     const existing = await users.findUserByEmailOrUsername(this.db, account.email, account.username)
-    if (existing) return { user: await this.promote(toUser(existing)), created: false }
+    if (existing) return this.adopt(toUser(existing), account, options)
     try {
-      return { user: await this.create(account, { superuser: true }), created: true }
+      return { user: await this.create(account, { superuser: true }), outcome: 'created' }
     } catch (error) {
-      // Another process may have created it at the same moment: promote what it made. Otherwise
-      // (a soft-deleted account holds the email or username) the conflict stands.
+      // Another process may have created it at the same moment. Otherwise (a soft-deleted
+      // account holds the email or username) the conflict stands.
       if (!(error instanceof DomainError && error.kind === 'conflict')) throw error
       const raced = await users.findUserByEmailOrUsername(this.db, account.email, account.username)
       if (!raced) throw error
-      return { user: await this.promote(toUser(raced)), created: false }
+      return this.adopt(toUser(raced), account, options)
     }
+  }
+
+  private async adopt(user: User, account: AdminAccount, options: { promoteExisting: boolean }): Promise<SuperuserOutcome> {
+    if (user.isSuperuser) return { user, outcome: 'present' }
+    if (!options.promoteExisting) {
+      const matches = user.username === account.username ? `username "${account.username}"` : `email "${account.email}"`
+      throw new DomainError(
+        'conflict',
+        `an existing account (#${user.id}, ${matches}) is not a superuser; set ADMIN_PROMOTE_EXISTING=true to promote it, or choose another administrator`,
+      )
+    }
+    return { user: await this.promote(user), outcome: 'promoted' }
   }
 
   private async promote(user: User): Promise<User> {
