@@ -70,3 +70,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable)
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.some((text) => message.includes(text))
 }
+
+/**
+ * True for PostgreSQL's refusal of text it cannot store (a NUL byte, an untranslatable
+ * character). Validation refuses such text first; this is the second line of defence.
+ */
+export function isInvalidText(error: unknown): boolean {
+  const { code } = asDriverError(error)
+  return code === '22021' || code === '22P05'
+}

@@ -2,7 +2,7 @@
 // `errors`), and nothing internal (stack, SQL, driver text) ever reaches a client.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import { isDatabaseUnavailable } from '../db/errors.js'
+import { isDatabaseUnavailable, isInvalidText } from '../db/errors.js'
 import { DomainError, FILE_TOO_LARGE, NOT_FOUND, REQUEST_BODY_TOO_LARGE, SERVICE_UNAVAILABLE } from '../shared/errors.js'
 import type { ErrorKind } from '../shared/errors.js'
 import { toValidationIssues, validationDetail } from '../shared/validation/validation-issues.js'
@@ -51,6 +51,8 @@ function handleError(this: FastifyInstance, error: FastifyError, request: Fastif
 
   const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined
   if (known) return reply.code(known.status).send({ detail: known.detail })
+
+  if (isInvalidText(error)) return reply.code(400).send({ detail: 'Request contains text that cannot be stored' })
 
   if (isDatabaseUnavailable(error)) {
     this.logger.warn({ err: error, reqId: request.id }, 'request failed: database unavailable')

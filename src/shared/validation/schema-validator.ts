@@ -50,17 +50,44 @@ export interface SchemaTarget {
   httpPart?: string
 }
 
+/**
+ * C0 control characters (and DEL) that no field needs: tab, line feed and carriage return stay
+ * allowed for multi-line text. U+0000 in particular cannot be stored by PostgreSQL.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
+
+/** The first string inside `data` holding a control character, as a validation error at its path. */
+export function controlCharacterError(data: unknown, path = ''): ErrorObject | undefined {
+  if (typeof data === 'string') {
+    if (!CONTROL_CHARACTER.test(data)) return undefined
+    return { keyword: 'controlCharacter', instancePath: path, schemaPath: '', params: {}, message: 'contains a control character' }
+  }
+  if (typeof data !== 'object' || data === null) return undefined
+  for (const [key, value] of Object.entries(data)) {
+    const found = controlCharacterError(value, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`)
+    if (found) return found
+  }
+  return undefined
+}
+
 export function createValidatorCompiler(): (target: SchemaTarget) => (data: unknown) => ValidationResult {
   const strict = createAjv({ coerceTypes: false })
   const coercing = createAjv({ coerceTypes: 'array' })
   return ({ schema, httpPart }) => {
     if (httpPart === 'body') {
       const validate: ValidateFunction = strict.compile(schema as object)
-      return (data) => (validate(data) ? { value: data } : { error: validate.errors ?? [] })
+      return (data) => {
+        const control = controlCharacterError(data)
+        if (control) return { error: [control] }
+        return validate(data) ? { value: data } : { error: validate.errors ?? [] }
+      }
     }
     const validate: ValidateFunction = coercing.compile(schema as object)
     const integers = integerProperties(schema as object)
     return (data) => {
+      const control = controlCharacterError(data)
+      if (control) return { error: [control] }
       if (integers.length > 0 && typeof data === 'object' && data !== null) {
         const record = data as Record<string, unknown>
         for (const name of integers) {

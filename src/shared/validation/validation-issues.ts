@@ -35,6 +35,8 @@ function describe(error: ErrorObject): { msg: string; type: string } {
       return { msg: 'At least one field is required', type: 'missing' }
     case 'const':
       return { msg: `Input should be ${JSON.stringify(params.allowedValue)}`, type: 'literal_error' }
+    case 'controlCharacter':
+      return { msg: 'String must not contain control characters', type: 'string_control_character' }
     case 'enum':
       return { msg: 'Input should be one of the allowed values', type: 'enum' }
     default:
