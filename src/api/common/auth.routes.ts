@@ -4,7 +4,7 @@ import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { LoginRequest, RefreshRequest, TokenResponse } from '../../modules/auth/auth.schemas.js'
-import type { TokenPair } from '../../modules/auth/auth.service.js'
+import type { LoginLimitKey, TokenPair } from '../../modules/auth/auth.service.js'
 import { callerOf } from '../../plugins/authentication.js'
 import { DomainError, notAuthenticated, serviceUnavailable } from '../../shared/errors.js'
 import { MessageResponse, errorResponses } from './responses.js'
@@ -12,7 +12,15 @@ import { protectedRoute } from './protected-route.js'
 
 const tags = ['login']
 const REFRESH_COOKIE = 'refresh_token'
+/** OWASP device cookie: lets a browser that logged in before past the account lockout. */
+const DEVICE_COOKIE = 'device'
 const LOGIN_WINDOW_MS = 60_000
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    loginLimitKey: LoginLimitKey | null
+  }
+}
 
 const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { auth } = app.services
@@ -23,19 +31,20 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(cookie)
 
   // Keys are version-neutral, so v1 and v2 logins count against the same limits.
-  const limitByAddress = app.createRateLimit({
-    max: loginRateLimit,
-    timeWindow: LOGIN_WINDOW_MS,
-    keyGenerator: (request) => `login-address:${request.ip}`,
-  })
-  const limitByAccount = app.createRateLimit({
-    max: loginRateLimit,
-    timeWindow: LOGIN_WINDOW_MS,
-    keyGenerator: (request) => `login-account:${(request.body as { username: string }).username.trim().toLowerCase()}`,
-  })
+  app.decorateRequest('loginLimitKey', null)
+  const loginLimit = (key: (request: FastifyRequest) => string) =>
+    app.createRateLimit({ max: loginRateLimit, timeWindow: LOGIN_WINDOW_MS, keyGenerator: key })
+  const limitByAddress = loginLimit((request) => `login-address:${request.ip}`)
+  const limitByAccount = loginLimit((request) => `login-account:${Object.values(request.loginLimitKey ?? {})[0]}`)
+  const limitByDevice = loginLimit((request) => `login-device:${Object.values(request.loginLimitKey ?? {})[0]}`)
 
   async function enforceLoginLimits(request: FastifyRequest): Promise<void> {
-    for (const limit of [limitByAddress, limitByAccount]) {
+    const { username } = request.body as { username: string }
+    const key = await auth.loginLimitKey(username, request.cookies[DEVICE_COOKIE])
+    request.loginLimitKey = key
+    // A known device has its own budget; only untrusted clients meet the address and account limits.
+    const limits = 'device' in key ? [limitByDevice] : [limitByAddress, limitByAccount]
+    for (const limit of limits) {
       let result: Awaited<ReturnType<typeof limit>>
       try {
         result = await limit(request)
@@ -88,7 +97,10 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const client = { ip: request.ip, userAgent: request.headers['user-agent'] ?? null }
-      return sendTokens(reply, await auth.login(request.body.username, request.body.password, client))
+      const pair = await auth.login(request.body.username, request.body.password, client)
+      const device = await auth.deviceToken(pair.userId)
+      reply.setCookie(DEVICE_COOKIE, device.token, { httpOnly: true, sameSite: 'strict', secure: cookieSecure, path: '/', expires: device.expiresAt })
+      return sendTokens(reply, pair)
     },
   )
 

@@ -1,5 +1,5 @@
 // Login, token rotation, logout and resolving the caller of a request.
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { Executor } from '../../db/schema.js'
 import { DomainError, notAuthenticated } from '../../shared/errors.js'
 import type { User } from '../users/user.js'
@@ -19,6 +19,16 @@ import type { TokenService, VerifiedToken } from './tokens.js'
 
 export const INCORRECT_CREDENTIALS = 'Incorrect username or password'
 
+/**
+ * What a login attempt is counted against. A browser holding a valid device token for the
+ * account it logs in to is counted on its own (`device`); any other client is counted per
+ * address and per account (`account`: the resolved account, or the normalised name when none
+ * matches). Keys are hashed, so any login name makes a key of bounded length.
+ */
+export type LoginLimitKey = { device: string } | { account: string }
+
+const hashed = (text: string) => createHash('sha256').update(text).digest('hex')
+
 export interface TokenPair {
   access_token: string
   token_type: 'bearer'
@@ -26,6 +36,7 @@ export interface TokenPair {
   expires_in: number
   refresh_token: string
   refresh_expires_at: Date
+  userId: number
 }
 
 /** Where a login comes from, kept with its session so the user can recognise it. */
@@ -49,6 +60,21 @@ export class AuthService {
     private readonly tokens: TokenService,
     private readonly revocations: RevocationStore,
   ) {}
+
+  async loginLimitKey(login: string, deviceToken: string | undefined): Promise<LoginLimitKey> {
+    const name = login.trim().toLowerCase()
+    const [account, device] = await Promise.all([
+      this.users.findLoginAccount(name),
+      deviceToken === undefined ? undefined : this.tokens.verifyDevice(deviceToken),
+    ])
+    if (device && account && device.userId === account.id) return { device: hashed(device.deviceId) }
+    return { account: hashed(account ? `user:${account.identity}` : `name:${name}`) }
+  }
+
+  /** A device token for the browser that just logged in to the account. */
+  deviceToken(userId: number): Promise<{ token: string; expiresAt: Date }> {
+    return this.tokens.signDevice(userId)
+  }
 
   /** Same error text and the same hashing work whether the account is unknown or the password is wrong. */
   async login(login: string, password: string, client: ClientInfo): Promise<TokenPair> {
@@ -130,6 +156,7 @@ export class AuthService {
       expires_in: this.tokens.lifetimes.accessSeconds,
       refresh_token: refresh.token,
       refresh_expires_at: refresh.expiresAt,
+      userId,
     }
   }
 }

@@ -6,6 +6,8 @@ export type TokenType = 'access' | 'refresh'
 
 export const TOKEN_ISSUER = 'user-post-service'
 export const TOKEN_AUDIENCE = 'user-post-service'
+/** How long a browser stays a known device for its account's logins. */
+export const DEVICE_TOKEN_SECONDS = 365 * 24 * 60 * 60
 
 export interface VerifiedToken {
   userId: number
@@ -52,6 +54,41 @@ export class TokenService {
       .setAudience(TOKEN_AUDIENCE)
       .sign(this.key)
     return { token, jti, expiresAt: new Date(expiresAt * 1000) }
+  }
+
+  /**
+   * A device token (OWASP device cookies): proof that this browser once logged in to the account,
+   * which lets it through the per-account lockout with a budget of its own.
+   */
+  async signDevice(userId: number): Promise<{ token: string; expiresAt: Date }> {
+    const issuedAt = Math.floor(Date.now() / 1000)
+    const expiresAt = issuedAt + DEVICE_TOKEN_SECONDS
+    const token = await new SignJWT({ typ: 'device' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(String(userId))
+      .setJti(randomUUID())
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(expiresAt)
+      .setIssuer(TOKEN_ISSUER)
+      .setAudience(TOKEN_AUDIENCE)
+      .sign(this.key)
+    return { token, expiresAt: new Date(expiresAt * 1000) }
+  }
+
+  async verifyDevice(token: string): Promise<{ userId: number; deviceId: string } | undefined> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, {
+        algorithms: ['HS256'],
+        issuer: TOKEN_ISSUER,
+        audience: TOKEN_AUDIENCE,
+        requiredClaims: ['sub', 'jti', 'exp'],
+      })
+      const userId = Number(payload.sub)
+      if (payload.typ !== 'device' || !Number.isSafeInteger(userId) || typeof payload.jti !== 'string') return undefined
+      return { userId, deviceId: payload.jti }
+    } catch {
+      return undefined
+    }
   }
 
   /** Returns the token's claims, or undefined for anything forged, expired, malformed or of the wrong type. */

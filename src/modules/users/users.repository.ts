@@ -76,6 +76,18 @@ export async function findCredentials(db: Executor, login: string): Promise<Cred
     .executeTakeFirst()
 }
 
+/** The live account a login name (username or email) names, active or not. */
+export async function findLoginAccount(db: Executor, login: string): Promise<{ id: number; created_at: Date | string } | undefined> {
+  const byEmail = login.includes('@')
+  return db
+    .selectFrom('users')
+    .select(['id', 'created_at'])
+    .$if(byEmail, (qb) => qb.where((eb) => eb(eb.fn('lower', ['email']), '=', login.toLowerCase())))
+    .$if(!byEmail, (qb) => qb.where('username', '=', login.toLowerCase()))
+    .where('is_deleted', '=', 0)
+    .executeTakeFirst()
+}
+
 export async function insertUser(db: Executor, user: NewUserRow): Promise<UserRow> {
   const now = nowIso()
   const row = await db

@@ -6,6 +6,7 @@ import type { Executor } from '../../db/schema.js'
 import type { Actor } from '../../shared/actor.js'
 import { DomainError, assertSuperuser, forbidden, notAuthenticated } from '../../shared/errors.js'
 import { fetchPaged } from '../../shared/paging.js'
+import { toIsoString } from '../../shared/timestamps.js'
 import type { PageRequest, Paged } from '../../shared/paging.js'
 import type { PasswordHasher } from '../auth/passwords.js'
 import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/avatars.service.js'
@@ -73,6 +74,15 @@ export class UserService {
   async findInSession(id: number, sessionId: string): Promise<User | undefined> {
     const row = await users.findUserInLiveSession(this.db, id, sessionId)
     return row && toUser(row)
+  }
+
+  /**
+   * The live account a login name (username or email) names, as a stable identity: its id and
+   * creation time (ids alone repeat across databases that share one Redis).
+   */
+  async findLoginAccount(login: string): Promise<{ id: number; identity: string } | undefined> {
+    const row = await users.findLoginAccount(this.db, login)
+    return row && { id: row.id, identity: `${row.id}@${toIsoString(row.created_at)}` }
   }
 
   /** The stored credentials of a live, active account, by username or email. */
