@@ -35,13 +35,16 @@ export interface AppOptions {
   backends?: Backends
 }
 
+const trustHops = (count: number) => (_address: string, hop: number) => hop < count
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, secretKey } = options
   const logger = options.logger ?? createLogger(config.logLevel)
   const app = Fastify({
     logger: false,
     bodyLimit: JSON_BODY_LIMIT_BYTES,
-    trustProxy: config.trustProxy,
+    // A hop count trusts that many proxies in front of us (proxy-addr: hop 0 is the socket).
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
     requestTimeout: 60_000,
     return503OnClosing: true,
@@ -50,6 +53,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // The API speaks JSON (and forms/multipart where declared); plain text gets a 415.
   app.removeContentTypeParser('text/plain')
 
+  if (config.trustProxy === true) {
+    logger.warn('TRUST_PROXY=true trusts every X-Forwarded-For hop: clients can choose their own address and escape per-address limits. Set a hop count (TRUST_PROXY=1) or the proxy addresses instead.')
+  }
   const backends = options.backends ?? (await openBackends(config, secretKey, logger, { prepare: options.prepare ?? true }))
   const { database, redis, services } = backends
 

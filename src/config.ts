@@ -1,6 +1,7 @@
 // The only module that reads process.env. Every setting is parsed and validated here, once,
 // so a bad value stops the process at start with one line naming the variable.
 import { existsSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import path from 'node:path'
 import { API_VERSIONS, CURRENT_VERSION, isApiVersion } from './versions.js'
@@ -41,7 +42,11 @@ export interface Config {
   sunsetDates: Partial<Record<ApiVersion, string>>
   avatarStorage: AvatarStorageKind
   cookieSecure: boolean
-  trustProxy: boolean
+  /**
+   * Which X-Forwarded-For hops to believe (Fastify's trustProxy): false, a hop count, a list of
+   * proxy addresses/CIDRs, or true (every hop: clients can then pick their own address).
+   */
+  trustProxy: boolean | number | string[]
   /** Server processes on this machine (node:cluster); 1 runs a single process. */
   workers: number
 }
@@ -96,6 +101,27 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
     throw new ConfigError(`${name} must start with ${protocols.join(' or ')}, got "${parsed.protocol}"`)
   }
   return raw
+}
+
+const CIDR = /^[0-9a-fA-F:.]+(\/\d{1,3})?$/
+
+function trustProxy(env: Env, name: string): boolean | number | string[] {
+  const raw = read(env, name)
+  if (raw === undefined) return false
+  const lower = raw.toLowerCase()
+  if (['true', 'yes', 'on'].includes(lower)) return true
+  if (['false', 'no', 'off', '0'].includes(lower)) return false
+  if (/^\d+$/.test(raw)) return integer(env, name, 0, 1, 100)
+  const entries = raw.split(',').map((part) => part.trim()).filter(Boolean)
+  for (const entry of entries) {
+    const [address = '', bits] = entry.split('/')
+    const version = isIP(address)
+    const maxBits = version === 6 ? 128 : 32
+    if (!CIDR.test(entry) || version === 0 || (bits !== undefined && Number(bits) > maxBits)) {
+      throw new ConfigError(`${name} must be true, false, a hop count or a comma list of proxy addresses/CIDRs, got "${entry}"`)
+    }
+  }
+  return entries
 }
 
 function workerCount(env: Env, name: string): number {
@@ -189,7 +215,7 @@ export function loadConfig(env: Env): Config {
     sunsetDates: sunsets,
     avatarStorage: oneOf(env, 'AVATAR_STORAGE', ['disk', 'database'] as const, databaseUrl ? 'database' : 'disk'),
     cookieSecure: boolean(env, 'COOKIE_SECURE', nodeEnv === 'production'),
-    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
     workers: workerCount(env, 'WORKERS'),
   }
 }

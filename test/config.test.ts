@@ -99,9 +99,25 @@ describe('loadConfig', () => {
     [{ SUNSET_DATES: 'v1=2027-01-01' }, /^SUNSET_DATES names v1, which DEPRECATED_VERSIONS does not list/],
     [{ AVATAR_STORAGE: 's3' }, /^AVATAR_STORAGE must be one of/],
     [{ COOKIE_SECURE: 'sometimes' }, /^COOKIE_SECURE must be true or false/],
+    [{ TRUST_PROXY: 'sometimes' }, /^TRUST_PROXY must be true, false, a hop count or a comma list/],
+    [{ TRUST_PROXY: '10.0.0.0/99' }, /^TRUST_PROXY must be/],
+    [{ TRUST_PROXY: '101' }, /^TRUST_PROXY must be between 1 and 100/],
+    [{ ADMIN_PROMOTE_EXISTING: 'maybe' }, /^ADMIN_PROMOTE_EXISTING must be true or false/],
   ])('refuses %j with a message naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError)
     expect(() => loadConfig(env)).toThrow(message)
+  })
+
+  it.each([
+    ['false', false],
+    ['0', false],
+    ['true', true],
+    ['1', 1],
+    ['2', 2],
+    ['10.0.0.0/8, 127.0.0.1', ['10.0.0.0/8', '127.0.0.1']],
+    ['::1,fd00::/8', ['::1', 'fd00::/8']],
+  ])('reads TRUST_PROXY=%s as a hop count or proxy list (true stays "every hop")', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected)
   })
 
   it('treats empty values as unset', () => {
