@@ -52,6 +52,13 @@ function handleError(this: FastifyInstance, error: FastifyError, request: Fastif
   const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined
   if (known) return reply.code(known.status).send({ detail: known.detail })
 
+  // The client went away mid-body (Node reports it as ECONNRESET "aborted"): nobody hears the
+  // answer, and it is no outage of ours, so it must never reach the database-unavailable path.
+  if (request.raw.readableAborted) {
+    this.logger.info({ reqId: request.id, method: request.method, url: request.url }, 'request aborted by the client')
+    return reply.code(400).send({ detail: 'Request aborted' })
+  }
+
   if (isInvalidText(error)) return reply.code(400).send({ detail: 'Request contains text that cannot be stored' })
 
   if (isDatabaseUnavailable(error)) {
