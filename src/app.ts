@@ -14,7 +14,7 @@ import type { Config } from './config.js'
 import { createLogger } from './logger.js'
 import type { Logger } from './logger.js'
 import authentication from './plugins/authentication.js'
-import errorHandler from './plugins/error-handler.js'
+import errorHandler, { handleFrameworkError } from './plugins/error-handler.js'
 import accessLog from './plugins/access-log.js'
 import rateLimit from './plugins/rate-limit.js'
 import responseHeaders from './plugins/response-headers.js'
@@ -48,6 +48,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
     requestTimeout: 60_000,
     return503OnClosing: true,
+    // Router errors (malformed URL, over-long parameter) go through the one error handler too.
+    frameworkErrors: handleFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.setValidatorCompiler(createValidatorCompiler())
   // The API speaks JSON (and forms/multipart where declared); plain text gets a 415.

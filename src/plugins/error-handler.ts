@@ -1,10 +1,12 @@
 // The one place errors become HTTP: every error body is `{detail: string}` (validation adds
 // `errors`), and nothing internal (stack, SQL, driver text) ever reaches a client.
+import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { isDatabaseUnavailable, isInvalidText } from '../db/errors.js'
 import { DomainError, FILE_TOO_LARGE, NOT_FOUND, REQUEST_BODY_TOO_LARGE, SERVICE_UNAVAILABLE } from '../shared/errors.js'
 import type { ErrorKind } from '../shared/errors.js'
+import { API_SECURITY_HEADERS } from './response-headers.js'
 import { toValidationIssues, validationDetail } from '../shared/validation/validation-issues.js'
 import type { ValidationContext } from '../shared/validation/validation-issues.js'
 
@@ -33,6 +35,9 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; detail: string }> = {
   FST_FILES_LIMIT: { status: 413, detail: 'Too many files in the multipart request' },
   FST_FIELDS_LIMIT: { status: 413, detail: 'Too many fields in the multipart request' },
   FST_PROTO_VIOLATION: { status: 400, detail: 'Prototype property is not allowed' },
+  // Raised by the router before any route runs; Fastify's own messages would echo the path.
+  FST_ERR_BAD_URL: { status: 400, detail: 'Malformed URL' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, detail: 'URI too long' },
 }
 
 function handleError(this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
@@ -66,14 +71,24 @@ function handleError(this: FastifyInstance, error: FastifyError, request: Fastif
     return reply.code(503).send({ detail: SERVICE_UNAVAILABLE })
   }
 
-  // Other client errors raised by Fastify itself carry safe, specific messages.
+  // Other client errors raised by Fastify itself: their status, in words that echo no input.
   const status = error.statusCode ?? 500
   if (status >= 400 && status < 500 && typeof error.code === 'string' && error.code.startsWith('FST_')) {
-    return reply.code(status).send({ detail: error.message })
+    return reply.code(status).send({ detail: STATUS_CODES[status] ?? 'Bad request' })
   }
 
   this.logger.error({ err: error, reqId: request.id }, 'unhandled error')
   return reply.code(500).send({ detail: 'Internal server error' })
+}
+
+/**
+ * For Fastify's `frameworkErrors`: router errors raised before any route or hook runs (malformed
+ * URL, over-long parameter). They get the same `{detail}` and the API's security headers, and
+ * never echo the path.
+ */
+export function handleFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const known = (error.code ? FRAMEWORK_ERRORS[error.code] : undefined) ?? { status: 400, detail: 'Bad request' }
+  return reply.code(known.status).headers(API_SECURITY_HEADERS).send({ detail: known.detail })
 }
 
 /**

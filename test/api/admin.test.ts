@@ -73,6 +73,8 @@ describe('several processes starting at once with ADMIN_*', () => {
   it('agree: one creates the superuser, the others find it and start', async () => {
     const database = await createTestDatabase()
     try {
+      // Migrated once first (as the cluster primary does); then three start at once with ADMIN_*.
+      await (await buildApp({ config: loadConfig({ ...TEST_ENV, ...database.env }), secretKey: TEST_SECRET_KEY })).close()
       const env = { ...TEST_ENV, ...database.env, ...ADMIN }
       const apps = await Promise.all([1, 2, 3].map(() => buildApp({ config: loadConfig(env), secretKey: TEST_SECRET_KEY })))
       const [first] = apps
