@@ -35,6 +35,8 @@ export interface Config {
   /** Promote an existing non-superuser account that matches ADMIN_EMAIL/ADMIN_USERNAME (else refuse to start). */
   adminPromoteExisting: boolean
   uploadMaxBytes: number
+  /** public: every reader sees users' emails; owner: only the user and superusers do. */
+  emailVisibility: 'public' | 'owner'
   accessTokenMinutes: number
   refreshTokenDays: number
   loginRateLimit: number
@@ -207,6 +209,7 @@ export function loadConfig(env: Env): Config {
     userSignup: oneOf(env, 'USER_SIGNUP', ['open', 'authenticated'] as const, 'open'),
     admin: admin(env),
     adminPromoteExisting: boolean(env, 'ADMIN_PROMOTE_EXISTING', false),
+    emailVisibility: oneOf(env, 'EMAIL_VISIBILITY', ['public', 'owner'] as const, 'public'),
     uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     accessTokenMinutes: integer(env, 'ACCESS_TOKEN_MINUTES', 15, 1, 24 * 60),
     refreshTokenDays: integer(env, 'REFRESH_TOKEN_DAYS', 7, 1, 365),

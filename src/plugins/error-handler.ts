@@ -4,7 +4,7 @@ import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { isDatabaseUnavailable, isInvalidText } from '../db/errors.js'
-import { DomainError, FILE_TOO_LARGE, NOT_FOUND, REQUEST_BODY_TOO_LARGE, SERVICE_UNAVAILABLE } from '../shared/errors.js'
+import { DomainError, FILE_TOO_LARGE, RuleViolation, NOT_FOUND, REQUEST_BODY_TOO_LARGE, SERVICE_UNAVAILABLE } from '../shared/errors.js'
 import type { ErrorKind } from '../shared/errors.js'
 import { API_SECURITY_HEADERS } from './response-headers.js'
 import { toValidationIssues, validationDetail } from '../shared/validation/validation-issues.js'
@@ -41,6 +41,10 @@ const FRAMEWORK_ERRORS: Record<string, { status: number; detail: string }> = {
 }
 
 function handleError(this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof RuleViolation) {
+    return reply.code(422).send({ detail: error.message, errors: [{ loc: ['body', error.field], msg: error.message, type: error.type }] })
+  }
+
   if (error instanceof DomainError) {
     const status = STATUS_BY_KIND[error.kind]
     if (status === 401) reply.header('www-authenticate', 'Bearer')

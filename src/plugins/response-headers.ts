@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 
 // Headers for every API response, after the OWASP REST Security Cheat Sheet: JSON is never
-// sniffed, framed or allowed to load anything, and HTTPS sticks. Pages that set their own
+// sniffed, framed, cached or allowed to load anything, and HTTPS sticks. Pages that set their own
 // policy (the docs, through helmet in src/api/docs.ts) keep it. A fixed object set in one
 // hook: @fastify/helmet rebuilds its middleware on every request, which cost about 40% of
 // the API's throughput (docs/performance.md).
@@ -27,7 +27,12 @@ export default fp(
       done()
     })
     app.addHook('onSend', (_request, reply, payload, done) => {
-      if (!reply.hasHeader('content-security-policy')) reply.headers(API_SECURITY_HEADERS)
+      if (!reply.hasHeader('content-security-policy')) {
+        reply.headers(API_SECURITY_HEADERS)
+        // API answers carry personal data or tokens: no cache may keep them. Routes that serve
+        // public, immutable bytes (avatars) set their own policy.
+        if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
+      }
       if (closing) reply.header('connection', 'close')
       done(null, payload)
     })

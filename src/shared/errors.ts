@@ -25,6 +25,18 @@ export class DomainError extends Error {
   }
 }
 
+/** A field that passed its schema but breaks a rule (422, reported like a validation error). */
+export class RuleViolation extends DomainError {
+  constructor(
+    readonly field: string,
+    message: string,
+    readonly type: string,
+  ) {
+    super('unprocessable', message)
+    this.name = 'RuleViolation'
+  }
+}
+
 // Texts clients see (DESIGN.md Errors), named once.
 export const NOT_AUTHENTICATED = 'Not authenticated'
 export const NOT_ENOUGH_PERMISSIONS = 'Not enough permissions'

@@ -8,12 +8,13 @@ import { callerOf } from '../../plugins/authentication.js'
 import avatarUploadRoutes from './avatar-upload.routes.js'
 import type { AvatarRouteOptions } from './avatar-upload.routes.js'
 import { protectedRoute } from './protected-route.js'
+import { readerHooks, userReader } from './user-view.js'
 import { MessageResponse, errorResponses } from './responses.js'
 
 export interface UserItemShapes<Read extends TSchema, Update extends TSchema> {
   read: Read
   update: Update
-  toUserRead: (user: User) => Static<Read>
+  toUserRead: (user: User, showEmail: boolean) => Static<Read>
   fromUserUpdate: (body: Static<Update>) => UserChanges
   avatar: AvatarRouteOptions
 }
@@ -29,7 +30,7 @@ export function userMeRoute<Read extends TSchema>(shapes: Pick<UserItemShapes<Re
     app.get(
       '/me',
       protectedRoute(app, { tags, summary: 'The logged-in caller', response: { 200: read } }),
-      async (request) => toUserRead(callerOf(request).user),
+      async (request) => toUserRead(callerOf(request).user, true),
     )
   }
   return plugin
@@ -48,8 +49,8 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
 
     app.get(
       '/:user_id',
-      { schema: { tags, summary: 'Get a user', params: UserIdParams, response: { 200: read, ...errorResponses(404, 422) } } },
-      async (request) => toUserRead(await users.get(request.params.user_id)),
+      { ...readerHooks(app), schema: { tags, summary: 'Get a user', params: UserIdParams, response: { 200: read, ...errorResponses(404, 422) } } },
+      async (request) => userReader(request, toUserRead)(await users.get(request.params.user_id)),
     )
 
     app.patch(
@@ -61,7 +62,7 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
         body: update,
         response: { 200: read, ...errorResponses(403, 404, 409, 422) },
       }),
-      async (request) => toUserRead(await users.update(callerOf(request).user, request.params.user_id, updateOf(request.body))),
+      async (request) => toUserRead(await users.update(callerOf(request).user, request.params.user_id, updateOf(request.body)), true),
     )
 
     app.delete(

@@ -2,12 +2,13 @@
 import type { Post } from '../../modules/posts/post.js'
 import type { User, UserChanges } from '../../modules/users/user.js'
 
-export function toUserReadV1(user: User) {
+/** `showEmail`: whether the reader may see the email (EMAIL_VISIBILITY, see emailShown()). */
+export function toUserReadV1(user: User, showEmail: boolean) {
   return {
     id: user.id,
     name: user.name,
     username: user.username,
-    email: user.email,
+    ...(showEmail ? { email: user.email } : {}),
     profile_image_url: user.profileImageUrl,
     tier_id: user.tierId,
   }

@@ -17,6 +17,7 @@ import { PageEnvelopeSchema, toPageEnvelope } from '../common/page-envelope.js'
 import { protectedRoute } from '../common/protected-route.js'
 import { errorResponses } from '../common/responses.js'
 import { signUpRoute } from '../common/sign-up.js'
+import { readerHooks, userReader } from '../common/user-view.js'
 import { userItemRoutes, userMeRoute } from '../common/user-items.routes.js'
 import { fromUserUpdateV1, toUserReadV1 } from './mappers.js'
 
@@ -36,6 +37,7 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/search',
     {
+      ...readerHooks(app),
       schema: {
         tags,
         summary: 'Search users by name and age',
@@ -50,16 +52,16 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
         { name: filled(name), age: filled(age), isActive },
         { page: 1, limit: SEARCH_RESULT_LIMIT, countTotal: false },
       )
-      return found.items.map(toUserReadV1)
+      return found.items.map(userReader(request, toUserReadV1))
     },
   )
 
   app.get(
     '/',
-    { schema: { tags, summary: 'List users', querystring: UserListQuery, response: { 200: UserPage, ...errorResponses(422) } } },
+    { ...readerHooks(app), schema: { tags, summary: 'List users', querystring: UserListQuery, response: { 200: UserPage, ...errorResponses(422) } } },
     async (request) => {
       const { page, items_per_page: limit } = request.query
-      return toPageEnvelope(await users.list(undefined, { page, limit, countTotal: true }), page, limit, toUserReadV1)
+      return toPageEnvelope(await users.list(undefined, { page, limit, countTotal: true }), page, limit, userReader(request, toUserReadV1))
     },
   )
 
@@ -71,7 +73,7 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: UserCreate,
       response: { 201: UserRead, ...errorResponses(409, 422) },
     }),
-    async (request, reply) => reply.code(201).send(toUserReadV1(await users.create(request.body))),
+    async (request, reply) => reply.code(201).send(toUserReadV1(await users.create(request.body), true)),
   )
 
   await app.register(
@@ -97,7 +99,7 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: Type.Object({ tier_id: Type.Union([RecordId, Type.Null()]) }, { additionalProperties: false, title: 'UserTierUpdate' }),
       response: { 200: UserRead, ...errorResponses(403, 404, 422) },
     }),
-    async (request) => toUserReadV1(await users.setTier(callerOf(request).user, request.params.user_id, request.body.tier_id)),
+    async (request) => toUserReadV1(await users.setTier(callerOf(request).user, request.params.user_id, request.body.tier_id), true),
   )
 }
 

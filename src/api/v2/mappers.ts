@@ -3,12 +3,13 @@
 import type { User, UserChanges } from '../../modules/users/user.js'
 import { toPostReadV1 } from '../v1/mappers.js'
 
-export function toUserReadV2(user: User) {
+/** `showEmail`: whether the reader may see the email (EMAIL_VISIBILITY, see emailShown()). */
+export function toUserReadV2(user: User, showEmail: boolean) {
   return {
     id: user.id,
     name: user.name,
     username: user.username,
-    email: user.email,
+    ...(showEmail ? { email: user.email } : {}),
     avatar_url: user.profileImageUrl,
     subscription_tier: user.tierName,
     created_at: user.createdAt,

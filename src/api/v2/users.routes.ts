@@ -7,6 +7,7 @@ import { PageEnvelopeSchema, toPageEnvelope } from '../common/page-envelope.js'
 import { protectedRoute } from '../common/protected-route.js'
 import { errorResponses } from '../common/responses.js'
 import { signUpRoute } from '../common/sign-up.js'
+import { readerHooks, userReader } from '../common/user-view.js'
 import { userItemRoutes, userMeRoute } from '../common/user-items.routes.js'
 import { fromUserUpdateV2, toUserReadV2 } from './mappers.js'
 import {
@@ -31,6 +32,7 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/search',
     {
+      ...readerHooks(app),
       schema: {
         tags,
         summary: 'Search users by name, age, activity and text',
@@ -41,16 +43,16 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { name, age, is_active: isActive, search, page, limit } = request.query
       const filter = { name: filled(name), age: filled(age), isActive, text: filled(search) }
-      return toPageEnvelope(await users.search(filter, { page, limit, countTotal: true }), page, limit, toUserReadV2)
+      return toPageEnvelope(await users.search(filter, { page, limit, countTotal: true }), page, limit, userReader(request, toUserReadV2))
     },
   )
 
   app.get(
     '/',
-    { schema: { tags, summary: 'List users', querystring: ListQueryV2, response: { 200: UserPageV2, ...errorResponses(422) } } },
+    { ...readerHooks(app), schema: { tags, summary: 'List users', querystring: ListQueryV2, response: { 200: UserPageV2, ...errorResponses(422) } } },
     async (request) => {
       const { page, limit, search } = request.query
-      return toPageEnvelope(await users.list(filled(search), { page, limit, countTotal: true }), page, limit, toUserReadV2)
+      return toPageEnvelope(await users.list(filled(search), { page, limit, countTotal: true }), page, limit, userReader(request, toUserReadV2))
     },
   )
 
@@ -65,7 +67,7 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       // accept_terms is checked by the schema (it must be true) and not stored.
       const { accept_terms: _accepted, ...input } = request.body
-      return reply.code(201).send(toUserReadV2(await users.create(input)))
+      return reply.code(201).send(toUserReadV2(await users.create(input), true))
     },
   )
 
@@ -95,7 +97,7 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const name = request.body.subscription_tier
       const tierId = name === null ? null : (await tiers.getByName(name)).id
-      return toUserReadV2(await users.setTier(callerOf(request).user, request.params.user_id, tierId))
+      return toUserReadV2(await users.setTier(callerOf(request).user, request.params.user_id, tierId), true)
     },
   )
 }

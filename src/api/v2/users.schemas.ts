@@ -10,7 +10,7 @@ export const UserReadV2 = Type.Object(
     id: Type.Integer(),
     name: Type.String(),
     username: Type.String(),
-    email: Type.String(),
+    email: Type.Optional(Type.String({ description: 'Present for everyone, or, with EMAIL_VISIBILITY=owner, only for the user themselves and superusers' })),
     avatar_url: Type.String(),
     subscription_tier: Type.Union([Type.String(), Type.Null()], { description: "The tier's name, or null" }),
     created_at: Type.String({ format: 'date-time' }),

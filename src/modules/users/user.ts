@@ -1,5 +1,6 @@
 // The user as services take and return it. Rows of the users table (users.queries.ts) become
 // Users here; each API version maps a User to its own shape (src/api/<version>/mappers.ts).
+import type { Actor } from '../../shared/actor.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { UserRow } from './users.queries.js'
 
@@ -43,6 +44,13 @@ export interface UserSearchFilter {
   isActive: boolean
   /** Matches name or username. */
   text?: string
+}
+
+/** Who sees a user's email: everyone (the specification's shape), or only that user and superusers. */
+export type EmailVisibility = 'public' | 'owner'
+
+export function emailVisibleTo(user: User, viewer: Actor | null, visibility: EmailVisibility): boolean {
+  return visibility === 'public' || (viewer !== null && (viewer.id === user.id || viewer.isSuperuser))
 }
 
 /** Who may create accounts: anyone, or only logged-in callers. */

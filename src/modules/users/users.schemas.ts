@@ -21,7 +21,7 @@ export const UserRead = Type.Object(
     id: Type.Integer(),
     name: Type.String(),
     username: Type.String(),
-    email: Type.String(),
+    email: Type.Optional(Type.String({ description: 'Present for everyone, or, with EMAIL_VISIBILITY=owner, only for the user themselves and superusers' })),
     profile_image_url: Type.String(),
     tier_id: Type.Union([Type.Integer(), Type.Null()]),
   },

@@ -13,6 +13,7 @@ import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/avatars.service.js'
 import type { AvatarService, AvatarUpload } from '../avatars/avatars.service.js'
 import type { PostService } from '../posts/posts.service.js'
 import type { TierService } from '../tiers/tiers.service.js'
+import { assertAcceptablePassword } from './password-policy.js'
 import { toUser } from './user.js'
 import type { NewUserInput, SignupPolicy, User, UserChanges, UserSearchFilter } from './user.js'
 import * as users from './users.repository.js'
@@ -113,6 +114,7 @@ export class UserService {
 
   /** Checks for a taken email, then username, before hashing; the unique indexes settle any race. */
   async create(input: NewUserInput, options: { superuser?: boolean } = {}): Promise<User> {
+    assertAcceptablePassword(input.password, input)
     if (await users.emailTaken(this.db, input.email)) throw new DomainError('conflict', EMAIL_TAKEN)
     if (await users.usernameTaken(this.db, input.username)) throw new DomainError('conflict', USERNAME_TAKEN)
     const hashedPassword = await this.passwords.hash(input.password)
