@@ -6,6 +6,7 @@ import Fastify from 'fastify'
 import type { FastifyInstance } from 'fastify'
 import healthRoutes from './api/health.routes.js'
 import { registerApiVersions } from './api/index.js'
+import accountPages from './api/account-pages.routes.js'
 import mediaRoutes from './api/media.routes.js'
 import versionsRoutes from './api/versions.routes.js'
 import { openBackends } from './backends.js'
@@ -64,8 +65,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const pruneTimer = setInterval(() => {
     services.pruneExpiredState().catch((error: unknown) => logger.warn({ err: error }, 'pruning expired state failed'))
   }, PRUNE_INTERVAL_MS).unref()
+  // Every process sends queued mail; claiming keeps two from sending one message.
+  app.addHook('onReady', async () => services.mail.start())
   app.addHook('onClose', async () => {
     clearInterval(pruneTimer)
+    await services.mail.stop()
     await backends.close()
   })
 
@@ -78,6 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes)
   await app.register(mediaRoutes)
+  await app.register(accountPages, { prefix: '/account' })
   await app.register(versionsRoutes)
   await registerApiVersions(app)
   return app

@@ -64,7 +64,7 @@ export async function openBackends(config: Config, secretKey: string, logger: Lo
   try {
     if (options.prepare) await migrateToLatest(database.db)
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined
-    const services = createServices({ config, secretKey, database, redis })
+    const services = createServices({ config, secretKey, database, redis, logger })
     if (options.prepare && config.admin) await ensureAdmin(logger, services, config.admin, config.adminPromoteExisting)
     return {
       database,

@@ -51,6 +51,27 @@ export interface Config {
   trustProxy: boolean | number | string[]
   /** Server processes on this machine (node:cluster); 1 runs a single process. */
   workers: number
+  mail: MailConfig
+  /** Writing posts needs a verified email (superusers excepted). */
+  requireVerifiedEmail: boolean
+  securityEventRetentionDays: number
+  /** Password-reset requests an hour, per client address and per email. */
+  passwordResetRateLimit: number
+}
+
+export interface MailConfig {
+  transport: 'smtp' | 'file' | 'log'
+  smtpUrl: string | undefined
+  from: string
+  /** Base of the links in mails (the service's own pages), without a trailing slash. */
+  publicUrl: string
+  /** Frontend link templates containing {token}; undefined: the service's own pages. */
+  verifyEmailUrl: string | undefined
+  resetPasswordUrl: string | undefined
+  templatesDir: string | undefined
+  verificationHours: number
+  resetMinutes: number
+  retryBaseMs: number
 }
 
 export class ConfigError extends Error {}
@@ -176,6 +197,38 @@ function admin(env: Env): AdminAccount | undefined {
   return { name: read(env, 'ADMIN_NAME') ?? 'Administrator', email, username, password }
 }
 
+function linkTemplate(env: Env, name: string): string | undefined {
+  const value = url(env, name, ['http:', 'https:'])
+  if (value !== undefined && !value.includes('{token}')) throw new ConfigError(`${name} must contain {token}, got "${value}"`)
+  return value
+}
+
+function mail(env: Env, nodeEnv: NodeEnv, port: number, host: string): MailConfig {
+  const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:'])
+  const fallback = smtpUrl ? 'smtp' : 'file'
+  const transport = oneOf(env, 'MAIL_TRANSPORT', ['smtp', 'file', 'log'] as const, fallback)
+  if (transport === 'smtp' && !smtpUrl) throw new ConfigError('MAIL_TRANSPORT=smtp needs SMTP_URL (smtp://user:pass@host:587 or smtps://…)')
+  if (nodeEnv === 'production' && !smtpUrl && read(env, 'MAIL_TRANSPORT') !== 'log') {
+    throw new ConfigError('SMTP_URL is required when NODE_ENV=production (or set MAIL_TRANSPORT=log to only log mail)')
+  }
+  const templatesDir = read(env, 'MAIL_TEMPLATES_DIR')
+  if (templatesDir !== undefined && !existsSync(templatesDir)) throw new ConfigError(`MAIL_TEMPLATES_DIR does not exist: "${templatesDir}"`)
+  const localHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
+  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://${localHost.includes(':') ? `[${localHost}]` : localHost}:${port}`
+  return {
+    transport,
+    smtpUrl,
+    from: read(env, 'MAIL_FROM') ?? 'User and Post Service <no-reply@localhost>',
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    verifyEmailUrl: linkTemplate(env, 'VERIFY_EMAIL_URL'),
+    resetPasswordUrl: linkTemplate(env, 'RESET_PASSWORD_URL'),
+    templatesDir: templatesDir === undefined ? undefined : path.resolve(templatesDir),
+    verificationHours: integer(env, 'EMAIL_VERIFICATION_HOURS', 24, 1, 24 * 30),
+    resetMinutes: integer(env, 'PASSWORD_RESET_MINUTES', 60, 5, 24 * 60),
+    retryBaseMs: integer(env, 'MAIL_RETRY_BASE_MS', 2000, 10, 600_000),
+  }
+}
+
 /** Parses and validates settings; throws ConfigError naming the variable on the first bad value. */
 export function loadConfig(env: Env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development')
@@ -197,10 +250,13 @@ export function loadConfig(env: Env): Config {
       throw new ConfigError(`SUNSET_DATES names ${version}, which DEPRECATED_VERSIONS does not list`)
     }
   }
+  const port = integer(env, 'PORT', 8000, 0, 65535)
+  const host = read(env, 'HOST') ?? '127.0.0.1'
+  const dataDir = path.resolve(read(env, 'DATA_DIR') ?? './data')
   return {
-    port: integer(env, 'PORT', 8000, 0, 65535),
-    host: read(env, 'HOST') ?? '127.0.0.1',
-    dataDir: path.resolve(read(env, 'DATA_DIR') ?? './data'),
+    port,
+    host,
+    dataDir,
     databaseUrl,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     secretKey,
@@ -220,6 +276,10 @@ export function loadConfig(env: Env): Config {
     cookieSecure: boolean(env, 'COOKIE_SECURE', nodeEnv === 'production'),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     workers: workerCount(env, 'WORKERS'),
+    mail: mail(env, nodeEnv, port, host),
+    requireVerifiedEmail: boolean(env, 'REQUIRE_VERIFIED_EMAIL', false),
+    securityEventRetentionDays: integer(env, 'SECURITY_EVENT_RETENTION_DAYS', 90, 1, 3650),
+    passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', 5, 1, 1_000_000),
   }
 }
 

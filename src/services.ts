@@ -2,6 +2,11 @@
 import path from 'node:path'
 import type { Redis } from 'ioredis'
 import type { Config } from './config.js'
+import type { Logger } from './logger.js'
+import { AccountService } from './modules/account/account.service.js'
+import { MailService } from './modules/mail/mail.service.js'
+import { createMailTransport } from './modules/mail/transports.js'
+import { SecurityEventService } from './modules/security-events/security-events.service.js'
 import type { DatabaseHandle } from './db/database.js'
 import { AuthService } from './modules/auth/auth.service.js'
 import { PasswordHasher } from './modules/auth/passwords.js'
@@ -21,7 +26,10 @@ export interface Services {
   avatars: AvatarService
   posts: PostService
   tiers: TierService
-  /** Deletes expired tokens, revocations and rate-limit windows. */
+  account: AccountService
+  mail: MailService
+  securityEvents: SecurityEventService
+  /** Deletes expired tokens, sessions, revocations, rate-limit windows, old sent mail and old security events. */
   pruneExpiredState(): Promise<void>
   /** Resolves when every backing store (database, and Redis when configured) answers. */
   checkReady(): Promise<void>
@@ -32,9 +40,10 @@ export interface ServiceDependencies {
   secretKey: string
   database: DatabaseHandle
   redis: Redis | undefined
+  logger: Logger
 }
 
-export function createServices({ config, secretKey, database, redis }: ServiceDependencies): Services {
+export function createServices({ config, secretKey, database, redis, logger }: ServiceDependencies): Services {
   const { db } = database
   const passwords = new PasswordHasher()
   const tokens = new TokenService(secretKey, {
@@ -47,19 +56,32 @@ export function createServices({ config, secretKey, database, redis }: ServiceDe
       ? new DatabaseAvatarStorage(db)
       : new DiskAvatarStorage(path.join(config.dataDir, 'avatars'))
   const avatars = new AvatarService(storage)
+  const securityEvents = new SecurityEventService(db, config.securityEventRetentionDays)
+  const transport = createMailTransport({ kind: config.mail.transport, smtpUrl: config.mail.smtpUrl, from: config.mail.from, dataDir: config.dataDir, logger })
+  const mail = new MailService(db, transport, logger, { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs })
   const tiers = new TierService(db)
-  const posts = new PostService(db)
-  const users = new UserService(db, passwords, avatars, tiers, posts)
-  const auth = new AuthService(db, users, passwords, tokens, revocations)
+  const posts = new PostService(db, { requireVerifiedEmail: config.requireVerifiedEmail })
+  const users = new UserService(db, passwords, avatars, tiers, posts, securityEvents)
+  const auth = new AuthService(db, users, passwords, tokens, revocations, securityEvents)
+  const account = new AccountService(db, users, auth, mail, securityEvents, config.mail)
+  // The users module tells the account module about email changes (it cannot depend on it: the
+  // account module depends on users).
+  users.onEmailChanged = (user, previousEmail) => account.emailChanged(user, previousEmail)
   return {
     users,
     tiers,
     auth,
     avatars,
     posts,
+    account,
+    mail,
+    securityEvents,
     async pruneExpiredState() {
       await auth.pruneExpiredState()
       await deleteExpiredRateLimits(db)
+      await account.prune()
+      await mail.pruneSent()
+      await securityEvents.prune()
     },
     async checkReady() {
       await pingDatabase(db)

@@ -50,6 +50,15 @@ describe('loadConfig', () => {
       DEPRECATED_VERSIONS: 'v1',
       SUNSET_DATES: 'v1=2027-06-30',
       TRUST_PROXY: 'true',
+      SMTP_URL: 'smtp://mailer:secret@mail.example.com:587',
+      MAIL_FROM: 'Service <service@example.com>',
+      PUBLIC_URL: 'https://api.example.com/',
+      RESET_PASSWORD_URL: 'https://app.example.com/reset?token={token}',
+      EMAIL_VERIFICATION_HOURS: '48',
+      PASSWORD_RESET_MINUTES: '30',
+      REQUIRE_VERIFIED_EMAIL: 'true',
+      SECURITY_EVENT_RETENTION_DAYS: '30',
+      PASSWORD_RESET_RATE_LIMIT: '3',
     })
     expect(config).toMatchObject({
       port: 9000,
@@ -70,6 +79,19 @@ describe('loadConfig', () => {
       avatarStorage: 'database',
       cookieSecure: true,
       trustProxy: true,
+      mail: {
+        transport: 'smtp',
+        smtpUrl: 'smtp://mailer:secret@mail.example.com:587',
+        from: 'Service <service@example.com>',
+        publicUrl: 'https://api.example.com',
+        verifyEmailUrl: undefined,
+        resetPasswordUrl: 'https://app.example.com/reset?token={token}',
+        verificationHours: 48,
+        resetMinutes: 30,
+      },
+      requireVerifiedEmail: true,
+      securityEventRetentionDays: 30,
+      passwordResetRateLimit: 3,
     })
   })
 
@@ -99,6 +121,12 @@ describe('loadConfig', () => {
     [{ SUNSET_DATES: 'v1=2027-01-01' }, /^SUNSET_DATES names v1, which DEPRECATED_VERSIONS does not list/],
     [{ AVATAR_STORAGE: 's3' }, /^AVATAR_STORAGE must be one of/],
     [{ COOKIE_SECURE: 'sometimes' }, /^COOKIE_SECURE must be true or false/],
+    [{ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32) }, /^SMTP_URL is required when NODE_ENV=production/],
+    [{ MAIL_TRANSPORT: 'smtp' }, /^MAIL_TRANSPORT=smtp needs SMTP_URL/],
+    [{ SMTP_URL: 'http://mail' }, /^SMTP_URL must start with smtp:/],
+    [{ VERIFY_EMAIL_URL: 'https://app.example.com/verify' }, /^VERIFY_EMAIL_URL must contain \{token\}/],
+    [{ MAIL_TEMPLATES_DIR: '/no/such/dir' }, /^MAIL_TEMPLATES_DIR does not exist/],
+    [{ REQUIRE_VERIFIED_EMAIL: 'sure' }, /^REQUIRE_VERIFIED_EMAIL must be true or false/],
     [{ TRUST_PROXY: 'sometimes' }, /^TRUST_PROXY must be true, false, a hop count or a comma list/],
     [{ TRUST_PROXY: '10.0.0.0/99' }, /^TRUST_PROXY must be/],
     [{ TRUST_PROXY: '101' }, /^TRUST_PROXY must be between 1 and 100/],
@@ -118,6 +146,11 @@ describe('loadConfig', () => {
     ['::1,fd00::/8', ['::1', 'fd00::/8']],
   ])('reads TRUST_PROXY=%s as a hop count or proxy list (true stays "every hop")', (value, expected) => {
     expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected)
+  })
+
+  it('lets production run without SMTP only when MAIL_TRANSPORT=log says so, and writes .eml files elsewhere by default', () => {
+    expect(loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32), MAIL_TRANSPORT: 'log' }).mail.transport).toBe('log')
+    expect(loadConfig({}).mail).toMatchObject({ transport: 'file', publicUrl: 'http://127.0.0.1:8000' })
   })
 
   it('treats empty values as unset', () => {

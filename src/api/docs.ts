@@ -39,6 +39,7 @@ const docs: FastifyPluginAsync<DocsOptions> = async (app, { version, deprecated 
       },
       tags: [
         { name: 'login', description: 'Tokens: log in, refresh, log out' },
+        { name: 'account', description: 'Email verification, password reset and change, sessions, security events' },
         { name: 'users', description: 'User records' },
         { name: 'posts', description: 'Posts' },
         { name: 'tiers', description: 'Subscription tiers' },

@@ -10,6 +10,7 @@ import { loadConfigFromEnvironment } from '../config.js'
 import { createDatabase } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 import { adminAccountProblem } from '../modules/users/admin-account.js'
+import { createLogger } from '../logger.js'
 import { createServices } from '../services.js'
 
 async function askPassword(): Promise<string | undefined> {
@@ -61,7 +62,7 @@ const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir
 try {
   await migrateToLatest(database.db)
   // This command issues no tokens, so any key will do for the token service it never uses.
-  const services = createServices({ config, secretKey: randomBytes(32).toString('hex'), database, redis: undefined })
+  const services = createServices({ config, secretKey: randomBytes(32).toString('hex'), database, redis: undefined, logger: createLogger('silent') })
   const promoteExisting = values['promote-existing'] ?? config.adminPromoteExisting
   const { user, outcome } = await services.users.ensureSuperuser(account, { promoteExisting })
   const done = { created: 'created', present: 'found existing', promoted: 'promoted existing' }[outcome]

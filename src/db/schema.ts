@@ -57,6 +57,43 @@ export interface SessionsTable {
   ip: string | null
 }
 
+export interface UserTokensTable {
+  /** SHA-256 of the token; the token itself exists only in the mail that carries it. */
+  token_hash: string
+  user_id: number
+  purpose: 'verify_email' | 'reset_password'
+  email: string
+  expires_at: Timestamp
+  used_at: NullableTimestamp
+  created_at: Timestamp
+}
+
+export interface MailOutboxTable {
+  id: string
+  recipient: string
+  subject: string
+  text_body: string
+  html_body: string
+  status: 'pending' | 'sent' | 'failed'
+  attempts: Generated<number>
+  /** Epoch milliseconds. */
+  next_attempt_at: ColumnType<number | string, number, number>
+  claimed_by: string | null
+  claimed_until: ColumnType<number | string | null, number | null | undefined, number | null>
+  last_error: string | null
+  created_at: Timestamp
+  sent_at: NullableTimestamp
+}
+
+export interface SecurityEventsTable {
+  id: string
+  user_id: number | null
+  type: string
+  ip: string | null
+  user_agent: string | null
+  created_at: Timestamp
+}
+
 export interface RevokedTokensTable {
   jti: string
   expires_at: Timestamp
@@ -99,6 +136,9 @@ export interface Database {
   tiers: TiersTable
   refresh_tokens: RefreshTokensTable
   sessions: SessionsTable
+  user_tokens: UserTokensTable
+  mail_outbox: MailOutboxTable
+  security_events: SecurityEventsTable
   revoked_tokens: RevokedTokensTable
   rate_limits: RateLimitsTable
   avatars: AvatarsTable

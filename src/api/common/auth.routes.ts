@@ -6,9 +6,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { LoginRequest, RefreshRequest, TokenResponse } from '../../modules/auth/auth.schemas.js'
 import type { LoginLimitKey, TokenPair } from '../../modules/auth/auth.service.js'
 import { callerOf } from '../../plugins/authentication.js'
-import { DomainError, notAuthenticated, serviceUnavailable } from '../../shared/errors.js'
+import { notAuthenticated } from '../../shared/errors.js'
 import { MessageResponse, errorResponses } from './responses.js'
+import { clientOf } from './client-info.js'
 import { protectedRoute } from './protected-route.js'
+import { enforceRateLimits } from './rate-limits.js'
 
 const tags = ['login']
 const REFRESH_COOKIE = 'refresh_token'
@@ -43,19 +45,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const key = await auth.loginLimitKey(username, request.cookies[DEVICE_COOKIE])
     request.loginLimitKey = key
     // A known device has its own budget; only untrusted clients meet the address and account limits.
-    const limits = 'device' in key ? [limitByDevice] : [limitByAddress, limitByAccount]
-    for (const limit of limits) {
-      let result: Awaited<ReturnType<typeof limit>>
-      try {
-        result = await limit(request)
-      } catch {
-        // The counters' store (database or Redis) is away: refuse rather than count nothing.
-        throw serviceUnavailable()
-      }
-      if (!result.isAllowed && result.isExceeded) {
-        throw new DomainError('rate_limited', 'Too many requests', Math.max(1, result.ttlInSeconds))
-      }
-    }
+    await enforceRateLimits(request, 'device' in key ? [limitByDevice] : [limitByAddress, limitByAccount])
   }
 
   function sendTokens(reply: FastifyReply, pair: TokenPair) {
@@ -96,8 +86,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const client = { ip: request.ip, userAgent: request.headers['user-agent'] ?? null }
-      const pair = await auth.login(request.body.username, request.body.password, client)
+      const pair = await auth.login(request.body.username, request.body.password, clientOf(request))
       const device = await auth.deviceToken(pair.userId)
       reply.setCookie(DEVICE_COOKIE, device.token, { httpOnly: true, sameSite: 'strict', secure: cookieSecure, path: '/', expires: device.expiresAt })
       return sendTokens(reply, pair)
@@ -119,7 +108,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const token = request.body.refresh_token ?? request.cookies[REFRESH_COOKIE]
       if (!token) throw notAuthenticated()
-      return sendTokens(reply, await auth.refresh(token))
+      return sendTokens(reply, await auth.refresh(token, clientOf(request)))
     },
   )
 
@@ -135,7 +124,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preValidation: emptyBodyIsAnObject,
     },
     async (request, reply) => {
-      await auth.logout(callerOf(request), request.body.refresh_token ?? request.cookies[REFRESH_COOKIE])
+      await auth.logout(callerOf(request), request.body.refresh_token ?? request.cookies[REFRESH_COOKIE], clientOf(request))
       reply.clearCookie(REFRESH_COOKIE, { path: '/' })
       return { message: 'Logged out successfully' }
     },

@@ -7,6 +7,7 @@ import { UserIdParams } from '../../modules/users/users.schemas.js'
 import { callerOf } from '../../plugins/authentication.js'
 import avatarUploadRoutes from './avatar-upload.routes.js'
 import type { AvatarRouteOptions } from './avatar-upload.routes.js'
+import { clientOf } from './client-info.js'
 import { protectedRoute } from './protected-route.js'
 import { readerHooks, userReader } from './user-view.js'
 import { MessageResponse, errorResponses } from './responses.js'
@@ -78,7 +79,7 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
       '/:user_id/permanent',
       protectedRoute(app, { tags, summary: 'Remove a user from the database (superuser)', params: UserIdParams, response: deletion }),
       async (request) => {
-        await users.deletePermanently(callerOf(request).user, request.params.user_id)
+        await users.deletePermanently(callerOf(request).user, request.params.user_id, clientOf(request))
         return { message: 'User deleted from the database' }
       },
     )

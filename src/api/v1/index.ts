@@ -1,5 +1,6 @@
 // Version 1, served under /services/v1: one encapsulated plugin gathering the version's routers.
 import type { FastifyPluginAsync } from 'fastify'
+import accountRoutes from '../common/account.routes.js'
 import authRoutes from '../common/auth.routes.js'
 import postsRoutes from '../common/posts.routes.js'
 import tiersRoutes from '../common/tiers.routes.js'
@@ -10,6 +11,7 @@ import usersRoutes from './users.routes.js'
 const v1: FastifyPluginAsync = async (app) => {
   await registerVersionBasics(app, 'v1')
   await app.register(authRoutes)
+  await app.register(accountRoutes)
   await app.register(usersRoutes, { prefix: '/users' })
   await app.register(postsRoutes, { prefix: '/posts', list: 'array', toPostRead: toPostReadV1 })
   await app.register(tiersRoutes, { prefix: '/tiers' })

@@ -1,5 +1,6 @@
 // Version 2, served under /api/v2: the same services through v2's shapes (SPEC.md section 9.4).
 import type { FastifyPluginAsync } from 'fastify'
+import accountRoutes from '../common/account.routes.js'
 import authRoutes from '../common/auth.routes.js'
 import postsRoutes from '../common/posts.routes.js'
 import tiersRoutes from '../common/tiers.routes.js'
@@ -10,6 +11,7 @@ import usersRoutesV2 from './users.routes.js'
 const v2: FastifyPluginAsync = async (app) => {
   await registerVersionBasics(app, 'v2')
   await app.register(authRoutes)
+  await app.register(accountRoutes)
   await app.register(usersRoutesV2, { prefix: '/users' })
   await app.register(postsRoutes, { prefix: '/posts', list: 'envelope', toPostRead: toPostReadV2 })
   await app.register(tiersRoutes, { prefix: '/tiers' })

@@ -8,6 +8,7 @@ import * as rowCounts from './2026-11-21-05-row-counts.js'
 import * as userSearchIndex from './2026-11-21-06-user-search-index.js'
 import * as liveRowIndexes from './2026-11-21-07-live-row-indexes.js'
 import * as sessionsAndAvatarKeys from './2026-11-22-01-sessions-and-avatar-keys.js'
+import * as accountLifecycle from './2026-11-22-02-account-lifecycle.js'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-users-and-tiers': usersAndTiers,
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-21-06-user-search-index': userSearchIndex,
   '2026-11-21-07-live-row-indexes': liveRowIndexes,
   '2026-11-22-01-sessions-and-avatar-keys': sessionsAndAvatarKeys,
+  '2026-11-22-02-account-lifecycle': accountLifecycle,
 }

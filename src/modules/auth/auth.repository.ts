@@ -91,6 +91,39 @@ export async function revokeSession(db: Executor, id: string): Promise<void> {
   await revokeRefreshFamily(db, id)
 }
 
+export interface SessionRow {
+  id: string
+  created_at: Date | string
+  last_used_at: Date | string
+  user_agent: string | null
+  ip: string | null
+}
+
+/** A user's live sessions, newest first. */
+export function listLiveSessions(db: Executor, userId: number): Promise<SessionRow[]> {
+  return db
+    .selectFrom('sessions')
+    .select(['id', 'created_at', 'last_used_at', 'user_agent', 'ip'])
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', nowIso())
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .execute()
+}
+
+/** The ids of a user's live sessions, but `exceptId`. */
+export async function liveSessionIds(db: Executor, userId: number, exceptId?: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('sessions')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .$if(exceptId !== undefined, (qb) => qb.where('id', '<>', exceptId ?? ''))
+    .execute()
+  return rows.map((row) => row.id)
+}
+
 export async function insertRevokedToken(db: Executor, jti: string, expiresAt: Date): Promise<void> {
   await db
     .insertInto('revoked_tokens')

@@ -27,3 +27,17 @@ export const RefreshRequest = Type.Object(
   { refresh_token: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })) },
   { additionalProperties: false, title: 'RefreshRequest' },
 )
+
+export const SessionRead = Type.Object(
+  {
+    id: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+    last_used_at: Type.String({ format: 'date-time', description: 'The last login or token refresh' }),
+    user_agent: Type.Union([Type.String(), Type.Null()]),
+    ip: Type.Union([Type.String(), Type.Null()]),
+    current: Type.Boolean({ description: 'The session of this request' }),
+  },
+  { title: 'SessionRead' },
+)
+
+export const SessionIdParams = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 64 }) })

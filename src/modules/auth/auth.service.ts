@@ -2,6 +2,9 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { Executor } from '../../db/schema.js'
 import { DomainError, notAuthenticated } from '../../shared/errors.js'
+import { toIsoString } from '../../shared/timestamps.js'
+import type { ClientInfo } from '../security-events/security-event.js'
+import type { SecurityEventService } from '../security-events/security-events.service.js'
 import type { User } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
 import {
@@ -10,6 +13,8 @@ import {
   findRefreshToken,
   insertRefreshToken,
   insertSession,
+  listLiveSessions,
+  liveSessionIds,
   revokeSession,
   touchSession,
 } from './auth.repository.js'
@@ -39,13 +44,19 @@ export interface TokenPair {
   userId: number
 }
 
-/** Where a login comes from, kept with its session so the user can recognise it. */
-export interface ClientInfo {
-  ip: string | null
+const USER_AGENT_MAX_LENGTH = 512
+
+export interface Session {
+  id: string
+  createdAt: string
+  lastUsedAt: string
   userAgent: string | null
+  ip: string | null
+  /** The session of the request that asked. */
+  current: boolean
 }
 
-const USER_AGENT_MAX_LENGTH = 512
+export const SESSION_NOT_FOUND = 'Session not found'
 
 export interface Caller {
   user: User
@@ -59,6 +70,7 @@ export class AuthService {
     private readonly passwords: PasswordHasher,
     private readonly tokens: TokenService,
     private readonly revocations: RevocationStore,
+    private readonly events: SecurityEventService,
   ) {}
 
   async loginLimitKey(login: string, deviceToken: string | undefined): Promise<LoginLimitKey> {
@@ -82,7 +94,11 @@ export class AuthService {
     const valid = credentials
       ? await this.passwords.verify(credentials.hashed_password, password)
       : await this.passwords.verifyAgainstDummy(password)
-    if (!credentials || !valid) throw new DomainError('unauthenticated', INCORRECT_CREDENTIALS)
+    if (!credentials || !valid) {
+      const account = credentials ?? (await this.users.findLoginAccount(login.trim().toLowerCase()))
+      await this.events.record('login_failed', account?.id ?? null, client)
+      throw new DomainError('unauthenticated', INCORRECT_CREDENTIALS)
+    }
     const sessionId = randomUUID()
     await insertSession(this.db, {
       id: sessionId,
@@ -91,6 +107,7 @@ export class AuthService {
       userAgent: client.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) ?? null,
       ip: client.ip,
     })
+    await this.events.record('login_succeeded', credentials.id, client)
     return this.issuePair(credentials.id, sessionId)
   }
 
@@ -98,13 +115,16 @@ export class AuthService {
    * Rotates a refresh token. Presenting one that was already used revokes its whole session, so
    * whoever holds the session's newer tokens (the thief or the victim) is logged out at once.
    */
-  async refresh(refreshToken: string): Promise<TokenPair> {
+  async refresh(refreshToken: string, client: ClientInfo): Promise<TokenPair> {
     const claims = await this.tokens.verify(refreshToken, 'refresh')
     if (!claims) throw notAuthenticated()
     const consumed = await consumeRefreshToken(this.db, claims.jti)
     if (!consumed) {
       const known = await findRefreshToken(this.db, claims.jti)
-      if (known) await revokeSession(this.db, known.family_id)
+      if (known) {
+        await revokeSession(this.db, known.family_id)
+        await this.events.record('refresh_token_reused', known.user_id, client)
+      }
       throw notAuthenticated()
     }
     const user = await this.users.find(consumed.user_id)
@@ -118,9 +138,10 @@ export class AuthService {
   }
 
   /** Ends the caller's session (every token of it) and the session of a presented refresh token of theirs. */
-  async logout(caller: Caller, refreshToken?: string): Promise<void> {
+  async logout(caller: Caller, refreshToken: string | undefined, client: ClientInfo): Promise<void> {
     await this.revocations.revoke(caller.token.jti, caller.token.expiresAt)
     await revokeSession(this.db, caller.token.sessionId)
+    await this.events.record('logout', caller.user.id, client)
     if (refreshToken === undefined) return
     const refresh = await this.tokens.verify(refreshToken, 'refresh')
     if (refresh && refresh.userId === caller.user.id && refresh.sessionId !== caller.token.sessionId) {
@@ -138,6 +159,35 @@ export class AuthService {
     ])
     if (revoked || !user || !user.isActive) throw notAuthenticated()
     return { user, token }
+  }
+
+  /** The caller's live sessions, newest first; `current` marks the one this request came with. */
+  async sessions(caller: Caller): Promise<Session[]> {
+    const rows = await listLiveSessions(this.db, caller.user.id)
+    return rows.map((row) => ({
+      id: row.id,
+      createdAt: toIsoString(row.created_at),
+      lastUsedAt: toIsoString(row.last_used_at),
+      userAgent: row.user_agent,
+      ip: row.ip,
+      current: row.id === caller.token.sessionId,
+    }))
+  }
+
+  /** Ends one of the caller's own sessions (404 for anyone else's, or an ended one). */
+  async revokeOwnSession(caller: Caller, sessionId: string, client: ClientInfo): Promise<void> {
+    const own = await liveSessionIds(this.db, caller.user.id)
+    if (!own.includes(sessionId)) throw new DomainError('not_found', SESSION_NOT_FOUND)
+    await revokeSession(this.db, sessionId)
+    await this.events.record('session_revoked', caller.user.id, client)
+  }
+
+  /** Ends every session of a user but `exceptSessionId` ("log out everywhere else", password changes and resets). */
+  async revokeSessionsOf(userId: number, client: ClientInfo | null, exceptSessionId?: string): Promise<number> {
+    const ids = await liveSessionIds(this.db, userId, exceptSessionId)
+    for (const id of ids) await revokeSession(this.db, id)
+    if (ids.length > 0) await this.events.record('session_revoked', userId, client)
+    return ids.length
   }
 
   pruneExpiredState(): Promise<void> {

@@ -10,6 +10,12 @@ import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
 import * as posts from './posts.repository.js'
 
 export const POST_NOT_FOUND = 'Post not found'
+export const EMAIL_NOT_VERIFIED = 'Email not verified'
+
+/** Who writes: with REQUIRE_VERIFIED_EMAIL, only verified users (and superusers) may. */
+export interface Writer extends Actor {
+  isVerified?: boolean
+}
 
 function postNotFound(): never {
   throw new DomainError('not_found', POST_NOT_FOUND)
@@ -18,7 +24,10 @@ function postNotFound(): never {
 const toRowChanges = ({ mediaUrl, ...rest }: PostChanges) => (mediaUrl === undefined ? rest : { ...rest, media_url: mediaUrl })
 
 export class PostService {
-  constructor(private readonly db: Executor) {}
+  constructor(
+    private readonly db: Executor,
+    private readonly options: { requireVerifiedEmail: boolean } = { requireVerifiedEmail: false },
+  ) {}
 
   async get(id: number): Promise<Post> {
     const row = await posts.findPostById(this.db, id)
@@ -32,7 +41,8 @@ export class PostService {
   }
 
   /** The author is always the caller; a client cannot write as someone else. */
-  async create(author: Actor, input: PostInput): Promise<Post> {
+  async create(author: Writer, input: PostInput): Promise<Post> {
+    this.assertMayWrite(author)
     const row = await posts.insertPost(this.db, {
       author_id: author.id,
       title: input.title,
@@ -44,7 +54,8 @@ export class PostService {
     return toPost(row)
   }
 
-  async update(actor: Actor, id: number, changes: PostChanges): Promise<Post> {
+  async update(actor: Writer, id: number, changes: PostChanges): Promise<Post> {
+    this.assertMayWrite(actor)
     await this.assertAuthorOrSuperuser(actor, id)
     const row = await posts.updatePost(this.db, id, toRowChanges(changes))
     return row ? toPost(row) : postNotFound()
@@ -63,6 +74,12 @@ export class PostService {
   /** Hides every post of an author, inside the caller's transaction (the author's soft deletion). */
   hideAllOf(trx: Executor, authorId: number): Promise<void> {
     return posts.hidePostsOf(trx, authorId)
+  }
+
+  private assertMayWrite(writer: Writer): void {
+    if (this.options.requireVerifiedEmail && !writer.isSuperuser && writer.isVerified !== true) {
+      throw new DomainError('forbidden', EMAIL_NOT_VERIFIED)
+    }
   }
 
   /** Posts are public, so their existence is no secret: 404 comes before 403. */

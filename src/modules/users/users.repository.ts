@@ -35,6 +35,7 @@ export interface UserRowChanges {
   age?: number | null
   profile_image_url?: string
   avatar_key?: string | null
+  is_verified?: 0 | 1
 }
 
 export async function findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
@@ -86,6 +87,41 @@ export async function findLoginAccount(db: Executor, login: string): Promise<{ i
     .$if(!byEmail, (qb) => qb.where('username', '=', login.toLowerCase()))
     .where('is_deleted', '=', 0)
     .executeTakeFirst()
+}
+
+export async function findHashedPassword(db: Executor, id: number): Promise<string | undefined> {
+  const row = await db.selectFrom('users').select('hashed_password').where('id', '=', id).where('is_deleted', '=', 0).executeTakeFirst()
+  return row?.hashed_password
+}
+
+/** A live, active user by (case-insensitive) email. */
+export function findActiveUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
+  return liveUsers(db)
+    .where((eb) => eb(eb.fn('lower', ['users.email']), '=', email.toLowerCase()))
+    .where('users.is_active', '=', 1)
+    .executeTakeFirst()
+}
+
+export async function setHashedPassword(db: Executor, id: number, hashedPassword: string): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ hashed_password: hashedPassword, updated_at: nowIso() })
+    .where('id', '=', id)
+    .where('is_deleted', '=', 0)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+/** Marks the user verified while `email` is still their address; false otherwise. */
+export async function markEmailVerified(db: Executor, id: number, email: string): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ is_verified: 1, updated_at: nowIso() })
+    .where('id', '=', id)
+    .where('is_deleted', '=', 0)
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
 }
 
 export async function insertUser(db: Executor, user: NewUserRow): Promise<UserRow> {

@@ -12,6 +12,8 @@ import type { PasswordHasher } from '../auth/passwords.js'
 import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/avatars.service.js'
 import type { AvatarService, AvatarUpload } from '../avatars/avatars.service.js'
 import type { PostService } from '../posts/posts.service.js'
+import type { ClientInfo } from '../security-events/security-event.js'
+import type { SecurityEventService } from '../security-events/security-events.service.js'
 import type { TierService } from '../tiers/tiers.service.js'
 import { assertAcceptablePassword } from './password-policy.js'
 import { toUser } from './user.js'
@@ -59,7 +61,14 @@ export class UserService {
     private readonly avatars: AvatarService,
     private readonly tiers: TierService,
     private readonly posts: PostService,
+    private readonly events: SecurityEventService,
   ) {}
+
+  /**
+   * Called after a user's email changed (set by the composition root: the account module mails
+   * the new address a verification link and the old one a notice).
+   */
+  onEmailChanged: (user: User, previousEmail: string) => Promise<void> = async () => {}
 
   async get(id: number): Promise<User> {
     return (await this.find(id)) ?? userNotFound()
@@ -146,15 +155,41 @@ export class UserService {
     const { profileImageUrl, ...columns } = changes
     // A client-written image URL is a link: it replaces the user's own upload, which is then deleted.
     const link = profileImageUrl === undefined ? {} : { profile_image_url: profileImageUrl, avatar_key: null }
+    // A new address is unverified until its owner proves they read it.
+    const emailChanged = changes.email !== undefined && changes.email.toLowerCase() !== current.email.toLowerCase()
     let row
     try {
-      row = await users.updateUser(this.db, id, { ...columns, ...link })
+      row = await users.updateUser(this.db, id, { ...columns, ...link, ...(emailChanged ? { is_verified: 0 as const } : {}) })
     } catch (error) {
       return conflictFrom(error)
     }
     if (!row) userNotFound()
     if (profileImageUrl !== undefined) await this.avatars.remove(current.avatarKey)
-    return toUser(row)
+    const updated = toUser(row)
+    if (emailChanged) await this.onEmailChanged(updated, current.email)
+    return updated
+  }
+
+  /** A live, active user by email (password reset), or undefined. */
+  async findActiveByEmail(email: string): Promise<User | undefined> {
+    const row = await users.findActiveUserByEmail(this.db, email)
+    return row && toUser(row)
+  }
+
+  async passwordMatches(id: number, password: string): Promise<boolean> {
+    const hashed = await users.findHashedPassword(this.db, id)
+    return hashed === undefined ? false : this.passwords.verify(hashed, password)
+  }
+
+  /** Sets a new password (after the same policy as at sign-up). */
+  async setPassword(user: User, password: string): Promise<void> {
+    assertAcceptablePassword(password, user)
+    if (!(await users.setHashedPassword(this.db, user.id, await this.passwords.hash(password)))) userNotFound()
+  }
+
+  /** Marks the user verified if `email` is still their address. */
+  markEmailVerified(id: number, email: string): Promise<boolean> {
+    return users.markEmailVerified(this.db, id, email)
   }
 
   /** The user and their posts disappear together, in one transaction. */
@@ -169,10 +204,11 @@ export class UserService {
   }
 
   /** Superusers only; finds soft-deleted users too. Their posts and tokens go with them. */
-  async deletePermanently(actor: Actor, id: number): Promise<void> {
+  async deletePermanently(actor: Actor, id: number, client: ClientInfo | null = null): Promise<void> {
     assertSuperuser(actor)
     const removed = await users.deleteUserPermanently(this.db, id)
     if (!removed) userNotFound()
+    await this.events.record('user_deleted_permanently', id, client)
     await this.avatars.remove(removed.avatar_key)
   }
 

@@ -1,0 +1,86 @@
+// The pages that mailed links open when no frontend is configured (VERIFY_EMAIL_URL,
+// RESET_PASSWORD_URL): a form that POSTs the token back, so that a mail scanner following the
+// link consumes nothing. Plain HTML, no script, a strict CSP.
+import formbody from '@fastify/formbody'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
+import { Type } from 'typebox'
+import { Password } from '../modules/users/users.schemas.js'
+import { DomainError, RuleViolation } from '../shared/errors.js'
+import { clientOf } from './common/client-info.js'
+
+const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+const TokenQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) })
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char)
+
+function page(reply: FastifyReply, status: number, title: string, body: string) {
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('content-security-policy', PAGE_POLICY)
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer')
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+        `<title>${escapeHtml(title)}</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}` +
+        `input,button{font-size:1rem;padding:.5rem;margin:.25rem 0}</style></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`,
+    )
+}
+
+/** The outcome of a form POST: a page saying what happened, in words the API would use. */
+async function outcome(reply: FastifyReply, title: string, done: string, action: () => Promise<void>) {
+  try {
+    await action()
+    return page(reply, 200, title, `<p>${escapeHtml(done)}</p>`)
+  } catch (error) {
+    if (error instanceof RuleViolation || (error instanceof DomainError && error.kind === 'invalid')) {
+      return page(reply, error instanceof RuleViolation ? 422 : 400, title, `<p>${escapeHtml(error.message)}</p>`)
+    }
+    throw error
+  }
+}
+
+const accountPages: FastifyPluginAsyncTypebox = async (app) => {
+  const { account } = app.services
+  await app.register(formbody, { bodyLimit: 16 * 1024 })
+
+  app.get('/verify-email', { schema: { hide: true, querystring: TokenQuery } }, async (request, reply) =>
+    page(
+      reply,
+      200,
+      'Confirm your email address',
+      `<form method="post" action="verify-email"><input type="hidden" name="token" value="${escapeHtml(request.query.token ?? '')}">` +
+        `<button type="submit">Confirm my email address</button></form>`,
+    ),
+  )
+
+  app.post(
+    '/verify-email',
+    { schema: { hide: true, body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }) } },
+    async (request, reply) =>
+      outcome(reply, 'Confirm your email address', 'Your email address is verified.', () => account.confirmEmail(request.body.token, clientOf(request))),
+  )
+
+  app.get('/reset-password', { schema: { hide: true, querystring: TokenQuery } }, async (request, reply) =>
+    page(
+      reply,
+      200,
+      'Choose a new password',
+      `<form method="post" action="reset-password"><input type="hidden" name="token" value="${escapeHtml(request.query.token ?? '')}">` +
+        `<label>New password <input type="password" name="new_password" minlength="8" maxlength="128" required autocomplete="new-password"></label>` +
+        `<br><button type="submit">Set my new password</button></form>`,
+    ),
+  )
+
+  app.post(
+    '/reset-password',
+    { schema: { hide: true, body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }), new_password: Password }) } },
+    async (request, reply) =>
+      outcome(reply, 'Choose a new password', 'Your password is changed and every session is signed out. Log in with the new one.', () =>
+        account.confirmPasswordReset(request.body.token, request.body.new_password, clientOf(request)),
+      ),
+  )
+}
+
+export default accountPages

@@ -1,0 +1,112 @@
+// Mail goes through the outbox: enqueue() writes the rendered message in the caller's
+// transaction (beside the token it carries), and the dispatcher sends it later, in whichever
+// process claims it first, retrying with exponential backoff while the mail server is away.
+import { randomUUID } from 'node:crypto'
+import type { Executor } from '../../db/schema.js'
+import type { Logger } from '../../logger.js'
+import type { MailTemplateName, MailTransport } from './mail.js'
+import * as outbox from './outbox.repository.js'
+import { loadTemplates, renderTemplate } from './templates.js'
+
+export interface MailServiceOptions {
+  templatesDir: string | undefined
+  /** First retry delay; each further one doubles, up to MAX_RETRY_DELAY_MS. */
+  retryBaseMs: number
+}
+
+const CLAIM_BATCH = 20
+const CLAIM_LEASE_MS = 60_000
+const POLL_INTERVAL_MS = 2_000
+const MAX_RETRY_DELAY_MS = 10 * 60_000
+/** About a day of retries at the longest delay before a message is given up as failed. */
+const MAX_ATTEMPTS = 150
+const SENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
+
+export class MailService {
+  private readonly templates: ReturnType<typeof loadTemplates>
+  private readonly worker = randomUUID()
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<void> | undefined
+  private again = false
+  private stopped = true
+
+  constructor(
+    private readonly db: Executor,
+    private readonly transport: MailTransport,
+    private readonly logger: Logger,
+    private readonly options: MailServiceOptions,
+  ) {
+    this.templates = loadTemplates(options.templatesDir)
+  }
+
+  /** Renders a template and queues it, inside the caller's transaction when `trx` is one. */
+  async enqueue(trx: Executor, template: MailTemplateName, to: string, values: Record<string, string>): Promise<void> {
+    await outbox.insertOutboxMessage(trx, renderTemplate(this.templates[template], to, values))
+  }
+
+  /** Starts polling the outbox (every process may: claims keep them from sending a message twice). */
+  start(): void {
+    this.stopped = false
+    this.timer = setInterval(() => this.kick(), POLL_INTERVAL_MS).unref()
+    this.kick()
+  }
+
+  /** Runs a dispatch pass soon (after a commit that queued mail), or once more after the current one. */
+  kick(): void {
+    if (this.stopped) return
+    if (this.running) {
+      this.again = true
+      return
+    }
+    this.running = this.dispatch()
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'mail dispatch failed; retrying on the next pass'))
+      .finally(() => {
+        this.running = undefined
+        if (this.again) {
+          this.again = false
+          this.kick()
+        }
+      })
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    clearInterval(this.timer)
+    await this.running
+    this.transport.close()
+  }
+
+  /** Sends every due message this process can claim, batch by batch. */
+  async dispatch(): Promise<void> {
+    for (;;) {
+      const now = Date.now()
+      const claimed = await outbox.claimDueMessages(this.db, this.worker, now, now + CLAIM_LEASE_MS, CLAIM_BATCH)
+      if (claimed.length === 0) return
+      for (const message of claimed) await this.deliver(message)
+      if (this.stopped) return
+    }
+  }
+
+  pendingStats() {
+    return outbox.pendingStats(this.db)
+  }
+
+  pruneSent(): Promise<void> {
+    return outbox.deleteSentBefore(this.db, new Date(Date.now() - SENT_RETENTION_MS).toISOString())
+  }
+
+  private async deliver(message: outbox.OutboxRow): Promise<void> {
+    try {
+      await this.transport.send({ to: message.recipient, subject: message.subject, text: message.text_body, html: message.html_body })
+    } catch (error) {
+      const attempt = message.attempts + 1
+      const text = error instanceof Error ? error.message : String(error)
+      const delay = Math.min(MAX_RETRY_DELAY_MS, this.options.retryBaseMs * 2 ** (attempt - 1))
+      const next = attempt >= MAX_ATTEMPTS ? null : Math.round(Date.now() + delay * (0.8 + Math.random() * 0.4))
+      await outbox.markAttemptFailed(this.db, message.id, this.worker, text, next)
+      this.logger.warn({ messageId: message.id, attempt, error: text, retryInMs: next === null ? null : Math.round(next - Date.now()) }, next === null ? 'mail failed for good' : 'mail not sent; will retry')
+      return
+    }
+    await outbox.markSent(this.db, message.id, this.worker)
+  }
+}

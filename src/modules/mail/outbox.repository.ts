@@ -1,0 +1,95 @@
+// The mail outbox: durable rows that the dispatcher claims, sends and settles. Claiming is one
+// statement: FOR UPDATE SKIP LOCKED on PostgreSQL, the single writer on SQLite, so two
+// processes never claim one message.
+import { randomUUID } from 'node:crypto'
+import { isPostgres } from '../../db/dialect.js'
+import type { Executor } from '../../db/schema.js'
+import { nowIso } from '../../shared/timestamps.js'
+import type { MailMessage } from './mail.js'
+
+export interface OutboxRow {
+  id: string
+  recipient: string
+  subject: string
+  text_body: string
+  html_body: string
+  attempts: number
+}
+
+export async function insertOutboxMessage(db: Executor, message: MailMessage): Promise<void> {
+  await db
+    .insertInto('mail_outbox')
+    .values({
+      id: randomUUID(),
+      recipient: message.to,
+      subject: message.subject,
+      text_body: message.text,
+      html_body: message.html,
+      status: 'pending',
+      next_attempt_at: Date.now(),
+      created_at: nowIso(),
+    })
+    .execute()
+}
+
+/** Claims up to `limit` due messages for `worker` until `leaseUntil` (epoch ms). */
+export function claimDueMessages(db: Executor, worker: string, now: number, leaseUntil: number, limit: number): Promise<OutboxRow[]> {
+  return db
+    .updateTable('mail_outbox')
+    .set({ claimed_by: worker, claimed_until: leaseUntil })
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('mail_outbox')
+        .select('id')
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where((inner) => inner.or([inner('claimed_until', 'is', null), inner('claimed_until', '<', now)]))
+        .orderBy('next_attempt_at')
+        .limit(limit)
+        .$if(isPostgres(db), (qb) => qb.forUpdate().skipLocked()),
+    )
+    .returning(['id', 'recipient', 'subject', 'text_body', 'html_body', 'attempts'])
+    .execute()
+}
+
+export async function markSent(db: Executor, id: string, worker: string): Promise<void> {
+  await db
+    .updateTable('mail_outbox')
+    .set((eb) => ({ status: 'sent', sent_at: nowIso(), attempts: eb('attempts', '+', 1), claimed_by: null, claimed_until: null }))
+    .where('id', '=', id)
+    .where('claimed_by', '=', worker)
+    .execute()
+}
+
+/** A failed attempt: try again at `nextAttemptAt`, or give up (`failed`) after the last one. */
+export async function markAttemptFailed(db: Executor, id: string, worker: string, error: string, nextAttemptAt: number | null): Promise<void> {
+  await db
+    .updateTable('mail_outbox')
+    .set((eb) => ({
+      status: nextAttemptAt === null ? 'failed' : 'pending',
+      next_attempt_at: nextAttemptAt ?? Date.now(),
+      attempts: eb('attempts', '+', 1),
+      last_error: error.slice(0, 500),
+      claimed_by: null,
+      claimed_until: null,
+    }))
+    .where('id', '=', id)
+    .where('claimed_by', '=', worker)
+    .execute()
+}
+
+/** Pending messages and the age of the oldest, for /ready-style checks and metrics. */
+export async function pendingStats(db: Executor): Promise<{ pending: number; oldestCreatedAt: string | null }> {
+  const row = await db
+    .selectFrom('mail_outbox')
+    .select((eb) => [eb.fn.countAll<number | string>().as('pending'), eb.fn.min('created_at').as('oldest')])
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow()
+  const oldest = row.oldest as Date | string | null
+  return { pending: Number(row.pending), oldestCreatedAt: oldest === null ? null : typeof oldest === 'string' ? oldest : oldest.toISOString() }
+}
+
+/** Sent messages are kept a while for support questions, then dropped. */
+export async function deleteSentBefore(db: Executor, before: string): Promise<void> {
+  await db.deleteFrom('mail_outbox').where('status', '=', 'sent').where('sent_at', '<', before).execute()
+}

@@ -1,0 +1,59 @@
+// Mail templates are files: `<name>.txt` (first line `Subject: …`, then the plain-text body) and
+// `<name>.html`, with {{placeholders}}. The defaults live in mail-templates/ at the project root;
+// MAIL_TEMPLATES_DIR names a directory whose files replace them one by one.
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { MailMessage, MailTemplateName } from './mail.js'
+
+/** src/modules/mail and dist/modules/mail both sit three levels below the project root. */
+export const DEFAULT_TEMPLATES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../mail-templates')
+
+const TEMPLATE_NAMES: MailTemplateName[] = ['verify-email', 'reset-password', 'email-changed']
+
+interface Template {
+  subject: string
+  text: string
+  html: string
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char)
+
+function fill(template: string, values: Record<string, string>, escape: (value: string) => string): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => (key in values ? escape(values[key] ?? '') : whole))
+}
+
+function readTemplateFile(name: string, overrideDir: string | undefined): string {
+  if (overrideDir !== undefined) {
+    try {
+      return readFileSync(path.join(overrideDir, name), 'utf8')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    }
+  }
+  return readFileSync(path.join(DEFAULT_TEMPLATES_DIR, name), 'utf8')
+}
+
+/** Reads every template once, at start, so a missing or broken file stops the start, not a request. */
+export function loadTemplates(overrideDir: string | undefined): Record<MailTemplateName, Template> {
+  const templates = {} as Record<MailTemplateName, Template>
+  for (const name of TEMPLATE_NAMES) {
+    const [first = '', ...body] = readTemplateFile(`${name}.txt`, overrideDir).split('\n')
+    const subject = /^Subject:\s*(.+)$/.exec(first.trim())?.[1]
+    if (!subject) throw new Error(`mail template ${name}.txt must start with a "Subject: …" line`)
+    templates[name] = { subject, text: body.join('\n').trim() + '\n', html: readTemplateFile(`${name}.html`, overrideDir) }
+  }
+  return templates
+}
+
+export function renderTemplate(template: Template, to: string, values: Record<string, string>): MailMessage {
+  const plain = (value: string) => value
+  return {
+    to,
+    // A subject is one header line: no line breaks from values.
+    subject: fill(template.subject, values, (value) => value.replace(/[\r\n]+/g, ' ')),
+    text: fill(template.text, values, plain),
+    html: fill(template.html, values, escapeHtml),
+  }
+}

@@ -1,0 +1,69 @@
+// How mail leaves: SMTP (nodemailer) when SMTP_URL is set; otherwise, outside production, each
+// message becomes an .eml file under DATA_DIR/mail (and one log line); `log` only logs.
+import { randomUUID } from 'node:crypto'
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import nodemailer from 'nodemailer'
+import type { Logger } from '../../logger.js'
+import type { MailMessage, MailTransport } from './mail.js'
+
+export type MailTransportKind = 'smtp' | 'file' | 'log'
+
+export interface MailTransportOptions {
+  kind: MailTransportKind
+  smtpUrl: string | undefined
+  from: string
+  dataDir: string
+  logger: Logger
+}
+
+const SMTP_TIMEOUT_MS = 10_000
+
+/** smtp://user:pass@host:587 (STARTTLS when offered) or smtps://… (TLS from the start), with bounded waits. */
+function smtpOptions(smtpUrl: string) {
+  const url = new URL(smtpUrl)
+  const secure = url.protocol === 'smtps:'
+  return {
+    host: url.hostname,
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    ...(url.username ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } } : {}),
+    connectionTimeout: SMTP_TIMEOUT_MS,
+    greetingTimeout: SMTP_TIMEOUT_MS,
+    socketTimeout: SMTP_TIMEOUT_MS,
+  }
+}
+
+export function createMailTransport(options: MailTransportOptions): MailTransport {
+  const { kind, from, logger } = options
+  if (kind === 'smtp') {
+    const smtp = nodemailer.createTransport(smtpOptions(options.smtpUrl ?? ''))
+    return {
+      async send(message) {
+        await smtp.sendMail({ from, ...message })
+      },
+      close: () => smtp.close(),
+    }
+  }
+  if (kind === 'file') {
+    const directory = path.join(options.dataDir, 'mail')
+    const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
+    return {
+      async send(message: MailMessage) {
+        const built = await builder.sendMail({ from, ...message })
+        await mkdir(directory, { recursive: true })
+        const file = path.join(directory, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`)
+        await writeFile(file, built.message as Buffer, { mode: 0o600 })
+        logger.info({ to: message.to, subject: message.subject, file }, 'mail written to a file (no SMTP_URL)')
+      },
+      close: () => builder.close(),
+    }
+  }
+  return {
+    async send(message) {
+      // MAIL_TRANSPORT=log: nothing is delivered; the line names the message, never its body (it holds a token).
+      logger.info({ to: message.to, subject: message.subject }, 'mail not sent (MAIL_TRANSPORT=log)')
+    },
+    close: () => {},
+  }
+}

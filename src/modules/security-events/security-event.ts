@@ -1,0 +1,46 @@
+import { toIsoString } from '../../shared/timestamps.js'
+import type { SecurityEventRow } from './security-events.repository.js'
+
+export const SECURITY_EVENT_TYPES = [
+  'login_succeeded',
+  'login_failed',
+  'logout',
+  'refresh_token_reused',
+  'password_changed',
+  'password_reset_requested',
+  'password_reset',
+  'email_changed',
+  'email_verified',
+  'session_revoked',
+  'user_deleted_permanently',
+] as const
+export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
+
+/** Where a request came from, as the log keeps it. */
+export interface ClientInfo {
+  ip: string | null
+  userAgent: string | null
+}
+
+export interface SecurityEvent {
+  id: string
+  userId: number | null
+  type: SecurityEventType
+  ip: string | null
+  userAgent: string | null
+  createdAt: string
+}
+
+export interface SecurityEventFilter {
+  userId?: number
+  type?: SecurityEventType
+}
+
+export const toSecurityEvent = (row: SecurityEventRow): SecurityEvent => ({
+  id: row.id,
+  userId: row.user_id,
+  type: row.type as SecurityEventType,
+  ip: row.ip,
+  userAgent: row.user_agent,
+  createdAt: toIsoString(row.created_at),
+})

@@ -1,0 +1,53 @@
+// The security event log: logins, logouts, token reuse, password and email changes, session
+// revocations and permanent deletions, each with who, when and from where. Kept
+// SECURITY_EVENT_RETENTION_DAYS, readable by superusers (all) and by each user (their own).
+import { randomUUID } from 'node:crypto'
+import type { Executor } from '../../db/schema.js'
+import type { Actor } from '../../shared/actor.js'
+import { assertSuperuser } from '../../shared/errors.js'
+import { fetchPaged } from '../../shared/paging.js'
+import type { PageRequest, Paged } from '../../shared/paging.js'
+import { nowIso } from '../../shared/timestamps.js'
+import { toSecurityEvent } from './security-event.js'
+import type { ClientInfo, SecurityEvent, SecurityEventFilter, SecurityEventType } from './security-event.js'
+import * as events from './security-events.repository.js'
+
+const USER_AGENT_MAX_LENGTH = 512
+
+export class SecurityEventService {
+  constructor(
+    private readonly db: Executor,
+    private readonly retentionDays: number,
+  ) {}
+
+  async record(type: SecurityEventType, userId: number | null, client: ClientInfo | null, trx: Executor = this.db): Promise<void> {
+    await events.insertSecurityEvent(trx, {
+      id: randomUUID(),
+      user_id: userId,
+      type,
+      ip: client?.ip ?? null,
+      user_agent: client?.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) ?? null,
+      created_at: nowIso(),
+    })
+  }
+
+  /** Every user's events: superusers only. */
+  listAll(actor: Actor, filter: SecurityEventFilter, request: PageRequest): Promise<Paged<SecurityEvent>> {
+    assertSuperuser(actor)
+    return this.list(filter, request)
+  }
+
+  /** The actor's own events. */
+  listOwn(actor: Actor, filter: Omit<SecurityEventFilter, 'userId'>, request: PageRequest): Promise<Paged<SecurityEvent>> {
+    return this.list({ ...filter, userId: actor.id }, request)
+  }
+
+  private list(filter: SecurityEventFilter, request: PageRequest): Promise<Paged<SecurityEvent>> {
+    const rows = (offset: number, limit: number) => events.listSecurityEvents(this.db, filter, offset, limit)
+    return fetchPaged(request, { rows, count: () => events.countSecurityEvents(this.db, filter) }, toSecurityEvent)
+  }
+
+  prune(): Promise<void> {
+    return events.deleteSecurityEventsBefore(this.db, new Date(Date.now() - this.retentionDays * 86_400_000).toISOString())
+  }
+}

@@ -1,0 +1,94 @@
+// Mail is durable: queued in the database with the token it carries, sent by whichever process
+// claims it, retried with backoff while SMTP is down, never sent twice, never lost on restart.
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { TEST_SECRET_KEY, createTestApp } from '../helpers/app.js'
+import type { TestApp } from '../helpers/app.js'
+import { createAppWithSmtp } from '../helpers/smtp.js'
+import type { TestSmtpServer } from '../helpers/smtp.js'
+import { V1, seedUser } from '../helpers/users.js'
+
+describe('the mail outbox', () => {
+  let smtp: TestSmtpServer
+  let t: TestApp
+  let close: () => Promise<void>
+  beforeAll(async () => {
+    const setup = await createAppWithSmtp()
+    smtp = setup.smtp
+    t = setup.t
+    close = setup.close
+  })
+  afterAll(() => close())
+
+  const requestReset = (app: TestApp['app'], email: string) => app.inject({ method: 'POST', url: `${V1}/password-reset`, payload: { email } })
+  const outboxRows = () => t.db.selectFrom('mail_outbox').select(['recipient', 'status', 'attempts']).execute()
+
+  it('keeps every message through an SMTP outage and a restart, and delivers each once when SMTP is back', async () => {
+    await smtp.stop()
+    const users = await Promise.all([1, 2, 3, 4].map(() => seedUser(t.app)))
+    // The API keeps answering while mail cannot leave.
+    for (const user of users) expect((await requestReset(t.app, user.email)).statusCode).toBe(202)
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    const waiting = (await outboxRows()).filter((row) => users.some((user) => user.email === row.recipient))
+    expect(waiting).toHaveLength(4)
+    expect(waiting.every((row) => row.status === 'pending' && Number(row.attempts) >= 1)).toBe(true)
+
+    // A restart in the middle of the outage loses nothing: the next process picks the rows up.
+    const restarted = await buildApp({ config: loadConfig(t.env), secretKey: TEST_SECRET_KEY, prepare: false })
+    await restarted.ready()
+    await smtp.start()
+    for (const user of users) expect(await smtp.waitFor(user.email)).toHaveLength(1)
+    await restarted.close()
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    for (const user of users) expect(smtp.messages.filter((message) => message.to === user.email)).toHaveLength(1)
+    const settled = (await outboxRows()).filter((row) => users.some((user) => user.email === row.recipient))
+    expect(settled.every((row) => row.status === 'sent')).toBe(true)
+  })
+
+  it('is shared by two processes without a message sent twice', async () => {
+    const other = await buildApp({ config: loadConfig(t.env), secretKey: TEST_SECRET_KEY, prepare: false })
+    await other.ready()
+    try {
+      await smtp.stop()
+      const users = await Promise.all(Array.from({ length: 12 }, () => seedUser(t.app)))
+      // Queued through both processes while SMTP is away, so both dispatchers hold due messages.
+      await Promise.all(users.map((user, index) => requestReset(index % 2 === 0 ? t.app : other, user.email)))
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await smtp.start()
+      for (const user of users) await smtp.waitFor(user.email)
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      for (const user of users) expect(smtp.messages.filter((message) => message.to === user.email)).toHaveLength(1)
+    } finally {
+      await other.close()
+    }
+  })
+})
+
+describe('without SMTP_URL (development)', () => {
+  it('writes each message as an .eml file under DATA_DIR/mail, using operator templates where given', async () => {
+    const templates = await mkdtemp(path.join(tmpdir(), 'ups-templates-'))
+    await writeFile(path.join(templates, 'reset-password.txt'), 'Subject: Custom reset for {{name}}\nGo here: {{link}}\n')
+    const t = await createTestApp({ MAIL_TEMPLATES_DIR: templates })
+    try {
+      const user = await seedUser(t.app, { name: 'Eve Custom' })
+      expect((await t.app.inject({ method: 'POST', url: `${V1}/password-reset`, payload: { email: user.email } })).statusCode).toBe(202)
+      const directory = path.join(t.config.dataDir, 'mail')
+      let files: string[] = []
+      for (let attempt = 0; attempt < 100 && files.length === 0; attempt++) {
+        files = await readdir(directory).catch(() => [])
+        if (files.length === 0) await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      expect(files).toHaveLength(1)
+      expect(files[0]).toMatch(/\.eml$/)
+      const eml = await readFile(path.join(directory, files[0]!), 'utf8')
+      expect(eml).toContain('Subject: Custom reset for Eve Custom')
+      expect(eml).toContain(`To: ${user.email}`)
+    } finally {
+      await t.close()
+    }
+  })
+})
