@@ -40,6 +40,8 @@ const CONNECTIONS = 50
 const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const OUR_PORT = 8400
 const BARE_PORT = 8401
+const NO_LIMITS_PORT = 8402
+const WITH_LIMITS_PORT = 8403
 
 type Dialect = 'sqlite' | 'postgres'
 const dialects: Dialect[] = args.db === 'all' ? ['sqlite', 'postgres'] : [args.db as Dialect]
@@ -172,22 +174,28 @@ async function startProcess(
   }
 }
 
-function serviceEnv(target: SeedTarget, logLevel = 'warn'): Record<string, string> {
+function serviceEnv(target: SeedTarget, logLevel = 'warn', extra: Record<string, string> = {}): Record<string, string> {
   return {
     NODE_ENV: 'production',
     LOG_LEVEL: logLevel,
     SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
     DATA_DIR: target.dataDir,
     ...(target.databaseUrl ? { DATABASE_URL: target.databaseUrl } : {}),
-    // The benchmark logs in thousands of times a minute from one address.
+    // The benchmark logs in thousands of times a minute from one address, and reads far more:
+    // limits high enough never to refuse, so what is measured is the cost of counting.
     LOGIN_RATE_LIMIT: '1000000',
+    ANONYMOUS_RATE_LIMIT: '1000000000/60',
+    DEFAULT_RATE_LIMIT: '1000000000/60',
+    SIGNUP_RATE_LIMIT: '1000000000/60',
+    MAIL_TRANSPORT: 'log',
+    ...extra,
   }
 }
 
 // As `npm start` runs it (see package.json): an explicit heap limit keeps V8 from growing the
 // heap towards its default of a quarter of the machine's memory before collecting.
-const startService = (target: SeedTarget, logLevel?: string) =>
-  startProcess(path.join(root, 'dist/server.js'), OUR_PORT, serviceEnv(target, logLevel), '/health', ['--max-old-space-size=1024'])
+const startService = (target: SeedTarget, logLevel?: string, port = OUR_PORT, extra: Record<string, string> = {}) =>
+  startProcess(path.join(root, 'dist/server.js'), port, serviceEnv(target, logLevel, extra), '/health', ['--max-old-space-size=1024'])
 
 const startBare = (target: SeedTarget) =>
   startProcess(
@@ -291,14 +299,14 @@ async function measure(server: Server, spec: Scenario['spec'], rounds: number, d
 }
 
 /** Ours and bare in alternating rounds (ours first, then bare first, ...), medians of each. */
-async function measureSideBySide(ours: Server, bare: Server, spec: Scenario['spec']): Promise<[LoadResult, LoadResult]> {
+async function measureSideBySide(ours: Server, bare: Server, spec: Scenario['spec'], rounds = ROUNDS): Promise<[LoadResult, LoadResult]> {
   const oursPid = ours.process.pid as number
   const barePid = bare.process.pid as number
   await load({ ...spec, url: ours.url, connections: CONNECTIONS, duration: WARMUP }, oursPid)
   await load({ ...spec, url: bare.url, connections: CONNECTIONS, duration: WARMUP }, barePid)
   const oursResults: LoadResult[] = []
   const bareResults: LoadResult[] = []
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ['ours', 'bare'] : ['bare', 'ours']
     for (const which of order) {
       const server = which === 'ours' ? ours : bare
@@ -366,6 +374,16 @@ async function benchDialect(dialect: Dialect) {
   }
   await bare.stop()
 
+  // The per-request limits hook: get-user on two fresh servers, one with REQUEST_LIMITS=off, in
+  // alternating rounds (at least three, even in --quick: the difference is small and runs are noisy).
+  process.stdout.write('   request-limits hook ... ')
+  const withLimits = await startService(target, undefined, WITH_LIMITS_PORT)
+  const withoutLimits = await startService(target, undefined, NO_LIMITS_PORT, { REQUEST_LIMITS: 'off' })
+  const [limitsOn, limitsOff] = await measureSideBySide(withLimits, withoutLimits, scenarios(token, BASE_ROWS)[0]!.spec, Math.max(3, ROUNDS))
+  await Promise.all([withLimits.stop(), withoutLimits.stop()])
+  const requestLimitsCost = 1 - limitsOn.requestsPerSecond / limitsOff.requestsPerSecond
+  console.log(`get-user ${fmt(limitsOn.requestsPerSecond)} req/s with, ${fmt(limitsOff.requestsPerSecond)} without (cost ${fmt(requestLimitsCost * 100, 1)}%)`)
+
   // Logins at full tilt on the thread pool while get-by-id runs: the event loop must stay free.
   process.stdout.write('   logins under load ... ')
   const [loginLoad, readsDuringLogins] = await Promise.all([
@@ -418,6 +436,7 @@ async function benchDialect(dialect: Dialect) {
     dialect,
     date: new Date().toISOString(),
     mode: quick ? 'quick' : 'full',
+    requestLimits: { withLimits: limitsOn.requestsPerSecond, withoutLimits: limitsOff.requestsPerSecond, cost: requestLimitsCost },
     machine: {
       cpus: os.cpus().length,
       cpuModel: os.cpus()[0]?.model,

@@ -18,6 +18,7 @@ import authentication from './plugins/authentication.js'
 import errorHandler, { handleFrameworkError } from './plugins/error-handler.js'
 import accessLog from './plugins/access-log.js'
 import rateLimit from './plugins/rate-limit.js'
+import requestLimits from './plugins/request-limits.js'
 import responseHeaders from './plugins/response-headers.js'
 import appContext from './plugins/app-context.js'
 import { createValidatorCompiler } from './shared/validation/schema-validator.js'
@@ -79,6 +80,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(responseHeaders)
   await app.register(rateLimit, { db: database.db, redis })
   await app.register(authentication)
+  if (config.rateLimits.enabled) await app.register(requestLimits)
 
   await app.register(healthRoutes)
   await app.register(mediaRoutes)

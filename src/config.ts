@@ -57,6 +57,25 @@ export interface Config {
   securityEventRetentionDays: number
   /** Password-reset requests an hour, per client address and per email. */
   passwordResetRateLimit: number
+  rateLimits: RateLimitConfig
+}
+
+export interface RequestLimit {
+  limit: number
+  periodSeconds: number
+}
+
+export interface RateLimitConfig {
+  /** Callers without a login, per client address. */
+  anonymous: RequestLimit
+  /** Logged-in callers whose tier has no rule for the route. */
+  fallback: RequestLimit
+  /** Sign-ups per client address (POST /users/ in every version). */
+  signup: RequestLimit
+  /** What happens while the counters' store is unreachable (login and sign-up limits always fail closed). */
+  failMode: 'open' | 'closed'
+  /** false: no per-request limits (a gateway in front limits); login, sign-up and reset limits stay. */
+  enabled: boolean
 }
 
 export interface MailConfig {
@@ -197,6 +216,18 @@ function admin(env: Env): AdminAccount | undefined {
   return { name: read(env, 'ADMIN_NAME') ?? 'Administrator', email, username, password }
 }
 
+function requestLimit(env: Env, name: string, fallback: RequestLimit): RequestLimit {
+  const raw = read(env, name)
+  if (raw === undefined) return fallback
+  const match = /^(\d+)\s*\/\s*(\d+)$/.exec(raw)
+  const limit = Number(match?.[1])
+  const periodSeconds = Number(match?.[2])
+  if (!match || limit < 1 || limit > 1_000_000_000 || periodSeconds < 1 || periodSeconds > 86_400 * 31) {
+    throw new ConfigError(`${name} must look like 300/60 (requests / seconds), got "${raw}"`)
+  }
+  return { limit, periodSeconds }
+}
+
 function linkTemplate(env: Env, name: string): string | undefined {
   const value = url(env, name, ['http:', 'https:'])
   if (value !== undefined && !value.includes('{token}')) throw new ConfigError(`${name} must contain {token}, got "${value}"`)
@@ -280,6 +311,13 @@ export function loadConfig(env: Env): Config {
     requireVerifiedEmail: boolean(env, 'REQUIRE_VERIFIED_EMAIL', false),
     securityEventRetentionDays: integer(env, 'SECURITY_EVENT_RETENTION_DAYS', 90, 1, 3650),
     passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', 5, 1, 1_000_000),
+    rateLimits: {
+      anonymous: requestLimit(env, 'ANONYMOUS_RATE_LIMIT', { limit: 300, periodSeconds: 60 }),
+      fallback: requestLimit(env, 'DEFAULT_RATE_LIMIT', { limit: 1000, periodSeconds: 60 }),
+      signup: requestLimit(env, 'SIGNUP_RATE_LIMIT', { limit: 5, periodSeconds: 3600 }),
+      failMode: oneOf(env, 'RATE_LIMIT_FAIL', ['open', 'closed'] as const, 'open'),
+      enabled: oneOf(env, 'REQUEST_LIMITS', ['on', 'off'] as const, 'on') === 'on',
+    },
   }
 }
 

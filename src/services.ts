@@ -6,6 +6,9 @@ import type { Logger } from './logger.js'
 import { AccountService } from './modules/account/account.service.js'
 import { MailService } from './modules/mail/mail.service.js'
 import { createMailTransport } from './modules/mail/transports.js'
+import { ApiKeyService } from './modules/api-keys/api-keys.service.js'
+import { DatabaseCounterStore, RedisCounterStore } from './modules/rate-limits/counter-store.js'
+import { RateLimitService } from './modules/rate-limits/rate-limits.service.js'
 import { SecurityEventService } from './modules/security-events/security-events.service.js'
 import type { DatabaseHandle } from './db/database.js'
 import { AuthService } from './modules/auth/auth.service.js'
@@ -16,7 +19,6 @@ import { DatabaseAvatarStorage, DiskAvatarStorage } from './modules/avatars/avat
 import { AvatarService } from './modules/avatars/avatars.service.js'
 import { PostService } from './modules/posts/posts.service.js'
 import { pingDatabase } from './db/health.js'
-import { deleteExpiredRateLimits } from './modules/rate-limits/rate-limits.repository.js'
 import { TierService } from './modules/tiers/tiers.service.js'
 import { UserService } from './modules/users/users.service.js'
 
@@ -29,6 +31,8 @@ export interface Services {
   account: AccountService
   mail: MailService
   securityEvents: SecurityEventService
+  apiKeys: ApiKeyService
+  rateLimits: RateLimitService
   /** Deletes expired tokens, sessions, revocations, rate-limit windows, old sent mail and old security events. */
   pruneExpiredState(): Promise<void>
   /** Resolves when every backing store (database, and Redis when configured) answers. */
@@ -62,7 +66,14 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const tiers = new TierService(db)
   const posts = new PostService(db, { requireVerifiedEmail: config.requireVerifiedEmail })
   const users = new UserService(db, passwords, avatars, tiers, posts, securityEvents)
-  const auth = new AuthService(db, users, passwords, tokens, revocations, securityEvents)
+  const apiKeys = new ApiKeyService(db)
+  const auth = new AuthService(db, users, passwords, tokens, revocations, securityEvents, apiKeys)
+  const counters = redis ? new RedisCounterStore(redis) : new DatabaseCounterStore(db)
+  const rateLimits = new RateLimitService(db, counters, tiers, logger, {
+    anonymous: config.rateLimits.anonymous,
+    fallback: config.rateLimits.fallback,
+    failMode: config.rateLimits.failMode,
+  })
   const account = new AccountService(db, users, auth, mail, securityEvents, config.mail)
   // The users module tells the account module about email changes (it cannot depend on it: the
   // account module depends on users).
@@ -76,9 +87,11 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     account,
     mail,
     securityEvents,
+    apiKeys,
+    rateLimits,
     async pruneExpiredState() {
       await auth.pruneExpiredState()
-      await deleteExpiredRateLimits(db)
+      await rateLimits.prune()
       await account.prune()
       await mail.pruneSent()
       await securityEvents.prune()

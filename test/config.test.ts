@@ -127,6 +127,11 @@ describe('loadConfig', () => {
     [{ VERIFY_EMAIL_URL: 'https://app.example.com/verify' }, /^VERIFY_EMAIL_URL must contain \{token\}/],
     [{ MAIL_TEMPLATES_DIR: '/no/such/dir' }, /^MAIL_TEMPLATES_DIR does not exist/],
     [{ REQUIRE_VERIFIED_EMAIL: 'sure' }, /^REQUIRE_VERIFIED_EMAIL must be true or false/],
+    [{ ANONYMOUS_RATE_LIMIT: '300' }, /^ANONYMOUS_RATE_LIMIT must look like 300\/60/],
+    [{ DEFAULT_RATE_LIMIT: '0/60' }, /^DEFAULT_RATE_LIMIT must look like/],
+    [{ SIGNUP_RATE_LIMIT: '5/0' }, /^SIGNUP_RATE_LIMIT must look like/],
+    [{ RATE_LIMIT_FAIL: 'maybe' }, /^RATE_LIMIT_FAIL must be one of open, closed/],
+    [{ REQUEST_LIMITS: 'no' }, /^REQUEST_LIMITS must be one of on, off/],
     [{ TRUST_PROXY: 'sometimes' }, /^TRUST_PROXY must be true, false, a hop count or a comma list/],
     [{ TRUST_PROXY: '10.0.0.0/99' }, /^TRUST_PROXY must be/],
     [{ TRUST_PROXY: '101' }, /^TRUST_PROXY must be between 1 and 100/],
@@ -151,6 +156,21 @@ describe('loadConfig', () => {
   it('lets production run without SMTP only when MAIL_TRANSPORT=log says so, and writes .eml files elsewhere by default', () => {
     expect(loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32), MAIL_TRANSPORT: 'log' }).mail.transport).toBe('log')
     expect(loadConfig({}).mail).toMatchObject({ transport: 'file', publicUrl: 'http://127.0.0.1:8000' })
+  })
+
+  it('reads request limits as requests / seconds', () => {
+    expect(loadConfig({}).rateLimits).toEqual({
+      anonymous: { limit: 300, periodSeconds: 60 },
+      fallback: { limit: 1000, periodSeconds: 60 },
+      signup: { limit: 5, periodSeconds: 3600 },
+      failMode: 'open',
+      enabled: true,
+    })
+    expect(loadConfig({ ANONYMOUS_RATE_LIMIT: '50 / 10', RATE_LIMIT_FAIL: 'closed', REQUEST_LIMITS: 'off' }).rateLimits).toMatchObject({
+      anonymous: { limit: 50, periodSeconds: 10 },
+      failMode: 'closed',
+      enabled: false,
+    })
   })
 
   it('treats empty values as unset', () => {

@@ -7,7 +7,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import type { ApiVersion } from '../versions.js'
-import { SECURITY_SCHEME } from './common/security-scheme.js'
+import { API_KEY_SCHEME, SECURITY_SCHEME } from './common/security-scheme.js'
 import { VERSIONS } from '../versions.js'
 
 export interface DocsOptions {
@@ -35,6 +35,12 @@ const docs: FastifyPluginAsync<DocsOptions> = async (app, { version, deprecated 
       components: {
         securitySchemes: {
           [SECURITY_SCHEME]: { type: 'oauth2', flows: { password: { tokenUrl: `${prefix}/login`, scopes: {} } } },
+          [API_KEY_SCHEME]: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-API-Key',
+            description: 'A key from POST /api-keys: acts as its owner; a read key may only GET',
+          },
         },
       },
       tags: [
@@ -42,7 +48,8 @@ const docs: FastifyPluginAsync<DocsOptions> = async (app, { version, deprecated 
         { name: 'account', description: 'Email verification, password reset and change, sessions, security events' },
         { name: 'users', description: 'User records' },
         { name: 'posts', description: 'Posts' },
-        { name: 'tiers', description: 'Subscription tiers' },
+        { name: 'tiers', description: 'Subscription tiers and their rate limits' },
+        { name: 'api-keys', description: 'API keys for server-to-server callers' },
       ],
     },
     // Multipart routes read their file by hand, so Fastify gets no body schema for them;

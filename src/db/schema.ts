@@ -106,6 +106,29 @@ export interface RateLimitsTable {
   reset_at: ColumnType<number | string, number, number>
 }
 
+export interface RateLimitRulesTable {
+  id: Generated<number>
+  tier_id: number | null
+  route: string
+  limit_count: number
+  period_seconds: number
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>
+  user_id: number
+  name: string
+  prefix: string
+  key_hash: string
+  scopes: string
+  created_at: Timestamp
+  expires_at: NullableTimestamp
+  last_used_at: NullableTimestamp
+  revoked_at: NullableTimestamp
+}
+
 export interface AvatarsTable {
   name: string
   content_type: string
@@ -141,6 +164,8 @@ export interface Database {
   security_events: SecurityEventsTable
   revoked_tokens: RevokedTokensTable
   rate_limits: RateLimitsTable
+  rate_limit_rules: RateLimitRulesTable
+  api_keys: ApiKeysTable
   avatars: AvatarsTable
   posts: PostsTable
   row_counts: RowCountsTable

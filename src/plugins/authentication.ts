@@ -1,9 +1,10 @@
-// Resolves the caller of a request from its bearer token. Routes that need a caller use
-// protectedRoute() (src/api/common/protected-route.ts), which runs app.authenticate; the
-// sign-up route runs app.identify, which leaves anonymous callers anonymous.
+// Resolves the caller of a request from its X-API-Key or bearer token. Routes that need a caller
+// use protectedRoute() (src/api/common/protected-route.ts), which runs app.authenticate;
+// app.identify leaves anonymous callers anonymous (the request limits run it on every request
+// that carries credentials, so a caller is resolved once).
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { Caller } from '../modules/auth/auth.service.js'
+import type { Caller, TokenCaller } from '../modules/auth/auth.service.js'
 import { DomainError, notAuthenticated } from '../shared/errors.js'
 
 declare module 'fastify' {
@@ -30,26 +31,44 @@ export function bearerToken(header: string | undefined): string | undefined {
   return token
 }
 
+export const API_KEYS_REFUSED = 'API keys cannot be used here'
+
 /** The authenticated caller; only valid on routes that ran app.authenticate. */
 export function callerOf(request: FastifyRequest): Caller {
   if (!request.caller) throw notAuthenticated()
   return request.caller
 }
 
+/** The caller of a route that API keys may not use (keys, sessions, passwords, email). */
+export function tokenCallerOf(request: FastifyRequest): TokenCaller {
+  const caller = callerOf(request)
+  if (caller.apiKey) throw new DomainError('forbidden', API_KEYS_REFUSED)
+  return caller
+}
+
+const API_KEY_HEADER = 'x-api-key'
+
 export default fp(
   async (app) => {
     const { auth } = app.services
     app.decorateRequest('caller', null)
-    app.decorate('authenticate', async (request: FastifyRequest) => {
+    const resolve = async (request: FastifyRequest): Promise<Caller | null> => {
+      const apiKey = request.headers[API_KEY_HEADER]
+      if (typeof apiKey === 'string') return auth.authenticateApiKey(apiKey)
       const token = bearerToken(request.headers.authorization)
-      if (!token) throw notAuthenticated()
-      request.caller = await auth.authenticate(token)
+      return token ? auth.authenticate(token) : null
+    }
+    app.decorate('authenticate', async (request: FastifyRequest) => {
+      // Already resolved for this request (the request limits identify every caller first).
+      if (request.caller) return
+      const caller = await resolve(request)
+      if (!caller) throw notAuthenticated()
+      request.caller = caller
     })
     app.decorate('identify', async (request: FastifyRequest) => {
-      const token = bearerToken(request.headers.authorization)
-      if (!token) return
+      if (request.caller) return
       try {
-        request.caller = await auth.authenticate(token)
+        request.caller = await resolve(request)
       } catch (error) {
         if (!(error instanceof DomainError && error.kind === 'unauthenticated')) throw error
       }

@@ -37,7 +37,10 @@ describe.each(Object.entries(PREFIXES))('%s docs', (version, prefix) => {
   it("declares the OAuth2 password flow against the version's own login", async () => {
     const doc = await document()
     expect(doc.components.securitySchemes.OAuth2PasswordBearer.flows.password.tokenUrl).toBe(`${prefix}/login`)
-    expect(doc.paths[`${prefix}/users/me`].get.security).toEqual([{ OAuth2PasswordBearer: [] }])
+    expect(doc.paths[`${prefix}/users/me`].get.security).toEqual([{ OAuth2PasswordBearer: [] }, { ApiKeyHeader: [] }])
+    // Keys, sessions, passwords and email are for logged-in users only.
+    expect(doc.paths[`${prefix}/sessions`].get.security).toEqual([{ OAuth2PasswordBearer: [] }])
+    expect(doc.components.securitySchemes.ApiKeyHeader).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Key' })
   })
 
   it('describes request and response schemas and error responses', async () => {

@@ -9,7 +9,7 @@ import type { Session } from '../../modules/auth/auth.service.js'
 import { SessionIdParams, SessionRead } from '../../modules/auth/auth.schemas.js'
 import type { SecurityEvent } from '../../modules/security-events/security-event.js'
 import { OwnSecurityEventQuery, SecurityEventQuery, SecurityEventRead } from '../../modules/security-events/security-events.schemas.js'
-import { callerOf } from '../../plugins/authentication.js'
+import { callerOf, tokenCallerOf } from '../../plugins/authentication.js'
 import { clientOf } from './client-info.js'
 import { PageEnvelopeSchema, toPageEnvelope } from './page-envelope.js'
 import { protectedRoute } from './protected-route.js'
@@ -59,10 +59,10 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       summary: "Mail the caller a link that verifies their email address",
       description: 'Answers 202 when a link was queued, 200 (and no mail) when the address is verified already.',
-      response: { 200: MessageResponse, 202: MessageResponse },
-    }),
+      response: { 200: MessageResponse, 202: MessageResponse, ...errorResponses(403) },
+    }, { apiKeys: false }),
     async (request, reply) => {
-      const sent = await account.requestEmailVerification(callerOf(request).user)
+      const sent = await account.requestEmailVerification(tokenCallerOf(request).user)
       return sent ? reply.code(202).send({ message: 'Verification email sent' }) : { message: 'Email already verified' }
     },
   )
@@ -123,19 +123,19 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       summary: "Change the caller's password; signs out every other session",
       body: PasswordChange,
-      response: { 200: MessageResponse, ...errorResponses(400, 422) },
-    }),
+      response: { 200: MessageResponse, ...errorResponses(400, 403, 422) },
+    }, { apiKeys: false }),
     async (request) => {
       const { current_password: current, new_password: next } = request.body
-      await account.changePassword(callerOf(request), current, next, clientOf(request))
+      await account.changePassword(tokenCallerOf(request), current, next, clientOf(request))
       return { message: 'Password changed' }
     },
   )
 
   app.get(
     '/sessions',
-    protectedRoute(app, { tags, summary: "The caller's live sessions, newest first", response: { 200: Type.Array(SessionRead) } }),
-    async (request) => (await auth.sessions(callerOf(request))).map(toSessionRead),
+    protectedRoute(app, { tags, summary: "The caller's live sessions, newest first", response: { 200: Type.Array(SessionRead), ...errorResponses(403) } }, { apiKeys: false }),
+    async (request) => (await auth.sessions(tokenCallerOf(request))).map(toSessionRead),
   )
 
   app.delete(
@@ -144,19 +144,19 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       summary: "End one of the caller's sessions",
       params: SessionIdParams,
-      response: { 200: MessageResponse, ...errorResponses(404, 422) },
-    }),
+      response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
+    }, { apiKeys: false }),
     async (request) => {
-      await auth.revokeOwnSession(callerOf(request), request.params.session_id, clientOf(request))
+      await auth.revokeOwnSession(tokenCallerOf(request), request.params.session_id, clientOf(request))
       return { message: 'Session revoked' }
     },
   )
 
   app.delete(
     '/sessions',
-    protectedRoute(app, { tags, summary: "End every session of the caller's but this one", response: { 200: MessageResponse } }),
+    protectedRoute(app, { tags, summary: "End every session of the caller's but this one", response: { 200: MessageResponse, ...errorResponses(403) } }, { apiKeys: false }),
     async (request) => {
-      const caller = callerOf(request)
+      const caller = tokenCallerOf(request)
       const count = await auth.revokeSessionsOf(caller.user.id, clientOf(request), caller.token.sessionId)
       return { message: `Revoked ${count} other session${count === 1 ? '' : 's'}` }
     },

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { LoginRequest, RefreshRequest, TokenResponse } from '../../modules/auth/auth.schemas.js'
 import type { LoginLimitKey, TokenPair } from '../../modules/auth/auth.service.js'
-import { callerOf } from '../../plugins/authentication.js'
+import { tokenCallerOf } from '../../plugins/authentication.js'
 import { notAuthenticated } from '../../shared/errors.js'
 import { MessageResponse, errorResponses } from './responses.js'
 import { clientOf } from './client-info.js'
@@ -115,16 +115,15 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/logout',
     {
-      ...protectedRoute(app, {
-        tags,
-        summary: 'Revoke the access token and its session',
-        body: RefreshRequest,
-        response: { 200: MessageResponse, ...errorResponses(422) },
-      }),
+      ...protectedRoute(
+        app,
+        { tags, summary: 'Revoke the access token and its session', body: RefreshRequest, response: { 200: MessageResponse, ...errorResponses(403, 422) } },
+        { apiKeys: false },
+      ),
       preValidation: emptyBodyIsAnObject,
     },
     async (request, reply) => {
-      await auth.logout(callerOf(request), request.body.refresh_token ?? request.cookies[REFRESH_COOKIE], clientOf(request))
+      await auth.logout(tokenCallerOf(request), request.body.refresh_token ?? request.cookies[REFRESH_COOKIE], clientOf(request))
       reply.clearCookie(REFRESH_COOKIE, { path: '/' })
       return { message: 'Logged out successfully' }
     },

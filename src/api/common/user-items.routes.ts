@@ -4,7 +4,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Static, TSchema } from 'typebox'
 import type { User, UserChanges } from '../../modules/users/user.js'
 import { UserIdParams } from '../../modules/users/users.schemas.js'
-import { callerOf } from '../../plugins/authentication.js'
+import type { FastifyRequest } from 'fastify'
+import { API_KEYS_REFUSED, callerOf } from '../../plugins/authentication.js'
+import { DomainError } from '../../shared/errors.js'
 import avatarUploadRoutes from './avatar-upload.routes.js'
 import type { AvatarRouteOptions } from './avatar-upload.routes.js'
 import { clientOf } from './client-info.js'
@@ -44,7 +46,12 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
   // Generic shapes widened to plain schemas: their types are checked where each version builds them.
   const read: TSchema = shapes.read
   const update: TSchema = shapes.update
-  const updateOf = (body: unknown) => fromUserUpdate(body as Static<Update>)
+  const updateOf = (request: FastifyRequest) => {
+    const changes = fromUserUpdate(request.body as Static<Update>)
+    // An API key never manages email (nor keys, sessions or passwords).
+    if (changes.email !== undefined && request.caller?.apiKey) throw new DomainError('forbidden', API_KEYS_REFUSED)
+    return changes
+  }
   return async (app) => {
     const { users } = app.services
 
@@ -63,7 +70,7 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
         body: update,
         response: { 200: read, ...errorResponses(403, 404, 409, 422) },
       }),
-      async (request) => toUserRead(await users.update(callerOf(request).user, request.params.user_id, updateOf(request.body)), true),
+      async (request) => toUserRead(await users.update(callerOf(request).user, request.params.user_id, updateOf(request)), true),
     )
 
     app.delete(

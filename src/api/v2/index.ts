@@ -1,8 +1,10 @@
 // Version 2, served under /api/v2: the same services through v2's shapes (SPEC.md section 9.4).
 import type { FastifyPluginAsync } from 'fastify'
 import accountRoutes from '../common/account.routes.js'
+import apiKeysRoutes from '../common/api-keys.routes.js'
 import authRoutes from '../common/auth.routes.js'
 import postsRoutes from '../common/posts.routes.js'
+import rateLimitRulesRoutes from '../common/rate-limit-rules.routes.js'
 import tiersRoutes from '../common/tiers.routes.js'
 import { registerVersionBasics } from '../version-basics.js'
 import { toPostReadV2 } from './mappers.js'
@@ -15,6 +17,8 @@ const v2: FastifyPluginAsync = async (app) => {
   await app.register(usersRoutesV2, { prefix: '/users' })
   await app.register(postsRoutes, { prefix: '/posts', list: 'envelope', toPostRead: toPostReadV2 })
   await app.register(tiersRoutes, { prefix: '/tiers' })
+  await app.register(rateLimitRulesRoutes, { prefix: '/tiers' })
+  await app.register(apiKeysRoutes, { prefix: '/api-keys' })
 }
 
 export default v2

@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { MailConfig } from '../../config.js'
 import type { Executor } from '../../db/schema.js'
 import { DomainError } from '../../shared/errors.js'
-import type { AuthService, Caller } from '../auth/auth.service.js'
+import type { AuthService, TokenCaller } from '../auth/auth.service.js'
 import type { MailService } from '../mail/mail.service.js'
 import type { ClientInfo } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
@@ -84,7 +84,7 @@ export class AccountService {
   }
 
   /** Changes the caller's password and ends every other session of theirs. */
-  async changePassword(caller: Caller, currentPassword: string, newPassword: string, client: ClientInfo): Promise<void> {
+  async changePassword(caller: TokenCaller, currentPassword: string, newPassword: string, client: ClientInfo): Promise<void> {
     if (!(await this.users.passwordMatches(caller.user.id, currentPassword))) throw new DomainError('invalid', INCORRECT_PASSWORD)
     await this.users.setPassword(caller.user, newPassword)
     await this.auth.revokeSessionsOf(caller.user.id, client, caller.token.sessionId)

@@ -3,6 +3,8 @@ import { createHash, randomUUID } from 'node:crypto'
 import type { Executor } from '../../db/schema.js'
 import { DomainError, notAuthenticated } from '../../shared/errors.js'
 import { toIsoString } from '../../shared/timestamps.js'
+import type { ApiKeyGrant } from '../api-keys/api-key.js'
+import type { ApiKeyService } from '../api-keys/api-keys.service.js'
 import type { ClientInfo } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
 import type { User } from '../users/user.js'
@@ -58,10 +60,21 @@ export interface Session {
 
 export const SESSION_NOT_FOUND = 'Session not found'
 
-export interface Caller {
+/** A caller who logged in: their access token names their session. */
+export interface TokenCaller {
   user: User
   token: VerifiedToken
+  apiKey?: undefined
 }
+
+/** A server-to-server caller acting as the key's owner, within its scopes. */
+export interface ApiKeyCaller {
+  user: User
+  token?: undefined
+  apiKey: ApiKeyGrant
+}
+
+export type Caller = TokenCaller | ApiKeyCaller
 
 export class AuthService {
   constructor(
@@ -71,6 +84,7 @@ export class AuthService {
     private readonly tokens: TokenService,
     private readonly revocations: RevocationStore,
     private readonly events: SecurityEventService,
+    private readonly apiKeys: ApiKeyService,
   ) {}
 
   async loginLimitKey(login: string, deviceToken: string | undefined): Promise<LoginLimitKey> {
@@ -138,7 +152,7 @@ export class AuthService {
   }
 
   /** Ends the caller's session (every token of it) and the session of a presented refresh token of theirs. */
-  async logout(caller: Caller, refreshToken: string | undefined, client: ClientInfo): Promise<void> {
+  async logout(caller: TokenCaller, refreshToken: string | undefined, client: ClientInfo): Promise<void> {
     await this.revocations.revoke(caller.token.jti, caller.token.expiresAt)
     await revokeSession(this.db, caller.token.sessionId)
     await this.events.record('logout', caller.user.id, client)
@@ -150,7 +164,15 @@ export class AuthService {
   }
 
   /** Resolves a bearer token to a live, active user in a live session, or fails with "Not authenticated". */
-  async authenticate(accessToken: string): Promise<Caller> {
+  /** Resolves an X-API-Key to its live, active owner, or fails with "Not authenticated". */
+  async authenticateApiKey(key: string): Promise<ApiKeyCaller> {
+    const grant = await this.apiKeys.authenticate(key)
+    const user = grant && (await this.users.find(grant.userId))
+    if (!grant || !user || !user.isActive) throw notAuthenticated()
+    return { user, apiKey: grant }
+  }
+
+  async authenticate(accessToken: string): Promise<TokenCaller> {
     const token = await this.tokens.verify(accessToken, 'access')
     if (!token) throw notAuthenticated()
     const [revoked, user] = await Promise.all([
@@ -162,7 +184,7 @@ export class AuthService {
   }
 
   /** The caller's live sessions, newest first; `current` marks the one this request came with. */
-  async sessions(caller: Caller): Promise<Session[]> {
+  async sessions(caller: TokenCaller): Promise<Session[]> {
     const rows = await listLiveSessions(this.db, caller.user.id)
     return rows.map((row) => ({
       id: row.id,
@@ -175,7 +197,7 @@ export class AuthService {
   }
 
   /** Ends one of the caller's own sessions (404 for anyone else's, or an ended one). */
-  async revokeOwnSession(caller: Caller, sessionId: string, client: ClientInfo): Promise<void> {
+  async revokeOwnSession(caller: TokenCaller, sessionId: string, client: ClientInfo): Promise<void> {
     const own = await liveSessionIds(this.db, caller.user.id)
     if (!own.includes(sessionId)) throw new DomainError('not_found', SESSION_NOT_FOUND)
     await revokeSession(this.db, sessionId)

@@ -29,6 +29,7 @@ const NOT_AN_INTEGER = Object.freeze({})
 
 interface PropertySchema {
   type?: unknown
+  const?: unknown
   anyOf?: PropertySchema[]
 }
 
@@ -36,9 +37,14 @@ function allowsInteger(schema: PropertySchema): boolean {
   return schema.type === 'integer' || (schema.anyOf?.some(allowsInteger) ?? false)
 }
 
+/** A word such as "none" beside an id ({tier_id}) is text the integer check must leave alone. */
+function allowsWord(schema: PropertySchema): boolean {
+  return (typeof schema.const === 'string' && schema.const !== '') || (schema.anyOf?.some(allowsWord) ?? false)
+}
+
 function integerProperties(schema: { properties?: Record<string, PropertySchema> }): string[] {
   return Object.entries(schema.properties ?? {})
-    .filter(([, property]) => allowsInteger(property))
+    .filter(([, property]) => allowsInteger(property) && !allowsWord(property))
     .map(([name]) => name)
 }
 

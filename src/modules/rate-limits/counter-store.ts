@@ -1,0 +1,47 @@
+// Where request counters live: Redis when configured, the database otherwise. Either way one
+// hit is one atomic round trip (a Lua script, or one upsert), so every process counts the same.
+import type { Redis } from 'ioredis'
+import type { Executor } from '../../db/schema.js'
+import { hitRateLimit } from './rate-limits.repository.js'
+
+export interface WindowState {
+  /** Hits in the current window, this one included. */
+  count: number
+  /** Epoch milliseconds at which the window ends. */
+  resetAt: number
+}
+
+export interface CounterStore {
+  hit(key: string, windowMs: number, cost: number): Promise<WindowState>
+}
+
+export class DatabaseCounterStore implements CounterStore {
+  constructor(private readonly db: Executor) {}
+
+  async hit(key: string, windowMs: number, cost: number): Promise<WindowState> {
+    const { current, ttl } = await hitRateLimit(this.db, key, windowMs, cost)
+    return { count: current, resetAt: Date.now() + ttl }
+  }
+}
+
+// INCRBY, and the window's expiry set by the hit that opened it; returns the count and the TTL.
+const HIT_SCRIPT = `
+local count = redis.call('INCRBY', KEYS[1], ARGV[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  ttl = tonumber(ARGV[2])
+end
+return { count, ttl }`
+
+export class RedisCounterStore implements CounterStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'request-limit:',
+  ) {}
+
+  async hit(key: string, windowMs: number, cost: number): Promise<WindowState> {
+    const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, this.prefix + key, cost, windowMs)) as [number, number]
+    return { count, resetAt: Date.now() + ttl }
+  }
+}

@@ -1,0 +1,188 @@
+// Per-tier request limits on every endpoint. Rules live in the database and are cached in every
+// process, reloaded every RULES_REFRESH_MS (a change applies everywhere within seconds, without
+// a restart). Anonymous callers are counted per client address (ANONYMOUS_RATE_LIMIT), logged-in
+// callers per user with their tier's rules, falling back to DEFAULT_RATE_LIMIT.
+import type { Executor } from '../../db/schema.js'
+import type { Logger } from '../../logger.js'
+import type { Actor } from '../../shared/actor.js'
+import { DomainError, RuleViolation, assertSuperuser, serviceUnavailable } from '../../shared/errors.js'
+import type { TierService } from '../tiers/tiers.service.js'
+import type { CounterStore } from './counter-store.js'
+import * as repository from './rate-limits.repository.js'
+import { chooseRule, parseRoutePattern, toRateLimitRule } from './rule.js'
+import type { Limit, RateLimitRule, RoutePattern } from './rule.js'
+import { SharedLimiter } from './shared-limiter.js'
+import type { LimitDecision } from './shared-limiter.js'
+
+export const RATE_LIMIT_RULE_NOT_FOUND = 'Rate limit not found'
+export const INVALID_ROUTE_PATTERN = 'Route must be "METHOD /path/{param}", "METHOD /prefix/*" (METHOD may be *) or "*"'
+const RULES_REFRESH_MS = 2000
+
+export interface RateLimitOptions {
+  anonymous: Limit
+  fallback: Limit
+  /** closed: refuse (503) when the counters' store is unreachable; open: let requests through. */
+  failMode: 'open' | 'closed'
+}
+
+/** Who is asking, and for what. */
+export interface LimitedRequest {
+  /** The logged-in caller: an identity unique beyond one database (id and creation time), or null. */
+  user: string | null
+  tierId: number | null
+  address: string
+  method: string
+  /** The route's template ("/api/v2/users/{user_id}"). */
+  template: string
+}
+
+export interface RuleInput {
+  route: string
+  limit: number
+  periodSeconds: number
+}
+
+type CachedRule = RateLimitRule & { pattern: RoutePattern }
+
+const ruleNotFound = () => new DomainError('not_found', RATE_LIMIT_RULE_NOT_FOUND)
+
+function patternOf(route: string): RoutePattern {
+  const pattern = parseRoutePattern(route)
+  if (!pattern) throw new RuleViolation('route', INVALID_ROUTE_PATTERN, 'route_pattern')
+  return pattern
+}
+
+export class RateLimitService {
+  private rulesByTier = new Map<number | null, CachedRule[]>()
+  private readonly anonymousLimit: Limit & { scope: string }
+  private readonly chosen = new Map<string, CachedRule | null>()
+  private readonly limiter: SharedLimiter
+  private refreshTimer: NodeJS.Timeout | undefined
+  private storeDown = false
+
+  constructor(
+    private readonly db: Executor,
+    store: CounterStore,
+    private readonly tiers: TierService,
+    private readonly logger: Logger,
+    private readonly options: RateLimitOptions,
+  ) {
+    this.limiter = new SharedLimiter(store, (error) => this.storeFailed(error))
+    this.anonymousLimit = { ...options.anonymous, scope: 'anonymous' }
+  }
+
+  /** Loads the rules and keeps reloading them. */
+  async start(): Promise<void> {
+    await this.reloadRules()
+    this.refreshTimer = setInterval(() => {
+      this.reloadRules().catch((error: unknown) => this.logger.warn({ err: error }, 'reloading rate-limit rules failed; keeping the last ones'))
+    }, RULES_REFRESH_MS).unref()
+  }
+
+  stop(): void {
+    clearInterval(this.refreshTimer)
+    this.limiter.stop()
+  }
+
+  /** The decision for a request when it needs no round trip to the store (most requests), counted; else undefined. */
+  checkLocally(request: LimitedRequest): LimitDecision | undefined {
+    const { limit, periodSeconds, scope } = this.limitFor(request)
+    return this.limiter.consumeLocally(this.keyOf(request, scope, periodSeconds), limit, periodSeconds * 1000)
+  }
+
+  /** Counts the request against its most specific limit. */
+  async check(request: LimitedRequest): Promise<LimitDecision> {
+    const { limit, periodSeconds, scope } = this.limitFor(request)
+    try {
+      const decision = await this.limiter.consume(this.keyOf(request, scope, periodSeconds), limit, periodSeconds * 1000)
+      this.storeBack()
+      return decision
+    } catch (error) {
+      this.storeFailed(error)
+      if (this.options.failMode === 'closed') throw serviceUnavailable()
+      return { allowed: true, limit, remaining: limit, resetSeconds: periodSeconds }
+    }
+  }
+
+  async list(actor: Actor, tierId: number | null): Promise<RateLimitRule[]> {
+    await this.assertTier(actor, tierId)
+    return (await repository.listRulesOfTier(this.db, tierId)).map(toRateLimitRule)
+  }
+
+  async create(actor: Actor, tierId: number | null, input: RuleInput): Promise<RateLimitRule> {
+    await this.assertTier(actor, tierId)
+    patternOf(input.route)
+    const row = await repository.insertRule(this.db, { tier_id: tierId, route: input.route.trim(), limit_count: input.limit, period_seconds: input.periodSeconds })
+    await this.reloadRules()
+    return toRateLimitRule(row)
+  }
+
+  async update(actor: Actor, tierId: number | null, id: number, changes: Partial<RuleInput>): Promise<RateLimitRule> {
+    await this.assertTier(actor, tierId)
+    if (changes.route !== undefined) patternOf(changes.route)
+    const row = await repository.updateRule(this.db, tierId, id, {
+      ...(changes.route === undefined ? {} : { route: changes.route.trim() }),
+      ...(changes.limit === undefined ? {} : { limit_count: changes.limit }),
+      ...(changes.periodSeconds === undefined ? {} : { period_seconds: changes.periodSeconds }),
+    })
+    if (!row) throw ruleNotFound()
+    await this.reloadRules()
+    return toRateLimitRule(row)
+  }
+
+  async delete(actor: Actor, tierId: number | null, id: number): Promise<void> {
+    await this.assertTier(actor, tierId)
+    if (!(await repository.deleteRule(this.db, tierId, id))) throw ruleNotFound()
+    await this.reloadRules()
+  }
+
+  prune(): Promise<void> {
+    return repository.deleteExpiredRateLimits(this.db)
+  }
+
+  private keyOf(request: LimitedRequest, scope: string, periodSeconds: number): string {
+    return `${request.user === null ? `ip:${request.address}` : `user:${request.user}`}|${scope}|${periodSeconds}`
+  }
+
+  private limitFor(request: LimitedRequest): Limit & { scope: string } {
+    if (request.user === null) return this.anonymousLimit
+    const cacheKey = `${request.tierId}|${request.method}|${request.template}`
+    let rule = this.chosen.get(cacheKey)
+    if (rule === undefined) {
+      rule = chooseRule(this.rulesByTier.get(request.tierId) ?? [], request.method, request.template) ?? null
+      this.chosen.set(cacheKey, rule)
+    }
+    if (rule === null) return { ...this.options.fallback, scope: 'default' }
+    return { limit: rule.limit, periodSeconds: rule.periodSeconds, scope: `rule:${rule.id}` }
+  }
+
+  private async reloadRules(): Promise<void> {
+    const rows = await repository.listAllRules(this.db)
+    const byTier = new Map<number | null, CachedRule[]>()
+    for (const row of rows) {
+      const rule = toRateLimitRule(row)
+      const pattern = parseRoutePattern(rule.route)
+      if (!pattern) continue
+      byTier.set(rule.tierId, [...(byTier.get(rule.tierId) ?? []), { ...rule, pattern }])
+    }
+    this.rulesByTier = byTier
+    this.chosen.clear()
+  }
+
+  private async assertTier(actor: Actor, tierId: number | null): Promise<void> {
+    assertSuperuser(actor)
+    if (tierId !== null) await this.tiers.get(tierId)
+  }
+
+  private storeFailed(error: unknown): void {
+    if (this.storeDown) return
+    this.storeDown = true
+    this.logger.error({ err: error, failMode: this.options.failMode }, `rate-limit store unreachable: requests are ${this.options.failMode === 'open' ? 'let through unlimited' : 'refused (503)'} until it is back`)
+  }
+
+  private storeBack(): void {
+    if (!this.storeDown) return
+    this.storeDown = false
+    this.logger.warn('rate-limit store reachable again')
+  }
+}
