@@ -28,6 +28,8 @@ export interface Config {
   redisUrl: string | undefined
   /** Undefined only outside production: the server then keeps a generated key in dataDir. */
   secretKey: string | undefined
+  /** Earlier signing keys whose tokens are still accepted (key rotation); new tokens use secretKey. */
+  secretKeyPrevious: string[]
   nodeEnv: NodeEnv
   logLevel: LogLevel
   userSignup: UserSignup
@@ -271,6 +273,8 @@ export function loadConfig(env: Env): Config {
   if (secretKey === undefined && nodeEnv === 'production') {
     throw new ConfigError('SECRET_KEY is required when NODE_ENV=production')
   }
+  const secretKeyPrevious = (read(env, 'SECRET_KEY_PREVIOUS') ?? '').split(',').map((key) => key.trim()).filter(Boolean)
+  if (secretKeyPrevious.some((key) => key.length < 32)) throw new ConfigError('SECRET_KEY_PREVIOUS must list keys of at least 32 characters each')
   const deprecatedVersions = versionList(env, 'DEPRECATED_VERSIONS')
   if (deprecatedVersions.includes(CURRENT_VERSION)) {
     throw new ConfigError(`DEPRECATED_VERSIONS cannot include ${CURRENT_VERSION}: it is the current version`)
@@ -291,6 +295,7 @@ export function loadConfig(env: Env): Config {
     databaseUrl,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     secretKey,
+    secretKeyPrevious,
     nodeEnv,
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     userSignup: oneOf(env, 'USER_SIGNUP', ['open', 'authenticated'] as const, 'open'),

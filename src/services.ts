@@ -50,10 +50,11 @@ export interface ServiceDependencies {
 export function createServices({ config, secretKey, database, redis, logger }: ServiceDependencies): Services {
   const { db } = database
   const passwords = new PasswordHasher()
-  const tokens = new TokenService(secretKey, {
-    accessSeconds: config.accessTokenMinutes * 60,
-    refreshSeconds: config.refreshTokenDays * 24 * 60 * 60,
-  })
+  const tokens = new TokenService(
+    secretKey,
+    { accessSeconds: config.accessTokenMinutes * 60, refreshSeconds: config.refreshTokenDays * 24 * 60 * 60 },
+    config.secretKeyPrevious,
+  )
   const revocations = redis ? new RedisRevocationStore(redis) : new DatabaseRevocationStore(db)
   const storage =
     config.avatarStorage === 'database'

@@ -127,6 +127,7 @@ describe('loadConfig', () => {
     [{ VERIFY_EMAIL_URL: 'https://app.example.com/verify' }, /^VERIFY_EMAIL_URL must contain \{token\}/],
     [{ MAIL_TEMPLATES_DIR: '/no/such/dir' }, /^MAIL_TEMPLATES_DIR does not exist/],
     [{ REQUIRE_VERIFIED_EMAIL: 'sure' }, /^REQUIRE_VERIFIED_EMAIL must be true or false/],
+    [{ SECRET_KEY_PREVIOUS: 'short' }, /^SECRET_KEY_PREVIOUS must list keys of at least 32 characters/],
     [{ ANONYMOUS_RATE_LIMIT: '300' }, /^ANONYMOUS_RATE_LIMIT must look like 300\/60/],
     [{ DEFAULT_RATE_LIMIT: '0/60' }, /^DEFAULT_RATE_LIMIT must look like/],
     [{ SIGNUP_RATE_LIMIT: '5/0' }, /^SIGNUP_RATE_LIMIT must look like/],

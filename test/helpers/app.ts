@@ -94,9 +94,10 @@ export async function createTestApp(
   let db: Executor
   try {
     const logger = createLogger(config.logLevel)
-    const backends = await openBackends(config, TEST_SECRET_KEY, logger, { prepare: true })
+    const secretKey = config.secretKey ?? TEST_SECRET_KEY
+    const backends = await openBackends(config, secretKey, logger, { prepare: true })
     db = backends.database.db
-    app = await buildApp({ config, secretKey: TEST_SECRET_KEY, logger, backends })
+    app = await buildApp({ config, secretKey, logger, backends })
     beforeReady?.(app)
     await app.ready()
   } catch (error) {

@@ -1,6 +1,7 @@
-import { createSecretKey, randomUUID } from 'node:crypto'
+import { createHash, createSecretKey, randomUUID } from 'node:crypto'
 import type { KeyObject } from 'node:crypto'
-import { SignJWT, jwtVerify } from 'jose'
+import { SignJWT, decodeProtectedHeader, jwtVerify } from 'jose'
+import type { JWTVerifyOptions } from 'jose'
 
 export type TokenType = 'access' | 'refresh'
 
@@ -28,15 +29,48 @@ export interface TokenLifetimes {
   refreshSeconds: number
 }
 
-/** HS256 JWTs with sub, jti, sid, typ, iat, exp, iss and aud; nothing but HS256 is accepted. */
+/** A key's id in token headers: a fingerprint that names the key without revealing it. */
+export const keyIdOf = (secret: string) => createHash('sha256').update(`kid:${secret}`).digest('hex').slice(0, 16)
+
+/**
+ * HS256 JWTs with sub, jti, sid, typ, iat, exp, iss and aud; nothing but HS256 is accepted.
+ * Tokens are signed with SECRET_KEY and name it by `kid`; tokens signed with a key listed in
+ * SECRET_KEY_PREVIOUS keep working, so a key can be rotated without logging everyone out.
+ */
 export class TokenService {
   private readonly key: KeyObject
+  private readonly kid: string
+  private readonly keysById: Map<string, KeyObject>
+  private readonly allKeys: KeyObject[]
 
   constructor(
     secret: string,
     readonly lifetimes: TokenLifetimes,
+    previousSecrets: string[] = [],
   ) {
     this.key = createSecretKey(Buffer.from(secret, 'utf8'))
+    this.kid = keyIdOf(secret)
+    const previous = previousSecrets.map((old) => [keyIdOf(old), createSecretKey(Buffer.from(old, 'utf8'))] as const)
+    this.keysById = new Map([[this.kid, this.key], ...previous])
+    this.allKeys = [this.key, ...previous.map(([, key]) => key)]
+  }
+
+  /**
+   * Verifies with the key the token names by `kid`; a token from before key ids (no kid) is
+   * tried against each known key. Throws for anything else.
+   */
+  private async verifyWithKeys(token: string, options: JWTVerifyOptions) {
+    const { kid } = decodeProtectedHeader(token)
+    const candidates = kid === undefined ? this.allKeys : [this.keysById.get(kid)].filter((key) => key !== undefined)
+    let failure: unknown = new Error('unknown key id')
+    for (const key of candidates) {
+      try {
+        return await jwtVerify(token, key, options)
+      } catch (error) {
+        failure = error
+      }
+    }
+    throw failure
   }
 
   async sign(type: TokenType, userId: number, sessionId: string): Promise<SignedToken> {
@@ -45,7 +79,7 @@ export class TokenService {
     const lifetime = type === 'access' ? this.lifetimes.accessSeconds : this.lifetimes.refreshSeconds
     const expiresAt = issuedAt + lifetime
     const token = await new SignJWT({ typ: type, sid: sessionId })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: this.kid })
       .setSubject(String(userId))
       .setJti(jti)
       .setIssuedAt(issuedAt)
@@ -64,7 +98,7 @@ export class TokenService {
     const issuedAt = Math.floor(Date.now() / 1000)
     const expiresAt = issuedAt + DEVICE_TOKEN_SECONDS
     const token = await new SignJWT({ typ: 'device' })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: this.kid })
       .setSubject(String(userId))
       .setJti(randomUUID())
       .setIssuedAt(issuedAt)
@@ -77,7 +111,7 @@ export class TokenService {
 
   async verifyDevice(token: string): Promise<{ userId: number; deviceId: string } | undefined> {
     try {
-      const { payload } = await jwtVerify(token, this.key, {
+      const { payload } = await this.verifyWithKeys(token, {
         algorithms: ['HS256'],
         issuer: TOKEN_ISSUER,
         audience: TOKEN_AUDIENCE,
@@ -94,7 +128,7 @@ export class TokenService {
   /** Returns the token's claims, or undefined for anything forged, expired, malformed or of the wrong type. */
   async verify(token: string, type: TokenType): Promise<VerifiedToken | undefined> {
     try {
-      const { payload } = await jwtVerify(token, this.key, {
+      const { payload } = await this.verifyWithKeys(token, {
         algorithms: ['HS256'],
         issuer: TOKEN_ISSUER,
         audience: TOKEN_AUDIENCE,

@@ -1,0 +1,53 @@
+// Rotating SECRET_KEY without logging everyone out: tokens name their key (kid); a restart with
+// the new key and the old one in SECRET_KEY_PREVIOUS keeps old tokens working, and removing the
+// old key ends them.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { createTestApp } from '../helpers/app.js'
+import type { TestApp } from '../helpers/app.js'
+import { expectError } from '../helpers/expect.js'
+import { V1, V2, login, seedUser } from '../helpers/users.js'
+
+const OLD_KEY = 'the-old-signing-key-that-is-long-enough-0001'
+const NEW_KEY = 'the-new-signing-key-that-is-long-enough-0002'
+
+describe('SECRET_KEY rotation', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp({ SECRET_KEY: OLD_KEY })
+  })
+  afterAll(() => t.close())
+
+  /** Another start of the service on the same database, with other keys. */
+  async function restartWith(env: Record<string, string>) {
+    const config = loadConfig({ ...t.env, ...env })
+    return buildApp({ config, secretKey: config.secretKey ?? '', prepare: false })
+  }
+
+  it('keeps tokens signed with a previous key working, and ends them once the key is dropped', async () => {
+    const user = await seedUser(t.app)
+    const old = await login(t.app, user.username, user.password, V2)
+    const header = JSON.parse(Buffer.from(old.accessToken.split('.')[0]!, 'base64url').toString())
+    expect(header).toMatchObject({ alg: 'HS256', kid: expect.stringMatching(/^[0-9a-f]{16}$/) })
+
+    const rotated = await restartWith({ SECRET_KEY: NEW_KEY, SECRET_KEY_PREVIOUS: OLD_KEY })
+    try {
+      expect((await rotated.inject({ url: `${V1}/users/me`, headers: { authorization: `Bearer ${old.accessToken}` } })).statusCode).toBe(200)
+      const refreshed = await rotated.inject({ method: 'POST', url: `${V1}/refresh`, payload: { refresh_token: old.refreshToken } })
+      expect(refreshed.statusCode).toBe(200)
+      const fresh = refreshed.json().access_token as string
+      expect(JSON.parse(Buffer.from(fresh.split('.')[0]!, 'base64url').toString()).kid).not.toBe(header.kid)
+
+      const dropped = await restartWith({ SECRET_KEY: NEW_KEY })
+      try {
+        expectError(await dropped.inject({ url: `${V1}/users/me`, headers: { authorization: `Bearer ${old.accessToken}` } }), 401, 'Not authenticated')
+        expect((await dropped.inject({ url: `${V1}/users/me`, headers: { authorization: `Bearer ${fresh}` } })).statusCode).toBe(200)
+      } finally {
+        await dropped.close()
+      }
+    } finally {
+      await rotated.close()
+    }
+  })
+})
