@@ -2,6 +2,7 @@
 // (database, Redis, services), plugins and every API version. server.ts listens; tests call
 // buildApp and use app.inject.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { randomUUID } from 'node:crypto'
 import Fastify from 'fastify'
 import type { FastifyInstance } from 'fastify'
 import healthRoutes from './api/health.routes.js'
@@ -39,6 +40,15 @@ export interface AppOptions {
 
 const trustHops = (count: number) => (_address: string, hop: number) => hop < count
 
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/
+
+/** The request id: the trace id of a W3C traceparent header when one comes, else a new one. */
+function requestIdOf(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const traceparent = request.headers.traceparent
+  const traceId = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent.trim())?.[1] : undefined
+  return traceId !== undefined && !/^0+$/.test(traceId) ? traceId : randomUUID().replaceAll('-', '')
+}
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, secretKey } = options
   const logger = options.logger ?? createLogger(config.logLevel)
@@ -50,6 +60,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
     requestTimeout: 60_000,
     return503OnClosing: true,
+    // Logged with every line about the request and sent back as X-Request-Id.
+    genReqId: requestIdOf,
     // Router errors (malformed URL, over-long parameter) go through the one error handler too.
     frameworkErrors: handleFrameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>()

@@ -90,9 +90,9 @@ function handleError(this: FastifyInstance, error: FastifyError, request: Fastif
  * URL, over-long parameter). They get the same `{detail}` and the API's security headers, and
  * never echo the path.
  */
-export function handleFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const known = (error.code ? FRAMEWORK_ERRORS[error.code] : undefined) ?? { status: 400, detail: 'Bad request' }
-  return reply.code(known.status).headers(API_SECURITY_HEADERS).send({ detail: known.detail })
+  return reply.code(known.status).headers(API_SECURITY_HEADERS).header('x-request-id', request.id).send({ detail: known.detail })
 }
 
 /**

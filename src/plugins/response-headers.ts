@@ -26,7 +26,8 @@ export default fp(
       closing = true
       done()
     })
-    app.addHook('onSend', (_request, reply, payload, done) => {
+    app.addHook('onSend', (request, reply, payload, done) => {
+      reply.header('x-request-id', request.id)
       if (!reply.hasHeader('content-security-policy')) {
         reply.headers(API_SECURITY_HEADERS)
         // API answers carry personal data or tokens: no cache may keep them. Routes that serve
