@@ -1,13 +1,17 @@
-// `npm run openapi` writes each version's served OpenAPI document to docs/openapi/<version>.json;
+// `npm run openapi` writes each version's served OpenAPI document to docs/openapi/<version>.json,
+// and the typed client's types generated from v2 to clients/typescript/src/schema.d.ts;
 // `npm run openapi -- --check` fails when what the app serves differs from the committed files.
 // test/docs/openapi-snapshot.test.ts runs the same comparison in the suite.
 import { readFile, writeFile } from 'node:fs/promises'
+import { CLIENT_TYPES_FILE, clientTypes } from './client-types.js'
 import { servedOpenApiDocuments, snapshotFile } from './openapi-documents.js'
 
 const check = process.argv.includes('--check')
 let differences = 0
-for (const [version, document] of Object.entries(await servedOpenApiDocuments())) {
-  const file = snapshotFile(version)
+const documents = await servedOpenApiDocuments()
+const files: [string, string][] = Object.entries(documents).map(([version, document]) => [snapshotFile(version), document])
+files.push([CLIENT_TYPES_FILE, await clientTypes(documents.v2 ?? '')])
+for (const [file, document] of files) {
   if (!check) {
     await writeFile(file, document)
     console.log(`wrote ${file}`)

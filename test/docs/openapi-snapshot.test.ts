@@ -2,6 +2,7 @@
 // change to the contract is always a visible change to those files (npm run openapi rewrites them).
 import { readFile } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
+import { CLIENT_TYPES_FILE, clientTypes } from '../../scripts/client-types.js'
 import { servedOpenApiDocuments, snapshotFile } from '../../scripts/openapi-documents.js'
 
 describe('OpenAPI snapshots', () => {
@@ -10,5 +11,10 @@ describe('OpenAPI snapshots', () => {
     for (const [version, document] of Object.entries(served)) {
       expect(document, `${snapshotFile(version)} is out of date: run npm run openapi`).toBe(await readFile(snapshotFile(version), 'utf8'))
     }
+  })
+
+  it("match the typed client's committed types (clients/typescript)", async () => {
+    const served = await servedOpenApiDocuments()
+    expect(await clientTypes(served.v2 ?? ''), `${CLIENT_TYPES_FILE} is out of date: run npm run openapi`).toBe(await readFile(CLIENT_TYPES_FILE, 'utf8'))
   })
 })
