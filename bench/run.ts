@@ -42,6 +42,7 @@ const OUR_PORT = 8400
 const BARE_PORT = 8401
 const NO_LIMITS_PORT = 8402
 const WITH_LIMITS_PORT = 8403
+const METRICS_PORT = 8404
 
 type Dialect = 'sqlite' | 'postgres'
 const dialects: Dialect[] = args.db === 'all' ? ['sqlite', 'postgres'] : [args.db as Dialect]
@@ -384,6 +385,15 @@ async function benchDialect(dialect: Dialect) {
   const requestLimitsCost = 1 - limitsOn.requestsPerSecond / limitsOff.requestsPerSecond
   console.log(`get-user ${fmt(limitsOn.requestsPerSecond)} req/s with, ${fmt(limitsOff.requestsPerSecond)} without (cost ${fmt(requestLimitsCost * 100, 1)}%)`)
 
+  // Metrics: get-user with METRICS_PORT set, against the same service without, likewise.
+  process.stdout.write('   metrics ... ')
+  const withMetrics = await startService(target, undefined, WITH_LIMITS_PORT, { METRICS_PORT: String(METRICS_PORT) })
+  const withoutMetrics = await startService(target, undefined, NO_LIMITS_PORT)
+  const [metricsOn, metricsOff] = await measureSideBySide(withMetrics, withoutMetrics, scenarios(token, BASE_ROWS)[0]!.spec, Math.max(3, ROUNDS))
+  await Promise.all([withMetrics.stop(), withoutMetrics.stop()])
+  const metricsCost = 1 - metricsOn.requestsPerSecond / metricsOff.requestsPerSecond
+  console.log(`get-user ${fmt(metricsOn.requestsPerSecond)} req/s with, ${fmt(metricsOff.requestsPerSecond)} without (cost ${fmt(metricsCost * 100, 1)}%)`)
+
   // Logins at full tilt on the thread pool while get-by-id runs: the event loop must stay free.
   process.stdout.write('   logins under load ... ')
   const [loginLoad, readsDuringLogins] = await Promise.all([
@@ -437,6 +447,7 @@ async function benchDialect(dialect: Dialect) {
     date: new Date().toISOString(),
     mode: quick ? 'quick' : 'full',
     requestLimits: { withLimits: limitsOn.requestsPerSecond, withoutLimits: limitsOff.requestsPerSecond, cost: requestLimitsCost },
+    metrics: { withMetrics: metricsOn.requestsPerSecond, withoutMetrics: metricsOff.requestsPerSecond, cost: metricsCost },
     machine: {
       cpus: os.cpus().length,
       cpuModel: os.cpus()[0]?.model,

@@ -18,6 +18,7 @@ import type { Logger } from './logger.js'
 import authentication from './plugins/authentication.js'
 import errorHandler, { handleFrameworkError } from './plugins/error-handler.js'
 import accessLog from './plugins/access-log.js'
+import metrics from './plugins/metrics.js'
 import rateLimit from './plugins/rate-limit.js'
 import requestLimits from './plugins/request-limits.js'
 import responseHeaders from './plugins/response-headers.js'
@@ -87,6 +88,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
 
   await app.register(appContext, { config, logger, services })
+  if (config.metrics) await app.register(metrics, { database })
+  else app.decorate('metrics', null)
   await app.register(accessLog)
   await app.register(errorHandler)
   await app.register(responseHeaders)

@@ -60,6 +60,8 @@ export interface Config {
   /** Password-reset requests an hour, per client address and per email. */
   passwordResetRateLimit: number
   rateLimits: RateLimitConfig
+  /** Prometheus metrics on their own listener; undefined: off. */
+  metrics: { port: number; host: string } | undefined
 }
 
 export interface RequestLimit {
@@ -316,6 +318,7 @@ export function loadConfig(env: Env): Config {
     requireVerifiedEmail: boolean(env, 'REQUIRE_VERIFIED_EMAIL', false),
     securityEventRetentionDays: integer(env, 'SECURITY_EVENT_RETENTION_DAYS', 90, 1, 3650),
     passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', 5, 1, 1_000_000),
+    metrics: read(env, 'METRICS_PORT') === undefined ? undefined : { port: integer(env, 'METRICS_PORT', 9464, 0, 65535), host: read(env, 'METRICS_HOST') ?? '127.0.0.1' },
     rateLimits: {
       anonymous: requestLimit(env, 'ANONYMOUS_RATE_LIMIT', { limit: 300, periodSeconds: 60 }),
       fallback: requestLimit(env, 'DEFAULT_RATE_LIMIT', { limit: 1000, periodSeconds: 60 }),

@@ -3,6 +3,7 @@
 // (node:cluster), which share the port; state they must agree on lives in the database or Redis.
 import cluster from 'node:cluster'
 import closeWithGrace from 'close-with-grace'
+import { AggregatorRegistry } from 'prom-client'
 import { buildApp } from './app.js'
 import { openBackends } from './backends.js'
 import { ConfigError, loadConfigFromEnvironment } from './config.js'
@@ -10,6 +11,7 @@ import type { Config } from './config.js'
 import { createLogger } from './logger.js'
 import type { Logger } from './logger.js'
 import { loadOrCreateSecretKey } from './modules/auth/secret-key.js'
+import { registrySource, startMetricsServer } from './metrics-server.js'
 import { SHUTDOWN_GRACE_MS } from './shutdown.js'
 
 /** A worker that dies this soon after starting is not restarted: something is wrong with all of them. */
@@ -38,6 +40,18 @@ async function runServer(config: Config, logger: Logger, secretKey: string): Pro
   })
   const address = await app.listen({ port: config.port, host: config.host })
   logger.info(`Server listening at ${address}`)
+  if (config.metrics && app.metrics) {
+    if (cluster.isWorker) {
+      // The primary serves one scrape for all workers; each worker answers it with its registry
+      // (constructing an AggregatorRegistry is what makes prom-client listen for the question).
+      new AggregatorRegistry()
+      AggregatorRegistry.setRegistries([app.metrics])
+    } else {
+      const server = await startMetricsServer(registrySource(app.metrics), config.metrics.host, config.metrics.port)
+      app.addHook('onClose', () => server.close())
+      logger.info(`Metrics at http://${config.metrics.host}:${server.port}/metrics`)
+    }
+  }
 }
 
 async function runPrimary(config: Config, logger: Logger, secretKey: string): Promise<void> {
@@ -73,6 +87,12 @@ async function runPrimary(config: Config, logger: Logger, secretKey: string): Pr
   })
   for (let i = 0; i < config.workers; i++) fork()
   logger.info({ workers: config.workers }, 'cluster primary started')
+  if (config.metrics) {
+    const aggregator = new AggregatorRegistry()
+    const source = { contentType: aggregator.contentType, metrics: () => aggregator.clusterMetrics() }
+    const server = await startMetricsServer(source, config.metrics.host, config.metrics.port)
+    logger.info(`Metrics of every worker at http://${config.metrics.host}:${server.port}/metrics`)
+  }
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {

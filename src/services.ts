@@ -3,6 +3,7 @@ import path from 'node:path'
 import type { Redis } from 'ioredis'
 import type { Config } from './config.js'
 import type { Logger } from './logger.js'
+import { Signals } from './shared/signals.js'
 import { AccountService } from './modules/account/account.service.js'
 import { MailService } from './modules/mail/mail.service.js'
 import { createMailTransport } from './modules/mail/transports.js'
@@ -33,6 +34,8 @@ export interface Services {
   securityEvents: SecurityEventService
   apiKeys: ApiKeyService
   rateLimits: RateLimitService
+  /** What the services report for monitoring (src/plugins/metrics.ts listens). */
+  signals: Signals
   /** Deletes expired tokens, sessions, revocations, rate-limit windows, old sent mail and old security events. */
   pruneExpiredState(): Promise<void>
   /** Resolves when every backing store (database, and Redis when configured) answers. */
@@ -68,13 +71,14 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const posts = new PostService(db, { requireVerifiedEmail: config.requireVerifiedEmail })
   const users = new UserService(db, passwords, avatars, tiers, posts, securityEvents)
   const apiKeys = new ApiKeyService(db)
-  const auth = new AuthService(db, users, passwords, tokens, revocations, securityEvents, apiKeys)
+  const signals = new Signals()
+  const auth = new AuthService(db, users, passwords, tokens, revocations, securityEvents, apiKeys, signals)
   const counters = redis ? new RedisCounterStore(redis) : new DatabaseCounterStore(db)
   const rateLimits = new RateLimitService(db, counters, tiers, logger, {
     anonymous: config.rateLimits.anonymous,
     fallback: config.rateLimits.fallback,
     failMode: config.rateLimits.failMode,
-  })
+  }, signals)
   const account = new AccountService(db, users, auth, mail, securityEvents, config.mail)
   // The users module tells the account module about email changes (it cannot depend on it: the
   // account module depends on users).
@@ -90,6 +94,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     securityEvents,
     apiKeys,
     rateLimits,
+    signals,
     async pruneExpiredState() {
       await auth.pruneExpiredState()
       await rateLimits.prune()

@@ -14,6 +14,8 @@ export interface DatabaseHandle {
   dialect: DialectName
   /** Where the data lives, for logs: a file path or a URL without its password. */
   location: string
+  /** PostgreSQL's connection pool right now (for metrics); undefined for SQLite. */
+  poolStats?: () => { total: number; idle: number; waiting: number }
   close(): Promise<void>
 }
 
@@ -67,5 +69,11 @@ async function createPostgres(databaseUrl: string, onPoolError?: (error: Error) 
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   const url = new URL(databaseUrl)
   url.password = url.password ? '***' : ''
-  return { db, dialect: 'postgres', location: url.toString(), close: () => db.destroy() }
+  return {
+    db,
+    dialect: 'postgres',
+    location: url.toString(),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  }
 }

@@ -2,6 +2,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { Executor } from '../../db/schema.js'
 import { DomainError, notAuthenticated } from '../../shared/errors.js'
+import type { Signals } from '../../shared/signals.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { ApiKeyGrant } from '../api-keys/api-key.js'
 import type { ApiKeyService } from '../api-keys/api-keys.service.js'
@@ -85,6 +86,7 @@ export class AuthService {
     private readonly revocations: RevocationStore,
     private readonly events: SecurityEventService,
     private readonly apiKeys: ApiKeyService,
+    private readonly signals: Signals,
   ) {}
 
   async loginLimitKey(login: string, deviceToken: string | undefined): Promise<LoginLimitKey> {
@@ -110,6 +112,7 @@ export class AuthService {
       : await this.passwords.verifyAgainstDummy(password)
     if (!credentials || !valid) {
       const account = credentials ?? (await this.users.findLoginAccount(login.trim().toLowerCase()))
+      this.signals.emit('login', 'failure')
       await this.events.record('login_failed', account?.id ?? null, client)
       throw new DomainError('unauthenticated', INCORRECT_CREDENTIALS)
     }
@@ -121,6 +124,7 @@ export class AuthService {
       userAgent: client.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) ?? null,
       ip: client.ip,
     })
+    this.signals.emit('login', 'success')
     await this.events.record('login_succeeded', credentials.id, client)
     return this.issuePair(credentials.id, sessionId)
   }
@@ -176,7 +180,10 @@ export class AuthService {
     const token = await this.tokens.verify(accessToken, 'access')
     if (!token) throw notAuthenticated()
     const [revoked, user] = await Promise.all([
-      this.revocations.isRevoked(token.jti),
+      this.revocations.isRevoked(token.jti).catch((error: unknown) => {
+        this.signals.emit('store-error', 'revocation')
+        throw error
+      }),
       this.users.findInSession(token.userId, token.sessionId),
     ])
     if (revoked || !user || !user.isActive) throw notAuthenticated()

@@ -6,6 +6,7 @@ import type { Executor } from '../../db/schema.js'
 import type { Logger } from '../../logger.js'
 import type { Actor } from '../../shared/actor.js'
 import { DomainError, RuleViolation, assertSuperuser, serviceUnavailable } from '../../shared/errors.js'
+import type { Signals } from '../../shared/signals.js'
 import type { TierService } from '../tiers/tiers.service.js'
 import type { CounterStore } from './counter-store.js'
 import * as repository from './rate-limits.repository.js'
@@ -66,6 +67,7 @@ export class RateLimitService {
     private readonly tiers: TierService,
     private readonly logger: Logger,
     private readonly options: RateLimitOptions,
+    private readonly signals: Signals,
   ) {
     this.limiter = new SharedLimiter(store, (error) => this.storeFailed(error))
     this.anonymousLimit = { ...options.anonymous, scope: 'anonymous' }
@@ -175,6 +177,7 @@ export class RateLimitService {
   }
 
   private storeFailed(error: unknown): void {
+    this.signals.emit('store-error', 'rate-limit')
     if (this.storeDown) return
     this.storeDown = true
     this.logger.error({ err: error, failMode: this.options.failMode }, `rate-limit store unreachable: requests are ${this.options.failMode === 'open' ? 'let through unlimited' : 'refused (503)'} until it is back`)

@@ -1,0 +1,105 @@
+// Prometheus metrics (prom-client), on when METRICS_PORT is set: requests by method, route
+// template (never the raw URL; unknown paths are one label) and status, with their duration;
+// the process's default metrics; PostgreSQL pool use; logins; rate-limit refusals; the mail
+// outbox; failures of the revocation and rate-limit stores. Served on a listener of its own
+// (src/metrics-server.ts), never on the public port.
+import fp from 'fastify-plugin'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { DatabaseHandle } from '../db/database.js'
+import { templateOf } from '../modules/rate-limits/rule.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The metrics registry, when METRICS_PORT is set. */
+    metrics: Registry | null
+  }
+}
+
+export interface MetricsOptions {
+  database: DatabaseHandle
+}
+
+const UNMATCHED = '(unmatched)'
+
+export default fp<MetricsOptions>(
+  async (app, { database }) => {
+    const registry = new Registry()
+    collectDefaultMetrics({ register: registry })
+    app.decorate('metrics', registry)
+    const { services } = app
+
+    const requests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status code',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      registers: [registry],
+    })
+    const durations = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time to answer HTTP requests, by method, route template and status code',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    })
+    const rejections = new Counter({
+      name: 'rate_limit_rejections_total',
+      help: 'Requests refused with 429, by route template',
+      labelNames: ['route'] as const,
+      registers: [registry],
+    })
+    const logins = new Counter({ name: 'logins_total', help: 'Login attempts, by result', labelNames: ['result'] as const, registers: [registry] })
+    const storeErrors = new Counter({
+      name: 'store_errors_total',
+      help: 'Failures of the shared revocation and rate-limit stores',
+      labelNames: ['store'] as const,
+      registers: [registry],
+    })
+    services.signals.on('login', (result) => logins.inc({ result }))
+    services.signals.on('store-error', (store) => storeErrors.inc({ store }))
+
+    const outboxPending = new Gauge({ name: 'mail_outbox_pending', help: 'Mail messages waiting to be sent', registers: [registry] })
+    const outboxAge = new Gauge({
+      name: 'mail_outbox_oldest_pending_age_seconds',
+      help: 'Age of the oldest message waiting to be sent (0 when none)',
+      registers: [registry],
+      async collect() {
+        const { pending, oldestCreatedAt } = await services.mail.pendingStats()
+        outboxPending.set(pending)
+        this.set(oldestCreatedAt === null ? 0 : Math.max(0, (Date.now() - Date.parse(oldestCreatedAt)) / 1000))
+      },
+    })
+    void outboxAge
+    const { poolStats } = database
+    if (poolStats) {
+      new Gauge({
+        name: 'db_pool_connections',
+        help: 'PostgreSQL pool connections, by state (in_use, idle, waiting: requests queued for one)',
+        labelNames: ['state'] as const,
+        registers: [registry],
+        collect() {
+          const { total, idle, waiting } = poolStats()
+          this.set({ state: 'in_use' }, total - idle)
+          this.set({ state: 'idle' }, idle)
+          this.set({ state: 'waiting' }, waiting)
+        },
+      })
+    }
+
+    const templates = new Map<string, string>()
+    const routeOf = (url: string | undefined) => {
+      if (url === undefined) return UNMATCHED
+      let template = templates.get(url)
+      if (template === undefined) templates.set(url, (template = templateOf(url)))
+      return template
+    }
+
+    app.addHook('onResponse', (request, reply, done) => {
+      const labels = { method: request.method, route: routeOf(request.routeOptions.url), status_code: reply.statusCode }
+      requests.inc(labels)
+      durations.observe(labels, reply.elapsedTime / 1000)
+      if (reply.statusCode === 429) rejections.inc({ route: labels.route })
+      done()
+    })
+  },
+  { name: 'metrics', dependencies: ['app-context'] },
+)
