@@ -12,6 +12,7 @@ import { createLogger } from './logger.js'
 import type { Logger } from './logger.js'
 import { loadOrCreateSecretKey } from './modules/auth/secret-key.js'
 import { registrySource, startMetricsServer } from './metrics-server.js'
+import type { MetricsServer } from './metrics-server.js'
 import { SHUTDOWN_GRACE_MS } from './shutdown.js'
 
 /** A worker that dies this soon after starting is not restarted: something is wrong with all of them. */
@@ -33,9 +34,11 @@ async function resolveSecretKey(config: Config, logger: Logger): Promise<string>
 
 async function runServer(config: Config, logger: Logger, secretKey: string): Promise<void> {
   const app = await buildApp({ config, secretKey, logger, prepare: !cluster.isWorker })
+  let metricsServer: MetricsServer | undefined
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an unexpected error')
     else logger.info({ signal }, 'shutting down: finishing in-flight requests')
+    await metricsServer?.close()
     await app.close()
   })
   const address = await app.listen({ port: config.port, host: config.host })
@@ -47,9 +50,8 @@ async function runServer(config: Config, logger: Logger, secretKey: string): Pro
       new AggregatorRegistry()
       AggregatorRegistry.setRegistries([app.metrics])
     } else {
-      const server = await startMetricsServer(registrySource(app.metrics), config.metrics.host, config.metrics.port)
-      app.addHook('onClose', () => server.close())
-      logger.info(`Metrics at http://${config.metrics.host}:${server.port}/metrics`)
+      metricsServer = await startMetricsServer(registrySource(app.metrics), config.metrics.host, config.metrics.port)
+      logger.info(`Metrics at http://${config.metrics.host}:${metricsServer.port}/metrics`)
     }
   }
 }

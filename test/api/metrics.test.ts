@@ -63,14 +63,34 @@ describe('metrics', () => {
   })
 })
 
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+
+describe('metrics of a server process', () => {
+  it('are served on METRICS_PORT by one process, and it still shuts down cleanly', async () => {
+    const port = await freePort()
+    const cwd = await emptyDirectory()
+    const server = await startServer({ DATA_DIR: path.join(cwd, 'data'), SECRET_KEY: 'x'.repeat(40), METRICS_PORT: String(port) }, cwd)
+    try {
+      for (let attempt = 0; attempt < 100 && !/Metrics at/.test(server.stdout()); attempt++) await sleep(50)
+      await fetch(`${server.url}/api/v2/posts/`)
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+      expect(text).toContain('http_requests_total{method="GET",route="/api/v2/posts",status_code="200"} 1')
+    } finally {
+      server.child.kill('SIGTERM')
+    }
+    expect((await server.exited).code).toBe(0)
+  })
+})
+
 describe('metrics with WORKERS=2', () => {
   it('gather every worker into one scrape on the primary', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = net.createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as net.AddressInfo
-        probe.close(() => resolve(free))
-      })
-    })
+    const port = await freePort()
     const cwd = await emptyDirectory()
     const server = await startServer({ DATA_DIR: path.join(cwd, 'data'), SECRET_KEY: 'x'.repeat(40), WORKERS: '2', METRICS_PORT: String(port) }, cwd)
     try {
