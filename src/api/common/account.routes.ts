@@ -1,6 +1,5 @@
 // The account lifecycle, the same in every version: email verification, password reset and
 // change, sessions, and the security event log (SECURITY.md, API2).
-import { createHash } from 'node:crypto'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
@@ -10,6 +9,7 @@ import { SessionIdParams, SessionRead } from '../../modules/auth/auth.schemas.js
 import type { SecurityEvent } from '../../modules/security-events/security-event.js'
 import { OwnSecurityEventQuery, SecurityEventQuery, SecurityEventRead } from '../../modules/security-events/security-events.schemas.js'
 import { callerOf, tokenCallerOf } from '../../plugins/authentication.js'
+import { hashedKey } from '../../shared/hashed-key.js'
 import { clientOf } from './client-info.js'
 import { PageEnvelopeSchema, toPageEnvelope } from './page-envelope.js'
 import { protectedRoute } from './protected-route.js'
@@ -50,7 +50,7 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const resetByAddress = resetLimit((request) => `password-reset-address:${request.ip}`)
   const resetByEmail = resetLimit((request) => {
     const email = (request.body as { email: string }).email.trim().toLowerCase()
-    return `password-reset-email:${createHash('sha256').update(email).digest('hex')}`
+    return `password-reset-email:${hashedKey(email)}`
   })
 
   app.post(

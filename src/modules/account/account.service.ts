@@ -1,10 +1,11 @@
 // The account lifecycle: email verification, password reset and change, the mail each one
 // sends. A token is random (256 bits), stored as its SHA-256, and written in the same
 // transaction as the outbox message that carries it: the mail holds the only copy.
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { MailConfig } from '../../config.js'
 import type { Executor } from '../../db/schema.js'
 import { DomainError } from '../../shared/errors.js'
+import { hashedKey } from '../../shared/hashed-key.js'
 import type { AuthService, TokenCaller } from '../auth/auth.service.js'
 import type { MailService } from '../mail/mail.service.js'
 import type { ClientInfo } from '../security-events/security-event.js'
@@ -18,7 +19,7 @@ import type { TokenPurpose } from './user-tokens.repository.js'
 export const INVALID_OR_EXPIRED_TOKEN = 'Invalid or expired token'
 export const INCORRECT_PASSWORD = 'Incorrect password'
 
-const hashToken = (token: string) => createHash('sha256').update(token).digest('hex')
+const hashToken = hashedKey
 const invalidToken = () => new DomainError('invalid', INVALID_OR_EXPIRED_TOKEN)
 
 function duration(minutes: number): string {

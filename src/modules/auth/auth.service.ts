@@ -1,7 +1,8 @@
 // Login, token rotation, logout and resolving the caller of a request.
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { Executor } from '../../db/schema.js'
 import { DomainError, notAuthenticated } from '../../shared/errors.js'
+import { hashedKey } from '../../shared/hashed-key.js'
 import type { Signals } from '../../shared/signals.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { ApiKeyGrant } from '../api-keys/api-key.js'
@@ -34,8 +35,6 @@ export const INCORRECT_CREDENTIALS = 'Incorrect username or password'
  * matches). Keys are hashed, so any login name makes a key of bounded length.
  */
 export type LoginLimitKey = { device: string } | { account: string }
-
-const hashed = (text: string) => createHash('sha256').update(text).digest('hex')
 
 export interface TokenPair {
   access_token: string
@@ -95,8 +94,8 @@ export class AuthService {
       this.users.findLoginAccount(name),
       deviceToken === undefined ? undefined : this.tokens.verifyDevice(deviceToken),
     ])
-    if (device && account && device.userId === account.id) return { device: hashed(device.deviceId) }
-    return { account: hashed(account ? `user:${account.identity}` : `name:${name}`) }
+    if (device && account && device.userId === account.id) return { device: hashedKey(device.deviceId) }
+    return { account: hashedKey(account ? `user:${account.identity}` : `name:${name}`) }
   }
 
   /** A device token for the browser that just logged in to the account. */
