@@ -54,6 +54,16 @@ describe.each([V1, V2])('email verification (%s)', (prefix) => {
     expectError(await post(`${prefix}/email-verification`), 401, 'Not authenticated')
   })
 
+  it('retires an older link when a newer one is mailed', async () => {
+    const me = await seedAndLogin(t.app)
+    await post(`${prefix}/email-verification`, undefined, me.headers)
+    const first = tokenIn((await smtp.waitFor(me.user.email))[0]!)
+    await post(`${prefix}/email-verification`, undefined, me.headers)
+    const second = tokenIn((await smtp.waitFor(me.user.email, 2))[1]!)
+    expectError(await post(`${prefix}/email-verification/confirm`, { token: first }), 400, 'Invalid or expired token')
+    expect((await post(`${prefix}/email-verification/confirm`, { token: second })).statusCode).toBe(200)
+  })
+
   it('stores tokens hashed: the mail holds the only copy', async () => {
     const me = await seedAndLogin(t.app)
     await post(`${prefix}/email-verification`, undefined, me.headers)

@@ -35,6 +35,8 @@ describe.each(stores)('login limits (counters in %s)', (_store, env) => {
     expect(response.statusCode).toBe(200)
     const cookie = response.cookies.find((entry) => entry.name === 'device')
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' })
+    // Valid a year (SECURITY.md).
+    expect(new Date(cookie?.expires ?? 0).getTime()).toBeGreaterThan(Date.now() + 364 * 86_400_000)
     return cookie?.value ?? ''
   }
 
