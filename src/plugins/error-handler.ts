@@ -99,7 +99,8 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
  * The one 404 for unknown routes. Each API version sets it in its own context as well, so that
  * the version's hooks (deprecation headers) run for its unknown paths too.
  */
-export function notFoundHandler(_request: FastifyRequest, reply: FastifyReply) {
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {
+  request.server.countUnmatched?.(request.method, reply.elapsedTime / 1000)
   return reply.code(404).send({ detail: NOT_FOUND })
 }
 

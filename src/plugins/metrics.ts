@@ -3,6 +3,7 @@
 // the process's default metrics; PostgreSQL pool use; logins; rate-limit refusals; the mail
 // outbox; failures of the revocation and rate-limit stores. Served on a listener of its own
 // (src/metrics-server.ts), never on the public port.
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { DatabaseHandle } from '../db/database.js'
@@ -12,6 +13,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The metrics registry, when METRICS_PORT is set. */
     metrics: Registry | null
+    /** Counts an answer to an unknown path, when metrics are on. */
+    countUnmatched?: (method: string, seconds: number) => void
   }
 }
 
@@ -85,21 +88,38 @@ export default fp<MetricsOptions>(
       })
     }
 
-    const templates = new Map<string, string>()
-    const routeOf = (url: string | undefined) => {
-      if (url === undefined) return UNMATCHED
-      let template = templates.get(url)
-      if (template === undefined) templates.set(url, (template = templateOf(url)))
-      return template
+    // Counted per route by a hook added as each route is registered, so the route template is
+    // known without asking the request, and label children are looked up once per status.
+    const observerFor = (route: string) => {
+      const children = new Map<string, { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof durations.labels> }>()
+      return (method: string, status: number, seconds: number) => {
+        const key = `${method} ${status}`
+        let child = children.get(key)
+        if (child === undefined) {
+          const labels = { method, route, status_code: status }
+          child = { count: requests.labels(labels), time: durations.labels(labels) }
+          children.set(key, child)
+        }
+        child.count.inc()
+        child.time.observe(seconds)
+        if (status === 429) rejections.inc({ route })
+      }
     }
 
-    app.addHook('onResponse', (request, reply, done) => {
-      const labels = { method: request.method, route: routeOf(request.routeOptions.url), status_code: reply.statusCode }
-      requests.inc(labels)
-      durations.observe(labels, reply.elapsedTime / 1000)
-      if (reply.statusCode === 429) rejections.inc({ route: labels.route })
-      done()
+    app.addHook('onRoute', (route) => {
+      const observe = observerFor(templateOf(route.url))
+      const existing = route.onResponse === undefined ? [] : Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse]
+      route.onResponse = [
+        ...existing,
+        function countResponse(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+          observe(request.method, reply.statusCode, reply.elapsedTime / 1000)
+          done()
+        },
+      ]
     })
+    // Unknown paths are one label; the 404 handler reports them (src/plugins/error-handler.ts).
+    const unmatched = observerFor(UNMATCHED)
+    app.decorate('countUnmatched', (method: string, seconds: number) => unmatched(method, 404, seconds))
   },
   { name: 'metrics', dependencies: ['app-context'] },
 )
