@@ -8,11 +8,10 @@ import { Type } from 'typebox'
 import { Password } from '../modules/users/users.schemas.js'
 import { DomainError, RuleViolation } from '../shared/errors.js'
 import { clientOf } from './common/client-info.js'
+import { escapeHtml } from '../shared/escape-html.js'
 
 const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 const TokenQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) })
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char)
 
 function page(reply: FastifyReply, status: number, title: string, body: string) {
   return reply

@@ -26,7 +26,7 @@ const tags = ['users']
 const UserPage = PageEnvelopeSchema(UserRead, 'UserPage')
 
 /** v1's search answers a plain array of at most this many users. */
-export const SEARCH_RESULT_LIMIT = 100
+const SEARCH_RESULT_LIMIT = 100
 
 const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { users } = app.services

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { MailMessage, MailTemplateName } from './mail.js'
+import { escapeHtml } from '../../shared/escape-html.js'
 
 /** src/modules/mail and dist/modules/mail both sit three levels below the project root. */
 export const DEFAULT_TEMPLATES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../mail-templates')
@@ -17,8 +18,6 @@ interface Template {
   html: string
 }
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char)
 
 function fill(template: string, values: Record<string, string>, escape: (value: string) => string): string {
   return template.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => (key in values ? escape(values[key] ?? '') : whole))
