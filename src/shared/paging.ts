@@ -1,18 +1,35 @@
 // Paging as services see it: which page is asked for, and the rows of it with (when asked) the
-// total they come from. The HTTP envelope around a page is the API's business (src/api/common/page-envelope.ts).
+// total they come from and the key to continue from. The HTTP envelope around a page, and the
+// opaque cursor that carries the key, are the API's business (src/api/common/page-envelope.ts).
 
 export interface PageRequest {
-  /** 1-based. */
+  /** 1-based; ignored when `after` is given. */
   page: number
   limit: number
   /** Count every matching row too (lists that answer with an envelope need it). */
   countTotal: boolean
+  /**
+   * Keyset paging: the rows that follow this sort key (the last one of the previous page),
+   * however deep, at the cost of the first page. Without it, the page's OFFSET.
+   */
+  after?: number
+  /** Report the key to continue from (Paged.nextKey): one more row is read to know whether any follow. */
+  withNextKey?: boolean
 }
 
 export interface Paged<T> {
   items: T[]
   /** Present when the request asked for it. */
   total?: number
+  /** The sort key of the last item, when the request asked for it and more rows follow. */
+  nextKey?: number
+}
+
+/** Which rows a page reads: `limit` of them, from `offset` or, in keyset paging, after the key `after`. */
+export interface RowWindow {
+  offset: number
+  limit: number
+  after?: number
 }
 
 export function offsetOf(request: Pick<PageRequest, 'page' | 'limit'>): number {
@@ -20,14 +37,19 @@ export function offsetOf(request: Pick<PageRequest, 'page' | 'limit'>): number {
 }
 
 export interface PageSource<Row> {
-  rows: (offset: number, limit: number) => Promise<Row[]>
+  rows: (window: RowWindow) => Promise<Row[]>
   count: () => Promise<number>
+  /** The row's sort key (the key keyset paging continues after). */
+  keyOf: (row: Row) => number
 }
 
 /** A page of rows mapped to items, and (when asked) the total they are counted from, fetched side by side. */
 export async function fetchPaged<Row, T>(request: PageRequest, source: PageSource<Row>, map: (row: Row) => T): Promise<Paged<T>> {
-  const rows = source.rows(offsetOf(request), request.limit)
-  if (!request.countTotal) return { items: (await rows).map(map) }
-  const [found, total] = await Promise.all([rows, source.count()])
-  return { items: found.map(map), total }
+  const { limit, after, withNextKey = false } = request
+  const window: RowWindow = { offset: after === undefined ? offsetOf(request) : 0, limit: withNextKey ? limit + 1 : limit, after }
+  const [found, total] = await Promise.all([source.rows(window), request.countTotal ? source.count() : undefined])
+  const page = found.length > limit ? found.slice(0, limit) : found
+  const last = page[page.length - 1]
+  const nextKey = withNextKey && found.length > limit && last !== undefined ? source.keyOf(last) : undefined
+  return { items: page.map(map), ...(total === undefined ? {} : { total }), ...(nextKey === undefined ? {} : { nextKey }) }
 }

@@ -5,12 +5,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { PreparedQuery } from '../../src/db/prepared.js'
 import { preparedLiveRowTotal } from '../../src/db/row-counts.js'
 import { preparedRevokedToken } from '../../src/modules/auth/auth.prepared.js'
-import { preparedInsertLivePost, preparedNewestPosts, preparedNewestPostsBy, preparedPostById } from '../../src/modules/posts/posts.prepared.js'
+import {
+  preparedInsertLivePost,
+  preparedNewestPosts,
+  preparedNewestPostsBefore,
+  preparedNewestPostsBy,
+  preparedPostById,
+} from '../../src/modules/posts/posts.prepared.js'
 import {
   preparedSearchByName,
   preparedUserById,
   preparedUserInLiveSession,
   preparedUserPage,
+  preparedUserPageAfter,
 } from '../../src/modules/users/users.prepared.js'
 import { findUserById } from '../../src/modules/users/users.repository.js'
 import { likeContains } from '../../src/shared/like-pattern.js'
@@ -88,12 +95,14 @@ describe('each prepared variant and its plain twin', () => {
     { name: 'user in an unknown session', prepared: preparedUserInLiveSession, args: () => [ids.author, 'no-such-session'] },
     { name: 'user page', prepared: preparedUserPage, args: () => [0, 3] },
     { name: 'user page, deep', prepared: preparedUserPage, args: () => [2, 2] },
+    { name: 'user page after a key', prepared: preparedUserPageAfter, args: () => [ids.author, 2] },
     { name: 'search by name (like)', prepared: preparedSearchByName.like, args: () => [1, likeContains('pe'), 0, 100] },
     { name: 'search by name (index)', prepared: preparedSearchByName.index, args: () => [1, likeContains('percent'), 0, 100], sqliteOnly: true },
     { name: 'search by name (index, escaped)', prepared: preparedSearchByName['index-escaped'], args: () => [1, likeContains('100%'), 0, 100], sqliteOnly: true },
     { name: 'revoked token', prepared: preparedRevokedToken, args: () => ['no-such-jti'] },
     { name: 'post by id', prepared: preparedPostById, args: () => [ids.post] },
     { name: 'newest posts', prepared: preparedNewestPosts, args: () => [0, 10] },
+    { name: 'newest posts before a key', prepared: preparedNewestPostsBefore, args: () => [ids.post + 1, 10] },
     { name: 'newest posts by author', prepared: preparedNewestPostsBy, args: () => [ids.author, 0, 10] },
     { name: 'live row total', prepared: preparedLiveRowTotal, args: () => ['users'] },
     {
@@ -125,10 +134,12 @@ describe('each prepared variant and its plain twin', () => {
       preparedUserById,
       preparedUserInLiveSession,
       preparedUserPage,
+      preparedUserPageAfter,
       ...(dialect() === 'sqlite' ? Object.values(preparedSearchByName) : [preparedSearchByName.like]),
       preparedRevokedToken,
       preparedPostById,
       preparedNewestPosts,
+      preparedNewestPostsBefore,
       preparedNewestPostsBy,
       preparedLiveRowTotal,
       preparedInsertLivePost,

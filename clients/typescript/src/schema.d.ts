@@ -1159,6 +1159,8 @@ export interface paths {
                     limit: number;
                     /** @description Case-insensitive substring of the name or username */
                     search?: string;
+                    /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
+                    cursor?: string;
                     /** @description Case-insensitive substring of the name; empty is ignored */
                     name?: string;
                     /** @description Exact age; empty is ignored */
@@ -1195,6 +1197,8 @@ export interface paths {
                             has_more: boolean;
                             page: number;
                             items_per_page: number;
+                            /** @description Pass as cursor for the next page; null on the last page */
+                            next_cursor: string | null;
                         };
                     };
                 };
@@ -1241,6 +1245,8 @@ export interface paths {
                     limit: number;
                     /** @description Case-insensitive substring of the name or username */
                     search?: string;
+                    /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
+                    cursor?: string;
                 };
                 header?: never;
                 path?: never;
@@ -1272,6 +1278,8 @@ export interface paths {
                             has_more: boolean;
                             page: number;
                             items_per_page: number;
+                            /** @description Pass as cursor for the next page; null on the last page */
+                            next_cursor: string | null;
                         };
                     };
                 };
@@ -2050,6 +2058,8 @@ export interface paths {
                     /** @description Case-insensitive substring of the title or text */
                     search?: string;
                     author_id?: number;
+                    /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
+                    cursor?: string;
                 };
                 header?: never;
                 path?: never;
@@ -2079,6 +2089,8 @@ export interface paths {
                             has_more: boolean;
                             page: number;
                             items_per_page: number;
+                            /** @description Pass as cursor for the next page; null on the last page */
+                            next_cursor: string | null;
                         };
                     };
                 };

@@ -173,7 +173,7 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { page, limit, type, user_id: userId } = request.query
       const events = await securityEvents.listAll(callerOf(request).user, { type, userId }, { page, limit, countTotal: true })
-      return toPageEnvelope(events, page, limit, toSecurityEventRead)
+      return toPageEnvelope(events, { page, limit }, toSecurityEventRead)
     },
   )
 
@@ -188,7 +188,7 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { page, limit, type } = request.query
       const events = await securityEvents.listOwn(callerOf(request).user, { type }, { page, limit, countTotal: true })
-      return toPageEnvelope(events, page, limit, toSecurityEventRead)
+      return toPageEnvelope(events, { page, limit }, toSecurityEventRead)
     },
   )
 }

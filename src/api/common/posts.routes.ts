@@ -7,7 +7,7 @@ import type { Post } from '../../modules/posts/post.js'
 import { PostCreate, PostIdParams, PostListQuery, PostRead, PostUpdate } from '../../modules/posts/posts.schemas.js'
 import { callerOf } from '../../plugins/authentication.js'
 import { filled } from '../../shared/filters.js'
-import { PageEnvelopeSchema, toPageEnvelope } from './page-envelope.js'
+import { CursorParameter, CursorPageEnvelopeSchema, cursorPageRequest, toCursorPageEnvelope } from './page-envelope.js'
 import { protectedRoute } from './protected-route.js'
 import { MessageResponse, errorResponses } from './responses.js'
 
@@ -18,7 +18,8 @@ export interface PostsRouteOptions {
 
 const tags = ['posts']
 
-const PostPage = PageEnvelopeSchema(PostRead, 'PostPage')
+const PostPage = CursorPageEnvelopeSchema(PostRead, 'PostPage')
+const PostListQueryV2 = Type.Object({ ...PostListQuery.properties, cursor: Type.Optional(CursorParameter) })
 
 const fromPostBody = ({ media_url: mediaUrl, ...rest }: { title?: string; text?: string; media_url?: string | null }) =>
   mediaUrl === undefined ? rest : { ...rest, mediaUrl }
@@ -33,14 +34,16 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       schema: {
         tags,
         summary: 'List posts, newest first',
-        querystring: PostListQuery,
+        querystring: envelope ? PostListQueryV2 : PostListQuery,
         response: { 200: envelope ? PostPage : Type.Array(PostRead), ...errorResponses(422) },
       },
     },
     async (request) => {
       const { page, limit, search, author_id: authorId } = request.query
-      const paged = await posts.list({ search: filled(search), authorId }, { page, limit, countTotal: envelope })
-      return envelope ? toPageEnvelope(paged, page, limit, toPostRead) : paged.items.map(toPostRead)
+      const filter = { search: filled(search), authorId }
+      if (!envelope) return (await posts.list(filter, { page, limit, countTotal: false })).items.map(toPostRead)
+      const pageRequest = cursorPageRequest(request.query)
+      return toCursorPageEnvelope(await posts.list(filter, pageRequest), pageRequest, toPostRead)
     },
   )
 

@@ -61,7 +61,7 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { ...readerHooks(app), schema: { tags, summary: 'List users', querystring: UserListQuery, response: { 200: UserPage, ...errorResponses(422) } } },
     async (request) => {
       const { page, items_per_page: limit } = request.query
-      return toPageEnvelope(await users.list(undefined, { page, limit, countTotal: true }), page, limit, userReader(request, toUserReadV1))
+      return toPageEnvelope(await users.list(undefined, { page, limit, countTotal: true }), { page, limit }, userReader(request, toUserReadV1))
     },
   )
 

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { UserIdParams } from '../../modules/users/users.schemas.js'
 import { callerOf } from '../../plugins/authentication.js'
 import { filled } from '../../shared/filters.js'
-import { PageEnvelopeSchema, toPageEnvelope } from '../common/page-envelope.js'
+import { CursorPageEnvelopeSchema, cursorPageRequest, toCursorPageEnvelope } from '../common/page-envelope.js'
 import { protectedRoute } from '../common/protected-route.js'
 import { errorResponses } from '../common/responses.js'
 import { signUpRoute } from '../common/sign-up.js'
@@ -22,7 +22,7 @@ import {
 
 const tags = ['users']
 
-const UserPageV2 = PageEnvelopeSchema(UserReadV2, 'UserPageV2')
+const UserPageV2 = CursorPageEnvelopeSchema(UserReadV2, 'UserPageV2')
 
 const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
   const { users, tiers } = app.services
@@ -41,9 +41,10 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { name, age, is_active: isActive, search, page, limit } = request.query
+      const { name, age, is_active: isActive, search } = request.query
       const filter = { name: filled(name), age: filled(age), isActive, text: filled(search) }
-      return toPageEnvelope(await users.search(filter, { page, limit, countTotal: true }), page, limit, userReader(request, toUserReadV2))
+      const pageRequest = cursorPageRequest(request.query)
+      return toCursorPageEnvelope(await users.search(filter, pageRequest), pageRequest, userReader(request, toUserReadV2))
     },
   )
 
@@ -51,8 +52,8 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
     '/',
     { ...readerHooks(app), schema: { tags, summary: 'List users', querystring: ListQueryV2, response: { 200: UserPageV2, ...errorResponses(422) } } },
     async (request) => {
-      const { page, limit, search } = request.query
-      return toPageEnvelope(await users.list(filled(search), { page, limit, countTotal: true }), page, limit, userReader(request, toUserReadV2))
+      const pageRequest = cursorPageRequest(request.query)
+      return toCursorPageEnvelope(await users.list(filled(request.query.search), pageRequest), pageRequest, userReader(request, toUserReadV2))
     },
   )
 

@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { Age, ImageUrl, UserCreate, UserUpdateFields } from '../../modules/users/users.schemas.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { TierName } from '../../modules/tiers/tiers.schemas.js'
+import { CursorParameter } from '../common/page-envelope.js'
 
 export const UserReadV2 = Type.Object(
   {
@@ -42,6 +43,7 @@ export const ListQueryV2 = Type.Object({
   page: PageNumber,
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
   search: Type.Optional(Type.String({ maxLength: 50, description: 'Case-insensitive substring of the name or username' })),
+  cursor: Type.Optional(CursorParameter),
 })
 
 export const UserSearchQueryV2 = Type.Object({

@@ -41,6 +41,11 @@ export function newestPostsQuery(db: Executor, offset: number, limit: number) {
     .orderBy('posts.id', 'desc')
 }
 
+/** Keyset paging: the visible posts older than `before` (lower ids), newest first, at any depth. */
+export function newestPostsBeforeQuery(db: Executor, before: number, limit: number) {
+  return visiblePosts(db).select(POST_COLUMNS).where('posts.id', '<', before).orderBy('posts.id', 'desc').limit(limit)
+}
+
 export function newestPostsByQuery(db: Executor, authorId: number, offset: number, limit: number) {
   return visiblePosts(db).select(POST_COLUMNS).where('posts.author_id', '=', authorId).orderBy('posts.id', 'desc').limit(limit).offset(offset)
 }

@@ -3,9 +3,10 @@
 import { liveRowCount } from '../../db/row-counts.js'
 import type { Executor } from '../../db/schema.js'
 import { softDeleteRow } from '../../db/soft-delete.js'
+import type { RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { PostFilter } from './post.js'
-import { preparedInsertLivePost, preparedNewestPosts, preparedNewestPostsBy, preparedPostById } from './posts.prepared.js'
+import { preparedInsertLivePost, preparedNewestPosts, preparedNewestPostsBefore, preparedNewestPostsBy, preparedPostById } from './posts.prepared.js'
 import { POST_COLUMNS, filteredPosts } from './posts.queries.js'
 import type { PostRow } from './posts.queries.js'
 
@@ -27,11 +28,19 @@ export async function findPostById(db: Executor, id: number): Promise<PostRow | 
   return row
 }
 
-/** Newest first. The two listings without a text search are the common ones, and prepared. */
-export function listPosts(db: Executor, filter: PostFilter, offset: number, limit: number): Promise<PostRow[]> {
-  if (filter.search !== undefined) {
-    return filteredPosts(db, filter).select(POST_COLUMNS).orderBy('posts.id', 'desc').limit(limit).offset(offset).execute()
+/** Newest first. The listings without a text search are the common ones, and prepared. */
+// A window with `after` starts below that id (keyset paging: newest first), else at its offset.
+export function listPosts(db: Executor, filter: PostFilter, { offset, limit, after }: RowWindow): Promise<PostRow[]> {
+  if (filter.search !== undefined || (after !== undefined && filter.authorId !== undefined)) {
+    return filteredPosts(db, filter)
+      .select(POST_COLUMNS)
+      .$if(after !== undefined, (qb) => qb.where('posts.id', '<', after ?? 0))
+      .orderBy('posts.id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute()
   }
+  if (after !== undefined) return preparedNewestPostsBefore(db, after, limit)
   if (filter.authorId !== undefined) return preparedNewestPostsBy(db, filter.authorId, offset, limit)
   return preparedNewestPosts(db, offset, limit)
 }

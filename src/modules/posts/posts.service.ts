@@ -4,7 +4,7 @@ import type { Executor } from '../../db/schema.js'
 import type { Actor } from '../../shared/actor.js'
 import { DomainError, assertSuperuser, forbidden, notAuthenticated } from '../../shared/errors.js'
 import { fetchPaged } from '../../shared/paging.js'
-import type { PageRequest, Paged } from '../../shared/paging.js'
+import type { PageRequest, Paged, RowWindow } from '../../shared/paging.js'
 import { toPost } from './post.js'
 import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
 import * as posts from './posts.repository.js'
@@ -36,8 +36,8 @@ export class PostService {
 
   /** Newest first. */
   list(filter: PostFilter, request: PageRequest): Promise<Paged<Post>> {
-    const rows = (offset: number, limit: number) => posts.listPosts(this.db, filter, offset, limit)
-    return fetchPaged(request, { rows, count: () => posts.countPosts(this.db, filter) }, toPost)
+    const rows = (window: RowWindow) => posts.listPosts(this.db, filter, window)
+    return fetchPaged(request, { rows, count: () => posts.countPosts(this.db, filter), keyOf: (row) => row.id }, toPost)
   }
 
   /** The author is always the caller; a client cannot write as someone else. */

@@ -6,7 +6,7 @@ import type { Executor } from '../../db/schema.js'
 import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser } from '../../shared/errors.js'
 import { fetchPaged } from '../../shared/paging.js'
-import type { PageRequest, Paged } from '../../shared/paging.js'
+import type { PageRequest, Paged, RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
 import { toSecurityEvent } from './security-event.js'
 import type { ClientInfo, SecurityEvent, SecurityEventFilter, SecurityEventType } from './security-event.js'
@@ -43,8 +43,9 @@ export class SecurityEventService {
   }
 
   private list(filter: SecurityEventFilter, request: PageRequest): Promise<Paged<SecurityEvent>> {
-    const rows = (offset: number, limit: number) => events.listSecurityEvents(this.db, filter, offset, limit)
-    return fetchPaged(request, { rows, count: () => events.countSecurityEvents(this.db, filter) }, toSecurityEvent)
+    // Ordered by time, not by one numeric key: offset paging only.
+    const rows = ({ offset, limit }: RowWindow) => events.listSecurityEvents(this.db, filter, offset, limit)
+    return fetchPaged(request, { rows, count: () => events.countSecurityEvents(this.db, filter), keyOf: () => 0 }, toSecurityEvent)
   }
 
   prune(): Promise<void> {

@@ -1,11 +1,12 @@
 // The users module's hot queries, compiled once (src/db/prepared.ts). Each is its plain twin in
 // users.queries.ts; test/db/prepared.test.ts checks that both return the same rows.
 import { preparedQuery } from '../../db/prepared.js'
-import { searchByNameQuery, userByIdQuery, userInLiveSessionQuery, userPageQuery } from './users.queries.js'
+import { searchByNameQuery, userByIdQuery, userInLiveSessionQuery, userPageAfterQuery, userPageQuery } from './users.queries.js'
 
 export const preparedUserById = preparedQuery(1, userByIdQuery)
 export const preparedUserInLiveSession = preparedQuery(2, userInLiveSessionQuery)
 export const preparedUserPage = preparedQuery(2, userPageQuery)
+export const preparedUserPageAfter = preparedQuery(2, userPageAfterQuery)
 
 /** v1's search by name alone is the common one: compiled once for each way of matching. */
 export const preparedSearchByName = {

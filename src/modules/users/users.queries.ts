@@ -97,6 +97,11 @@ export function userPageQuery(db: Executor, offset: number, limit: number) {
     .orderBy('users.id')
 }
 
+/** Keyset paging: the live users after `after`, in id order, read from the (is_deleted, id) index at any depth. */
+export function userPageAfterQuery(db: Executor, after: number, limit: number) {
+  return liveUsers(db).where('users.id', '>', after).orderBy('users.id').limit(limit)
+}
+
 /** Search by name alone, matched the given way; `pattern` is a LIKE pattern (likeContains). */
 export function searchByNameQuery(kind: MatchKind) {
   return (db: Executor, isActive: 0 | 1, pattern: string, offset: number, limit: number) =>

@@ -5,9 +5,10 @@ import { liveRowCount } from '../../db/row-counts.js'
 import type { Executor } from '../../db/schema.js'
 import { softDeleteRow } from '../../db/soft-delete.js'
 import { likeContains } from '../../shared/like-pattern.js'
+import type { RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { UserSearchFilter } from './user.js'
-import { preparedSearchByName, preparedUserById, preparedUserInLiveSession, preparedUserPage } from './users.prepared.js'
+import { preparedSearchByName, preparedUserById, preparedUserInLiveSession, preparedUserPage, preparedUserPageAfter } from './users.prepared.js'
 import { USER_TABLE_COLUMNS, contains, liveUsers, matchKind, nameOrUsernameContains } from './users.queries.js'
 import type { UserRow } from './users.queries.js'
 
@@ -170,9 +171,16 @@ export async function countUsers(db: Executor, search?: string): Promise<number>
   return Number(count)
 }
 
-export async function listUsers(db: Executor, offset: number, limit: number, search?: string): Promise<UserRow[]> {
-  if (search === undefined) return preparedUserPage(db, offset, limit)
-  return liveUsers(db).where(nameOrUsernameContains(db, search)).orderBy('users.id').limit(limit).offset(offset).execute()
+/** In id order; a window with `after` starts after that id (keyset paging), else at its offset. */
+export async function listUsers(db: Executor, { offset, limit, after }: RowWindow, search?: string): Promise<UserRow[]> {
+  if (search === undefined) return after === undefined ? preparedUserPage(db, offset, limit) : preparedUserPageAfter(db, after, limit)
+  return liveUsers(db)
+    .where(nameOrUsernameContains(db, search))
+    .$if(after !== undefined, (qb) => qb.where('users.id', '>', after ?? 0))
+    .orderBy('users.id')
+    .limit(limit)
+    .offset(offset)
+    .execute()
 }
 
 function searchedUsers(db: Executor, filter: UserSearchFilter) {
@@ -183,12 +191,17 @@ function searchedUsers(db: Executor, filter: UserSearchFilter) {
     .$if(filter.text !== undefined, (qb) => qb.where(nameOrUsernameContains(db, filter.text ?? '')))
 }
 
-export async function searchUsers(db: Executor, filter: UserSearchFilter, offset: number, limit: number): Promise<UserRow[]> {
+export async function searchUsers(db: Executor, filter: UserSearchFilter, { offset, limit, after }: RowWindow): Promise<UserRow[]> {
   const { name } = filter
-  if (name !== undefined && filter.age === undefined && filter.text === undefined) {
+  if (name !== undefined && filter.age === undefined && filter.text === undefined && after === undefined) {
     return preparedSearchByName[matchKind(db, name)](db, flag(filter.isActive), likeContains(name), offset, limit)
   }
-  return searchedUsers(db, filter).orderBy('users.id').limit(limit).offset(offset).execute()
+  return searchedUsers(db, filter)
+    .$if(after !== undefined, (qb) => qb.where('users.id', '>', after ?? 0))
+    .orderBy('users.id')
+    .limit(limit)
+    .offset(offset)
+    .execute()
 }
 
 export async function countSearchUsers(db: Executor, filter: UserSearchFilter): Promise<number> {

@@ -7,7 +7,7 @@ import type { Actor } from '../../shared/actor.js'
 import { DomainError, assertSuperuser, forbidden, notAuthenticated } from '../../shared/errors.js'
 import { fetchPaged } from '../../shared/paging.js'
 import { toIsoString } from '../../shared/timestamps.js'
-import type { PageRequest, Paged } from '../../shared/paging.js'
+import type { PageRequest, Paged, RowWindow } from '../../shared/paging.js'
 import type { PasswordHasher } from '../auth/passwords.js'
 import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/avatars.service.js'
 import type { AvatarService, AvatarUpload } from '../avatars/avatars.service.js'
@@ -19,6 +19,9 @@ import { assertAcceptablePassword } from './password-policy.js'
 import { toUser } from './user.js'
 import type { NewUserInput, SignupPolicy, User, UserChanges, UserSearchFilter } from './user.js'
 import * as users from './users.repository.js'
+
+/** Lists are in id order: the id is the key keyset paging continues after. */
+const userKey = (row: { id: number }) => row.id
 
 export const USER_NOT_FOUND = 'User not found'
 export const EMAIL_TAKEN = 'Email is already registered'
@@ -102,14 +105,14 @@ export class UserService {
 
   /** Ordered by id; `search`, when given, matches the name or username. */
   list(search: string | undefined, request: PageRequest): Promise<Paged<User>> {
-    const rows = (offset: number, limit: number) => users.listUsers(this.db, offset, limit, search)
-    return fetchPaged(request, { rows, count: () => users.countUsers(this.db, search) }, toUser)
+    const rows = (window: RowWindow) => users.listUsers(this.db, window, search)
+    return fetchPaged(request, { rows, count: () => users.countUsers(this.db, search), keyOf: userKey }, toUser)
   }
 
   /** Ordered by id. */
   search(filter: UserSearchFilter, request: PageRequest): Promise<Paged<User>> {
-    const rows = (offset: number, limit: number) => users.searchUsers(this.db, filter, offset, limit)
-    return fetchPaged(request, { rows, count: () => users.countSearchUsers(this.db, filter) }, toUser)
+    const rows = (window: RowWindow) => users.searchUsers(this.db, filter, window)
+    return fetchPaged(request, { rows, count: () => users.countSearchUsers(this.db, filter), keyOf: userKey }, toUser)
   }
 
   /** Superusers only; null removes the tier. */
