@@ -2,7 +2,7 @@
 // (database, Redis, services), plugins and every API version. server.ts listens; tests call
 // buildApp and use app.inject.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { randomUUID } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import Fastify from 'fastify'
 import type { FastifyInstance } from 'fastify'
 import healthRoutes from './api/health.routes.js'
@@ -43,11 +43,18 @@ const trustHops = (count: number) => (_address: string, hop: number) => hop < co
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/
 
+// New ids are 32 hex digits like a W3C trace id: a random half for this process, a counter for
+// the request. Unique without a random draw per request (ids name log lines; they guard nothing).
+const PROCESS_ID_PREFIX = randomBytes(8).toString('hex')
+let requestCounter = 0n
+
 /** The request id: the trace id of a W3C traceparent header when one comes, else a new one. */
 function requestIdOf(request: { headers: Record<string, string | string[] | undefined> }): string {
   const traceparent = request.headers.traceparent
   const traceId = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent.trim())?.[1] : undefined
-  return traceId !== undefined && !/^0+$/.test(traceId) ? traceId : randomUUID().replaceAll('-', '')
+  if (traceId !== undefined && !/^0+$/.test(traceId)) return traceId
+  requestCounter += 1n
+  return PROCESS_ID_PREFIX + requestCounter.toString(16).padStart(16, '0')
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -92,7 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   else app.decorate('metrics', null)
   await app.register(accessLog)
   await app.register(errorHandler)
-  await app.register(responseHeaders)
+  await app.register(responseHeaders, { perRouteHook: !config.rateLimits.enabled })
   await app.register(rateLimit, { db: database.db, redis })
   await app.register(authentication)
   if (config.rateLimits.enabled) await app.register(requestLimits)

@@ -1,10 +1,14 @@
-// Shared by the bare servers: the same responses as the service, byte for byte apart from the
-// Date header (same body, same content type, same security headers), with nothing else.
+// Shared by the reference servers (bench/bare/): the service's responses, byte for byte apart
+// from the Date header (same body, same content type, same security headers), with nothing else.
+import { hash } from '@node-rs/argon2'
+import { jwtVerify } from 'jose'
+
 export const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
   'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'cache-control': 'no-store',
 }
 
 export function sendJson(res, status, value) {
@@ -38,18 +42,85 @@ export const postRead = (row) => ({
 
 export const likeContains = (text) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
-/** Parses the four read routes the benchmark compares. */
-export function route(url) {
+export const USER_COLUMNS = `"users"."id", "users"."name", "users"."username", "users"."email", "users"."profile_image_url",
+  "users"."avatar_key", "users"."tier_id", "users"."age", "users"."is_active", "users"."is_superuser", "users"."is_verified",
+  "users"."created_at", "users"."updated_at", "tiers"."name" as "tier_name"`
+export const LIVE_USERS = `select ${USER_COLUMNS} from "users" left join "tiers" on "tiers"."id" = "users"."tier_id"`
+export const POST_COLUMNS = `"id", "title", "text", "media_url", "author_id", "created_at", "updated_at"`
+export const DEFAULT_PROFILE_IMAGE_URL = 'https://profileimageurl.com'
+
+const secret = new TextEncoder().encode(process.env.SECRET_KEY ?? '')
+const TOKEN_OPTIONS = { algorithms: ['HS256'], issuer: 'user-post-service', audience: 'user-post-service', requiredClaims: ['sub', 'jti', 'exp', 'iat'] }
+
+/** The service's access-token check (HS256, issuer, audience, type, claims): the caller's ids, or undefined. */
+export async function verifyAccess(authorization) {
+  if (typeof authorization !== 'string' || !authorization.startsWith('Bearer ')) return undefined
+  try {
+    const { payload } = await jwtVerify(authorization.slice(7), secret, TOKEN_OPTIONS)
+    const userId = Number(payload.sub)
+    if (payload.typ !== 'access' || !Number.isSafeInteger(userId) || typeof payload.sid !== 'string' || typeof payload.jti !== 'string') return undefined
+    return { userId, jti: payload.jti, sessionId: payload.sid }
+  } catch {
+    return undefined
+  }
+}
+
+/** argon2id with the service's parameters (passed by bench/run.ts). */
+const HASH_OPTIONS = JSON.parse(process.env.BENCH_HASH_PARAMETERS ?? '{}')
+export const hashPassword = (password) => hash(password, HASH_OPTIONS)
+
+export const NOT_AUTHENTICATED = { status: 401, body: { detail: 'Not authenticated' } }
+
+/**
+ * The two authenticated routes over a dialect's `caller` (token → live user in a live session)
+ * and `insertPost` (author id, input, time → the row, or nothing when the author is gone).
+ */
+export function authenticatedRoutes(caller, insertPost) {
+  return {
+    async me(authorization) {
+      const user = await caller(authorization)
+      return user ? { status: 200, body: userRead(user) } : NOT_AUTHENTICATED
+    },
+    async createPost(authorization, input) {
+      const user = await caller(authorization)
+      if (!user) return NOT_AUTHENTICATED
+      const row = await insertPost(user.id, input, new Date().toISOString())
+      return row ? { status: 201, body: postRead(row) } : NOT_AUTHENTICATED
+    },
+  }
+}
+
+export async function readJson(req) {
+  let text = ''
+  for await (const chunk of req) text += chunk
+  return JSON.parse(text)
+}
+
+/** The routes the benchmark compares, parsed from method and URL. */
+export function route(method, url) {
   const [path, query = ''] = url.split('?')
   const params = new URLSearchParams(query)
   let match = /^\/services\/v1\/users\/(\d+)$/.exec(path)
-  if (match) return { name: 'get-user', id: Number(match[1]) }
+  if (match && method === 'GET') return { name: 'get-user', id: Number(match[1]) }
   if (path === '/services/v1/users/' || path === '/services/v1/users') {
+    if (method === 'POST') return { name: 'create-user' }
     return { name: 'list-users', page: Number(params.get('page') ?? 1), perPage: Number(params.get('items_per_page') ?? 10) }
   }
   if (path === '/services/v1/users/search') return { name: 'search-users', text: params.get('name') ?? '' }
+  if (path === '/services/v1/users/me') return { name: 'me' }
   if (path === '/services/v1/posts/' || path === '/services/v1/posts') {
+    if (method === 'POST') return { name: 'create-post' }
     return { name: 'list-posts', page: Number(params.get('page') ?? 1), limit: Number(params.get('limit') ?? 10) }
   }
   return undefined
+}
+
+/** Runs a data-module operation, synchronous or not, and sends its {status, body}. */
+export function answer(res, result) {
+  if (result instanceof Promise) {
+    result.then(
+      (value) => sendJson(res, value.status, value.body),
+      () => sendJson(res, 500, { detail: 'Internal server error' }),
+    )
+  } else sendJson(res, result.status, result.body)
 }

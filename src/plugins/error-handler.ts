@@ -6,7 +6,7 @@ import fp from 'fastify-plugin'
 import { isDatabaseUnavailable, isInvalidText } from '../db/errors.js'
 import { DomainError, FILE_TOO_LARGE, RuleViolation, NOT_FOUND, REQUEST_BODY_TOO_LARGE, SERVICE_UNAVAILABLE } from '../shared/errors.js'
 import type { ErrorKind } from '../shared/errors.js'
-import { API_SECURITY_HEADERS } from './response-headers.js'
+import { API_SECURITY_HEADERS, setResponseHeaders } from './response-headers.js'
 import { toValidationIssues, validationDetail } from '../shared/validation/validation-issues.js'
 import type { ValidationContext } from '../shared/validation/validation-issues.js'
 
@@ -101,6 +101,7 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
  */
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {
   request.server.countUnmatched?.(request.method, reply.elapsedTime / 1000)
+  setResponseHeaders(request, reply)
   return reply.code(404).send({ detail: NOT_FOUND })
 }
 

@@ -10,6 +10,7 @@ import type { LimitDecision } from '../modules/rate-limits/shared-limiter.js'
 import fp from 'fastify-plugin'
 import { templateOf } from '../modules/rate-limits/rule.js'
 import { DomainError } from '../shared/errors.js'
+import { setResponseHeaders } from './response-headers.js'
 
 /** Probes for load balancers and orchestrators are never limited. */
 const EXEMPT = new Set(['/health', '/ready'])
@@ -43,16 +44,22 @@ export default fp(
     // A callback hook, not an async one: most requests are decided at once, without a promise.
     const limitFor = (template: string) =>
       function countRequest(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+        // The response headers' plugin leaves them to this hook: one hook per route, not two.
+        setResponseHeaders(request, reply)
         const credentials = request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined
         const decision = credentials ? undefined : rateLimits.checkLocally(limited(request, template))
         if (decision) return answer(reply, decision, done)
         counted(request, template).then((result) => answer(reply, result, done), done)
       }
 
+    function headersOnly(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+      setResponseHeaders(request, reply)
+      done()
+    }
+
     app.addHook('onRoute', (route) => {
-      if (EXEMPT.has(route.url)) return
       const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]
-      route.onRequest = [limitFor(templateOf(route.url)), ...existing]
+      route.onRequest = [EXEMPT.has(route.url) ? headersOnly : limitFor(templateOf(route.url)), ...existing]
     })
   },
   { name: 'request-limits', dependencies: ['app-context', 'authentication'] },

@@ -1,41 +1,72 @@
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import type { Socket } from 'node:net'
+import type { ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
 
 // Headers for every API response, after the OWASP REST Security Cheat Sheet: JSON is never
-// sniffed, framed, cached or allowed to load anything, and HTTPS sticks. Pages that set their own
-// policy (the docs, through helmet in src/api/docs.ts) keep it. A fixed object set in one
-// hook: @fastify/helmet rebuilds its middleware on every request, which cost about 40% of
-// the API's throughput (docs/performance.md).
+// sniffed, framed, cached or allowed to load anything, and HTTPS sticks. A fixed object:
+// @fastify/helmet rebuilds its middleware on every request, which cost about 40% of the API's
+// throughput (docs/performance.md); it serves only the docs pages.
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
   'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  // API answers carry personal data or tokens: no cache may keep them. Routes that serve
+  // public, immutable bytes (avatars) set their own policy, which replaces this one.
+  'cache-control': 'no-store',
 })
 
-// Graceful shutdown: once close() begins, Fastify stops accepting and waits for open
-// connections. A keep-alive connection whose request is still in flight would otherwise stay
-// open after its response and hold the shutdown until the client lets go; "Connection: close"
-// ends it right there.
+/**
+ * Sets the request id and the security headers as a request arrives. Pages with a policy of
+ * their own (the docs: helmet's onRequest hook has run before) keep it; a route that sets a
+ * header later replaces ours.
+ */
+export function setResponseHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id)
+  if (!reply.hasHeader('content-security-policy')) reply.headers(API_SECURITY_HEADERS)
+}
+
+function responseHeadersHook(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  setResponseHeaders(request, reply)
+  done()
+}
+
+export interface ResponseHeadersOptions {
+  /**
+   * Add a hook of our own to each route. Off when the request limits run their hook on every
+   * route: it calls setResponseHeaders itself, since each hook a route has costs a pass through
+   * Fastify's hook runner on every request.
+   */
+  perRouteHook: boolean
+}
+
+// Set when the request arrives rather than in an onSend hook: a hook on the way out would run
+// for every reply. Unknown routes and router errors set them in their handlers (error-handler.ts).
 //
-// Both live in one onSend hook: every hook a route has costs a pass through Fastify's hook
-// runner on every request.
-export default fp(
-  async (app) => {
-    let closing = false
-    app.addHook('preClose', (done) => {
-      closing = true
-      done()
+// Graceful shutdown: once close() begins, Fastify stops accepting and waits for open connections.
+// A keep-alive connection whose request is still in flight would hold the shutdown until the
+// client lets go; its response is marked to close the connection instead ("Connection: close").
+// Connections are tracked as they open (not per request).
+export default fp<ResponseHeadersOptions>(
+  async (app, { perRouteHook }) => {
+    if (perRouteHook) {
+      app.addHook('onRoute', (route) => {
+        const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]
+        route.onRequest = [responseHeadersHook, ...existing]
+      })
+    }
+    const sockets = new Set<Socket>()
+    app.server.on('connection', (socket: Socket) => {
+      sockets.add(socket)
+      socket.once('close', () => sockets.delete(socket))
     })
-    app.addHook('onSend', (request, reply, payload, done) => {
-      reply.header('x-request-id', request.id)
-      if (!reply.hasHeader('content-security-policy')) {
-        reply.headers(API_SECURITY_HEADERS)
-        // API answers carry personal data or tokens: no cache may keep them. Routes that serve
-        // public, immutable bytes (avatars) set their own policy.
-        if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store')
+    app.addHook('preClose', (done) => {
+      for (const socket of sockets) {
+        const response = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+        if (response && !response.headersSent) response.shouldKeepAlive = false
       }
-      if (closing) reply.header('connection', 'close')
-      done(null, payload)
+      done()
     })
   },
   { name: 'response-headers' },

@@ -24,7 +24,9 @@ interface KeyState {
 }
 
 const EXACT_UP_TO = 1000
-const FLUSH_MS = 20
+// Long enough that counting costs the store a write every tenth of a second per busy key, short
+// enough that P processes overshoot a large budget by little.
+const FLUSH_MS = 100
 
 export class SharedLimiter {
   private readonly states = new Map<string, KeyState>()

@@ -1,0 +1,66 @@
+// The service's SQL for SQLite, with better-sqlite3 and nothing else: what each benchmarked
+// route must do at the least. Each operation answers {status, body}, synchronously where the
+// work is synchronous.
+import path from 'node:path'
+import Database from 'better-sqlite3'
+import { DEFAULT_PROFILE_IMAGE_URL, LIVE_USERS, POST_COLUMNS, authenticatedRoutes, USER_COLUMNS, hashPassword, likeContains, postRead, userRead, verifyAccess } from './common.mjs'
+
+export function openData() {
+  const db = new Database(path.join(process.env.DATA_DIR, 'app.db'))
+  db.pragma('busy_timeout = 5000')
+  const live = `${LIVE_USERS} where "users"."is_deleted" = ?`
+  const getUser = db.prepare(`${live} and "users"."id" = ?`)
+  const listUsers = db.prepare(`${live} and "users"."id" in (select "users"."id" from "users" where "users"."is_deleted" = ? order by "users"."id" limit ? offset ?) order by "users"."id"`)
+  const countUsers = db.prepare(`select sum(count) as "count" from "row_counts" where "name" = ?`)
+  const searchIndexed = db.prepare(`${live} and "users"."is_active" = ? and users.id in (select rowid from users_search where "name" like ?) order by "users"."id" limit ? offset ?`)
+  const searchScan = db.prepare(`${live} and "users"."is_active" = ? and lower(users.name) like ? escape '\\' order by "users"."id" limit ? offset ?`)
+  const listPosts = db.prepare(`select ${POST_COLUMNS} from "posts" where "posts"."is_deleted" = ? and "posts"."id" in (select "posts"."id" from "posts" where "posts"."is_deleted" = ? order by "posts"."id" desc limit ? offset ?) order by "posts"."id" desc`)
+  const revoked = db.prepare(`select "jti" from "revoked_tokens" where "jti" = ?`)
+  const userInSession = db.prepare(
+    `select ${USER_COLUMNS} from "users" left join "tiers" on "tiers"."id" = "users"."tier_id" inner join "sessions" on "sessions"."user_id" = "users"."id" where "users"."is_deleted" = ? and "users"."id" = ? and "sessions"."id" = ? and "sessions"."revoked_at" is null`,
+  )
+  const insertPost = db.prepare(
+    `insert into "posts" ("author_id", "title", "text", "media_url", "created_at", "updated_at") select "users"."id", ? as "title", ? as "text", ? as "media_url", ? as "created_at", ? as "updated_at" from "users" where "users"."id" = ? and "users"."is_deleted" = ? returning ${POST_COLUMNS}`,
+  )
+  const emailTaken = db.prepare(`select "id" from "users" where lower("email") = ?`)
+  const usernameTaken = db.prepare(`select "id" from "users" where "username" = ?`)
+  const insertUser = db.prepare(
+    `insert into "users" ("name", "username", "email", "hashed_password", "profile_image_url", "age", "is_superuser", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning "id", "name", "username", "email", "profile_image_url", "avatar_key", "tier_id", "age", "is_active", "is_superuser", "is_verified", "created_at", "updated_at"`,
+  )
+
+  /** The caller of a request: a valid access token, not revoked, whose session and user are live. */
+  const caller = async (authorization) => {
+    const token = await verifyAccess(authorization)
+    if (!token || revoked.get(token.jti)) return undefined
+    return userInSession.get(0, token.userId, token.sessionId)
+  }
+
+  return {
+    getUser(id) {
+      const row = getUser.get(0, id)
+      return row ? { status: 200, body: userRead(row) } : { status: 404, body: { detail: 'User not found' } }
+    },
+    listUsers(page, perPage) {
+      const rows = listUsers.all(0, 0, perPage, (page - 1) * perPage)
+      const total = Number(countUsers.get('users').count)
+      return { status: 200, body: { data: rows.map(userRead), total_count: total, has_more: (page - 1) * perPage + rows.length < total, page, items_per_page: perPage } }
+    },
+    searchUsers(text) {
+      // As the service: the trigram index for three or more characters without wildcards.
+      const statement = [...text].length >= 3 && !/[\\%_]/.test(text) ? searchIndexed : searchScan
+      return { status: 200, body: statement.all(0, 1, likeContains(text), 100, 0).map(userRead) }
+    },
+    listPosts(page, limit) {
+      return { status: 200, body: listPosts.all(0, 0, limit, (page - 1) * limit).map(postRead) }
+    },
+    ...authenticatedRoutes(caller, (authorId, input, now) => insertPost.get(input.title, input.text, input.media_url ?? null, now, now, authorId, 0)),
+    async createUser(input) {
+      if (emailTaken.get(input.email.toLowerCase())) return { status: 409, body: { detail: 'Email is already registered' } }
+      if (usernameTaken.get(input.username)) return { status: 409, body: { detail: 'Username not available' } }
+      const hashed = await hashPassword(input.password)
+      const now = new Date().toISOString()
+      const row = insertUser.get(input.name, input.username, input.email, hashed, DEFAULT_PROFILE_IMAGE_URL, input.age ?? null, 0, now, now)
+      return { status: 201, body: userRead(row) }
+    },
+  }
+}
