@@ -1694,6 +1694,122 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/v2/users/{user_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Undo the soft delete of a user, with the posts hidden with them (superuser) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    user_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            name: string;
+                            username: string;
+                            /** @description Present for everyone, or, with EMAIL_VISIBILITY=owner, only for the user themselves and superusers */
+                            email?: string;
+                            avatar_url: string;
+                            /** @description The tier's name, or null */
+                            subscription_tier: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            is_verified: boolean;
+                        };
+                    };
+                };
+                /** @description Not authenticated: missing, malformed, expired or revoked token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not enough permissions */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Conflict with an existing record */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A readable sentence naming each failing field. */
+                            detail: string;
+                            errors: {
+                                /** @description Where: body, query or path, then the field. */
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/users/{user_id}/permanent": {
         parameters: {
             query?: never;

@@ -6,7 +6,7 @@ import type { User, UserChanges } from '../../modules/users/user.js'
 import { UserIdParams } from '../../modules/users/users.schemas.js'
 import type { FastifyRequest } from 'fastify'
 import { API_KEYS_REFUSED, callerOf } from '../../plugins/authentication.js'
-import { DomainError } from '../../shared/errors.js'
+import { DomainError, assertSuperuser } from '../../shared/errors.js'
 import avatarUploadRoutes from './avatar-upload.routes.js'
 import type { AvatarRouteOptions } from './avatar-upload.routes.js'
 import { clientOf } from './client-info.js'
@@ -53,7 +53,7 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
     return changes
   }
   return async (app) => {
-    const { users } = app.services
+    const { users, auth } = app.services
 
     app.get(
       '/:user_id',
@@ -79,6 +79,24 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
       async (request) => {
         await users.softDelete(callerOf(request).user, request.params.user_id)
         return { message: 'User deleted' }
+      },
+    )
+
+    app.post(
+      '/:user_id/restore',
+      protectedRoute(app, {
+        tags,
+        summary: 'Undo the soft delete of a user, with the posts hidden with them (superuser)',
+        params: UserIdParams,
+        response: { 200: read, ...errorResponses(403, 404, 409, 422) },
+      }),
+      async (request) => {
+        const actor = callerOf(request).user
+        assertSuperuser(actor)
+        // Tokens issued before the deletion must not come back to life with the account: its
+        // sessions end first (while it is still deleted, so nothing can use them meanwhile).
+        await auth.revokeSessionsOf(request.params.user_id, clientOf(request))
+        return toUserRead(await users.restore(actor, request.params.user_id), true)
       },
     )
 

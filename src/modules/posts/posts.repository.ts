@@ -59,6 +59,17 @@ export async function insertPost(db: Executor, post: NewPostRow): Promise<PostRo
   return row
 }
 
+/** Brings back the author's posts soft-deleted at or after `since` (with the author), not those deleted before. */
+export async function unhidePostsOf(db: Executor, authorId: number, since: string): Promise<void> {
+  await db
+    .updateTable('posts')
+    .set({ is_deleted: 0, deleted_at: null, updated_at: nowIso() })
+    .where('author_id', '=', authorId)
+    .where('is_deleted', '=', 1)
+    .where('deleted_at', '>=', since)
+    .execute()
+}
+
 /** Soft-deletes every visible post of an author (when the author is soft-deleted). */
 export async function hidePostsOf(db: Executor, authorId: number): Promise<void> {
   const now = nowIso()

@@ -76,6 +76,11 @@ export class PostService {
     return posts.hidePostsOf(trx, authorId)
   }
 
+  /** Undoes hideAllOf: the posts hidden with their author (at `since` or later) come back; older deletions stay. */
+  unhideAllOf(trx: Executor, authorId: number, since: string): Promise<void> {
+    return posts.unhidePostsOf(trx, authorId, since)
+  }
+
   private assertMayWrite(writer: Writer): void {
     if (this.options.requireVerifiedEmail && !writer.isSuperuser && writer.isVerified !== true) {
       throw new DomainError('forbidden', EMAIL_NOT_VERIFIED)

@@ -154,6 +154,25 @@ export function softDeleteUser(db: Executor, id: number): Promise<boolean> {
   return softDeleteRow(db, 'users', id)
 }
 
+/** Whether a row with this id exists and is soft-deleted, and since when; undefined when there is no row. */
+export async function findDeletion(db: Executor, id: number): Promise<{ deleted: boolean; deletedAt: string | null } | undefined> {
+  const row = await db.selectFrom('users').select(['is_deleted', 'deleted_at']).where('id', '=', id).executeTakeFirst()
+  if (!row) return undefined
+  const deletedAt = row.deleted_at === null ? null : row.deleted_at instanceof Date ? row.deleted_at.toISOString() : String(row.deleted_at)
+  return { deleted: Boolean(row.is_deleted), deletedAt }
+}
+
+/** Makes a soft-deleted user live again; false when there was no soft-deleted row. */
+export async function restoreUser(db: Executor, id: number): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ is_deleted: 0, deleted_at: null, updated_at: nowIso() })
+    .where('id', '=', id)
+    .where('is_deleted', '=', 1)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
 /** Removes the row (soft-deleted or not); foreign keys cascade to the user's tokens and posts. Returns the avatar it owned. */
 export async function deleteUserPermanently(db: Executor, id: number): Promise<{ avatar_key: string | null } | undefined> {
   return db.deleteFrom('users').where('id', '=', id).returning(['avatar_key']).executeTakeFirst()

@@ -26,6 +26,7 @@ const userKey = (row: { id: number }) => row.id
 export const USER_NOT_FOUND = 'User not found'
 export const EMAIL_TAKEN = 'Email is already registered'
 export const USERNAME_TAKEN = 'Username not available'
+export const USER_NOT_DELETED = 'User is not deleted'
 
 function userNotFound(): never {
   throw new DomainError('not_found', USER_NOT_FOUND)
@@ -204,6 +205,22 @@ export class UserService {
       return true
     })
     if (!deleted) userNotFound()
+  }
+
+  /**
+   * Superusers only: undoes a soft delete. The user's posts that were hidden with them come back;
+   * posts they had deleted themselves before stay deleted. Sessions ended by the deletion stay ended.
+   */
+  async restore(actor: Actor, id: number): Promise<User> {
+    assertSuperuser(actor)
+    await this.db.transaction().execute(async (trx) => {
+      const deletion = await users.findDeletion(trx, id)
+      if (!deletion) userNotFound()
+      if (!deletion.deleted) throw new DomainError('conflict', USER_NOT_DELETED)
+      if (!(await users.restoreUser(trx, id))) userNotFound()
+      if (deletion.deletedAt !== null) await this.posts.unhideAllOf(trx, id, deletion.deletedAt)
+    })
+    return this.get(id)
   }
 
   /** Superusers only; finds soft-deleted users too. Their posts and tokens go with them. */
