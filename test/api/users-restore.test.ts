@@ -58,6 +58,8 @@ describe.each([V1, V2])('POST %s/users/{user_id}/restore', (prefix) => {
     expectError(await t.app.inject({ method: 'POST', url: `${prefix}/users/${victim.user.id}/restore`, headers: member.headers }), 403, 'Not enough permissions')
     expectError(await t.app.inject({ method: 'POST', url: `${prefix}/users/999999/restore`, headers: admin.headers }), 404, 'User not found')
     expectError(await t.app.inject({ method: 'POST', url: `${prefix}/users/${member.user.id}/restore`, headers: admin.headers }), 409, 'User is not deleted')
+    // Refused before anything is done: the live user's sessions go on.
+    expect((await t.app.inject({ url: `${prefix}/users/me`, headers: member.headers })).statusCode).toBe(200)
     expectError(await t.app.inject({ method: 'POST', url: `${prefix}/users/0/restore`, headers: admin.headers }), 422)
   })
 })

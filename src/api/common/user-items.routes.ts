@@ -6,7 +6,7 @@ import type { User, UserChanges } from '../../modules/users/user.js'
 import { UserIdParams } from '../../modules/users/users.schemas.js'
 import type { FastifyRequest } from 'fastify'
 import { API_KEYS_REFUSED, callerOf } from '../../plugins/authentication.js'
-import { DomainError, assertSuperuser } from '../../shared/errors.js'
+import { DomainError } from '../../shared/errors.js'
 import avatarUploadRoutes from './avatar-upload.routes.js'
 import type { AvatarRouteOptions } from './avatar-upload.routes.js'
 import { clientOf } from './client-info.js'
@@ -92,7 +92,7 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
       }),
       async (request) => {
         const actor = callerOf(request).user
-        assertSuperuser(actor)
+        await users.assertRestorable(actor, request.params.user_id)
         // Tokens issued before the deletion must not come back to life with the account: its
         // sessions end first (while it is still deleted, so nothing can use them meanwhile).
         await auth.revokeSessionsOf(request.params.user_id, clientOf(request))

@@ -214,13 +214,25 @@ export class UserService {
   async restore(actor: Actor, id: number): Promise<User> {
     assertSuperuser(actor)
     await this.db.transaction().execute(async (trx) => {
-      const deletion = await users.findDeletion(trx, id)
-      if (!deletion) userNotFound()
-      if (!deletion.deleted) throw new DomainError('conflict', USER_NOT_DELETED)
+      const deletedAt = await this.deletionOf(trx, id)
       if (!(await users.restoreUser(trx, id))) userNotFound()
-      if (deletion.deletedAt !== null) await this.posts.unhideAllOf(trx, id, deletion.deletedAt)
+      if (deletedAt !== null) await this.posts.unhideAllOf(trx, id, deletedAt)
     })
     return this.get(id)
+  }
+
+  /** What restore() would refuse, refused before anything else is done: superusers only, 404, 409. */
+  async assertRestorable(actor: Actor, id: number): Promise<void> {
+    assertSuperuser(actor)
+    await this.deletionOf(this.db, id)
+  }
+
+  /** When a soft-deleted user was deleted; 404 without such a row, 409 for a live user. */
+  private async deletionOf(db: Executor, id: number): Promise<string | null> {
+    const deletion = await users.findDeletion(db, id)
+    if (!deletion) userNotFound()
+    if (!deletion.deleted) throw new DomainError('conflict', USER_NOT_DELETED)
+    return deletion.deletedAt
   }
 
   /** Superusers only; finds soft-deleted users too. Their posts and tokens go with them. */
