@@ -6,7 +6,7 @@ import fp from 'fastify-plugin'
 import { isDatabaseUnavailable, isInvalidText } from '../db/errors.js'
 import { DomainError, FILE_TOO_LARGE, RuleViolation, NOT_FOUND, REQUEST_BODY_TOO_LARGE, SERVICE_UNAVAILABLE } from '../shared/errors.js'
 import type { ErrorKind } from '../shared/errors.js'
-import { API_SECURITY_HEADERS, setResponseHeaders } from './response-headers.js'
+import { setResponseHeaders } from './response-headers.js'
 import { toValidationIssues, validationDetail } from '../shared/validation/validation-issues.js'
 import type { ValidationContext } from '../shared/validation/validation-issues.js'
 
@@ -92,7 +92,8 @@ function handleError(this: FastifyInstance, error: FastifyError, request: Fastif
  */
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const known = (error.code ? FRAMEWORK_ERRORS[error.code] : undefined) ?? { status: 400, detail: 'Bad request' }
-  return reply.code(known.status).headers(API_SECURITY_HEADERS).header('x-request-id', request.id).send({ detail: known.detail })
+  setResponseHeaders(request, reply)
+  return reply.code(known.status).send({ detail: known.detail })
 }
 
 /**

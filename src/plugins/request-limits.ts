@@ -10,7 +10,7 @@ import type { LimitDecision } from '../modules/rate-limits/shared-limiter.js'
 import fp from 'fastify-plugin'
 import { templateOf } from '../modules/rate-limits/rule.js'
 import { DomainError } from '../shared/errors.js'
-import { setResponseHeaders } from './response-headers.js'
+import { responseHeadersHook, setResponseHeaders } from './response-headers.js'
 
 /** Probes for load balancers and orchestrators are never limited. */
 const EXEMPT = new Set(['/health', '/ready'])
@@ -52,14 +52,9 @@ export default fp(
         counted(request, template).then((result) => answer(reply, result, done), done)
       }
 
-    function headersOnly(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-      setResponseHeaders(request, reply)
-      done()
-    }
-
     app.addHook('onRoute', (route) => {
       const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest]
-      route.onRequest = [EXEMPT.has(route.url) ? headersOnly : limitFor(templateOf(route.url)), ...existing]
+      route.onRequest = [EXEMPT.has(route.url) ? responseHeadersHook : limitFor(templateOf(route.url)), ...existing]
     })
   },
   { name: 'request-limits', dependencies: ['app-context', 'authentication'] },

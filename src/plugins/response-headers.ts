@@ -27,7 +27,8 @@ export function setResponseHeaders(request: FastifyRequest, reply: FastifyReply)
   if (!reply.hasHeader('content-security-policy')) reply.headers(API_SECURITY_HEADERS)
 }
 
-function responseHeadersHook(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+/** setResponseHeaders as a route's onRequest hook. */
+export function responseHeadersHook(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
   setResponseHeaders(request, reply)
   done()
 }
