@@ -20,6 +20,7 @@ import { DatabaseAvatarStorage, DiskAvatarStorage } from './modules/avatars/avat
 import { AvatarService } from './modules/avatars/avatars.service.js'
 import { PostService } from './modules/posts/posts.service.js'
 import { pingDatabase } from './db/health.js'
+import { OverviewService } from './modules/overview/overview.service.js'
 import { TierService } from './modules/tiers/tiers.service.js'
 import { UserService } from './modules/users/users.service.js'
 
@@ -34,6 +35,8 @@ export interface Services {
   securityEvents: SecurityEventService
   apiKeys: ApiKeyService
   rateLimits: RateLimitService
+  /** The admin console's overview (superusers). */
+  overview: OverviewService
   /** What the services report for monitoring (src/plugins/metrics.ts listens). */
   signals: Signals
   /** Deletes expired tokens, sessions, revocations, rate-limit windows, old sent mail and old security events. */
@@ -80,6 +83,10 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     failMode: config.rateLimits.failMode,
   }, signals)
   const account = new AccountService(db, users, auth, mail, securityEvents, config.mail)
+  const overview = new OverviewService(db, users, securityEvents, {
+    database: () => pingDatabase(db),
+    ...(redis ? { redis: () => redis.ping() } : {}),
+  })
   // The users module tells the account module about email changes (it cannot depend on it: the
   // account module depends on users).
   users.onEmailChanged = (user, previousEmail) => account.emailChanged(user, previousEmail)
@@ -94,6 +101,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     securityEvents,
     apiKeys,
     rateLimits,
+    overview,
     signals,
     async pruneExpiredState() {
       await auth.pruneExpiredState()

@@ -23,7 +23,7 @@ export const PASSWORD_RESET_REQUESTED = 'If an account uses that email, a link t
 
 const SecurityEventPage = PageEnvelopeSchema(SecurityEventRead, 'SecurityEventPage')
 
-const toSessionRead = (session: Session) => ({
+export const toSessionRead = (session: Session) => ({
   id: session.id,
   created_at: session.createdAt,
   last_used_at: session.lastUsedAt,

@@ -10,7 +10,7 @@ import { MessageResponse, errorResponses } from './responses.js'
 
 const tags = ['api-keys']
 
-const toApiKeyRead = (key: ApiKey) => ({
+export const toApiKeyRead = (key: ApiKey) => ({
   id: key.id,
   name: key.name,
   prefix: key.prefix,

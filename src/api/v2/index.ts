@@ -7,6 +7,7 @@ import postsRoutes from '../common/posts.routes.js'
 import rateLimitRulesRoutes from '../common/rate-limit-rules.routes.js'
 import tiersRoutes from '../common/tiers.routes.js'
 import { registerVersionBasics } from '../version-basics.js'
+import adminRoutes from './admin.routes.js'
 import { toPostReadV2 } from './mappers.js'
 import usersRoutesV2 from './users.routes.js'
 
@@ -19,6 +20,7 @@ const v2: FastifyPluginAsync = async (app) => {
   await app.register(tiersRoutes, { prefix: '/tiers' })
   await app.register(rateLimitRulesRoutes, { prefix: '/tiers' })
   await app.register(apiKeysRoutes, { prefix: '/api-keys' })
+  await app.register(adminRoutes, { prefix: '/admin' })
 }
 
 export default v2

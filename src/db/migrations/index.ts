@@ -10,6 +10,7 @@ import * as liveRowIndexes from './2026-11-21-07-live-row-indexes.js'
 import * as sessionsAndAvatarKeys from './2026-11-22-01-sessions-and-avatar-keys.js'
 import * as accountLifecycle from './2026-11-22-02-account-lifecycle.js'
 import * as rateLimitRulesAndApiKeys from './2026-11-22-03-rate-limit-rules-and-api-keys.js'
+import * as adminOverview from './2026-11-22-04-admin-overview.js'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-users-and-tiers': usersAndTiers,
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-01-sessions-and-avatar-keys': sessionsAndAvatarKeys,
   '2026-11-22-02-account-lifecycle': accountLifecycle,
   '2026-11-22-03-rate-limit-rules-and-api-keys': rateLimitRulesAndApiKeys,
+  '2026-11-22-04-admin-overview': adminOverview,
 }

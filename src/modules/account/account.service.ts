@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto'
 import type { MailConfig } from '../../config.js'
 import type { Executor } from '../../db/schema.js'
-import { DomainError } from '../../shared/errors.js'
+import type { Actor } from '../../shared/actor.js'
+import { DomainError, assertSuperuser } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { AuthService, TokenCaller } from '../auth/auth.service.js'
 import type { MailService } from '../mail/mail.service.js'
@@ -43,6 +44,12 @@ export class AccountService {
     if (user.isVerified) return false
     await this.sendVerification(user, user.email)
     return true
+  }
+
+  /** A superuser resends a live user's verification link; false (and no mail) when it is verified already. */
+  async resendEmailVerification(actor: Actor, userId: number): Promise<boolean> {
+    assertSuperuser(actor)
+    return this.requestEmailVerification(await this.users.get(userId))
   }
 
   async confirmEmail(token: string, client: ClientInfo): Promise<void> {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Executor } from '../../db/schema.js'
 import type { Actor } from '../../shared/actor.js'
-import { DomainError } from '../../shared/errors.js'
+import { DomainError, assertSuperuser } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import { parseScopes, toApiKey } from './api-key.js'
 import type { ApiKey, ApiKeyGrant, ApiKeyScope } from './api-key.js'
@@ -42,6 +42,18 @@ export class ApiKeyService {
 
   async revoke(actor: Actor, id: number): Promise<void> {
     if (!(await keys.revokeApiKey(this.db, actor.id, id))) throw new DomainError('not_found', API_KEY_NOT_FOUND)
+  }
+
+  /** Any user's live keys (superusers). */
+  async listOf(actor: Actor, userId: number): Promise<ApiKey[]> {
+    assertSuperuser(actor)
+    return (await keys.listLiveApiKeys(this.db, userId)).map(toApiKey)
+  }
+
+  /** Revokes any user's key (superusers). */
+  async revokeOf(actor: Actor, userId: number, id: number): Promise<void> {
+    assertSuperuser(actor)
+    if (!(await keys.revokeApiKey(this.db, userId, id))) throw new DomainError('not_found', API_KEY_NOT_FOUND)
   }
 
   /** What a presented key grants, or undefined for an unknown, revoked or expired key (or an owner who is gone). */

@@ -1,6 +1,7 @@
 // Login, token rotation, logout and resolving the caller of a request.
 import { randomUUID } from 'node:crypto'
 import type { Executor } from '../../db/schema.js'
+import type { Actor } from '../../shared/actor.js'
 import { DomainError, notAuthenticated } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { Signals } from '../../shared/signals.js'
@@ -191,14 +192,30 @@ export class AuthService {
 
   /** The caller's live sessions, newest first; `current` marks the one this request came with. */
   async sessions(caller: TokenCaller): Promise<Session[]> {
-    const rows = await listLiveSessions(this.db, caller.user.id)
+    return this.liveSessions(caller.user.id, caller.token.sessionId)
+  }
+
+  /** Any user's live sessions, newest first (superusers; 404 when there is no such user, deleted or not). */
+  async sessionsOf(actor: Actor, userId: number): Promise<Session[]> {
+    await this.users.getManaged(actor, userId)
+    return this.liveSessions(userId)
+  }
+
+  /** Ends every session of any user (superusers); returns how many ended. */
+  async endSessionsOf(actor: Actor, userId: number, client: ClientInfo): Promise<number> {
+    await this.users.getManaged(actor, userId)
+    return this.revokeSessionsOf(userId, client)
+  }
+
+  private async liveSessions(userId: number, currentSessionId?: string): Promise<Session[]> {
+    const rows = await listLiveSessions(this.db, userId)
     return rows.map((row) => ({
       id: row.id,
       createdAt: toIsoString(row.created_at),
       lastUsedAt: toIsoString(row.last_used_at),
       userAgent: row.user_agent,
       ip: row.ip,
-      current: row.id === caller.token.sessionId,
+      current: row.id === currentSessionId,
     }))
   }
 

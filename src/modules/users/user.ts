@@ -2,6 +2,7 @@
 // Users here; each API version maps a User to its own shape (src/api/<version>/mappers.ts).
 import type { Actor } from '../../shared/actor.js'
 import { toIsoString } from '../../shared/timestamps.js'
+import type { ManagedUserRow } from './user-directory.repository.js'
 import type { UserRow } from './users.queries.js'
 
 export interface User {
@@ -72,5 +73,28 @@ export function toUser(row: UserRow): User {
     isVerified: Boolean(row.is_verified),
     createdAt: toIsoString(row.created_at),
     updatedAt: toIsoString(row.updated_at),
+  }
+}
+
+/** A user as a superuser manages it: in any state, soft-deleted or not. */
+export interface ManagedUser extends User {
+  isDeleted: boolean
+  deletedAt: string | null
+}
+
+
+/** What the users directory (superusers) shows: a state, a text (an address is matched whole), an indexed order. */
+export interface UserDirectoryQuery {
+  search?: string
+  status: 'live' | 'deleted' | 'all'
+  sort: 'id' | 'username' | 'email'
+  descending: boolean
+}
+
+export function toManagedUser(row: ManagedUserRow): ManagedUser {
+  return {
+    ...toUser(row),
+    isDeleted: Boolean(row.is_deleted),
+    deletedAt: row.deleted_at === null ? null : toIsoString(row.deleted_at),
   }
 }

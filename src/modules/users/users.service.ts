@@ -3,6 +3,7 @@
 import type { AdminAccount } from '../../config.js'
 import { uniqueViolation } from '../../db/errors.js'
 import type { Executor } from '../../db/schema.js'
+import type { DayCount } from '../../db/utc-day.js'
 import type { Actor } from '../../shared/actor.js'
 import { DomainError, assertSuperuser, forbidden, notAuthenticated } from '../../shared/errors.js'
 import { fetchPaged } from '../../shared/paging.js'
@@ -16,8 +17,9 @@ import type { ClientInfo } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
 import type { TierService } from '../tiers/tiers.service.js'
 import { assertAcceptablePassword } from './password-policy.js'
-import { toUser } from './user.js'
-import type { NewUserInput, SignupPolicy, User, UserChanges, UserSearchFilter } from './user.js'
+import { toManagedUser, toUser } from './user.js'
+import type { ManagedUser, NewUserInput, SignupPolicy, User, UserChanges, UserDirectoryQuery, UserSearchFilter } from './user.js'
+import * as directory from './user-directory.repository.js'
 import * as users from './users.repository.js'
 
 /** Lists are in id order: the id is the key keyset paging continues after. */
@@ -114,6 +116,25 @@ export class UserService {
   search(filter: UserSearchFilter, request: PageRequest): Promise<Paged<User>> {
     const rows = (window: RowWindow) => users.searchUsers(this.db, filter, window)
     return fetchPaged(request, { rows, count: () => users.countSearchUsers(this.db, filter), keyOf: userKey }, toUser)
+  }
+
+  /** Users in any state, for superusers: searched, filtered by state, sorted by an indexed column. */
+  directory(actor: Actor, query: UserDirectoryQuery, request: PageRequest): Promise<Paged<ManagedUser>> {
+    assertSuperuser(actor)
+    const rows = (window: RowWindow) => directory.listManagedUsers(this.db, query, window)
+    return fetchPaged(request, { rows, count: () => directory.countManagedUsers(this.db, query), keyOf: userKey }, toManagedUser)
+  }
+
+  /** Any user, soft-deleted or not, for superusers. */
+  async getManaged(actor: Actor, id: number): Promise<ManagedUser> {
+    assertSuperuser(actor)
+    const row = await directory.findManagedUser(this.db, id)
+    return row ? toManagedUser(row) : userNotFound()
+  }
+
+  /** Accounts created per UTC day since `since` (ISO-8601). */
+  signUpsByDay(since: string): Promise<DayCount[]> {
+    return directory.countSignUpsByDay(this.db, since)
   }
 
   /** Superusers only; null removes the tier. */

@@ -1,0 +1,91 @@
+// The admin console's overview: live users and posts, sign-ups and logins per day over the last
+// week, and whether the database and Redis answer.
+import { isPostgres } from '../../db/dialect.js'
+import { liveRowCount } from '../../db/row-counts.js'
+import type { Executor } from '../../db/schema.js'
+import type { DayCount } from '../../db/utc-day.js'
+import type { Actor } from '../../shared/actor.js'
+import { assertSuperuser } from '../../shared/errors.js'
+import type { SecurityEventService } from '../security-events/security-events.service.js'
+import type { UserService } from '../users/users.service.js'
+
+export const OVERVIEW_DAYS = 7
+/** A store that does not answer within this long counts as unavailable (the page must not hang on it). */
+const PROBE_TIMEOUT_MS = 1000
+
+export type StoreStatus = 'ok' | 'unavailable' | 'not_configured'
+
+export interface DayActivity {
+  day: string
+  signUps: number
+  logins: number
+}
+
+export interface Overview {
+  users: number
+  posts: number
+  /** The last OVERVIEW_DAYS UTC days, oldest first, today last. */
+  days: DayActivity[]
+  database: { dialect: 'sqlite' | 'postgres'; status: StoreStatus }
+  redis: StoreStatus
+}
+
+export interface StoreProbes {
+  database: () => Promise<unknown>
+  /** Absent when no Redis is configured. */
+  redis?: () => Promise<unknown>
+}
+
+async function probe(check: (() => Promise<unknown>) | undefined): Promise<StoreStatus> {
+  if (!check) return 'not_configured'
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), PROBE_TIMEOUT_MS)
+  })
+  try {
+    await Promise.race([check(), timeout])
+    return 'ok'
+  } catch {
+    return 'unavailable'
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** The UTC days (YYYY-MM-DD) of the last `count` days up to `now`, oldest first. */
+export function lastDays(now: Date, count: number): string[] {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())
+  return Array.from({ length: count }, (_, index) => new Date(today - (count - 1 - index) * 86_400_000).toISOString().slice(0, 10))
+}
+
+const byDay = (counts: DayCount[]) => new Map(counts.map(({ day, count }) => [day, count]))
+
+export class OverviewService {
+  constructor(
+    private readonly db: Executor,
+    private readonly users: UserService,
+    private readonly events: SecurityEventService,
+    private readonly probes: StoreProbes,
+  ) {}
+
+  async overview(actor: Actor, now = new Date()): Promise<Overview> {
+    assertSuperuser(actor)
+    const days = lastDays(now, OVERVIEW_DAYS)
+    const since = `${days[0]}T00:00:00.000Z`
+    const [users, posts, signUps, logins, database, redis] = await Promise.all([
+      liveRowCount(this.db, 'users'),
+      liveRowCount(this.db, 'posts'),
+      this.users.signUpsByDay(since).then(byDay),
+      this.events.countByDay('login_succeeded', since).then(byDay),
+      probe(this.probes.database),
+      probe(this.probes.redis),
+    ])
+    return {
+      users,
+      posts,
+      days: days.map((day) => ({ day, signUps: signUps.get(day) ?? 0, logins: logins.get(day) ?? 0 })),
+      database: { dialect: isPostgres(this.db) ? 'postgres' : 'sqlite', status: database },
+      redis,
+    }
+  }
+}
