@@ -10,6 +10,9 @@ COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The admin console (admin/) is built by the same `npm run build`; it imports the typed client.
+COPY admin ./admin
+COPY clients ./clients
 RUN npm run build && npm prune --omit=dev
 
 # Run: production dependencies (with the compiled better-sqlite3), the build, the mail

@@ -67,6 +67,11 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
+    // The admin console runs in the browser.
+    files: ['admin/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: globals.browser },
+  },
+  {
     // CLI entry points, scripts and the benchmark report to a terminal on purpose.
     files: ['src/cli/**', 'bench/**', 'scripts/**', 'vitest.config.ts'],
     rules: { 'no-console': 'off' },

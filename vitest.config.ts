@@ -56,6 +56,7 @@ const databaseTests = [
   'test/docs/**/*.test.ts',
   'test/faults/**/*.test.ts',
   'test/multi-process/**/*.test.ts',
+  'test/browser/admin.test.ts',
 ]
 
 interface Available {

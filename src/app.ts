@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import healthRoutes from './api/health.routes.js'
 import { registerApiVersions } from './api/index.js'
 import accountPages from './api/account-pages.routes.js'
+import adminConsoleRoutes from './api/admin-console.routes.js'
 import mediaRoutes from './api/media.routes.js'
 import versionsRoutes from './api/versions.routes.js'
 import { openBackends } from './backends.js'
@@ -109,5 +110,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(accountPages, { prefix: '/account' })
   await app.register(versionsRoutes)
   await registerApiVersions(app)
+  if (config.adminConsole) await app.register(adminConsoleRoutes)
   return app
 }

@@ -56,6 +56,8 @@ export interface Config {
   mail: MailConfig
   /** Writing posts needs a verified email (superusers excepted). */
   requireVerifiedEmail: boolean
+  /** Serve the admin console at /admin/ (ADMIN_CONSOLE). */
+  adminConsole: boolean
   securityEventRetentionDays: number
   /** Password-reset requests an hour, per client address and per email. */
   passwordResetRateLimit: number
@@ -316,6 +318,7 @@ export function loadConfig(env: Env): Config {
     workers: workerCount(env, 'WORKERS'),
     mail: mail(env, nodeEnv, port, host),
     requireVerifiedEmail: boolean(env, 'REQUIRE_VERIFIED_EMAIL', false),
+    adminConsole: oneOf(env, 'ADMIN_CONSOLE', ['on', 'off'] as const, 'on') === 'on',
     securityEventRetentionDays: integer(env, 'SECURITY_EVENT_RETENTION_DAYS', 90, 1, 3650),
     passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', 5, 1, 1_000_000),
     metrics: read(env, 'METRICS_PORT') === undefined ? undefined : { port: integer(env, 'METRICS_PORT', 9464, 0, 65535), host: read(env, 'METRICS_HOST') ?? '127.0.0.1' },

@@ -133,6 +133,7 @@ describe('loadConfig', () => {
     [{ SIGNUP_RATE_LIMIT: '5/0' }, /^SIGNUP_RATE_LIMIT must look like/],
     [{ RATE_LIMIT_FAIL: 'maybe' }, /^RATE_LIMIT_FAIL must be one of open, closed/],
     [{ REQUEST_LIMITS: 'no' }, /^REQUEST_LIMITS must be one of on, off/],
+    [{ ADMIN_CONSOLE: 'yes' }, /^ADMIN_CONSOLE must be one of on, off/],
     [{ TRUST_PROXY: 'sometimes' }, /^TRUST_PROXY must be true, false, a hop count or a comma list/],
     [{ TRUST_PROXY: '10.0.0.0/99' }, /^TRUST_PROXY must be/],
     [{ TRUST_PROXY: '101' }, /^TRUST_PROXY must be between 1 and 100/],

@@ -2,10 +2,10 @@
 // "Try it out" of a GET returns 200, and Authorize (OAuth2 password flow against the version's
 // own login) makes protected endpoints work from the page.
 import type { FastifyInstance } from 'fastify'
-import { chromium } from 'playwright-core'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createTestApp } from '../helpers/app.js'
+import { launchChromium, watchProblems } from '../helpers/browser.js'
 import type { TestApp } from '../helpers/app.js'
 import { seedUser } from '../helpers/users.js'
 
@@ -23,10 +23,7 @@ describe.skipIf(!chromiumPath)('Swagger UI in Chromium', () => {
     app = t.app
     base = await app.listen({ host: '127.0.0.1', port: 0 })
     user = await seedUser(app)
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    })
+    browser = await launchChromium(chromiumPath)
   })
   afterAll(async () => {
     await browser?.close()
@@ -35,11 +32,7 @@ describe.skipIf(!chromiumPath)('Swagger UI in Chromium', () => {
 
   async function openDocs(prefix: string): Promise<{ page: Page; problems: string[] }> {
     const page = await browser.newPage()
-    const problems: string[] = []
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text())
-    })
-    page.on('pageerror', (error) => problems.push(error.message))
+    const problems = watchProblems(page)
     await page.goto(`${base}${prefix}/docs`)
     await page.locator('.opblock').first().waitFor({ timeout: 15_000 })
     return { page, problems }

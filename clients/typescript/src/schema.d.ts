@@ -3580,6 +3580,797 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Counts, sign-ups and logins over the last 7 days, and store status */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Live users */
+                            users: number;
+                            /** @description Live posts */
+                            posts: number;
+                            /** @description The last 7 UTC days, oldest first */
+                            days: {
+                                /**
+                                 * Format: date
+                                 * @description A UTC day
+                                 */
+                                day: string;
+                                /** @description Accounts created that day */
+                                sign_ups: number;
+                                /** @description Successful logins that day */
+                                logins: number;
+                            }[];
+                            database: {
+                                dialect: "sqlite" | "postgres";
+                                status: "ok" | "unavailable" | "not_configured";
+                            };
+                            redis: "ok" | "unavailable" | "not_configured";
+                        };
+                    };
+                };
+                /** @description Not authenticated: missing, malformed, expired or revoked token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not enough permissions */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every user, soft-deleted ones too: search, state, sort and pages */
+        get: {
+            parameters: {
+                query: {
+                    page: number;
+                    limit: number;
+                    /** @description Text in the name or username (case-insensitive), or a whole email address (any text with @) */
+                    search?: string;
+                    /** @description live, deleted (soft-deleted) or all */
+                    status: "live" | "deleted" | "all";
+                    /** @description id, username or email; a leading - sorts descending */
+                    sort: "id" | "-id" | "username" | "-username" | "email" | "-email";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: number;
+                                name: string;
+                                username: string;
+                                email: string;
+                                age: number | null;
+                                avatar_url: string;
+                                subscription_tier: string | null;
+                                is_active: boolean;
+                                is_superuser: boolean;
+                                is_verified: boolean;
+                                /** @description Soft-deleted: hidden from every other read, restorable */
+                                is_deleted: boolean;
+                                deleted_at: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                            total_count: number;
+                            has_more: boolean;
+                            page: number;
+                            items_per_page: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated: missing, malformed, expired or revoked token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not enough permissions */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A readable sentence naming each failing field. */
+                            detail: string;
+                            errors: {
+                                /** @description Where: body, query or path, then the field. */
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user in any state, with every field */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    user_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            name: string;
+                            username: string;
+                            email: string;
+                            age: number | null;
+                            avatar_url: string;
+                            subscription_tier: string | null;
+                            is_active: boolean;
+                            is_superuser: boolean;
+                            is_verified: boolean;
+                            /** @description Soft-deleted: hidden from every other read, restorable */
+                            is_deleted: boolean;
+                            deleted_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: missing, malformed, expired or revoked token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not enough permissions */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A readable sentence naming each failing field. */
+                            detail: string;
+                            errors: {
+                                /** @description Where: body, query or path, then the field. */
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/users/{user_id}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's live sessions, newest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    user_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description The last login or token refresh
+                             */
+                            last_used_at: string;
+                            user_agent: string | null;
+                            ip: string | null;
+                            /** @description The session of this request */
+                            current: boolean;
+                        }[];
+                    };
+                };
+                /** @description Not authenticated: missing, malformed, expired or revoked token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not enough permissions */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A readable sentence naming each failing field. */
+                            detail: string;
+                            errors: {
+                                /** @description Where: body, query or path, then the field. */
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** End every session of a user (their tokens stop working) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    user_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: missing, malformed, expired or revoked token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not enough permissions */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A readable sentence naming each failing field. */
+                            detail: string;
+                            errors: {
+                                /** @description Where: body, query or path, then the field. */
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/users/{user_id}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's live API keys, without their secrets */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    user_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: number;
+                            name: string;
+                            /** @description The start of the key, to tell keys apart */
+                            prefix: string;
+                            scopes: string[];
+                            /** Format: date-time */
+                            created_at: string;
+                            expires_at: string | null;
+                            last_used_at: string | null;
+                        }[];
+                    };
+                };
+                /** @description Not authenticated: missing, malformed, expired or revoked token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not enough permissions */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A readable sentence naming each failing field. */
+                            detail: string;
+                            errors: {
+                                /** @description Where: body, query or path, then the field. */
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/users/{user_id}/api-keys/{api_key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one of a user's API keys */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    user_id: number;
+                    api_key_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: missing, malformed, expired or revoked token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not enough permissions */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A readable sentence naming each failing field. */
+                            detail: string;
+                            errors: {
+                                /** @description Where: body, query or path, then the field. */
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/users/{user_id}/email-verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a user a new link that verifies their email address
+         * @description Answers 202 when a link was queued, 200 (and no mail) when the address is verified already.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    user_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: missing, malformed, expired or revoked token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not enough permissions */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, in one sentence. */
+                            detail: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A readable sentence naming each failing field. */
+                            detail: string;
+                            errors: {
+                                /** @description Where: body, query or path, then the field. */
+                                loc: (string | number)[];
+                                msg: string;
+                                type: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {

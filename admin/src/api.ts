@@ -1,0 +1,134 @@
+// The console's only way to the service: the public v2 API through the typed client
+// (clients/typescript). The access token lives in this module's memory and nowhere else; the
+// refresh token is the HttpOnly cookie the login sets, so a reload signs in again by refreshing.
+import { createClient } from '../../clients/typescript/src/index.js'
+import type { paths } from '../../clients/typescript/src/index.js'
+
+/** The JSON a path and method answer with on success. */
+export type Answer<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  responses: { 200: { content: { 'application/json': infer T } } }
+}
+  ? T
+  : never
+
+export type ManagedUser = Answer<'/api/v2/admin/users/{user_id}', 'get'>
+export type Overview = Answer<'/api/v2/admin/overview', 'get'>
+export type Post = Answer<'/api/v2/posts/{post_id}', 'get'>
+export type Tier = Answer<'/api/v2/tiers/{tier_id}', 'get'>
+export type RateLimitRule = Answer<'/api/v2/tiers/{tier_id}/rate-limits', 'get'>[number]
+export type Session = Answer<'/api/v2/admin/users/{user_id}/sessions', 'get'>[number]
+export type ApiKey = Answer<'/api/v2/admin/users/{user_id}/api-keys', 'get'>[number]
+export type SecurityEventPage = Answer<'/api/v2/security-events', 'get'>
+export type SecurityEvent = SecurityEventPage['data'][number]
+
+export const NOT_A_SUPERUSER = 'This account is not a superuser. The admin console is for superusers only.'
+
+/** What the API said went wrong (its `detail`), or why it could not be asked. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+let accessToken: string | undefined
+let refreshing: Promise<boolean> | undefined
+let signedOut: () => void = () => {}
+
+export const client = createClient({ baseUrl: location.origin, accessToken: () => accessToken })
+
+/** Called when the session ends on its own (refresh refused): the app shows the sign-in form. */
+export function onSignedOut(listener: () => void): void {
+  signedOut = listener
+}
+
+interface Outcome<T> {
+  data?: T
+  error?: unknown
+  response: Response
+}
+
+function detailOf(error: unknown, response: Response): string {
+  if (typeof error === 'object' && error !== null && 'detail' in error && typeof error.detail === 'string') return error.detail
+  return `The service answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`
+}
+
+async function attempt<T>(run: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+  try {
+    return await run()
+  } catch {
+    throw new ApiError(0, 'The service could not be reached. Check your connection and try again.')
+  }
+}
+
+/**
+ * A new access token from the refresh cookie. One at a time: the refresh token rotates, and two
+ * refreshes with the same one would look like token theft and end the session.
+ */
+function refresh(): Promise<boolean> {
+  refreshing ??= client
+    .POST('/api/v2/refresh', { body: {} })
+    .then(({ data }) => {
+      accessToken = data?.access_token
+      return accessToken !== undefined
+    })
+    .catch(() => false)
+    .finally(() => {
+      refreshing = undefined
+    })
+  return refreshing
+}
+
+/** Runs one API call: refreshes once on a 401 and retries; any other failure is an ApiError with the API's detail. */
+export async function call<T>(run: () => Promise<Outcome<T>>): Promise<T> {
+  let outcome = await attempt(run)
+  if (outcome.response.status === 401 && accessToken !== undefined) {
+    if (await refresh()) outcome = await attempt(run)
+    else {
+      accessToken = undefined
+      signedOut()
+    }
+  }
+  if (!outcome.response.ok) throw new ApiError(outcome.response.status, detailOf(outcome.error, outcome.response))
+  return outcome.data as T
+}
+
+/** Refuses (and ends the session of) anyone but a superuser. */
+async function requireSuperuser(): Promise<void> {
+  try {
+    await call(() => client.GET('/api/v2/admin/overview'))
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403) {
+      await signOut()
+      throw new ApiError(403, NOT_A_SUPERUSER)
+    }
+    throw error
+  }
+}
+
+export async function signIn(username: string, password: string): Promise<void> {
+  const tokens = await call(() => client.POST('/api/v2/login', { body: { username, password } }))
+  accessToken = tokens.access_token
+  await requireSuperuser()
+}
+
+/** Signs in again from the refresh cookie after a reload; false when there is no session to resume. */
+export async function resume(): Promise<boolean> {
+  if (!(await refresh())) return false
+  try {
+    await requireSuperuser()
+    return true
+  } catch {
+    return false
+  }
+}
+
+export async function signOut(): Promise<void> {
+  if (accessToken !== undefined) await client.POST('/api/v2/logout', { body: {} }).catch(() => undefined)
+  accessToken = undefined
+}
+
+/** The signed-in superuser's own account. */
+export const me = () => call(() => client.GET('/api/v2/users/me'))

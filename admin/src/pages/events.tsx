@@ -1,0 +1,97 @@
+// The security event log, newest first, filtered by user and type.
+import { useState } from 'preact/hooks'
+import { call, client } from '../api.js'
+import type { SecurityEvent } from '../api.js'
+import { Loading, Pager, TableFrame, formatTime, pageOf, useLoad } from '../components.js'
+import { href, navigate } from '../router.js'
+import type { Route } from '../router.js'
+
+const PAGE_SIZE = 25
+const TYPES: SecurityEvent['type'][] = [
+  'login_succeeded',
+  'login_failed',
+  'logout',
+  'refresh_token_reused',
+  'password_changed',
+  'password_reset_requested',
+  'password_reset',
+  'email_changed',
+  'email_verified',
+  'session_revoked',
+  'user_deleted_permanently',
+]
+
+export function Events({ route }: { route: Route }) {
+  const user = route.query.get('user_id') ?? ''
+  const userId = /^\d+$/.test(user) ? Number(user) : undefined
+  const typeParameter = route.query.get('type')
+  const type = TYPES.find((known) => known === typeParameter)
+  const page = pageOf(route.query)
+  const [fields, setFields] = useState({ user, type: type ?? '' })
+  const loaded = useLoad(
+    () => call(() => client.GET('/api/v2/security-events', { params: { query: { user_id: userId, type, page, limit: PAGE_SIZE } } })),
+    `${userId}|${type}|${page}`,
+  )
+  return (
+    <>
+      <h1>Security events</h1>
+      <form
+        class="filters"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault()
+          navigate('/events', { user_id: fields.user.trim(), type: fields.type })
+        }}
+      >
+        <div>
+          <label for="event-user">User ID</label>
+          <input id="event-user" inputMode="numeric" pattern="[0-9]*" value={fields.user} onInput={(event) => setFields({ ...fields, user: event.currentTarget.value })} />
+        </div>
+        <div>
+          <label for="event-type">Type</label>
+          <select id="event-type" value={fields.type} onChange={(event) => setFields({ ...fields, type: event.currentTarget.value })}>
+            <option value="">Every type</option>
+            {TYPES.map((option) => (
+              <option key={option} value={option}>
+                {option.replace(/_/g, ' ')}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" class="primary">
+          Filter
+        </button>
+      </form>
+      <Loading loaded={loaded}>
+        {(events) => (
+          <>
+            <TableFrame label="Security events">
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">User</th>
+                  <th scope="col">Address</th>
+                  <th scope="col">Browser or client</th>
+                </tr>
+              </thead>
+              <tbody>
+                {events.data.map((event) => (
+                  <tr key={event.id}>
+                    <td>{formatTime(event.created_at)}</td>
+                    <td>{event.type.replace(/_/g, ' ')}</td>
+                    <td>{event.user_id === null ? '—' : <a href={href(`/users/${event.user_id}`)}>User {event.user_id}</a>}</td>
+                    <td>{event.ip ?? '—'}</td>
+                    <td class="wrap">{event.user_agent ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </TableFrame>
+            {events.data.length === 0 && <p class="muted">No event matches.</p>}
+            <Pager page={page} pageSize={PAGE_SIZE} total={events.total_count} to={(next) => href('/events', { user_id: userId, type, page: next })} />
+          </>
+        )}
+      </Loading>
+    </>
+  )
+}
