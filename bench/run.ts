@@ -19,7 +19,7 @@ import pg from 'pg'
 import { createDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import { PASSWORD_HASH_PARAMETERS } from '../src/modules/auth/passwords.js'
-import { BENCH_PASSWORD, NEEDLE, needlePositions, seed } from './lib/seed.js'
+import { BENCH_PASSWORD, NEEDLE, makeSuperuser, needlePositions, seed } from './lib/seed.js'
 import type { SeedTarget } from './lib/seed.js'
 
 const root = path.resolve(import.meta.dirname, '..')
@@ -386,9 +386,10 @@ interface ScaleRow {
 /** The cursor that continues after `key` (src/api/common/page-envelope.ts writes them so). */
 const cursorAfter = (key: number) => Buffer.from(`k${key}`).toString('base64url')
 
-function scaleScenarios(rows: number): Scenario[] {
+function scaleScenarios(rows: number, superuserToken: string): Scenario[] {
   const deepPage = Math.floor(rows / 2 / 10)
   const v2 = '/api/v2'
+  const admin = { authorization: `Bearer ${superuserToken}` }
   return [
     { name: 'get-user', spec: { path: `${v1}/users/:id`, randomUserId: true, maxUserId: rows }, references: false },
     { name: 'list-users page 1', spec: { path: `${v1}/users/?page=1&items_per_page=10` }, references: false },
@@ -398,6 +399,12 @@ function scaleScenarios(rows: number): Scenario[] {
     { name: 'v2 list-posts deep cursor page', spec: { path: `${v2}/posts/?limit=10&cursor=${cursorAfter(rows - deepPage * 10)}` }, references: false },
     { name: 'search-users', spec: { path: `${v1}/users/search?name=${NEEDLE}` }, references: false },
     { name: 'list-posts', spec: { path: `${v1}/posts/?page=1&limit=10` }, references: false },
+    // The admin console's users table and overview (u1 is made a superuser for these).
+    { name: 'admin users by username', spec: { path: `${v2}/admin/users?sort=username&limit=20`, headers: admin }, references: false },
+    { name: 'admin users by email, descending', spec: { path: `${v2}/admin/users?sort=-email&limit=20`, headers: admin }, references: false },
+    { name: 'admin users search', spec: { path: `${v2}/admin/users?search=${NEEDLE}&limit=20`, headers: admin }, references: false },
+    { name: 'admin users by email address', spec: { path: `${v2}/admin/users?search=u7@bench.example&status=all`, headers: admin }, references: false },
+    { name: 'admin overview', spec: { path: `${v2}/admin/overview`, headers: admin }, references: false },
   ]
 }
 
@@ -493,10 +500,11 @@ async function benchDialect(dialect: Dialect) {
 
   const scale: ScaleRow[] = []
   if (!quick) {
+    await makeSuperuser(target, 1)
     const measureScale = async (rows: number) => {
       const server = await startService(target)
       const out: LoadResult[] = []
-      for (const scenario of scaleScenarios(rows)) out.push(await measure(server, scenario.spec, ROUNDS))
+      for (const scenario of scaleScenarios(rows, await login(server.url))) out.push(await measure(server, scenario.spec, ROUNDS))
       await server.stop()
       return out
     }
@@ -507,7 +515,7 @@ async function benchDialect(dialect: Dialect) {
     await seed(target, BASE_ROWS + 1, SCALE_ROWS, [])
     console.log(`   seeded in ${fmt((Date.now() - seedStarted) / 1000, 1)} s; measuring`)
     const large = await measureScale(SCALE_ROWS)
-    scaleScenarios(SCALE_ROWS).forEach((scenario, index) => {
+    scaleScenarios(SCALE_ROWS, '').forEach((scenario, index) => {
       const smallResult = small[index] as LoadResult
       const largeResult = large[index] as LoadResult
       scale.push({

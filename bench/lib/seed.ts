@@ -85,3 +85,20 @@ async function seedPostgres(url: string, from: number, to: number, needles: numb
     await client.end()
   }
 }
+
+/** Makes user `id` a superuser (the admin console's scenarios need one). */
+export async function makeSuperuser(target: SeedTarget, id: number): Promise<void> {
+  if (target.dialect === 'sqlite') {
+    const db = new SqliteDatabase(path.join(target.dataDir, 'app.db'))
+    db.prepare('update users set is_superuser = 1 where id = ?').run(id)
+    db.close()
+    return
+  }
+  const client = new pg.Client({ connectionString: target.databaseUrl as string })
+  await client.connect()
+  try {
+    await client.query('update users set is_superuser = true where id = $1', [id])
+  } finally {
+    await client.end()
+  }
+}
