@@ -9,11 +9,13 @@ import type { TestProjectInlineConfiguration } from 'vitest/config'
 
 const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+// PgBouncer in transaction mode in front of the same server (.ci/run starts one on this port).
+const pgbouncerUrl = process.env.TEST_PGBOUNCER_URL ?? 'postgres://postgres@127.0.0.1:6543/postgres'
 const chromiumPath = process.env.TEST_CHROMIUM ?? '/usr/bin/chromium'
 const inCi = Boolean(process.env.CI) && process.env.CI !== 'false'
 
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 3000 })
+async function postgresReachable(connectionString = postgresUrl): Promise<boolean> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 3000 })
   try {
     await client.connect()
     await client.query('select 1')
@@ -59,24 +61,41 @@ const databaseTests = [
   'test/browser/admin.test.ts',
 ]
 
+// The tests of the data paths (users, auth, posts, sessions, the mail outbox, rate limits and
+// keys) run a third time through PgBouncer in transaction mode: nothing may lean on session state.
+const pooledTests = [
+  'test/api/v1/**/*.test.ts',
+  'test/api/v2/**/*.test.ts',
+  'test/api/account.test.ts',
+  'test/api/sessions.test.ts',
+  'test/api/mail-outbox.test.ts',
+  'test/api/limits.test.ts',
+  'test/api/login-limits.test.ts',
+  'test/api/request-limits.test.ts',
+  'test/api/api-keys.test.ts',
+  'test/api/users-restore.test.ts',
+]
+
 interface Available {
   redis: boolean
   chromium: boolean
 }
 
-function project(database: 'sqlite' | 'postgres', include: string[], available: Available): TestProjectInlineConfiguration {
+function project(name: 'sqlite' | 'postgres' | 'pgbouncer', include: string[], available: Available): TestProjectInlineConfiguration {
   const provide = {
-    database,
+    database: name === 'sqlite' ? ('sqlite' as const) : ('postgres' as const),
     postgresUrl,
+    poolerUrl: name === 'pgbouncer' ? pgbouncerUrl : '',
     redisUrl: available.redis ? redisUrl : '',
     chromiumPath: available.chromium ? chromiumPath : '',
   }
-  return { extends: true, test: { name: database, include, provide } }
+  return { extends: true, test: { name, include, provide } }
 }
 
 export default defineConfig(async () => {
-  const [postgres, redis] = await Promise.all([postgresReachable(), redisReachable()])
+  const [postgres, pgbouncer, redis] = await Promise.all([postgresReachable(), postgresReachable(pgbouncerUrl), redisReachable()])
   if (!postgres) unreachable('PostgreSQL', postgresUrl, 'TEST_DATABASE_URL')
+  if (postgres && !pgbouncer) unreachable('PgBouncer', pgbouncerUrl, 'TEST_PGBOUNCER_URL')
   if (!redis) unreachable('Redis', redisUrl, 'TEST_REDIS_URL')
   const chromium = existsSync(chromiumPath)
   if (!chromium) unreachable('Chromium', chromiumPath, 'TEST_CHROMIUM (apt-get install -y chromium)')
@@ -89,6 +108,7 @@ export default defineConfig(async () => {
       projects: [
         project('sqlite', ['test/**/*.test.ts'], available),
         ...(postgres ? [project('postgres', databaseTests, available)] : []),
+        ...(postgres && pgbouncer ? [project('pgbouncer', pooledTests, available)] : []),
       ],
     },
   }

@@ -499,7 +499,8 @@ async function benchDialect(dialect: Dialect) {
   await ours.stop()
 
   const scale: ScaleRow[] = []
-  if (!quick) {
+  // Full runs measure at scale; a quick run does when --scale-rows asks for it.
+  if (!quick || args['scale-rows'] !== undefined) {
     await makeSuperuser(target, 1)
     const measureScale = async (rows: number) => {
       const server = await startService(target)

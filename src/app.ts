@@ -20,6 +20,8 @@ import authentication from './plugins/authentication.js'
 import errorHandler, { handleFrameworkError } from './plugins/error-handler.js'
 import accessLog from './plugins/access-log.js'
 import metrics from './plugins/metrics.js'
+import tracing from './plugins/tracing.js'
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base'
 import rateLimit from './plugins/rate-limit.js'
 import requestLimits from './plugins/request-limits.js'
 import responseHeaders from './plugins/response-headers.js'
@@ -38,6 +40,8 @@ export interface AppOptions {
   prepare?: boolean
   /** Backends opened by the caller (tests keep the database handle); the app closes them. */
   backends?: Backends
+  /** With OTEL_EXPORTER_OTLP_ENDPOINT set: export spans here instead of over OTLP (tests). */
+  spanExporter?: SpanExporter
 }
 
 const trustHops = (count: number) => (_address: string, hop: number) => hop < count
@@ -96,6 +100,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
 
   await app.register(appContext, { config, logger, services })
+  if (config.otel) await app.register(tracing, { database, exporter: options.spanExporter })
   if (config.metrics) await app.register(metrics, { database })
   else app.decorate('metrics', null)
   await app.register(accessLog)

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis'
 import { ConfigError } from './config.js'
 import type { AdminAccount, Config } from './config.js'
 import { createDatabase } from './db/database.js'
-import type { DatabaseHandle } from './db/database.js'
+import type { DatabaseHandle, DatabaseOptions } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import type { Logger } from './logger.js'
 import { adminAccountProblem } from './modules/users/admin-account.js'
@@ -54,15 +54,37 @@ async function ensureAdmin(logger: Logger, services: Services, admin: AdminAccou
   else logger.info(fields, outcome === 'created' ? 'created superuser' : 'superuser present')
 }
 
+/** How the configured database is opened; `direct`: over DATABASE_DIRECT_URL when set (migrations), with one connection. */
+export function databaseOptions(config: Config, direct = false): DatabaseOptions {
+  const viaDirect = direct && config.databaseDirectUrl !== undefined
+  return {
+    databaseUrl: viaDirect ? config.databaseDirectUrl : config.databaseUrl,
+    dataDir: config.dataDir,
+    poolMax: viaDirect ? 1 : config.databasePoolMax,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    observable: config.otel !== undefined,
+  }
+}
+
+/** Applies pending migrations, over the direct connection when one is configured. */
+export async function migrate(config: Config, database: DatabaseHandle) {
+  if (config.databaseDirectUrl === undefined) return migrateToLatest(database.db)
+  const direct = await createDatabase(databaseOptions(config, true))
+  try {
+    return await migrateToLatest(direct.db)
+  } finally {
+    await direct.close()
+  }
+}
+
 export async function openBackends(config: Config, secretKey: string, logger: Logger, options: OpenOptions): Promise<Backends> {
   const database = await createDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
+    ...databaseOptions(config),
     onPoolError: (error) => logger.warn({ err: error }, 'database connection failed'),
   })
   let redis: Redis | undefined
   try {
-    if (options.prepare) await migrateToLatest(database.db)
+    if (options.prepare) await migrate(config, database)
     redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined
     const services = createServices({ config, secretKey, database, redis, logger })
     if (options.prepare && config.admin) await ensureAdmin(logger, services, config.admin, config.adminPromoteExisting)

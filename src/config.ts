@@ -19,12 +19,23 @@ export interface AdminAccount {
   password: string
 }
 
+export interface BackupConfig {
+  intervalMs: number
+  keep: number
+}
+
 export interface Config {
   port: number
   host: string
   dataDir: string
   /** postgres:// URL; undefined means the embedded SQLite database in dataDir. */
   databaseUrl: string | undefined
+  /** A direct PostgreSQL URL (not through a pooler) for migrations; undefined: DATABASE_URL. */
+  databaseDirectUrl: string | undefined
+  /** Connections in each process's PostgreSQL pool. */
+  databasePoolMax: number
+  /** PostgreSQL statement_timeout sent when connecting; 0: none sent (the server's or role's setting applies). */
+  databaseStatementTimeoutMs: number
   redisUrl: string | undefined
   /** Undefined only outside production: the server then keeps a generated key in dataDir. */
   secretKey: string | undefined
@@ -56,6 +67,10 @@ export interface Config {
   mail: MailConfig
   /** Writing posts needs a verified email (superusers excepted). */
   requireVerifiedEmail: boolean
+  /** OpenTelemetry trace export (OTEL_EXPORTER_OTLP_ENDPOINT); undefined: off, and its packages are never loaded. */
+  otel: { endpoint: string; serviceName: string } | undefined
+  /** Scheduled online backups of the SQLite database into DATA_DIR/backups; undefined: none. */
+  backups: BackupConfig | undefined
   /** Serve the admin console at /admin/ (ADMIN_CONSOLE). */
   adminConsole: boolean
   securityEventRetentionDays: number
@@ -117,6 +132,31 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`)
   }
   return value
+}
+
+function otel(env: Env): Config['otel'] {
+  const endpoint = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:'])
+  const serviceName = read(env, 'OTEL_SERVICE_NAME') ?? 'user-post-service'
+  return endpoint === undefined ? undefined : { endpoint: endpoint.replace(/\/+$/, ''), serviceName }
+}
+
+function directUrl(env: Env, databaseUrl: string | undefined): string | undefined {
+  const direct = url(env, 'DATABASE_DIRECT_URL', ['postgres:', 'postgresql:'])
+  if (direct !== undefined && databaseUrl === undefined) throw new ConfigError('DATABASE_DIRECT_URL needs DATABASE_URL: it is the direct route to the same PostgreSQL database')
+  return direct
+}
+
+/** Scheduled backups of the embedded database: every BACKUP_INTERVAL_HOURS (a decimal), keeping BACKUP_KEEP. */
+function backups(env: Env, databaseUrl: string | undefined): BackupConfig | undefined {
+  const raw = read(env, 'BACKUP_INTERVAL_HOURS')
+  const keep = integer(env, 'BACKUP_KEEP', 7, 1, 1000)
+  if (raw === undefined) return undefined
+  const hours = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN
+  if (!(hours >= 0.0001 && hours <= 8760)) throw new ConfigError(`BACKUP_INTERVAL_HOURS must be a number of hours from 0.0001 to 8760, got "${raw}"`)
+  if (databaseUrl !== undefined) {
+    throw new ConfigError('BACKUP_INTERVAL_HOURS backs up the embedded SQLite database only; back up PostgreSQL with pg_dump (docs/deploy.md)')
+  }
+  return { intervalMs: Math.round(hours * 3_600_000), keep }
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
@@ -297,6 +337,9 @@ export function loadConfig(env: Env): Config {
     host,
     dataDir,
     databaseUrl,
+    databaseDirectUrl: directUrl(env, databaseUrl),
+    databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 86_400_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     secretKey,
     secretKeyPrevious,
@@ -318,6 +361,8 @@ export function loadConfig(env: Env): Config {
     workers: workerCount(env, 'WORKERS'),
     mail: mail(env, nodeEnv, port, host),
     requireVerifiedEmail: boolean(env, 'REQUIRE_VERIFIED_EMAIL', false),
+    backups: backups(env, databaseUrl),
+    otel: otel(env),
     adminConsole: oneOf(env, 'ADMIN_CONSOLE', ['on', 'off'] as const, 'on') === 'on',
     securityEventRetentionDays: integer(env, 'SECURITY_EVENT_RETENTION_DAYS', 90, 1, 3650),
     passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', 5, 1, 1_000_000),

@@ -14,6 +14,8 @@ import { loadOrCreateSecretKey } from './modules/auth/secret-key.js'
 import { registrySource, startMetricsServer } from './metrics-server.js'
 import type { MetricsServer } from './metrics-server.js'
 import { SHUTDOWN_GRACE_MS } from './shutdown.js'
+import { scheduleBackups } from './db/backup-schedule.js'
+import { holdDataDirectory } from './db/data-dir-lock.js'
 
 /** A worker that dies this soon after starting is not restarted: something is wrong with all of them. */
 const WORKER_MIN_LIFETIME_MS = 5_000
@@ -32,12 +34,27 @@ async function resolveSecretKey(config: Config, logger: Logger): Promise<string>
   return stored.key
 }
 
+/**
+ * What the one process that owns the embedded database does (the only process, or the cluster's
+ * primary): mark DATA_DIR as in use, so a restore refuses, and make the scheduled backups.
+ * Returns how to stop the backups.
+ */
+function ownEmbeddedDatabase(config: Config, logger: Logger): () => Promise<void> {
+  if (config.databaseUrl !== undefined) return async () => {}
+  process.once('exit', holdDataDirectory(config.dataDir))
+  if (!config.backups) return async () => {}
+  logger.info({ everyMinutes: config.backups.intervalMs / 60_000, keep: config.backups.keep }, 'scheduled backups on')
+  return scheduleBackups(config.dataDir, config.backups, logger)
+}
+
 async function runServer(config: Config, logger: Logger, secretKey: string): Promise<void> {
   const app = await buildApp({ config, secretKey, logger, prepare: !cluster.isWorker })
+  const stopBackups = cluster.isWorker ? async () => {} : ownEmbeddedDatabase(config, logger)
   let metricsServer: MetricsServer | undefined
   closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an unexpected error')
     else logger.info({ signal }, 'shutting down: finishing in-flight requests')
+    await stopBackups()
     await metricsServer?.close()
     await app.close()
   })
@@ -60,6 +77,7 @@ async function runPrimary(config: Config, logger: Logger, secretKey: string): Pr
   // Migrations and the administrator once, here, so workers never race each other for them.
   const backends = await openBackends(config, secretKey, logger, { prepare: true })
   await backends.close()
+  const stopBackups = ownEmbeddedDatabase(config, logger)
 
   let stopping = false
   const startedAt = new Map<number, number>()
@@ -69,6 +87,7 @@ async function runPrimary(config: Config, logger: Logger, secretKey: string): Pr
   const stop = (exitCode: number) => {
     if (stopping) return
     stopping = true
+    void stopBackups()
     const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined)
     const exits = workers.map((worker) => new Promise((resolve) => worker.once('exit', resolve)))
     for (const worker of workers) worker.process.kill('SIGTERM')

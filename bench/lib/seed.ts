@@ -42,7 +42,8 @@ function seedSqlite(dataDir: string, from: number, to: number, needles: number[]
   db.pragma('synchronous = OFF')
   const now = new Date().toISOString()
   const insertUser = db.prepare(
-    `insert into users (id, name, username, email, hashed_password, profile_image_url, created_at, updated_at)
+    // `or ignore`: the benchmark's own sign-ups may hold ids past the first seeding already.
+    `insert or ignore into users (id, name, username, email, hashed_password, profile_image_url, created_at, updated_at)
      values (?, ?, ?, ?, ?, '/media/avatars/default.svg', ?, ?)`,
   )
   // Post ids are left to the database: the benchmark itself writes posts between seedings.
@@ -69,7 +70,8 @@ async function seedPostgres(url: string, from: number, to: number, needles: numb
        overriding system value
        select g, case when g = any($4::int[]) then 'Needle Person ' || g else 'Member ' || substr(md5((g % ${NAME_GROUPS})::text), 1, 8) end,
          'u' || g, 'u' || g || '@bench.example', $3, '/media/avatars/default.svg', now(), now()
-       from generate_series($1::int, $2::int) as g`,
+       from generate_series($1::int, $2::int) as g
+       on conflict do nothing`,
       [from, to, hash, needles],
     )
     await client.query(

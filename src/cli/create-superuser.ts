@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto'
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
+import { databaseOptions, migrate } from '../backends.js'
 import { loadConfigFromEnvironment } from '../config.js'
 import { createDatabase } from '../db/database.js'
-import { migrateToLatest } from '../db/migrate.js'
 import { adminAccountProblem } from '../modules/users/admin-account.js'
 import { createLogger } from '../logger.js'
 import { createServices } from '../services.js'
@@ -58,9 +58,9 @@ if (problem) {
   process.exit(2)
 }
 
-const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+const database = await createDatabase(databaseOptions(config))
 try {
-  await migrateToLatest(database.db)
+  await migrate(config, database)
   // This command issues no tokens, so any key will do for the token service it never uses.
   const services = createServices({ config, secretKey: randomBytes(32).toString('hex'), database, redis: undefined, logger: createLogger('silent') })
   const promoteExisting = values['promote-existing'] ?? config.adminPromoteExisting

@@ -1,10 +1,12 @@
 // `npm run migrate`: applies pending migrations to the configured database and exits.
+import { databaseOptions } from '../backends.js'
 import { loadConfigFromEnvironment } from '../config.js'
 import { createDatabase } from '../db/database.js'
 import { migrateToLatest } from '../db/migrate.js'
 
 const config = loadConfigFromEnvironment()
-const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+// Over DATABASE_DIRECT_URL when set: DDL need not go through a pooler.
+const database = await createDatabase(databaseOptions(config, true))
 try {
   const results = await migrateToLatest(database.db)
   for (const result of results ?? []) console.log(`${result.status === 'Success' ? 'applied' : result.status}: ${result.migrationName}`)

@@ -4,7 +4,9 @@ import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { Kysely, PostgresDialect } from 'kysely'
+import type { KyselyConfig } from 'kysely'
 import type { Database } from './schema.js'
+import { queryObserverOf } from './query-observer.js'
 import { QueuedSqliteDialect, registerDirectExecutor } from './sqlite-dialect.js'
 
 export type DialectName = 'sqlite' | 'postgres'
@@ -22,6 +24,12 @@ export interface DatabaseHandle {
 export interface DatabaseOptions {
   databaseUrl: string | undefined
   dataDir: string
+  /** PostgreSQL: connections in the pool (default 10). */
+  poolMax?: number
+  /** PostgreSQL: statement_timeout sent as a startup parameter; 0 sends none (a pooler such as PgBouncer refuses unknown startup parameters). */
+  statementTimeoutMs?: number
+  /** Report every query to an observer set later (tracing); off, Kysely times nothing. */
+  observable?: boolean
   /** Receives errors of idle pooled connections (e.g. the server restarted); they must not crash the process. */
   onPoolError?: (error: Error) => void
 }
@@ -29,10 +37,20 @@ export interface DatabaseOptions {
 export const SQLITE_FILE_NAME = 'app.db'
 
 export async function createDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.databaseUrl ? createPostgres(options.databaseUrl, options.onPoolError) : createSqlite(options.dataDir)
+  return options.databaseUrl ? createPostgres(options.databaseUrl, options) : createSqlite(options.dataDir, options)
 }
 
-function createSqlite(dataDir: string): DatabaseHandle {
+/** Kysely's log option, forwarding each query to the database's observer (query-observer.ts). */
+function queryLog(options: DatabaseOptions, db: () => object): KyselyConfig['log'] {
+  if (!options.observable) return undefined
+  return (event) => {
+    const observer = queryObserverOf(db())
+    const { sql } = event.query
+    observer?.(sql, Date.now() - event.queryDurationMillis, event.queryDurationMillis, event.level === 'error' ? event.error : undefined)
+  }
+}
+
+function createSqlite(dataDir: string, options: DatabaseOptions): DatabaseHandle {
   mkdirSync(dataDir, { recursive: true })
   const file = path.join(dataDir, SQLITE_FILE_NAME)
   const sqlite = new SqliteDatabase(file)
@@ -45,28 +63,32 @@ function createSqlite(dataDir: string): DatabaseHandle {
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 1000')
   const dialect = new QueuedSqliteDialect(sqlite)
-  const db = new Kysely<Database>({ dialect })
+  const db: Kysely<Database> = new Kysely<Database>({ dialect, log: queryLog(options, () => db) })
   registerDirectExecutor(db, dialect.driver)
   return { db, dialect: 'sqlite', location: file, close: () => db.destroy() }
 }
 
-async function createPostgres(databaseUrl: string, onPoolError?: (error: Error) => void): Promise<DatabaseHandle> {
+async function createPostgres(databaseUrl: string, options: DatabaseOptions): Promise<DatabaseHandle> {
+  const { onPoolError, poolMax = 10, statementTimeoutMs = 30_000 } = options
   // Loaded only when configured: the driver costs memory that SQLite-only servers do not need.
   const { default: pg } = await import('pg')
+  // Nothing here relies on a connection's session (no named prepared statements, no SET, no
+  // advisory lock outside a transaction, no LISTEN), so the URL may point at PgBouncer in
+  // transaction mode.
   const pool = new pg.Pool({
     connectionString: databaseUrl,
-    max: 10,
+    max: poolMax,
     // Fail fast while the server is down so callers get a 503 instead of hanging.
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
-    statement_timeout: 30_000,
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
   })
   // An idle pooled connection that breaks is reported through the pool; one that breaks while
   // checked out between queries reports on itself. Either must only be logged: the next
   // query fails (503) and the pool reconnects.
   pool.on('error', (error) => onPoolError?.(error))
   pool.on('connect', (client) => client.on('error', (error) => onPoolError?.(error)))
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const db: Kysely<Database> = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: queryLog(options, () => db) })
   const url = new URL(databaseUrl)
   url.password = url.password ? '***' : ''
   return {

@@ -3,6 +3,7 @@
 // built and compiled once, with markers where the arguments go, then run with new arguments.
 import type { Compilable, CompiledQuery } from 'kysely'
 import type { Executor } from './schema.js'
+import { observed, queryObserverOf } from './query-observer.js'
 import { directExecutorFor } from './sqlite-dialect.js'
 
 /** Stands in for argument `index` while the query is compiled. */
@@ -40,7 +41,8 @@ export function preparedQuery<Args extends unknown[], Row>(
       const slot = slots[position]
       return slot === undefined ? parameter : args[slot]
     })
-    const rows = directExecutorFor(db)?.runNow<Row>(query.sql, parameters)
+    const direct = directExecutorFor(db)
+    const rows = direct && observed(queryObserverOf(db), query.sql, () => direct.runNow<Row>(query.sql, parameters))
     if (rows !== undefined) return rows
     const result = await db.executeQuery<Row>({ ...query, parameters })
     return result.rows

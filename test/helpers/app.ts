@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { inject } from 'vitest'
 import { buildApp } from '../../src/app.js'
+import type { AppOptions } from '../../src/app.js'
 import { openBackends } from '../../src/backends.js'
 import { loadConfig } from '../../src/config.js'
 import type { Config } from '../../src/config.js'
@@ -18,6 +19,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     database: 'sqlite' | 'postgres'
     postgresUrl: string
+    /** PgBouncer (transaction mode) in front of postgresUrl's server, for the pgbouncer project; else empty. */
+    poolerUrl: string
     /** Empty when no Redis is reachable (allowed outside CI only). */
     redisUrl: string
     /** Empty when no Chromium is installed (allowed outside CI only). */
@@ -58,8 +61,15 @@ export async function createTestDatabase(): Promise<{ env: Record<string, string
   await withAdminClient((client) => client.query(`create database ${name}`))
   const url = new URL(inject('postgresUrl'))
   url.pathname = `/${name}`
+  const pooler = inject('poolerUrl') ? new URL(inject('poolerUrl')) : undefined
+  if (pooler) pooler.pathname = `/${name}`
+  // Through PgBouncer: the app's pool connects to it, migrations take the direct route, and no
+  // statement_timeout is sent at connect (PgBouncer refuses startup parameters it does not know).
+  const databaseEnv: Record<string, string> = pooler
+    ? { DATABASE_URL: pooler.toString(), DATABASE_DIRECT_URL: url.toString(), DATABASE_STATEMENT_TIMEOUT_MS: '0' }
+    : { DATABASE_URL: url.toString() }
   return {
-    env: { DATA_DIR: dataDir, DATABASE_URL: url.toString() },
+    env: { DATA_DIR: dataDir, ...databaseEnv },
     async drop() {
       await withAdminClient((client) => client.query(`drop database if exists ${name} with (force)`))
       await removeDir()
@@ -86,6 +96,7 @@ export const TEST_ENV: Record<string, string> = {
 export async function createTestApp(
   env: Record<string, string> | ((databaseEnv: Record<string, string>) => Record<string, string>) = {},
   beforeReady?: (app: FastifyInstance) => void,
+  appOptions: Pick<AppOptions, 'spanExporter'> = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase()
   const allEnv = { ...TEST_ENV, ...database.env, ...(typeof env === 'function' ? env(database.env) : env) }
@@ -97,7 +108,7 @@ export async function createTestApp(
     const secretKey = config.secretKey ?? TEST_SECRET_KEY
     const backends = await openBackends(config, secretKey, logger, { prepare: true })
     db = backends.database.db
-    app = await buildApp({ config, secretKey, logger, backends })
+    app = await buildApp({ config, secretKey, logger, backends, ...appOptions })
     beforeReady?.(app)
     await app.ready()
   } catch (error) {
