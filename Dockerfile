@@ -7,12 +7,12 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+# `npm ci` builds the admin console too (its prepare script), from admin/ and the typed client.
+COPY admin ./admin
+COPY clients ./clients
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# The admin console (admin/) is built by the same `npm run build`; it imports the typed client.
-COPY admin ./admin
-COPY clients ./clients
 RUN npm run build && npm prune --omit=dev
 
 # Run: production dependencies (with the compiled better-sqlite3), the build, the mail
