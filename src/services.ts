@@ -83,7 +83,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     failMode: config.rateLimits.failMode,
   }, signals)
   const account = new AccountService(db, users, auth, mail, securityEvents, config.mail)
-  const overview = new OverviewService(db, users, securityEvents, {
+  const overview = new OverviewService(db, {
     database: () => pingDatabase(db),
     ...(redis ? { redis: () => redis.ping() } : {}),
   })

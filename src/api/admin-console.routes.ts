@@ -27,9 +27,11 @@ export const ADMIN_PAGE_POLICY = [
 const adminConsoleRoutes: FastifyPluginAsync = async (app) => {
   if (!existsSync(path.join(ADMIN_CONSOLE_DIR, 'index.html'))) {
     app.log.warn(`${ADMIN_CONSOLE_NOT_BUILT} (looked in ${ADMIN_CONSOLE_DIR})`)
-    app.get('/admin/*', { schema: { hide: true } }, async () => {
+    const notBuilt = async () => {
       throw new DomainError('unavailable', ADMIN_CONSOLE_NOT_BUILT)
-    })
+    }
+    app.get('/admin', { schema: { hide: true } }, notBuilt)
+    app.get('/admin/*', { schema: { hide: true } }, notBuilt)
     return
   }
 

@@ -154,6 +154,14 @@ export interface RowCountsTable {
   count: ColumnType<number | string, number, number>
 }
 
+/** Trigger-maintained totals per UTC day (migration 2026-11-22-04-admin-overview). */
+export interface DailyCountsTable {
+  name: 'sign_ups' | 'logins'
+  /** YYYY-MM-DD, UTC. */
+  day: string
+  count: ColumnType<number | string, number, number>
+}
+
 export interface Database {
   users: UsersTable
   tiers: TiersTable
@@ -169,6 +177,7 @@ export interface Database {
   avatars: AvatarsTable
   posts: PostsTable
   row_counts: RowCountsTable
+  daily_counts: DailyCountsTable
 }
 
 /** What repositories take as their first argument: the database or an open transaction. */

@@ -1,9 +1,7 @@
 // The only place security-event SQL lives.
 import type { Insertable, Selectable } from 'kysely'
 import type { Executor, SecurityEventsTable } from '../../db/schema.js'
-import { toDayCounts, utcDay } from '../../db/utc-day.js'
-import type { DayCount } from '../../db/utc-day.js'
-import type { SecurityEventFilter, SecurityEventType } from './security-event.js'
+import type { SecurityEventFilter } from './security-event.js'
 
 export type SecurityEventRow = Selectable<SecurityEventsTable>
 
@@ -32,17 +30,4 @@ export async function countSecurityEvents(db: Executor, filter: SecurityEventFil
 
 export async function deleteSecurityEventsBefore(db: Executor, before: string): Promise<void> {
   await db.deleteFrom('security_events').where('created_at', '<', before).execute()
-}
-
-/** Events of one type per UTC day since `since` (served by the created_at index). */
-export async function countSecurityEventsByDay(db: Executor, type: SecurityEventType, since: string): Promise<DayCount[]> {
-  const day = utcDay(db, 'created_at')
-  const rows = await db
-    .selectFrom('security_events')
-    .select([day.as('day'), (eb) => eb.fn.countAll<number | string>().as('count')])
-    .where('created_at', '>=', since)
-    .where('type', '=', type)
-    .groupBy(day)
-    .execute()
-  return toDayCounts(rows)
 }

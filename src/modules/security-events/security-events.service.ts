@@ -3,7 +3,6 @@
 // SECURITY_EVENT_RETENTION_DAYS, readable by superusers (all) and by each user (their own).
 import { randomUUID } from 'node:crypto'
 import type { Executor } from '../../db/schema.js'
-import type { DayCount } from '../../db/utc-day.js'
 import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser } from '../../shared/errors.js'
 import { fetchPaged } from '../../shared/paging.js'
@@ -47,11 +46,6 @@ export class SecurityEventService {
     // Ordered by time, not by one numeric key: offset paging only.
     const rows = ({ offset, limit }: RowWindow) => events.listSecurityEvents(this.db, filter, offset, limit)
     return fetchPaged(request, { rows, count: () => events.countSecurityEvents(this.db, filter), keyOf: () => 0 }, toSecurityEvent)
-  }
-
-  /** Events of one type per UTC day since `since` (ISO-8601). */
-  countByDay(type: SecurityEventType, since: string): Promise<DayCount[]> {
-    return events.countSecurityEventsByDay(this.db, type, since)
   }
 
   prune(): Promise<void> {

@@ -1,10 +1,8 @@
 // The users table as a superuser browses it: every state (live, soft-deleted), sorted by an
-// indexed column, searched by name, username or exact email, and sign-ups per day.
+// indexed column, searched by name, username or exact email.
 import { sql } from 'kysely'
 import { liveRowCount } from '../../db/row-counts.js'
 import type { Executor } from '../../db/schema.js'
-import { toDayCounts, utcDay } from '../../db/utc-day.js'
-import type { DayCount } from '../../db/utc-day.js'
 import type { RowWindow } from '../../shared/paging.js'
 import type { UserDirectoryQuery } from './user.js'
 import { USER_TABLE_COLUMNS, nameOrUsernameContains } from './users.queries.js'
@@ -60,16 +58,4 @@ export async function countManagedUsers(db: Executor, query: UserDirectoryQuery)
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .executeTakeFirstOrThrow()
   return Number(count)
-}
-
-/** Accounts created (in any state now) per UTC day since `since`. */
-export async function countSignUpsByDay(db: Executor, since: string): Promise<DayCount[]> {
-  const day = utcDay(db, 'users.created_at')
-  const rows = await db
-    .selectFrom('users')
-    .select([day.as('day'), (eb) => eb.fn.countAll<number | string>().as('count')])
-    .where('users.created_at', '>=', since)
-    .groupBy(day)
-    .execute()
-  return toDayCounts(rows)
 }

@@ -3,7 +3,6 @@
 import type { AdminAccount } from '../../config.js'
 import { uniqueViolation } from '../../db/errors.js'
 import type { Executor } from '../../db/schema.js'
-import type { DayCount } from '../../db/utc-day.js'
 import type { Actor } from '../../shared/actor.js'
 import { DomainError, assertSuperuser, forbidden, notAuthenticated } from '../../shared/errors.js'
 import { fetchPaged } from '../../shared/paging.js'
@@ -130,11 +129,6 @@ export class UserService {
     assertSuperuser(actor)
     const row = await directory.findManagedUser(this.db, id)
     return row ? toManagedUser(row) : userNotFound()
-  }
-
-  /** Accounts created per UTC day since `since` (ISO-8601). */
-  signUpsByDay(since: string): Promise<DayCount[]> {
-    return directory.countSignUpsByDay(this.db, since)
   }
 
   /** Superusers only; null removes the tier. */
