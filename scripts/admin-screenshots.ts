@@ -22,7 +22,7 @@ const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: dat
 const logger = createLogger('silent')
 const backends = await openBackends(config, secretKey, logger, { prepare: true })
 const app = await buildApp({ config, secretKey, logger, backends })
-const { users, tiers, posts } = app.services
+const { users, tiers, posts, rateLimits } = app.services
 const { db } = backends.database
 
 try {
@@ -30,6 +30,8 @@ try {
   const admin = await users.create({ name: 'Site Operator', username: 'operator', email: 'operator@example.com', password: PASSWORD }, { superuser: true })
   const pro = await tiers.create(admin, 'pro')
   await tiers.create(admin, 'team')
+  await rateLimits.create(admin, pro.id, { route: 'GET /api/v2/users/{user_id}', limit: 120, periodSeconds: 60 })
+  await rateLimits.create(admin, pro.id, { route: '*', limit: 600, periodSeconds: 60 })
   const created = []
   for (const [index, name] of NAMES.entries()) {
     const username = name.toLowerCase().replace(/\W+/g, '_')
@@ -66,6 +68,9 @@ try {
     await page.goto(`${base}/admin/${view}`)
     await page.getByRole('heading', { level: 1, name: ready }).waitFor()
     await page.waitForLoadState('networkidle')
+    // Sections load on their own: wait until none still says so.
+    // (Polled from here: the page's CSP refuses the eval that waitForFunction would need.)
+    while ((await page.getByText('Loading…').count()) > 0) await new Promise((resolve) => setTimeout(resolve, 100))
     await page.screenshot({ path: path.join(OUT_DIR, file), fullPage: true })
     console.log(`wrote docs/admin/${file}`)
   }
