@@ -2,7 +2,7 @@
 // serving writes; checking a copy before it is restored; and the restore itself.
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { copyFile, rename, rm, stat } from 'node:fs/promises'
+import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import { SQLITE_FILE_NAME } from './database.js'
@@ -34,6 +34,7 @@ export async function backupDatabase(dataDir: string, destination: string): Prom
   if (!existsSync(source)) throw new BackupError(`there is no database at ${source}`)
   if (existsSync(destination)) throw new BackupError(`${destination} exists already; choose a new file name`)
   const started = Date.now()
+  await mkdir(path.dirname(destination), { recursive: true })
   const partial = `${destination}.partial-${randomBytes(4).toString('hex')}`
   const db = new SqliteDatabase(source, { fileMustExist: true })
   try {

@@ -44,7 +44,8 @@ describe.skipIf(!onSqlite)('backups of the embedded database', () => {
     t = await createTestApp()
     cwd = await emptyDirectory()
     work = await emptyDirectory()
-    backup = path.join(work, 'during-writes.db')
+    // In a folder that does not exist yet: the backup makes it.
+    backup = path.join(work, 'copies', 'during-writes.db')
     // Enough rows that the copy takes a while: about 8 MB of posts.
     const writer = await seedAndLogin(t.app)
     await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 40000)
