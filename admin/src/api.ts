@@ -13,13 +13,9 @@ export type Answer<P extends keyof paths, M extends keyof paths[P]> = paths[P][M
 
 export type ManagedUser = Answer<'/api/v2/admin/users/{user_id}', 'get'>
 export type Overview = Answer<'/api/v2/admin/overview', 'get'>
-export type Post = Answer<'/api/v2/posts/{post_id}', 'get'>
 export type Tier = Answer<'/api/v2/tiers/{tier_id}', 'get'>
 export type RateLimitRule = Answer<'/api/v2/tiers/{tier_id}/rate-limits', 'get'>[number]
-export type Session = Answer<'/api/v2/admin/users/{user_id}/sessions', 'get'>[number]
-export type ApiKey = Answer<'/api/v2/admin/users/{user_id}/api-keys', 'get'>[number]
-export type SecurityEventPage = Answer<'/api/v2/security-events', 'get'>
-export type SecurityEvent = SecurityEventPage['data'][number]
+export type SecurityEvent = Answer<'/api/v2/security-events', 'get'>['data'][number]
 
 export const NOT_A_SUPERUSER = 'This account is not a superuser. The admin console is for superusers only.'
 

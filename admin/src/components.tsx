@@ -65,21 +65,14 @@ export function Loading<T>({ loaded, children }: { loaded: Loaded<T>; children: 
   return <div aria-busy={loaded.loading}>{children(loaded.data)}</div>
 }
 
-interface ActionProps {
-  label: string
-  busyLabel?: string
-  run: () => Promise<unknown>
-  onDone?: (result: unknown) => void
-  kind?: 'primary' | 'danger' | 'plain'
-  disabled?: boolean
-  type?: 'button' | 'submit'
-}
-
-/** A button that runs an API action, shows progress while it runs, and shows its error. */
-export function ActionButton({ label, busyLabel = 'Working…', run, onDone, kind = 'plain', disabled = false }: ActionProps) {
+/**
+ * Runs an API action on demand: `busy` while it runs, `error` when it failed (cleared when it runs
+ * again), `onDone` with its result when it succeeded.
+ */
+export function useAction<T>(run: () => Promise<T>, onDone?: (result: T) => void) {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<unknown>()
-  const click = async () => {
+  const start = async () => {
     setBusy(true)
     setError(undefined)
     try {
@@ -90,9 +83,24 @@ export function ActionButton({ label, busyLabel = 'Working…', run, onDone, kin
       setBusy(false)
     }
   }
+  return { busy, error, start }
+}
+
+interface ActionProps {
+  label: string
+  busyLabel?: string
+  run: () => Promise<unknown>
+  onDone?: (result: unknown) => void
+  kind?: 'primary' | 'danger' | 'plain'
+  disabled?: boolean
+}
+
+/** A button that runs an API action, shows progress while it runs, and shows its error. */
+export function ActionButton({ label, busyLabel = 'Working…', run, onDone, kind = 'plain', disabled = false }: ActionProps) {
+  const { busy, error, start } = useAction(run, onDone)
   return (
     <span class="action">
-      <button type="button" class={kind} disabled={busy || disabled} aria-busy={busy} onClick={click}>
+      <button type="button" class={kind} disabled={busy || disabled} aria-busy={busy} onClick={start}>
         {busy ? busyLabel : label}
       </button>
       <ErrorMessage error={error} />
@@ -101,27 +109,11 @@ export function ActionButton({ label, busyLabel = 'Working…', run, onDone, kin
 }
 
 /** A form whose submit runs an API action, with progress and the API's error. */
-export function ActionForm({
-  label,
-  run,
-  onDone,
-  children,
-  kind = 'primary',
-  disabled = false,
-}: Omit<ActionProps, 'type'> & { children: ComponentChildren; label: string }) {
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>()
-  const submit = async (event: Event) => {
+export function ActionForm({ label, run, onDone, children, kind = 'primary', disabled = false }: ActionProps & { children: ComponentChildren }) {
+  const { busy, error, start } = useAction(run, onDone)
+  const submit = (event: Event) => {
     event.preventDefault()
-    setBusy(true)
-    setError(undefined)
-    try {
-      onDone?.(await run())
-    } catch (failure) {
-      setError(failure)
-    } finally {
-      setBusy(false)
-    }
+    void start()
   }
   return (
     <form class="action-form" onSubmit={submit}>

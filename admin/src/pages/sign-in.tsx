@@ -1,27 +1,23 @@
 // Sign in through the API's own login (username or email and password); only superusers get in.
 import { useState } from 'preact/hooks'
 import { signIn } from '../api.js'
-import { ErrorMessage } from '../components.js'
+import { ErrorMessage, useAction } from '../components.js'
 
 export function SignIn({ onSignedIn, notice }: { onSignedIn: () => void; notice?: string }) {
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<unknown>()
-
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    setBusy(true)
-    setError(undefined)
+  const { busy, error, start } = useAction(async () => {
     try {
       await signIn(username.trim(), password)
-      onSignedIn()
     } catch (failure) {
-      setError(failure)
       setPassword('')
-    } finally {
-      setBusy(false)
+      throw failure
     }
+  }, onSignedIn)
+
+  const submit = (event: Event) => {
+    event.preventDefault()
+    void start()
   }
 
   return (
