@@ -42,7 +42,9 @@ export function preparedQuery<Args extends unknown[], Row>(
       return slot === undefined ? parameter : args[slot]
     })
     const direct = directExecutorFor(db)
-    const rows = direct && observed(queryObserverOf(db), query.sql, () => direct.runNow<Row>(query.sql, parameters))
+    const observer = queryObserverOf(db)
+    // Untraced (the usual case), no closure is made for the observer on this hot path.
+    const rows = direct && (observer ? observed(observer, query.sql, () => direct.runNow<Row>(query.sql, parameters)) : direct.runNow<Row>(query.sql, parameters))
     if (rows !== undefined) return rows
     const result = await db.executeQuery<Row>({ ...query, parameters })
     return result.rows
