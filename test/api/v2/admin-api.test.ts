@@ -42,9 +42,12 @@ describe('who may call /api/v2/admin', () => {
     expectError(await t.app.inject({ method: method as 'GET', url, headers: member.headers }), 403, 'Not enough permissions')
   })
 
-  it("refuses a superuser's API key", async () => {
+  it("refuses a superuser's API key on every route", async () => {
     const created = await t.app.inject({ method: 'POST', url: `${V2}/api-keys/`, headers: admin.headers, payload: { name: 'ops', scopes: ['read', 'write'] } })
-    expectError(await t.app.inject({ url: `${V2}/admin/overview`, headers: { 'x-api-key': created.json().key } }), 403, 'API keys cannot be used here')
+    const headers = { 'x-api-key': created.json().key as string }
+    for (const [method, path] of routes) {
+      expectError(await t.app.inject({ method: method as 'GET', url: `${V2}/admin${path}`, headers }), 403, 'API keys cannot be used here')
+    }
   })
 })
 
