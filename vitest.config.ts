@@ -2,7 +2,6 @@
 // Redis tests use a real Redis. In CI a missing PostgreSQL or Redis fails the run; on a laptop
 // without one, those tests are skipped with one line saying so.
 import { existsSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
 import net from 'node:net'
 import pg from 'pg'
 import { defineConfig } from 'vitest/config'
@@ -104,10 +103,6 @@ export default defineConfig(async () => {
   return {
     test: {
       pool: 'forks' as const,
-      // Vitest's default is one worker less than the cores: one on these 2-core machines. Test
-      // files spend most of their time waiting (databases, argon2's thread pool, Chromium, child
-      // processes), so two files at once cut the suite from about 13 to 9 minutes here.
-      maxWorkers: Math.max(2, availableParallelism() - 1),
       testTimeout: 30_000,
       hookTimeout: 60_000,
       projects: [
