@@ -27,11 +27,12 @@ export interface OpenOptions {
   prepare: boolean
 }
 
-async function connectRedis(url: string): Promise<Redis> {
+async function connectRedis(url: string, keyPrefix: string): Promise<Redis> {
   // Loaded only when configured: the client costs memory that SQLite-only servers do not need.
   const { Redis } = await import('ioredis')
   // Fail fast rather than queue commands while Redis is away; callers turn failures into 503s.
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+  // keyPrefix: ioredis puts it before every key argument, those of scripts included.
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, keyPrefix })
   redis.on('error', () => {}) // reconnection is automatic; each failed command reports itself
   await redis.connect()
   return redis
@@ -85,7 +86,7 @@ export async function openBackends(config: Config, secretKey: string, logger: Lo
   let redis: Redis | undefined
   try {
     if (options.prepare) await migrate(config, database)
-    redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined
+    redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisKeyPrefix) : undefined
     const services = createServices({ config, secretKey, database, redis, logger })
     if (options.prepare && config.admin) await ensureAdmin(logger, services, config.admin, config.adminPromoteExisting)
     return {

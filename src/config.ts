@@ -37,6 +37,8 @@ export interface Config {
   /** PostgreSQL statement_timeout sent when connecting; 0: none sent (the server's or role's setting applies). */
   databaseStatementTimeoutMs: number
   redisUrl: string | undefined
+  /** Put before every Redis key, so several deployments (or test runs) can share one Redis. */
+  redisKeyPrefix: string
   /** Undefined only outside production: the server then keeps a generated key in dataDir. */
   secretKey: string | undefined
   /** Earlier signing keys whose tokens are still accepted (key rotation); new tokens use secretKey. */
@@ -191,6 +193,12 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw
 }
 
+function redisKeyPrefix(env: Env, name: string): string {
+  const raw = read(env, name) ?? ''
+  if (!/^[A-Za-z0-9_.:-]{0,64}$/.test(raw)) throw new ConfigError(`${name} must be up to 64 letters, digits or _ . : -, got "${raw}"`)
+  return raw
+}
+
 const CIDR = /^[0-9a-fA-F:.]+(\/\d{1,3})?$/
 
 function trustProxy(env: Env, name: string): boolean | number | string[] {
@@ -341,6 +349,7 @@ export function loadConfig(env: Env): Config {
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 86_400_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: redisKeyPrefix(env, 'REDIS_KEY_PREFIX'),
     secretKey,
     secretKeyPrevious,
     nodeEnv,

@@ -32,7 +32,11 @@ describe.skipIf(!redisUrl)('with REDIS_URL', () => {
     expect((await t.app.inject({ method: 'POST', url: `${V1}/logout`, headers })).statusCode).toBe(200)
     expectError(await t.app.inject({ url: `${V1}/users/me`, headers }), 401, 'Not authenticated')
     const jti = JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString()).jti
-    const ttl = await redis.pttl(`revoked-jti:${jti}`)
+    // Under this deployment's REDIS_KEY_PREFIX, and nowhere else.
+    const prefix = t.config.redisKeyPrefix
+    expect(prefix).not.toBe('')
+    expect(await redis.exists(`revoked-jti:${jti}`)).toBe(0)
+    const ttl = await redis.pttl(`${prefix}revoked-jti:${jti}`)
     expect(ttl).toBeGreaterThan(0)
     expect(ttl).toBeLessThanOrEqual(15 * 60 * 1000)
     // And not in the database table.
@@ -46,7 +50,7 @@ describe.skipIf(!redisUrl)('with REDIS_URL', () => {
     expect((await attempt()).statusCode).toBe(401)
     expect((await attempt()).statusCode).toBe(401)
     expectError(await attempt(), 429, 'Too many requests')
-    const [key] = await redis.keys(`rate-limit:*login-address:${address}`)
+    const [key] = await redis.keys(`${limited.config.redisKeyPrefix}rate-limit:*login-address:${address}`)
     expect(Number(await redis.get(key ?? ''))).toBeGreaterThanOrEqual(3)
     expect(await limited.db.selectFrom('rate_limits').select('key').execute()).toEqual([])
   })

@@ -51,11 +51,14 @@ async function withAdminClient<T>(run: (client: pg.Client) => Promise<T>): Promi
   }
 }
 
-/** A new empty database for one test file; returns its settings and how to drop it. */
+/** A new empty database (and Redis key prefix) for one test file; returns its settings and how to drop it. */
 export async function createTestDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'ups-test-'))
   const removeDir = () => rm(dataDir, { recursive: true, force: true })
-  if (dialect() === 'sqlite') return { env: { DATA_DIR: dataDir }, drop: removeDir }
+  // Its own Redis namespace too: test files run side by side against one Redis, and their users
+  // (ids from 1 in every fresh database) would otherwise share rate-limit counters.
+  const redisEnv = { REDIS_KEY_PREFIX: `test-${randomBytes(6).toString('hex')}:` }
+  if (dialect() === 'sqlite') return { env: { DATA_DIR: dataDir, ...redisEnv }, drop: removeDir }
 
   const name = `ups_test_${process.pid}_${randomBytes(4).toString('hex')}`
   await withAdminClient((client) => client.query(`create database ${name}`))
@@ -69,7 +72,7 @@ export async function createTestDatabase(): Promise<{ env: Record<string, string
     ? { DATABASE_URL: pooler.toString(), DATABASE_DIRECT_URL: url.toString(), DATABASE_STATEMENT_TIMEOUT_MS: '0' }
     : { DATABASE_URL: url.toString() }
   return {
-    env: { DATA_DIR: dataDir, ...databaseEnv },
+    env: { DATA_DIR: dataDir, ...redisEnv, ...databaseEnv },
     async drop() {
       await withAdminClient((client) => client.query(`drop database if exists ${name} with (force)`))
       await removeDir()
