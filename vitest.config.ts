@@ -2,6 +2,7 @@
 // Redis tests use a real Redis. In CI a missing PostgreSQL or Redis fails the run; on a laptop
 // without one, those tests are skipped with one line saying so.
 import { existsSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import net from 'node:net'
 import pg from 'pg'
 import { defineConfig } from 'vitest/config'
@@ -103,6 +104,14 @@ export default defineConfig(async () => {
   return {
     test: {
       pool: 'forks' as const,
+      // Two test files at once (Vitest's default on 2 cores is one): files spend most of their
+      // time waiting on databases, argon2's thread pool, Chromium and child processes.
+      maxWorkers: Math.max(2, availableParallelism() - 1),
+      // A worker keeps its loaded modules from one test file to the next instead of importing
+      // the app again for each (that import was a fifth of the suite). Each file still builds
+      // its own app on its own database; spies are restored after every test.
+      isolate: false,
+      restoreMocks: true,
       testTimeout: 30_000,
       hookTimeout: 60_000,
       projects: [
