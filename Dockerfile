@@ -2,8 +2,10 @@
 # A production image of the service. CI does not build it (no container engine runs on the CI
 # machines); it runs the same install and build commands CI runs: `npm ci` and `npm run build`.
 
-# Build: every dependency (better-sqlite3 compiles here), then the TypeScript build.
-FROM node:20-bookworm-slim AS build
+# Build: every dependency, then the TypeScript build. The toolchain is for better-sqlite3-node20,
+# the Node 20 driver, which npm ci compiles as CI does; on Node 24 the service loads
+# better-sqlite3 13's prebuilt binary instead (src/db/sqlite-driver.ts).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
@@ -15,9 +17,9 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
-# Run: production dependencies (with the compiled better-sqlite3), the build, the mail
-# templates; a non-root user; the data directory as a volume.
-FROM node:20-bookworm-slim
+# Run: production dependencies, the build, the mail templates; a non-root user; the data
+# directory as a volume. Node 24: the LTS that CI runs the SQLite suite on.
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 DATA_DIR=/data
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules

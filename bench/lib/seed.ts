@@ -2,7 +2,7 @@
 // rows on both dialects. All seeded users share one real argon2id hash of BENCH_PASSWORD.
 import { createHash } from 'node:crypto'
 import path from 'node:path'
-import SqliteDatabase from 'better-sqlite3'
+import SqliteDatabase from '../../src/db/sqlite-driver.js'
 import pg from 'pg'
 import { PasswordHasher } from '../../src/modules/auth/passwords.js'
 

@@ -2,7 +2,7 @@
 // directory by default, PostgreSQL through `pg` when DATABASE_URL is set.
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
-import SqliteDatabase from 'better-sqlite3'
+import SqliteDatabase from './sqlite-driver.js'
 import { Kysely, PostgresDialect } from 'kysely'
 import type { KyselyConfig } from 'kysely'
 import type { Database } from './schema.js'

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
-import SqliteDatabase from 'better-sqlite3'
+import type BetterSqlite3 from 'better-sqlite3'
+import SqliteDatabase from './sqlite-driver.js'
 import { SQLITE_FILE_NAME } from './database.js'
 import { migrations } from './migrations/index.js'
 import { serversUsing } from './data-dir-lock.js'
@@ -65,7 +66,7 @@ export async function backupDatabase(dataDir: string, destination: string): Prom
 /** Throws a BackupError unless `file` is a sound database of this service, with no migration newer than this version knows. */
 export function checkBackup(file: string): void {
   if (!existsSync(file)) throw new BackupError(`${file} does not exist`)
-  let db: SqliteDatabase.Database | undefined
+  let db: BetterSqlite3.Database | undefined
   try {
     db = new SqliteDatabase(file, { readonly: true, fileMustExist: true })
     const problems = (db.pragma('integrity_check') as { integrity_check: string }[]).map((row) => row.integrity_check)

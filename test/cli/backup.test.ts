@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { copyFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import SqliteDatabase from 'better-sqlite3'
+import SqliteDatabase from '../../src/db/sqlite-driver.js'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkBackup } from '../../src/db/sqlite-backup.js'

@@ -3,7 +3,7 @@
 // whole again once the file is.
 import { execFileSync } from 'node:child_process'
 import path from 'node:path'
-import SqliteDatabase from 'better-sqlite3'
+import SqliteDatabase from '../../src/db/sqlite-driver.js'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, dialect } from '../helpers/app.js'
