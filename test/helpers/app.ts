@@ -55,8 +55,8 @@ async function withAdminClient<T>(run: (client: pg.Client) => Promise<T>): Promi
 export async function createTestDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'ups-test-'))
   const removeDir = () => rm(dataDir, { recursive: true, force: true })
-  // Its own Redis namespace too: test files run side by side against one Redis, and their users
-  // (ids from 1 in every fresh database) would otherwise share rate-limit counters.
+  // Its own Redis namespace too: test files run side by side against one Redis, and the client
+  // addresses they make up would otherwise share per-address budgets there.
   const redisEnv = { REDIS_KEY_PREFIX: `test-${randomBytes(6).toString('hex')}:` }
   if (dialect() === 'sqlite') return { env: { DATA_DIR: dataDir, ...redisEnv }, drop: removeDir }
 
