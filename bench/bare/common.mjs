@@ -49,7 +49,8 @@ export const LIVE_USERS = `select ${USER_COLUMNS} from "users" left join "tiers"
 export const POST_COLUMNS = `"id", "title", "text", "media_url", "author_id", "created_at", "updated_at"`
 export const DEFAULT_PROFILE_IMAGE_URL = 'https://profileimageurl.com'
 
-const secret = new TextEncoder().encode(process.env.SECRET_KEY ?? '')
+// Imported once, as the service does: given bytes, jose imports a new WebCrypto key per token.
+const secret = await crypto.subtle.importKey('raw', new TextEncoder().encode(process.env.SECRET_KEY ?? ''), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])
 const TOKEN_OPTIONS = { algorithms: ['HS256'], issuer: 'user-post-service', audience: 'user-post-service', requiredClaims: ['sub', 'jti', 'exp', 'iat'] }
 
 /** The service's access-token check (HS256, issuer, audience, type, claims): the caller's ids, or undefined. */
