@@ -56,7 +56,8 @@ function patternOf(route: string): RoutePattern {
 export class RateLimitService {
   private rulesByTier = new Map<number | null, CachedRule[]>()
   private readonly anonymousLimit: Limit & { scope: string }
-  private readonly chosen = new Map<string, CachedRule | null>()
+  /** The limit each tier, method and route template gets, chosen once per rule reload. */
+  private readonly chosen = new Map<string, Limit & { scope: string }>()
   private readonly limiter: SharedLimiter
   private refreshTimer: NodeJS.Timeout | undefined
   private storeDown = false
@@ -149,13 +150,13 @@ export class RateLimitService {
   private limitFor(request: LimitedRequest): Limit & { scope: string } {
     if (request.user === null) return this.anonymousLimit
     const cacheKey = `${request.tierId}|${request.method}|${request.template}`
-    let rule = this.chosen.get(cacheKey)
-    if (rule === undefined) {
-      rule = chooseRule(this.rulesByTier.get(request.tierId) ?? [], request.method, request.template) ?? null
-      this.chosen.set(cacheKey, rule)
+    let limit = this.chosen.get(cacheKey)
+    if (limit === undefined) {
+      const rule = chooseRule(this.rulesByTier.get(request.tierId) ?? [], request.method, request.template)
+      limit = rule ? { limit: rule.limit, periodSeconds: rule.periodSeconds, scope: `rule:${rule.id}` } : { ...this.options.fallback, scope: 'default' }
+      this.chosen.set(cacheKey, limit)
     }
-    if (rule === null) return { ...this.options.fallback, scope: 'default' }
-    return { limit: rule.limit, periodSeconds: rule.periodSeconds, scope: `rule:${rule.id}` }
+    return limit
   }
 
   private async reloadRules(): Promise<void> {
