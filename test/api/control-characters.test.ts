@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp } from '../helpers/app.js'
 import type { TestApp } from '../helpers/app.js'
-import { expectError } from '../helpers/expect.js'
+import { expectError, expectValidationError } from '../helpers/expect.js'
 import { V1, V2, seedAndLogin, userFields } from '../helpers/users.js'
 import type { LoggedIn } from '../helpers/users.js'
 
@@ -49,6 +49,12 @@ describe('control characters', () => {
     const response = await t.app.inject(request() as never)
     expectError(response, 422, /control characters/)
     expect(response.json().errors[0].type).toBe('string_control_character')
+  })
+
+  it('are reported at the field that holds them', async () => {
+    const post = await t.app.inject({ method: 'POST', url: `${V1}/posts/`, payload: { title: 'fine', text: `x${NUL}` }, headers: me.headers })
+    expectValidationError(post, ['body', 'text'])
+    expectValidationError(await t.app.inject({ url: `${V1}/users/search?name=a%00b` }), ['query', 'name'])
   })
 
   it('leave tabs and line breaks alone in text', async () => {

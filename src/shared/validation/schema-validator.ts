@@ -64,15 +64,20 @@ export interface SchemaTarget {
 const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
 
 /** The first string inside `data` holding a control character, as a validation error at its path. */
-export function controlCharacterError(data: unknown, path = ''): ErrorObject | undefined {
-  if (typeof data === 'string') {
-    if (!CONTROL_CHARACTER.test(data)) return undefined
-    return { keyword: 'controlCharacter', instancePath: path, schemaPath: '', params: {}, message: 'contains a control character' }
-  }
+export function controlCharacterError(data: unknown): ErrorObject | undefined {
+  const path = controlCharacterPath(data)
+  if (path === undefined) return undefined
+  return { keyword: 'controlCharacter', instancePath: path, schemaPath: '', params: {}, message: 'contains a control character' }
+}
+
+/** The JSON pointer of the first string holding a control character; built only when there is one (runs on every request). */
+function controlCharacterPath(data: unknown): string | undefined {
+  if (typeof data === 'string') return CONTROL_CHARACTER.test(data) ? '' : undefined
   if (typeof data !== 'object' || data === null) return undefined
-  for (const [key, value] of Object.entries(data)) {
-    const found = controlCharacterError(value, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`)
-    if (found) return found
+  for (const key in data) {
+    if (!Object.hasOwn(data, key)) continue
+    const inner = controlCharacterPath((data as Record<string, unknown>)[key])
+    if (inner !== undefined) return `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}${inner}`
   }
   return undefined
 }
