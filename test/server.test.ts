@@ -50,24 +50,43 @@ describe('a development server without SECRET_KEY', () => {
   })
 })
 
-/** Opens a connection and sends a login request whose body is still arriving: in flight for certain. */
+const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n'
+
+/**
+ * Opens a connection and sends a login request whose body is still arriving: in flight for
+ * certain. `Expect: 100-continue` makes the server say when it has taken the request in, so on
+ * a busy machine the signal cannot overtake headers the server has not read yet.
+ */
 async function startLogin(port: number) {
   const body = JSON.stringify({ username: 'nobody', password: 'whatever password' })
   const socket = net.connect(port, '127.0.0.1')
   await once(socket, 'connect')
   let response = ''
   let reset = false
-  socket.on('data', (chunk: Buffer) => (response += chunk.toString()))
+  // Listened for from the start: the connection may end before finish() is called.
+  const ended = new Promise((resolve) => {
+    socket.once('end', resolve)
+    socket.once('close', resolve)
+  })
+  // Any answer (100 Continue, or an early final one the assertions will show) means it was read.
+  const accepted = new Promise<void>((resolve) => {
+    socket.on('data', (chunk: Buffer) => {
+      response += chunk.toString()
+      resolve()
+    })
+    void ended.then(() => resolve())
+  })
   socket.on('error', () => (reset = true))
   socket.write(
-    `POST /services/v1/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n` +
+    `POST /services/v1/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
   )
+  await accepted
   return {
     async finish() {
       socket.write(body.slice(10))
-      await Promise.race([once(socket, 'end'), once(socket, 'close')])
-      return { response, reset }
+      await ended
+      return { response: response.startsWith(CONTINUE) ? response.slice(CONTINUE.length) : response, reset }
     },
   }
 }
