@@ -2,11 +2,9 @@
 // route must do at the least. Each operation answers {status, body}, synchronously where the
 // work is synchronous.
 import path from 'node:path'
-import { createRequire } from 'node:module'
+// The driver the service picks on this Node.js, from its build (bench/run.ts builds first).
+import Database from '../../dist/db/sqlite-driver.js'
 import { DEFAULT_PROFILE_IMAGE_URL, LIVE_USERS, POST_COLUMNS, authenticatedRoutes, USER_COLUMNS, hashPassword, likeContains, postRead, userRead, verifyAccess } from './common.mjs'
-
-// The driver the service picks on this Node.js (src/db/sqlite-driver.ts): 13 needs Node-API 10.
-const Database = createRequire(import.meta.url)(Number(process.versions.napi) >= 10 ? 'better-sqlite3' : 'better-sqlite3-node20')
 
 export function openData() {
   const db = new Database(path.join(process.env.DATA_DIR, 'app.db'))
