@@ -17,6 +17,16 @@ export interface PreparedQuery<Args extends unknown[], Row> {
   build: (db: Executor, ...args: Args) => Compilable<Row>
 }
 
+export interface PreparedQueryOptions {
+  /**
+   * The query finds one row at most (a lookup by key, an aggregate): SQLite stops at the first
+   * row instead of stepping on to find that there is no second (0.1-0.6 µs a lookup, measured
+   * on the benchmark data). Writes always step to the end: SQLite checkpoints its WAL only when
+   * a statement finishes.
+   */
+  singleRow?: boolean
+}
+
 /**
  * `build` must give the same SQL whatever the arguments are: it may place them as values
  * (where, limit, offset) but never inspect them. Compiled once per dialect.
@@ -24,6 +34,7 @@ export interface PreparedQuery<Args extends unknown[], Row> {
 export function preparedQuery<Args extends unknown[], Row>(
   arity: Args['length'],
   build: (db: Executor, ...args: Args) => Compilable<Row>,
+  { singleRow = false }: PreparedQueryOptions = {},
 ): PreparedQuery<Args, Row> {
   const compiledByAdapter = new WeakMap<object, { query: CompiledQuery<Row>; slots: (number | undefined)[] }>()
   const run = async (db: Executor, ...args: Args): Promise<Row[]> => {
@@ -44,7 +55,8 @@ export function preparedQuery<Args extends unknown[], Row>(
     const direct = directExecutorFor(db)
     const observer = queryObserverOf(db)
     // Untraced (the usual case), no closure is made for the observer on this hot path.
-    const rows = direct && (observer ? observed(observer, query.sql, () => direct.runNow<Row>(query.sql, parameters)) : direct.runNow<Row>(query.sql, parameters))
+    const rows =
+      direct && (observer ? observed(observer, query.sql, () => direct.runNow<Row>(query.sql, parameters, singleRow)) : direct.runNow<Row>(query.sql, parameters, singleRow))
     if (rows !== undefined) return rows
     const result = await db.executeQuery<Row>({ ...query, parameters })
     return result.rows

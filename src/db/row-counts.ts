@@ -6,11 +6,14 @@ import type { Executor } from './schema.js'
 export type CountedTable = 'users' | 'posts'
 
 /** Prepared: read on every unfiltered list. */
-export const preparedLiveRowTotal = preparedQuery(1, (db, table: CountedTable) =>
-  db
-    .selectFrom('row_counts')
-    .select(sql<number | string | null>`sum(count)`.as('count'))
-    .where('name', '=', table),
+export const preparedLiveRowTotal = preparedQuery(
+  1,
+  (db, table: CountedTable) =>
+    db
+      .selectFrom('row_counts')
+      .select(sql<number | string | null>`sum(count)`.as('count'))
+      .where('name', '=', table),
+  { singleRow: true },
 )
 
 export async function liveRowCount(db: Executor, table: CountedTable): Promise<number> {

@@ -62,8 +62,11 @@ class CachedStatementConnection implements DatabaseConnection {
 }
 
 export interface DirectExecutor {
-  /** Runs the statement now and returns its rows, or undefined when a transaction holds the connection. */
-  runNow<R>(sql: string, parameters: readonly unknown[]): R[] | undefined
+  /**
+   * Runs the statement now and returns its rows, or undefined when a transaction holds the
+   * connection. With `singleRow`, a read stops at its first row.
+   */
+  runNow<R>(sql: string, parameters: readonly unknown[], singleRow?: boolean): R[] | undefined
 }
 
 class QueuedSqliteDriver implements Driver, DirectExecutor {
@@ -74,9 +77,13 @@ class QueuedSqliteDriver implements Driver, DirectExecutor {
     this.connection = new CachedStatementConnection(sqlite)
   }
 
-  runNow<R>(sql: string, parameters: readonly unknown[]): R[] | undefined {
+  runNow<R>(sql: string, parameters: readonly unknown[], singleRow = false): R[] | undefined {
     if (this.lock.locked) return undefined
     const statement = this.connection.prepare(sql)
+    if (singleRow && statement.readonly) {
+      const row = statement.get(parameters as unknown[]) as R | undefined
+      return row === undefined ? [] : [row]
+    }
     if (statement.reader) return statement.all(parameters as unknown[]) as R[]
     statement.run(parameters as unknown[])
     return []

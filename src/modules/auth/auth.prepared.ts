@@ -3,4 +3,4 @@
 import { preparedQuery } from '../../db/prepared.js'
 import { revokedTokenQuery } from './auth.queries.js'
 
-export const preparedRevokedToken = preparedQuery(1, revokedTokenQuery)
+export const preparedRevokedToken = preparedQuery(1, revokedTokenQuery, { singleRow: true })

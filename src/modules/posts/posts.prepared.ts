@@ -3,7 +3,7 @@
 import { preparedQuery } from '../../db/prepared.js'
 import { insertLivePostQuery, newestPostsBeforeQuery, newestPostsByQuery, newestPostsQuery, postByIdQuery } from './posts.queries.js'
 
-export const preparedPostById = preparedQuery(1, postByIdQuery)
+export const preparedPostById = preparedQuery(1, postByIdQuery, { singleRow: true })
 export const preparedNewestPosts = preparedQuery(2, newestPostsQuery)
 export const preparedNewestPostsBefore = preparedQuery(2, newestPostsBeforeQuery)
 export const preparedNewestPostsBy = preparedQuery(3, newestPostsByQuery)

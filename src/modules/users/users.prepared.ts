@@ -3,8 +3,8 @@
 import { preparedQuery } from '../../db/prepared.js'
 import { searchByNameQuery, userByIdQuery, userInLiveSessionQuery, userPageAfterQuery, userPageQuery } from './users.queries.js'
 
-export const preparedUserById = preparedQuery(1, userByIdQuery)
-export const preparedUserInLiveSession = preparedQuery(2, userInLiveSessionQuery)
+export const preparedUserById = preparedQuery(1, userByIdQuery, { singleRow: true })
+export const preparedUserInLiveSession = preparedQuery(2, userInLiveSessionQuery, { singleRow: true })
 export const preparedUserPage = preparedQuery(2, userPageQuery)
 export const preparedUserPageAfter = preparedQuery(2, userPageAfterQuery)
 
