@@ -4,7 +4,7 @@
 import type { Compilable, CompiledQuery } from 'kysely'
 import type { Executor } from './schema.js'
 import { observed, queryObserverOf } from './query-observer.js'
-import { directExecutorFor } from './sqlite-dialect.js'
+import { directExecutorFor } from './direct-executor.js'
 
 /** Stands in for argument `index` while the query is compiled. */
 class ArgumentMarker {

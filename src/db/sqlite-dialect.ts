@@ -9,6 +9,7 @@
 import type SqliteDatabase from 'better-sqlite3'
 import { CompiledQuery, SqliteDialect } from 'kysely'
 import type { DatabaseConnection, Driver, QueryResult } from 'kysely'
+import type { DirectExecutor } from './direct-executor.js'
 
 // Our queries have a bounded set of shapes; the cap only guards against unbounded distinct SQL.
 const STATEMENT_CACHE_LIMIT = 1000
@@ -61,14 +62,6 @@ class CachedStatementConnection implements DatabaseConnection {
   }
 }
 
-export interface DirectExecutor {
-  /**
-   * Runs the statement now and returns its rows, or undefined when a transaction holds the
-   * connection. With `singleRow`, a read stops at its first row.
-   */
-  runNow<R>(sql: string, parameters: readonly unknown[], singleRow?: boolean): R[] | undefined
-}
-
 class QueuedSqliteDriver implements Driver, DirectExecutor {
   private readonly lock = new FifoLock()
   private readonly connection: CachedStatementConnection
@@ -77,6 +70,7 @@ class QueuedSqliteDriver implements Driver, DirectExecutor {
     this.connection = new CachedStatementConnection(sqlite)
   }
 
+  /** Runs the statement now, or gives undefined while a transaction holds the connection. */
   runNow<R>(sql: string, parameters: readonly unknown[], singleRow = false): R[] | undefined {
     if (this.lock.locked) return undefined
     const statement = this.connection.prepare(sql)
@@ -131,13 +125,3 @@ export class QueuedSqliteDialect extends SqliteDialect {
   }
 }
 
-const directExecutors = new WeakMap<object, DirectExecutor>()
-
-/** Lets preparedQuery run on `db` (the Kysely instance itself, not a transaction) directly. */
-export function registerDirectExecutor(db: object, executor: DirectExecutor): void {
-  directExecutors.set(db, executor)
-}
-
-export function directExecutorFor(db: object): DirectExecutor | undefined {
-  return directExecutors.get(db)
-}
