@@ -72,7 +72,7 @@ function createSqlite(dataDir: string, options: DatabaseOptions): DatabaseHandle
 async function createPostgres(databaseUrl: string, options: DatabaseOptions): Promise<DatabaseHandle> {
   const { onPoolError, poolMax = 10, statementTimeoutMs = 30_000 } = options
   // Loaded only when configured: the driver costs memory that SQLite-only servers do not need.
-  const { default: pg } = await import('pg')
+  const [{ default: pg }, { postgresTypes }] = await Promise.all([import('pg'), import('./pg-timestamps.js')])
   // Nothing here relies on a connection's session (no named prepared statements, no SET, no
   // advisory lock outside a transaction, no LISTEN), so the URL may point at PgBouncer in
   // transaction mode.
@@ -82,6 +82,7 @@ async function createPostgres(databaseUrl: string, options: DatabaseOptions): Pr
     // Fail fast while the server is down so callers get a 503 instead of hanging.
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
+    types: postgresTypes,
     ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
   })
   // An idle pooled connection that breaks is reported through the pool; one that breaks while
