@@ -92,9 +92,9 @@ async function createPostgres(databaseUrl: string, options: DatabaseOptions): Pr
   pool.on('connect', (client) => client.on('error', (error) => onPoolError?.(error)))
   const db: Kysely<Database> = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: queryLog(options, () => db) })
   // Prepared queries go straight to the pool: Kysely's connection provider, query id and result
-  // pipeline cost more CPU than pg's own pool.query for the same statement. Traced servers keep
-  // Kysely's path, whose log times each query.
-  if (!options.observable) registerDirectExecutor(db, { runNow: async <R>(sql: string, parameters: readonly unknown[]) => (await pool.query(sql, [...parameters])).rows as R[] })
+  // pipeline cost more CPU than pg's own pool.query for the same statement. (prepared.ts builds
+  // a fresh parameter array for every run, so it is passed as it is.)
+  registerDirectExecutor(db, { runNow: async <R>(sql: string, parameters: readonly unknown[]) => (await pool.query(sql, parameters as unknown[])).rows as R[] })
   const url = new URL(databaseUrl)
   url.password = url.password ? '***' : ''
   return {

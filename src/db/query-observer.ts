@@ -17,16 +17,32 @@ export function queryObserverOf(db: object): QueryObserver | undefined {
   return observing ? observers.get(db) : undefined
 }
 
-/** Runs `query`, reporting it to the observer when there is one (an undefined result means it did not run). */
+/**
+ * Runs `query`, reporting it to the observer when there is one (an undefined result means it did
+ * not run). A query that answers with a promise (PostgreSQL) is reported when it settles.
+ */
 export function observed<T>(observer: QueryObserver | undefined, sql: string, query: () => T): T {
   if (!observer) return query()
   const start = performance.now()
+  const report = (error?: unknown) => observer(sql, performance.timeOrigin + start, performance.now() - start, error)
   try {
     const result = query()
-    if (result !== undefined) observer(sql, performance.timeOrigin + start, performance.now() - start)
+    if (result instanceof Promise) {
+      return result.then(
+        (rows: unknown) => {
+          report()
+          return rows
+        },
+        (error: unknown) => {
+          report(error)
+          throw error
+        },
+      ) as T
+    }
+    if (result !== undefined) report()
     return result
   } catch (error) {
-    observer(sql, performance.timeOrigin + start, performance.now() - start, error)
+    report(error)
     throw error
   }
 }
