@@ -9,23 +9,26 @@ import { DEFAULT_PROFILE_IMAGE_URL, LIVE_USERS, POST_COLUMNS, authenticatedRoute
 export function openData() {
   const db = new Database(path.join(process.env.DATA_DIR, 'app.db'))
   db.pragma('busy_timeout = 5000')
+  // Parameters as the service writes them, `+?` (StablePlanQueryCompiler, src/db/sqlite-dialect.ts):
+  // a bare `?` that the planner looks at makes SQLite prepare the statement again on every run.
+  const prepare = (sql) => db.prepare(sql.replaceAll('?', '+?'))
   const live = `${LIVE_USERS} where "users"."is_deleted" = ?`
-  const getUser = db.prepare(`${live} and "users"."id" = ?`)
-  const listUsers = db.prepare(`${live} and "users"."id" in (select "users"."id" from "users" where "users"."is_deleted" = ? order by "users"."id" limit ? offset ?) order by "users"."id"`)
-  const countUsers = db.prepare(`select sum(count) as "count" from "row_counts" where "name" = ?`)
-  const searchIndexed = db.prepare(`${live} and "users"."is_active" = ? and users.id in (select rowid from users_search where "name" like ?) order by "users"."id" limit ? offset ?`)
-  const searchScan = db.prepare(`${live} and "users"."is_active" = ? and lower(users.name) like ? escape '\\' order by "users"."id" limit ? offset ?`)
-  const listPosts = db.prepare(`select ${POST_COLUMNS} from "posts" where "posts"."is_deleted" = ? and "posts"."id" in (select "posts"."id" from "posts" where "posts"."is_deleted" = ? order by "posts"."id" desc limit ? offset ?) order by "posts"."id" desc`)
-  const revoked = db.prepare(`select "jti" from "revoked_tokens" where "jti" = ?`)
-  const userInSession = db.prepare(
+  const getUser = prepare(`${live} and "users"."id" = ?`)
+  const listUsers = prepare(`${live} and "users"."id" in (select "users"."id" from "users" where "users"."is_deleted" = ? order by "users"."id" limit ? offset ?) order by "users"."id"`)
+  const countUsers = prepare(`select sum(count) as "count" from "row_counts" where "name" = ?`)
+  const searchIndexed = prepare(`${live} and "users"."is_active" = ? and users.id in (select rowid from users_search where "name" like ?) order by "users"."id" limit ? offset ?`)
+  const searchScan = prepare(`${live} and "users"."is_active" = ? and lower(users.name) like ? escape '\\' order by "users"."id" limit ? offset ?`)
+  const listPosts = prepare(`select ${POST_COLUMNS} from "posts" where "posts"."is_deleted" = ? and "posts"."id" in (select "posts"."id" from "posts" where "posts"."is_deleted" = ? order by "posts"."id" desc limit ? offset ?) order by "posts"."id" desc`)
+  const revoked = prepare(`select "jti" from "revoked_tokens" where "jti" = ?`)
+  const userInSession = prepare(
     `select ${USER_COLUMNS} from "users" left join "tiers" on "tiers"."id" = "users"."tier_id" inner join "sessions" on "sessions"."user_id" = "users"."id" where "users"."is_deleted" = ? and "users"."id" = ? and "sessions"."id" = ? and "sessions"."revoked_at" is null`,
   )
-  const insertPost = db.prepare(
+  const insertPost = prepare(
     `insert into "posts" ("author_id", "title", "text", "media_url", "created_at", "updated_at") select "users"."id", ? as "title", ? as "text", ? as "media_url", ? as "created_at", ? as "updated_at" from "users" where "users"."id" = ? and "users"."is_deleted" = ? returning ${POST_COLUMNS}`,
   )
-  const emailTaken = db.prepare(`select "id" from "users" where lower("email") = ?`)
-  const usernameTaken = db.prepare(`select "id" from "users" where "username" = ?`)
-  const insertUser = db.prepare(
+  const emailTaken = prepare(`select "id" from "users" where lower("email") = ?`)
+  const usernameTaken = prepare(`select "id" from "users" where "username" = ?`)
+  const insertUser = prepare(
     `insert into "users" ("name", "username", "email", "hashed_password", "profile_image_url", "age", "is_superuser", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning "id", "name", "username", "email", "profile_image_url", "avatar_key", "tier_id", "age", "is_active", "is_superuser", "is_verified", "created_at", "updated_at"`,
   )
 
