@@ -13,7 +13,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { parseArgs } from 'node:util'
+import { isDeepStrictEqual, parseArgs } from 'node:util'
 import SqliteDatabase from '../src/db/sqlite-driver.js'
 import pg from 'pg'
 import { createDatabase } from '../src/db/database.js'
@@ -185,6 +185,12 @@ async function waitFor(url: string, child: ChildProcess, log: () => string): Pro
   throw new Error(`server did not answer at ${url}:\n${log()}`)
 }
 
+// Servers still running when the benchmark ends, a failure included, are stopped with it.
+const running = new Set<ChildProcess>()
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL')
+})
+
 async function startProcess(
   script: string,
   port: number,
@@ -198,6 +204,8 @@ async function startProcess(
     env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  running.add(child)
+  child.on('exit', () => running.delete(child))
   let log = ''
   child.stdout?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)))
   child.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)))
@@ -384,6 +392,35 @@ async function measure(server: Server, spec: Scenario['spec'], rounds: number, d
  * The servers in alternating rounds (the order rotates each round so none always goes first),
  * after a warm-up each; medians per server, and each one's per-round ratio of the first's.
  */
+// Headers that say nothing about the work done: the clock, and how the connection is kept.
+const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding'])
+
+/** One request of a scenario as the load sends it (":id" is user 1, "{n}" a fresh number). */
+async function sampleResponse(server: Server, spec: Scenario['spec'], unique: string) {
+  const body = spec.body === undefined ? undefined : JSON.stringify(spec.body).replaceAll('{n}', unique)
+  const response = await fetch(server.url + spec.path.replace(':id', '1'), { method: spec.method ?? 'GET', headers: spec.headers, body })
+  const headers = [...response.headers.keys()].filter((name) => !TRANSPORT_HEADERS.has(name)).sort()
+  return { status: response.status, headers, body: (await response.json()) as unknown }
+}
+
+/**
+ * The references must answer as the service does, or the ratios compare different work: the
+ * same status, the same headers and the same body (keys in any order; for a write, which makes
+ * a new row on each server, the same keys). Fails the benchmark otherwise.
+ */
+async function checkSameResponses(servers: Server[], name: string, spec: Scenario['spec']): Promise<void> {
+  const [ours, ...references] = await Promise.all(servers.map((server, index) => sampleResponse(server, spec, `c${index}x${Date.now() % 1e8}`)))
+  const shape = (value: unknown) => (value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).sort() : value)
+  for (const [index, reference] of references.entries()) {
+    const sameBody = spec.method === 'POST' ? isDeepStrictEqual(shape(reference.body), shape(ours?.body)) : isDeepStrictEqual(reference.body, ours?.body)
+    if (reference.status !== ours?.status || !isDeepStrictEqual(reference.headers, ours.headers) || !sameBody) {
+      throw new Error(
+        `${name}: ${servers[index + 1]?.url} does not answer as the service does\n  service:   ${JSON.stringify(ours)}\n  reference: ${JSON.stringify(reference)}`,
+      )
+    }
+  }
+}
+
 async function measureTogether(servers: Server[], spec: Scenario['spec'], rounds = ROUNDS): Promise<Measured[]> {
   for (const server of servers) await load({ ...spec, url: server.url, connections: CONNECTIONS, duration: WARMUP }, server.process.pid as number)
   const perServer: LoadResult[][] = servers.map(() => [])
@@ -471,6 +508,7 @@ async function benchDialect(dialect: Dialect) {
   for (const scenario of scenarios(token, BASE_ROWS)) {
     process.stdout.write(`   ${scenario.name} ... `)
     if (scenario.references) {
+      await checkSameResponses([ours, bare, ceiling], scenario.name, scenario.spec)
       const [oursMeasured, bareMeasured, ceilingMeasured] = (await measureTogether([ours, bare, ceiling], scenario.spec)) as [Measured, Measured, Measured]
       const row: ScenarioResult = {
         name: scenario.name,

@@ -1,5 +1,7 @@
 // Shared by the reference servers (bench/bare/): the service's responses, byte for byte apart
-// from the Date header (same body, same content type, same security headers), with nothing else.
+// from the Date header and the order of keys and headers (same body, same content type, same
+// headers), with nothing else. bench/run.ts compares them with the service's before it measures.
+import { randomBytes } from 'node:crypto'
 import { hash } from '@node-rs/argon2'
 import { jwtVerify } from 'jose'
 
@@ -11,12 +13,44 @@ export const SECURITY_HEADERS = {
   'cache-control': 'no-store',
 }
 
+// The service's request id: 16 hex digits for the process, a counter for the request (src/app.ts).
+const PROCESS_ID_PREFIX = randomBytes(8).toString('hex')
+let requestCounter = 0n
+const nextRequestId = () => {
+  requestCounter += 1n
+  return PROCESS_ID_PREFIX + requestCounter.toString(16).padStart(16, '0')
+}
+
+// The IETF RateLimit headers with values as long as the benchmark's budgets give (the
+// references count nothing).
+const RATE_LIMIT = 1000000000
+const RATE_LIMIT_REMAINING = 999999999
+const RATE_LIMIT_RESET = 60
+
+/** The headers the service adds to each answer: its request id and the RateLimit headers. */
+export const perRequestHeaders = () => ({
+  'x-request-id': nextRequestId(),
+  'ratelimit-limit': RATE_LIMIT,
+  'ratelimit-remaining': RATE_LIMIT_REMAINING,
+  'ratelimit-reset': RATE_LIMIT_RESET,
+})
+
+// One object literal with every header: spreading a fresh object into another made V8 define
+// each property through the runtime (9 µs a request, measured).
 export function sendJson(res, status, value) {
   const body = JSON.stringify(value)
   res.writeHead(status, {
+    'x-request-id': nextRequestId(),
+    'x-content-type-options': SECURITY_HEADERS['x-content-type-options'],
+    'x-frame-options': SECURITY_HEADERS['x-frame-options'],
+    'content-security-policy': SECURITY_HEADERS['content-security-policy'],
+    'strict-transport-security': SECURITY_HEADERS['strict-transport-security'],
+    'cache-control': SECURITY_HEADERS['cache-control'],
+    'ratelimit-limit': RATE_LIMIT,
+    'ratelimit-remaining': RATE_LIMIT_REMAINING,
+    'ratelimit-reset': RATE_LIMIT_RESET,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
-    ...SECURITY_HEADERS,
   })
   res.end(body)
 }

@@ -3,7 +3,7 @@
 // (bench/bare/<dialect>-data.mjs) and with the same headers. No plugins, hooks or logger: what
 // Fastify itself costs on top of node:http.
 import Fastify from 'fastify'
-import { SECURITY_HEADERS } from './common.mjs'
+import { SECURITY_HEADERS, perRequestHeaders } from './common.mjs'
 
 const { openData } = await import(`./${process.env.BENCH_DIALECT}-data.mjs`)
 const data = openData()
@@ -28,7 +28,7 @@ const UserPage = {
 }
 
 const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } })
-const send = (reply, result) => reply.code(result.status).headers(SECURITY_HEADERS).send(result.body)
+const send = (reply, result) => reply.code(result.status).headers(perRequestHeaders()).headers(SECURITY_HEADERS).send(result.body)
 const sendAsync = async (reply, result) => send(reply, await result)
 
 app.get(

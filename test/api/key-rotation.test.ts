@@ -1,6 +1,8 @@
 // Rotating SECRET_KEY without logging everyone out: tokens name their key (kid); a restart with
 // the new key and the old one in SECRET_KEY_PREVIOUS keeps old tokens working, and removing the
 // old key ends them.
+import { createSecretKey } from 'node:crypto'
+import { SignJWT, decodeJwt } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
@@ -48,6 +50,32 @@ describe('SECRET_KEY rotation', () => {
       }
     } finally {
       await rotated.close()
+    }
+  })
+
+  /** The same claims as `token`, signed with `secret` under the header given. */
+  const resigned = (token: string, secret: string, header: { alg: 'HS256'; kid?: string }) =>
+    new SignJWT(decodeJwt(token)).setProtectedHeader(header).sign(createSecretKey(Buffer.from(secret)))
+
+  it('tries every key on a token from before key ids, and refuses a key id it does not know', async () => {
+    const user = await seedUser(t.app)
+    const { accessToken } = await login(t.app, user.username, user.password, V2)
+    const withoutKeyId = await resigned(accessToken, OLD_KEY, { alg: 'HS256' })
+    const unknownKeyId = await resigned(accessToken, NEW_KEY, { alg: 'HS256', kid: '0123456789abcdef' })
+    const me = (app: Awaited<ReturnType<typeof restartWith>>, token: string) => app.inject({ url: `${V1}/users/me`, headers: { authorization: `Bearer ${token}` } })
+
+    const rotated = await restartWith({ SECRET_KEY: NEW_KEY, SECRET_KEY_PREVIOUS: OLD_KEY })
+    try {
+      expect((await me(rotated, withoutKeyId)).statusCode).toBe(200)
+      expectError(await me(rotated, unknownKeyId), 401, 'Not authenticated')
+    } finally {
+      await rotated.close()
+    }
+    const dropped = await restartWith({ SECRET_KEY: NEW_KEY })
+    try {
+      expectError(await me(dropped, withoutKeyId), 401, 'Not authenticated')
+    } finally {
+      await dropped.close()
     }
   })
 })
