@@ -51,5 +51,5 @@ export async function fetchPaged<Row, T>(request: PageRequest, source: PageSourc
   const page = found.length > limit ? found.slice(0, limit) : found
   const last = page[page.length - 1]
   const nextKey = withNextKey && found.length > limit && last !== undefined ? source.keyOf(last) : undefined
-  return { items: page.map(map), ...(total === undefined ? {} : { total }), ...(nextKey === undefined ? {} : { nextKey }) }
+  return { items: page.map(map), total, nextKey }
 }

@@ -3,13 +3,13 @@
 import type { User, UserChanges } from '../../modules/users/user.js'
 import { toPostReadV1 } from '../v1/mappers.js'
 
-/** `showEmail`: whether the reader may see the email (EMAIL_VISIBILITY, see emailShown()). */
+/** `showEmail`: whether the reader may see the email; hidden, it is left out (see toUserReadV1). */
 export function toUserReadV2(user: User, showEmail: boolean) {
   return {
     id: user.id,
     name: user.name,
     username: user.username,
-    ...(showEmail ? { email: user.email } : {}),
+    email: showEmail ? user.email : undefined,
     avatar_url: user.profileImageUrl,
     subscription_tier: user.tierName,
     created_at: user.createdAt,
