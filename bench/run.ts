@@ -388,10 +388,6 @@ async function measure(server: Server, spec: Scenario['spec'], rounds: number, d
   return summarise(results)
 }
 
-/**
- * The servers in alternating rounds (the order rotates each round so none always goes first),
- * after a warm-up each; medians per server, and each one's per-round ratio of the first's.
- */
 // Headers that say nothing about the work done: the clock, and how the connection is kept.
 const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding'])
 
@@ -421,6 +417,10 @@ async function checkSameResponses(servers: Server[], name: string, spec: Scenari
   }
 }
 
+/**
+ * The servers in alternating rounds (the order rotates each round so none always goes first),
+ * after a warm-up each; medians per server, and each one's per-round ratio of the first's.
+ */
 async function measureTogether(servers: Server[], spec: Scenario['spec'], rounds = ROUNDS): Promise<Measured[]> {
   for (const server of servers) await load({ ...spec, url: server.url, connections: CONNECTIONS, duration: WARMUP }, server.process.pid as number)
   const perServer: LoadResult[][] = servers.map(() => [])
