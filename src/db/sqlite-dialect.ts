@@ -119,7 +119,7 @@ class QueuedSqliteDriver implements Driver, DirectExecutor {
  * `PRAGMA optimize` leave (better-sqlite3 builds with SQLITE_ENABLE_STAT4), for an equality on
  * an indexed column whenever the full planner runs (joins, several candidate indexes). Such a
  * statement is marked to be prepared again each time a value is bound to that parameter, so
- * every run parsed and planned it anew: 12 µs of a 16 µs user lookup, 18 of a 43 µs page of
+ * every run parsed and planned it anew: 13 µs of a 16 µs user lookup, 19 of a 44 µs page of
  * users (docs/performance.md). The unary plus leaves the value as it is and hides it from the
  * planner, which then plans once, as SQLITE_DBCONFIG_ENABLE_QPSG would have it (better-sqlite3
  * does not expose sqlite3_db_config).

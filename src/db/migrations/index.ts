@@ -11,6 +11,7 @@ import * as sessionsAndAvatarKeys from './2026-11-22-01-sessions-and-avatar-keys
 import * as accountLifecycle from './2026-11-22-02-account-lifecycle.js'
 import * as rateLimitRulesAndApiKeys from './2026-11-22-03-rate-limit-rules-and-api-keys.js'
 import * as adminOverview from './2026-11-22-04-admin-overview.js'
+import * as trigramIndexesWithoutPendingList from './2026-11-23-01-trigram-indexes-without-pending-list.js'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-users-and-tiers': usersAndTiers,
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-02-account-lifecycle': accountLifecycle,
   '2026-11-22-03-rate-limit-rules-and-api-keys': rateLimitRulesAndApiKeys,
   '2026-11-22-04-admin-overview': adminOverview,
+  '2026-11-23-01-trigram-indexes-without-pending-list': trigramIndexesWithoutPendingList,
 }
