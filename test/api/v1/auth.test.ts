@@ -108,6 +108,15 @@ describe('bearer tokens', () => {
   })
 
   it.each([
+    ['a lower-case scheme', (token: string) => `bearer ${token}`],
+    ['an upper-case scheme', (token: string) => `BEARER ${token}`],
+    ['whitespace around and between', (token: string) => ` Bearer \t ${token}  `],
+  ])('accepts %s', async (_label, header) => {
+    const { accessToken } = await seedAndLogin(t.app)
+    expect((await me(header(accessToken))).statusCode).toBe(200)
+  })
+
+  it.each([
     ['no header', undefined],
     ['an empty header', ''],
     ['a scheme only', 'Bearer'],
