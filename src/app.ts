@@ -91,10 +91,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const pruneTimer = setInterval(() => {
     services.pruneExpiredState().catch((error: unknown) => logger.warn({ err: error }, 'pruning expired state failed'))
   }, PRUNE_INTERVAL_MS).unref()
+  // A search index left in pieces (a bulk import, sign-ups) is merged as the service starts,
+  // without holding up readiness; shutdown stops it between steps.
+  const stopCompacting = new AbortController()
+  let compacting: Promise<void> = Promise.resolve()
   // Every process sends queued mail; claiming keeps two from sending one message.
-  app.addHook('onReady', async () => services.mail.start())
+  app.addHook('onReady', async () => {
+    services.mail.start()
+    compacting = services
+      .compactSearchIndex(stopCompacting.signal)
+      .catch((error: unknown) => logger.warn({ err: error }, 'merging the search index failed'))
+  })
   app.addHook('onClose', async () => {
     clearInterval(pruneTimer)
+    stopCompacting.abort()
+    await compacting
     await services.mail.stop()
     await backends.close()
   })

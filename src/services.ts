@@ -22,6 +22,7 @@ import { PostService } from './modules/posts/posts.service.js'
 import { pingDatabase } from './db/health.js'
 import { OverviewService } from './modules/overview/overview.service.js'
 import { TierService } from './modules/tiers/tiers.service.js'
+import { compactSearchIndex } from './modules/users/search-index.js'
 import { UserService } from './modules/users/users.service.js'
 
 export interface Services {
@@ -41,6 +42,8 @@ export interface Services {
   signals: Signals
   /** Deletes expired tokens, sessions, revocations, rate-limit windows, old sent mail and old security events. */
   pruneExpiredState(): Promise<void>
+  /** Merges SQLite's user search index back into one segment once it is in pieces (search-index.ts). */
+  compactSearchIndex(signal?: AbortSignal): Promise<void>
   /** Resolves when every backing store (database, and Redis when configured) answers. */
   checkReady(): Promise<void>
 }
@@ -109,6 +112,10 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       await account.prune()
       await mail.pruneSent()
       await securityEvents.prune()
+      await compactSearchIndex(db)
+    },
+    async compactSearchIndex(signal) {
+      await compactSearchIndex(db, signal)
     },
     async checkReady() {
       await pingDatabase(db)

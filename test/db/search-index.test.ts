@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, dialect } from '../helpers/app.js'
 import type { TestApp } from '../helpers/app.js'
 import { V1, V2, seedAndLogin } from '../helpers/users.js'
+import { SEARCH_INDEX_MERGE_AT } from '../../src/modules/users/search-index.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -38,6 +39,33 @@ describe('user search index', () => {
     expect(await searchNames('name=b')).toContain('Ab Cdefgh')
     expect(await searchNames('name=b%20c')).toEqual(['Ab Cdefgh'])
     expect(await searchNames('name=cdefg')).toEqual(['Ab Cdefgh'])
+  })
+
+  // Each write made the FTS5 index one more segment, which every search reads: 11 segments made
+  // a search 6 times slower (src/modules/users/search-index.ts).
+  it.runIf(dialect() === 'sqlite')('merges a search index in pieces back into one, answering as before', async () => {
+    const segments = async () =>
+      Number((await sql<{ n: number }>`select count(distinct segid) as n from users_search_idx`.execute(t.db)).rows[0]?.n)
+    for (let i = 0; i < 12; i++) {
+      await sql`insert into users (name, username, email, hashed_password, profile_image_url, created_at, updated_at)
+        values (${`Piecewise Person ${i}`}, ${`piece_${i}`}, ${`piece${i}@example.com`}, 'x', '/media/avatars/default.svg', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`.execute(t.db)
+    }
+    expect(await segments()).toBeGreaterThanOrEqual(SEARCH_INDEX_MERGE_AT)
+    const before = await searchNames('name=cewise')
+    expect(before).toHaveLength(12)
+
+    await t.app.services.pruneExpiredState()
+    expect(await segments()).toBe(1)
+    expect(await searchNames('name=cewise')).toEqual(before)
+    expect((await t.app.inject({ url: `${V2}/users/?search=piece_1` })).json().total_count).toBe(3)
+  })
+
+  it('leaves an index of few segments, or PostgreSQL, alone', async () => {
+    await expect(t.app.services.compactSearchIndex()).resolves.toBeUndefined()
+    if (dialect() === 'sqlite') {
+      const { rows } = await sql<{ n: number }>`select count(distinct segid) as n from users_search_idx`.execute(t.db)
+      expect(Number(rows[0]?.n)).toBeLessThan(SEARCH_INDEX_MERGE_AT)
+    }
   })
 
   // Without it, every search read the GIN pending list in full until a vacuum: 27 times slower
