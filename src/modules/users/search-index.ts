@@ -1,6 +1,6 @@
 // Keeps SQLite's user search index in one segment. Measured on 10,000 users (docs/performance.md):
-// a name search read 1 segment in 33 µs; a hundred single-row sign-ups later the index had 11
-// and the search took 250 µs, and it stayed at 9-17 segments as sign-ups went on. A merge
+// a name search read 1 segment in 33-43 µs; a hundred single-row sign-ups later the index had 11
+// and the search took 257 µs, and it stayed at 9-17 segments as sign-ups went on. A merge
 // rewrites the whole index, so it runs in short steps (each its own write, a few milliseconds),
 // with the event loop free between them, and only once the segments have piled up.
 import { setImmediate as nextTurn } from 'node:timers/promises'
