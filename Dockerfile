@@ -34,4 +34,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8000)+'/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # Exec form: node itself is PID 1 and receives SIGTERM, finishes in-flight requests and exits 0
 # (close-with-grace; compose's stop_grace_period leaves it the time).
-CMD ["node", "--max-old-space-size=1024", "--max-semi-space-size=8", "dist/server.js"]
+CMD ["node", "--max-old-space-size=1024", "--max-semi-space-size=4", "dist/server.js"]

@@ -240,10 +240,10 @@ function serviceEnv(target: SeedTarget, logLevel = 'warn', extra: Record<string,
 }
 
 // As `npm start` runs it (see package.json): an explicit heap limit keeps V8 from growing the
-// heap towards its default of a quarter of the machine's memory before collecting, and 8 MB
-// semi-spaces (V8's default here is 16) keep the young generation 16 MB smaller.
+// heap towards its default of a quarter of the machine's memory before collecting, and 4 MB
+// semi-spaces (V8's default here is 16) keep the young generation 24 MB smaller.
 const startService = (target: SeedTarget, logLevel?: string, port = OUR_PORT, extra: Record<string, string> = {}) =>
-  startProcess(path.join(root, 'dist/server.js'), port, serviceEnv(target, logLevel, extra), '/health', ['--max-old-space-size=1024', '--max-semi-space-size=8'])
+  startProcess(path.join(root, 'dist/server.js'), port, serviceEnv(target, logLevel, extra), '/health', ['--max-old-space-size=1024', '--max-semi-space-size=4'])
 
 const referenceEnv = (target: SeedTarget) => ({
   BENCH_DIALECT: target.dialect,
