@@ -46,6 +46,7 @@ const NO_LIMITS_PORT = 8402
 const WITH_LIMITS_PORT = 8403
 const METRICS_PORT = 8404
 const CEILING_PORT = 8405
+const FRESH_OUR_PORT = 8406
 
 type Dialect = 'sqlite' | 'postgres'
 const dialects: Dialect[] = args.db === 'all' ? ['sqlite', 'postgres'] : [args.db as Dialect]
@@ -417,18 +418,32 @@ async function checkSameResponses(servers: Server[], name: string, spec: Scenari
   }
 }
 
+/** Starts one process of a server; each round of a comparison gets fresh ones. */
+type Starter = () => Promise<Server>
+
 /**
  * The servers in alternating rounds (the order rotates each round so none always goes first),
- * after a warm-up each; medians per server, and each one's per-round ratio of the first's.
+ * each round on freshly started processes, warmed up first; medians per server, and each one's
+ * per-round ratio of the first's. Fresh processes, because where a process's code and heap land
+ * in memory moves its speed: three processes of one build measured 28.2, 28.4 and 31.3 µs of CPU
+ * per get-user, and 31.4, 31.2 and 30.6 with address-space randomisation off (`setarch -R`), so
+ * one process per server would let that draw decide a ratio (docs/performance.md).
  */
-async function measureTogether(servers: Server[], spec: Scenario['spec'], rounds = ROUNDS): Promise<Measured[]> {
-  for (const server of servers) await load({ ...spec, url: server.url, connections: CONNECTIONS, duration: WARMUP }, server.process.pid as number)
-  const perServer: LoadResult[][] = servers.map(() => [])
+async function measureTogether(starters: Starter[], spec: Scenario['spec'], rounds = ROUNDS, beforeFirstRound?: (servers: Server[]) => Promise<void>): Promise<Measured[]> {
+  const perServer: LoadResult[][] = starters.map(() => [])
   for (let round = 0; round < rounds; round++) {
-    for (let k = 0; k < servers.length; k++) {
-      const index = (round + k) % servers.length
-      const server = servers[index] as Server
-      perServer[index]?.push(await load({ ...spec, url: server.url, connections: CONNECTIONS, duration: DURATION }, server.process.pid as number))
+    const servers: Server[] = []
+    try {
+      for (const start of starters) servers.push(await start())
+      if (round === 0) await beforeFirstRound?.(servers)
+      for (const server of servers) await load({ ...spec, url: server.url, connections: CONNECTIONS, duration: WARMUP }, server.process.pid as number)
+      for (let k = 0; k < servers.length; k++) {
+        const index = (round + k) % servers.length
+        const server = servers[index] as Server
+        perServer[index]?.push(await load({ ...spec, url: server.url, connections: CONNECTIONS, duration: DURATION }, server.process.pid as number))
+      }
+    } finally {
+      await Promise.all(servers.map((server) => server.stop()))
     }
   }
   const ours = perServer[0] as LoadResult[]
@@ -438,7 +453,7 @@ async function measureTogether(servers: Server[], spec: Scenario['spec'], rounds
   }))
 }
 
-async function measureSideBySide(ours: Server, other: Server, spec: Scenario['spec'], rounds = ROUNDS): Promise<[LoadResult, LoadResult]> {
+async function measureSideBySide(ours: Starter, other: Starter, spec: Scenario['spec'], rounds = ROUNDS): Promise<[LoadResult, LoadResult]> {
   const [a, b] = await measureTogether([ours, other], spec, rounds)
   return [(a as Measured).result, (b as Measured).result]
 }
@@ -501,15 +516,14 @@ async function benchDialect(dialect: Dialect) {
   await seed(target, 1, BASE_ROWS, needlePositions(BASE_ROWS))
 
   let ours = await startService(target)
-  const bare = await startBare(target)
-  const ceiling = await startCeiling(target)
   const token = await login(ours.url)
+  const references: Starter[] = [() => startService(target, undefined, FRESH_OUR_PORT), () => startBare(target), () => startCeiling(target)]
   const results: ScenarioResult[] = []
   for (const scenario of scenarios(token, BASE_ROWS)) {
     process.stdout.write(`   ${scenario.name} ... `)
     if (scenario.references) {
-      await checkSameResponses([ours, bare, ceiling], scenario.name, scenario.spec)
-      const [oursMeasured, bareMeasured, ceilingMeasured] = (await measureTogether([ours, bare, ceiling], scenario.spec)) as [Measured, Measured, Measured]
+      const check = (servers: Server[]) => checkSameResponses(servers, scenario.name, scenario.spec)
+      const [oursMeasured, bareMeasured, ceilingMeasured] = (await measureTogether(references, scenario.spec, ROUNDS, check)) as [Measured, Measured, Measured]
       const row: ScenarioResult = {
         name: scenario.name,
         ours: oursMeasured.result,
@@ -532,24 +546,25 @@ async function benchDialect(dialect: Dialect) {
       console.log(`${fmt(oursResult.requestsPerSecond)} req/s, p99 ${oursResult.p99} ms${oursResult.non2xx ? `, ${oursResult.non2xx} non-2xx` : ''}`)
     }
   }
-  await Promise.all([bare.stop(), ceiling.stop()])
 
   // The per-request limits hook: get-user on two fresh servers, one with REQUEST_LIMITS=off, in
   // alternating rounds (at least three, even in --quick: the difference is small and runs are noisy).
   process.stdout.write('   request-limits hook ... ')
-  const withLimits = await startService(target, undefined, WITH_LIMITS_PORT)
-  const withoutLimits = await startService(target, undefined, NO_LIMITS_PORT, { REQUEST_LIMITS: 'off' })
-  const [limitsOn, limitsOff] = await measureSideBySide(withLimits, withoutLimits, scenarios(token, BASE_ROWS)[0]!.spec, ROUNDS)
-  await Promise.all([withLimits.stop(), withoutLimits.stop()])
+  const [limitsOn, limitsOff] = await measureSideBySide(
+    () => startService(target, undefined, WITH_LIMITS_PORT),
+    () => startService(target, undefined, NO_LIMITS_PORT, { REQUEST_LIMITS: 'off' }),
+    scenarios(token, BASE_ROWS)[0]!.spec,
+  )
   const requestLimitsCost = 1 - limitsOn.requestsPerSecond / limitsOff.requestsPerSecond
   console.log(`get-user ${fmt(limitsOn.requestsPerSecond)} req/s with, ${fmt(limitsOff.requestsPerSecond)} without (cost ${fmt(requestLimitsCost * 100, 1)}%)`)
 
   // Metrics: get-user with METRICS_PORT set, against the same service without, likewise.
   process.stdout.write('   metrics ... ')
-  const withMetrics = await startService(target, undefined, WITH_LIMITS_PORT, { METRICS_PORT: String(METRICS_PORT) })
-  const withoutMetrics = await startService(target, undefined, NO_LIMITS_PORT)
-  const [metricsOn, metricsOff] = await measureSideBySide(withMetrics, withoutMetrics, scenarios(token, BASE_ROWS)[0]!.spec, ROUNDS)
-  await Promise.all([withMetrics.stop(), withoutMetrics.stop()])
+  const [metricsOn, metricsOff] = await measureSideBySide(
+    () => startService(target, undefined, WITH_LIMITS_PORT, { METRICS_PORT: String(METRICS_PORT) }),
+    () => startService(target, undefined, NO_LIMITS_PORT),
+    scenarios(token, BASE_ROWS)[0]!.spec,
+  )
   const metricsCost = 1 - metricsOn.requestsPerSecond / metricsOff.requestsPerSecond
   console.log(`get-user ${fmt(metricsOn.requestsPerSecond)} req/s with, ${fmt(metricsOff.requestsPerSecond)} without (cost ${fmt(metricsCost * 100, 1)}%)`)
 
