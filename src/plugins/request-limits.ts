@@ -32,8 +32,9 @@ export default fp(
         template,
       }
     }
+    // One header at a time: reply.headers() would take a fresh object and the array of its keys.
     const answer = (reply: FastifyReply, decision: LimitDecision, done: HookHandlerDoneFunction) => {
-      reply.headers({ 'ratelimit-limit': decision.limit, 'ratelimit-remaining': decision.remaining, 'ratelimit-reset': decision.resetSeconds })
+      reply.header('ratelimit-limit', decision.limit).header('ratelimit-remaining', decision.remaining).header('ratelimit-reset', decision.resetSeconds)
       done(decision.allowed ? undefined : new DomainError('rate_limited', 'Too many requests', decision.resetSeconds))
     }
     const counted = async (request: FastifyRequest, template: string): Promise<LimitDecision> => {
@@ -46,8 +47,9 @@ export default fp(
       function countRequest(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
         // The response headers' plugin leaves them to this hook: one hook per route, not two.
         setResponseHeaders(request, reply)
-        const credentials = request.headers.authorization !== undefined || request.headers['x-api-key'] !== undefined
-        const decision = credentials ? undefined : rateLimits.checkLocally(limited(request, template))
+        const { headers } = request
+        const anonymous = headers.authorization === undefined && headers['x-api-key'] === undefined
+        const decision = anonymous ? rateLimits.checkAnonymousLocally(request.ip) : undefined
         if (decision) return answer(reply, decision, done)
         counted(request, template).then((result) => answer(reply, result, done), done)
       }

@@ -5,7 +5,7 @@ import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import { TEST_SECRET_KEY, createTestApp } from '../helpers/app.js'
+import { TEST_SECRET_KEY, createTestApp, dialect } from '../helpers/app.js'
 import type { TestApp } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
 import { startTcpProxy } from '../helpers/tcp-proxy.js'
@@ -18,6 +18,13 @@ const stores: [string, Record<string, string>][] = [['the database', {}], ...(re
 let addressSequence = 0
 /** A fresh client address per call, unique to this process (the suites share one Redis). */
 const freshAddress = () => `10.${100 + (process.pid % 100)}.${Math.floor(++addressSequence / 250)}.${addressSequence % 250}`
+
+/** The RateLimit-Remaining an anonymous GET from `address` is answered with (it must be a 200). */
+const remainingIn = (t: TestApp) => async (address: string) => {
+  const answer = await t.app.inject({ url: `${V1}/posts/`, remoteAddress: address })
+  expect(answer.statusCode).toBe(200)
+  return Number(answer.headers['ratelimit-remaining'])
+}
 
 describe.each(stores)('request limits (counters in %s)', (_store, env) => {
   let t: TestApp
@@ -105,6 +112,21 @@ describe.each(stores)('request limits (counters in %s)', (_store, env) => {
     expect((await anonymous.app.inject({ url: '/ready', remoteAddress: address })).statusCode).toBe(200)
   })
 
+  it('counts a large budget in memory, per address', async () => {
+    // Far from a large limit, hits are counted in the process and flushed to the store later.
+    const large = await createTestApp({ ...env, ANONYMOUS_RATE_LIMIT: '30000/60' })
+    try {
+      const remaining = remainingIn(large)
+      const first = freshAddress()
+      const second = freshAddress()
+      expect([await remaining(first), await remaining(first), await remaining(first)]).toEqual([29999, 29998, 29997])
+      expect(await remaining(second)).toBe(29999)
+      expect([await remaining(first), await remaining(second)]).toEqual([29996, 29998])
+    } finally {
+      await large.close()
+    }
+  })
+
   it('shares one budget between two processes', async () => {
     const other = await buildApp({ config: loadConfig(anonymous.env), secretKey: TEST_SECRET_KEY, prepare: false })
     try {
@@ -156,6 +178,23 @@ describe.each(stores)('request limits (counters in %s)', (_store, env) => {
     expect(listed.json().map((rule: { id: number }) => rule.id)).toContain(none.json().id)
     expect((await t.app.inject({ method: 'DELETE', url: `${V2}/tiers/none/rate-limits/${none.json().id}`, headers: admin.headers })).statusCode).toBe(200)
     expectError(await t.app.inject({ method: 'DELETE', url: `${V2}/tiers/none/rate-limits/${none.json().id}`, headers: admin.headers }), 404, 'Rate limit not found')
+  })
+})
+
+// The anonymous keys kept per address start again past 10,000 addresses (rate-limits.service.ts);
+// that must not reset anyone's count. Independent of the database and the store: run once.
+describe.skipIf(dialect() !== 'sqlite')('anonymous callers from many addresses', () => {
+  it('keep their counts once 10,000 other addresses have called', async () => {
+    const large = await createTestApp({ ANONYMOUS_RATE_LIMIT: '30000/60' })
+    try {
+      const remaining = remainingIn(large)
+      const first = freshAddress()
+      expect([await remaining(first), await remaining(first)]).toEqual([29999, 29998])
+      for (let batch = 0; batch < 100; batch++) await Promise.all(Array.from({ length: 100 }, () => remaining(freshAddress())))
+      expect(await remaining(first)).toBe(29997)
+    } finally {
+      await large.close()
+    }
   })
 })
 

@@ -18,6 +18,9 @@ import type { LimitDecision } from './shared-limiter.js'
 export const RATE_LIMIT_RULE_NOT_FOUND = 'Rate limit not found'
 export const INVALID_ROUTE_PATTERN = 'Route must be "METHOD /path/{param}", "METHOD /prefix/*" (METHOD may be *) or "*"'
 const RULES_REFRESH_MS = 2000
+// Anonymous callers' counter keys, kept per address so that a request builds no string. Past
+// this many addresses the cache starts again rather than grow with every address that calls.
+const ANONYMOUS_KEYS_KEPT = 10_000
 
 export interface RateLimitOptions {
   anonymous: Limit
@@ -56,6 +59,7 @@ function patternOf(route: string): RoutePattern {
 export class RateLimitService {
   private rulesByTier = new Map<number | null, CachedRule[]>()
   private readonly anonymousLimit: Limit & { scope: string }
+  private readonly anonymousKeys = new Map<string, string>()
   /** The limit each tier, method and route template gets, chosen once per rule reload. */
   private readonly chosen = new Map<string, Limit & { scope: string }>()
   private readonly limiter: SharedLimiter
@@ -91,6 +95,21 @@ export class RateLimitService {
   checkLocally(request: LimitedRequest): LimitDecision | undefined {
     const { limit, periodSeconds, scope } = this.limitFor(request)
     return this.limiter.consumeLocally(this.keyOf(request, scope, periodSeconds), limit, periodSeconds * 1000)
+  }
+
+  /**
+   * checkLocally for an anonymous caller, the most common request: no request object, and the
+   * counter's key built once per address (a string built per request is hashed per request).
+   */
+  checkAnonymousLocally(address: string): LimitDecision | undefined {
+    const { limit, periodSeconds, scope } = this.anonymousLimit
+    let key = this.anonymousKeys.get(address)
+    if (key === undefined) {
+      if (this.anonymousKeys.size >= ANONYMOUS_KEYS_KEPT) this.anonymousKeys.clear()
+      key = this.keyOf({ user: null, address }, scope, periodSeconds)
+      this.anonymousKeys.set(address, key)
+    }
+    return this.limiter.consumeLocally(key, limit, periodSeconds * 1000)
   }
 
   /** Counts the request against its most specific limit. */
@@ -143,7 +162,7 @@ export class RateLimitService {
     return repository.deleteExpiredRateLimits(this.db)
   }
 
-  private keyOf(request: LimitedRequest, scope: string, periodSeconds: number): string {
+  private keyOf(request: Pick<LimitedRequest, 'user' | 'address'>, scope: string, periodSeconds: number): string {
     return `${request.user === null ? `ip:${request.address}` : `user:${request.user}`}|${scope}|${periodSeconds}`
   }
 
