@@ -91,15 +91,11 @@ export class RateLimitService {
     this.limiter.stop()
   }
 
-  /** The decision for a request when it needs no round trip to the store (most requests), counted; else undefined. */
-  checkLocally(request: LimitedRequest): LimitDecision | undefined {
-    const { limit, periodSeconds, scope } = this.limitFor(request)
-    return this.limiter.consumeLocally(this.keyOf(request, scope, periodSeconds), limit, periodSeconds * 1000)
-  }
-
   /**
-   * checkLocally for an anonymous caller, the most common request: no request object, and the
-   * counter's key built once per address (a string built per request is hashed per request).
+   * The decision for an anonymous caller at `address` when it needs no round trip to the store
+   * (most requests), counted; else undefined (then call check()). The most common request, so
+   * it takes no request object, and the counter's key is built once per address: a string built
+   * for each request is hashed for each request.
    */
   checkAnonymousLocally(address: string): LimitDecision | undefined {
     const { limit, periodSeconds, scope } = this.anonymousLimit
