@@ -25,6 +25,8 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
+# `npm run migrate`, `backup`, `restore`, `create-superuser`: the launcher runs dist/cli here (no dev tools).
+COPY scripts/run-cli.mjs ./scripts/run-cli.mjs
 COPY mail-templates ./mail-templates
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -2,11 +2,12 @@
 // Redis tests use a real Redis. In CI a missing PostgreSQL or Redis fails the run; on a laptop
 // without one, those tests are skipped with one line saying so.
 import { existsSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
 import net from 'node:net'
+import { availableParallelism } from 'node:os'
+
 import pg from 'pg'
-import { defineConfig } from 'vitest/config'
 import type { TestProjectInlineConfiguration } from 'vitest/config'
+import { defineConfig } from 'vitest/config'
 
 const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -60,10 +61,12 @@ const databaseTests = [
   'test/faults/**/*.test.ts',
   'test/multi-process/**/*.test.ts',
   'test/browser/admin.test.ts',
+  'test/browser/frontend.test.ts',
 ]
 
 // The tests of the data paths (users, auth, posts, sessions, the mail outbox, rate limits and
-// keys) run a third time through PgBouncer in transaction mode: nothing may lean on session state.
+// keys) run a third time through PgBouncer in transaction mode (nothing may lean on session
+// state), and once more on each database with the speed layer off.
 const pooledTests = [
   'test/api/v1/**/*.test.ts',
   'test/api/v2/**/*.test.ts',
@@ -82,11 +85,16 @@ interface Available {
   chromium: boolean
 }
 
-function project(name: 'sqlite' | 'postgres' | 'pgbouncer', include: string[], available: Available): TestProjectInlineConfiguration {
+type ProjectName = 'sqlite' | 'postgres' | 'pgbouncer' | 'sqlite-plain' | 'postgres-plain'
+
+function project(name: ProjectName, include: string[], available: Available): TestProjectInlineConfiguration {
   const provide = {
-    database: name === 'sqlite' ? ('sqlite' as const) : ('postgres' as const),
+    database: name.startsWith('sqlite') ? ('sqlite' as const) : ('postgres' as const),
     postgresUrl,
     poolerUrl: name === 'pgbouncer' ? pgbouncerUrl : '',
+    // The -plain projects run the data-path tests with the speed layer off (FAST_PATH=off), so
+    // the plain Kysely path stays correct on both databases.
+    fastPath: !name.endsWith('-plain'),
     redisUrl: available.redis ? redisUrl : '',
     chromiumPath: available.chromium ? chromiumPath : '',
   }
@@ -118,6 +126,8 @@ export default defineConfig(async () => {
         project('sqlite', ['test/**/*.test.ts'], available),
         ...(postgres ? [project('postgres', databaseTests, available)] : []),
         ...(postgres && pgbouncer ? [project('pgbouncer', pooledTests, available)] : []),
+        project('sqlite-plain', pooledTests, available),
+        ...(postgres ? [project('postgres-plain', pooledTests, available)] : []),
       ],
     },
   }

@@ -1,6 +1,7 @@
 // Builds the admin console into dist/admin-console, which the service serves at /admin/
 // (src/api/admin-console.routes.ts). `npm run build` runs it; nothing is fetched at run time.
 import { fileURLToPath } from 'node:url'
+
 import { defineConfig } from 'vite'
 
 export default defineConfig({

@@ -7,20 +7,22 @@
 // of each reference's (medians of alternating rounds, with the spread), a mixed load, logins
 // under load, and how the main reads behave at 10k and at 1M rows (OFFSET and cursor pages).
 // Figures go to bench/results/.
-import { execFileSync, spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isDeepStrictEqual, parseArgs } from 'node:util'
-import SqliteDatabase from '../src/db/sqlite-driver.js'
+
 import pg from 'pg'
+
 import { createDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
+import SqliteDatabase from '../src/db/sqlite-driver.js'
 import { PASSWORD_HASH_PARAMETERS } from '../src/modules/auth/passwords.js'
-import { BENCH_PASSWORD, NEEDLE, makeSuperuser, needlePositions, seed } from './lib/seed.js'
 import type { SeedTarget } from './lib/seed.js'
+import { BENCH_PASSWORD, makeSuperuser, NEEDLE, needlePositions, seed } from './lib/seed.js'
 
 const root = path.resolve(import.meta.dirname, '..')
 const { values: args } = parseArgs({

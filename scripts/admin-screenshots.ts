@@ -6,7 +6,9 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+
 import { chromium } from 'playwright-core'
+
 import { buildApp } from '../src/app.js'
 import { openBackends } from '../src/backends.js'
 import { loadConfig } from '../src/config.js'

@@ -2,6 +2,7 @@
 // openapi-typescript from the v2 OpenAPI document the service serves.
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+
 import openapiTS, { astToString } from 'openapi-typescript'
 
 export const CLIENT_TYPES_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'clients', 'typescript', 'src', 'schema.d.ts')

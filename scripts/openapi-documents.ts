@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+
 import { buildApp } from '../src/app.js'
 import { loadConfig } from '../src/config.js'
 import { VERSIONS } from '../src/versions.js'

@@ -3,6 +3,7 @@
 // `npm run openapi -- --check` fails when what the app serves differs from the committed files.
 // test/docs/openapi-snapshot.test.ts runs the same comparison in the suite.
 import { readFile, writeFile } from 'node:fs/promises'
+
 import { CLIENT_TYPES_FILE, clientTypes } from './client-types.js'
 import { servedOpenApiDocuments, snapshotFile } from './openapi-documents.js'
 

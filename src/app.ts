@@ -1,31 +1,34 @@
 // The composition root: builds the whole service as one Fastify instance from its backends
 // (database, Redis, services), plugins and every API version. server.ts listens; tests call
 // buildApp and use app.inject.
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { randomBytes } from 'node:crypto'
-import Fastify from 'fastify'
+
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base'
 import type { FastifyInstance } from 'fastify'
-import healthRoutes from './api/health.routes.js'
-import { registerApiVersions } from './api/index.js'
+import Fastify from 'fastify'
+
 import accountPages from './api/account-pages.routes.js'
 import adminConsoleRoutes from './api/admin-console.routes.js'
+import healthRoutes from './api/health.routes.js'
+import { registerApiVersions } from './api/index.js'
 import mediaRoutes from './api/media.routes.js'
 import versionsRoutes from './api/versions.routes.js'
-import { openBackends } from './backends.js'
 import type { Backends } from './backends.js'
+import { openBackends } from './backends.js'
 import type { Config } from './config.js'
-import { createLogger } from './logger.js'
 import type { Logger } from './logger.js'
-import authentication from './plugins/authentication.js'
-import errorHandler, { handleFrameworkError } from './plugins/error-handler.js'
+import { createLogger } from './logger.js'
 import accessLog from './plugins/access-log.js'
+import appContext from './plugins/app-context.js'
+import authentication from './plugins/authentication.js'
+import cors from './plugins/cors.js'
+import errorHandler, { handleFrameworkError } from './plugins/error-handler.js'
 import metrics from './plugins/metrics.js'
-import tracing from './plugins/tracing.js'
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base'
-import rateLimit from './plugins/rate-limit.js'
 import requestLimits from './plugins/request-limits.js'
 import responseHeaders from './plugins/response-headers.js'
-import appContext from './plugins/app-context.js'
+import { routeTemplateOf } from './plugins/route-template.js'
+import tracing from './plugins/tracing.js'
 import { createValidatorCompiler } from './shared/validation/schema-validator.js'
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024
@@ -86,7 +89,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger.warn('TRUST_PROXY=true trusts every X-Forwarded-For hop: clients can choose their own address and escape per-address limits. Set a hop count (TRUST_PROXY=1) or the proxy addresses instead.')
   }
   const backends = options.backends ?? (await openBackends(config, secretKey, logger, { prepare: options.prepare ?? true }))
-  const { database, redis, services } = backends
+  const { database, services } = backends
 
   const pruneTimer = setInterval(() => {
     services.pruneExpiredState().catch((error: unknown) => logger.warn({ err: error }, 'pruning expired state failed'))
@@ -106,10 +109,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clearInterval(pruneTimer)
     stopCompacting.abort()
     await compacting
+    await services.account.settle()
     await services.mail.stop()
     await backends.close()
   })
 
+  // Every route the service answers, so a rate-limit rule naming none is refused.
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) services.rateLimits.routes.add(method, routeTemplateOf(route.url))
+  })
   await app.register(appContext, { config, logger, services })
   if (config.otel) await app.register(tracing, { database, exporter: options.spanExporter })
   if (config.metrics) await app.register(metrics, { database })
@@ -117,7 +125,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(accessLog)
   await app.register(errorHandler)
   await app.register(responseHeaders, { perRouteHook: !config.rateLimits.enabled })
-  await app.register(rateLimit, { db: database.db, redis })
+  await app.register(cors, { origins: config.corsOrigins })
   await app.register(authentication)
   if (config.rateLimits.enabled) await app.register(requestLimits)
 

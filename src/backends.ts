@@ -1,16 +1,17 @@
 // Everything the service stands on besides HTTP: the database, Redis when configured, and the
 // services built over them. Opened once per process.
 import type { Redis } from 'ioredis'
-import { ConfigError } from './config.js'
+
 import type { AdminAccount, Config } from './config.js'
-import { createDatabase } from './db/database.js'
+import { ConfigError } from './config.js'
 import type { DatabaseHandle, DatabaseOptions } from './db/database.js'
+import { createDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import type { Logger } from './logger.js'
 import { adminAccountProblem } from './modules/users/admin-account.js'
-import { DomainError } from './shared/errors.js'
-import { createServices } from './services.js'
 import type { Services } from './services.js'
+import { createServices } from './services.js'
+import { DomainError } from './shared/errors.js'
 
 export interface Backends {
   database: DatabaseHandle
@@ -33,8 +34,18 @@ async function connectRedis(url: string, keyPrefix: string): Promise<Redis> {
   // Fail fast rather than queue commands while Redis is away; callers turn failures into 503s.
   // keyPrefix: ioredis puts it before every key argument, those of scripts included.
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, keyPrefix })
-  redis.on('error', () => {}) // reconnection is automatic; each failed command reports itself
-  await redis.connect()
+  let lastError: unknown
+  redis.on('error', (error: unknown) => (lastError = error)) // reconnection is automatic; each failed command reports itself
+  try {
+    await redis.connect()
+  } catch (error) {
+    redis.disconnect()
+    // ioredis says only "Connection is closed": name the setting, where it points and why.
+    const cause = lastError ?? error
+    const where = new URL(url)
+    where.password = where.password ? '***' : ''
+    throw new Error(`REDIS_URL (${where.toString()}) is unreachable: ${cause instanceof Error ? cause.message : String(cause)}`)
+  }
   return redis
 }
 
@@ -63,6 +74,7 @@ export function databaseOptions(config: Config, direct = false): DatabaseOptions
     dataDir: config.dataDir,
     poolMax: viaDirect ? 1 : config.databasePoolMax,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
+    fastPath: config.fastPath,
     observable: config.otel !== undefined,
   }
 }

@@ -4,13 +4,23 @@ import { existsSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import path from 'node:path'
-import { API_VERSIONS, CURRENT_VERSION, isApiVersion } from './versions.js'
+
 import type { ApiVersion } from './versions.js'
+import { API_VERSIONS, CURRENT_VERSION, isApiVersion } from './versions.js'
 
 export type NodeEnv = 'development' | 'production' | 'test'
 export type UserSignup = 'open' | 'authenticated'
 export type AvatarStorageKind = 'disk' | 'database'
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+export type EmailVisibility = 'public' | 'owner'
+export type CookieSameSite = 'lax' | 'strict' | 'none'
+
+/**
+ * Which browser origins may call the API from their pages (CORS). `any`: every origin, without
+ * credentials (no cookie). Otherwise exact origins, plus `scheme://host` prefixes whose every
+ * port is allowed (`http://localhost:*`); those get credentials (the refresh cookie).
+ */
+export type CorsOrigins = { any: true } | { any: false; exact: string[]; anyPort: string[] }
 
 export interface AdminAccount {
   name: string
@@ -36,6 +46,8 @@ export interface Config {
   databasePoolMax: number
   /** PostgreSQL statement_timeout sent when connecting; 0: none sent (the server's or role's setting applies). */
   databaseStatementTimeoutMs: number
+  /** The speed layer under Kysely (src/db/fast-path); off: every query through Kysely's stock dialects. */
+  fastPath: boolean
   redisUrl: string | undefined
   /** Put before every Redis key, so several deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string
@@ -50,8 +62,12 @@ export interface Config {
   /** Promote an existing non-superuser account that matches ADMIN_EMAIL/ADMIN_USERNAME (else refuse to start). */
   adminPromoteExisting: boolean
   uploadMaxBytes: number
-  /** public: every reader sees users' emails; owner: only the user and superusers do. */
-  emailVisibility: 'public' | 'owner'
+  /** Per version: public, every reader sees users' emails; owner, only the user and superusers do. */
+  emailVisibility: Record<ApiVersion, EmailVisibility>
+  /** Browser origins allowed to call the API (CORS_ORIGINS). */
+  corsOrigins: CorsOrigins
+  /** Log a new user in at sign-up (POST /api/v2/signup answers with a token pair). */
+  signupLogin: boolean
   accessTokenMinutes: number
   refreshTokenDays: number
   loginRateLimit: number
@@ -59,6 +75,8 @@ export interface Config {
   sunsetDates: Partial<Record<ApiVersion, string>>
   avatarStorage: AvatarStorageKind
   cookieSecure: boolean
+  /** SameSite of the refresh cookie: none lets a frontend on another site use it (needs COOKIE_SECURE). */
+  cookieSameSite: CookieSameSite
   /**
    * Which X-Forwarded-For hops to believe (Fastify's trustProxy): false, a hop count, a list of
    * proxy addresses/CIDRs, or true (every hop: clients can then pick their own address).
@@ -78,6 +96,8 @@ export interface Config {
   securityEventRetentionDays: number
   /** Password-reset requests an hour, per client address and per email. */
   passwordResetRateLimit: number
+  /** Verification mails an hour, per user and per recipient address. */
+  verificationMailRateLimit: number
   rateLimits: RateLimitConfig
   /** Prometheus metrics on their own listener; undefined: off. */
   metrics: { port: number; host: string } | undefined
@@ -99,6 +119,8 @@ export interface RateLimitConfig {
   failMode: 'open' | 'closed'
   /** false: no per-request limits (a gateway in front limits); login, sign-up and reset limits stay. */
   enabled: boolean
+  /** Leading bits of an IPv6 address that name one client for every per-address budget. */
+  ipv6PrefixBits: number
 }
 
 export interface MailConfig {
@@ -112,6 +134,10 @@ export interface MailConfig {
   resetPasswordUrl: string | undefined
   templatesDir: string | undefined
   verificationHours: number
+  /** Superusers may read queued and sent mail in the admin console (MAIL_PREVIEW; on in development). */
+  preview: boolean
+  /** Mail a verification link to every new sign-up: REQUIRE_VERIFIED_EMAIL is on or SMTP is set. */
+  verifyOnSignUp: boolean
   resetMinutes: number
   retryBaseMs: number
 }
@@ -309,9 +335,55 @@ function mail(env: Env, nodeEnv: NodeEnv, port: number, host: string): MailConfi
     resetPasswordUrl: linkTemplate(env, 'RESET_PASSWORD_URL'),
     templatesDir: templatesDir === undefined ? undefined : path.resolve(templatesDir),
     verificationHours: integer(env, 'EMAIL_VERIFICATION_HOURS', 24, 1, 24 * 30),
+    preview: oneOf(env, 'MAIL_PREVIEW', ['on', 'off'] as const, nodeEnv === 'development' ? 'on' : 'off') === 'on',
+    verifyOnSignUp: transport === 'smtp' || boolean(env, 'REQUIRE_VERIFIED_EMAIL', false),
     resetMinutes: integer(env, 'PASSWORD_RESET_MINUTES', 60, 5, 24 * 60),
     retryBaseMs: integer(env, 'MAIL_RETRY_BASE_MS', 2000, 10, 600_000),
   }
+}
+
+const DEVELOPMENT_CORS_ORIGINS = 'http://localhost:*,http://127.0.0.1:*'
+
+/** CORS_ORIGINS: `*`, or a comma list of origins (scheme://host[:port]); a port of `*` allows every port. */
+function corsOrigins(env: Env, name: string, nodeEnv: NodeEnv): CorsOrigins {
+  const raw = read(env, name) ?? (nodeEnv === 'production' ? '' : DEVELOPMENT_CORS_ORIGINS)
+  const entries = raw.split(',').map((part) => part.trim()).filter(Boolean)
+  if (entries.includes('*')) {
+    if (entries.length > 1) throw new ConfigError(`${name}=* allows every origin and cannot be combined with others`)
+    return { any: true }
+  }
+  const exact: string[] = []
+  const anyPort: string[] = []
+  for (const entry of entries) {
+    const wildcardPort = entry.endsWith(':*')
+    let parsed: URL | undefined
+    try {
+      parsed = new URL(wildcardPort ? entry.slice(0, -2) : entry)
+    } catch {
+      parsed = undefined
+    }
+    const origin = parsed?.origin
+    const plain = wildcardPort ? entry.slice(0, -2) : entry
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || plain.includes('*') || origin !== plain.toLowerCase() || (wildcardPort && parsed.port !== '')) {
+      throw new ConfigError(`${name} must list origins like https://app.example.com or http://localhost:* (scheme, host and port only), got "${entry}"`)
+    }
+    ;(wildcardPort ? anyPort : exact).push(origin)
+  }
+  return { any: false, exact, anyPort }
+}
+
+function cookieSameSite(env: Env, name: string, cookieSecure: boolean): CookieSameSite {
+  const value = oneOf(env, name, ['lax', 'strict', 'none'] as const, 'lax')
+  if (value === 'none' && !cookieSecure) throw new ConfigError(`${name}=none needs COOKIE_SECURE=true: browsers drop SameSite=None cookies that are not Secure`)
+  return value
+}
+
+/** EMAIL_VISIBILITY applies to every version when set; unset, v2 shows emails to their owners only and v1 keeps its public shape. */
+function emailVisibility(env: Env, name: string): Record<ApiVersion, EmailVisibility> {
+  const raw = read(env, name)
+  if (raw === undefined) return { v1: 'public', v2: 'owner' }
+  const value = oneOf(env, name, ['public', 'owner'] as const, 'owner')
+  return { v1: value, v2: value }
 }
 
 /** Parses and validates settings; throws ConfigError naming the variable on the first bad value. */
@@ -340,6 +412,9 @@ export function loadConfig(env: Env): Config {
   const port = integer(env, 'PORT', 8000, 0, 65535)
   const host = read(env, 'HOST') ?? '127.0.0.1'
   const dataDir = path.resolve(read(env, 'DATA_DIR') ?? './data')
+  const cookieSecure = boolean(env, 'COOKIE_SECURE', nodeEnv === 'production')
+  // A person trying the service by hand signs up and logs in more than a stranger would.
+  const development = nodeEnv === 'development'
   return {
     port,
     host,
@@ -348,6 +423,7 @@ export function loadConfig(env: Env): Config {
     databaseDirectUrl: directUrl(env, databaseUrl),
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 86_400_000),
+    fastPath: oneOf(env, 'FAST_PATH', ['on', 'off'] as const, 'on') === 'on',
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: redisKeyPrefix(env, 'REDIS_KEY_PREFIX'),
     secretKey,
@@ -357,15 +433,18 @@ export function loadConfig(env: Env): Config {
     userSignup: oneOf(env, 'USER_SIGNUP', ['open', 'authenticated'] as const, 'open'),
     admin: admin(env),
     adminPromoteExisting: boolean(env, 'ADMIN_PROMOTE_EXISTING', false),
-    emailVisibility: oneOf(env, 'EMAIL_VISIBILITY', ['public', 'owner'] as const, 'public'),
+    emailVisibility: emailVisibility(env, 'EMAIL_VISIBILITY'),
+    corsOrigins: corsOrigins(env, 'CORS_ORIGINS', nodeEnv),
+    signupLogin: boolean(env, 'SIGNUP_LOGIN', true),
     uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     accessTokenMinutes: integer(env, 'ACCESS_TOKEN_MINUTES', 15, 1, 24 * 60),
     refreshTokenDays: integer(env, 'REFRESH_TOKEN_DAYS', 7, 1, 365),
-    loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', 10, 1, 1_000_000),
+    loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', development ? 100 : 10, 1, 1_000_000),
     deprecatedVersions,
     sunsetDates: sunsets,
     avatarStorage: oneOf(env, 'AVATAR_STORAGE', ['disk', 'database'] as const, databaseUrl ? 'database' : 'disk'),
-    cookieSecure: boolean(env, 'COOKIE_SECURE', nodeEnv === 'production'),
+    cookieSecure,
+    cookieSameSite: cookieSameSite(env, 'COOKIE_SAMESITE', cookieSecure),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     workers: workerCount(env, 'WORKERS'),
     mail: mail(env, nodeEnv, port, host),
@@ -374,14 +453,16 @@ export function loadConfig(env: Env): Config {
     otel: otel(env),
     adminConsole: oneOf(env, 'ADMIN_CONSOLE', ['on', 'off'] as const, 'on') === 'on',
     securityEventRetentionDays: integer(env, 'SECURITY_EVENT_RETENTION_DAYS', 90, 1, 3650),
-    passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', 5, 1, 1_000_000),
+    passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
+    verificationMailRateLimit: integer(env, 'VERIFICATION_MAIL_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     metrics: read(env, 'METRICS_PORT') === undefined ? undefined : { port: integer(env, 'METRICS_PORT', 9464, 0, 65535), host: read(env, 'METRICS_HOST') ?? '127.0.0.1' },
     rateLimits: {
       anonymous: requestLimit(env, 'ANONYMOUS_RATE_LIMIT', { limit: 300, periodSeconds: 60 }),
       fallback: requestLimit(env, 'DEFAULT_RATE_LIMIT', { limit: 1000, periodSeconds: 60 }),
-      signup: requestLimit(env, 'SIGNUP_RATE_LIMIT', { limit: 5, periodSeconds: 3600 }),
+      signup: requestLimit(env, 'SIGNUP_RATE_LIMIT', { limit: development ? 100 : 5, periodSeconds: 3600 }),
       failMode: oneOf(env, 'RATE_LIMIT_FAIL', ['open', 'closed'] as const, 'open'),
       enabled: oneOf(env, 'REQUEST_LIMITS', ['on', 'off'] as const, 'on') === 'on',
+      ipv6PrefixBits: integer(env, 'RATE_LIMIT_IPV6_PREFIX', 64, 32, 128),
     },
   }
 }

@@ -3,6 +3,7 @@
 // gathers every worker's metrics into one answer (prom-client's AggregatorRegistry).
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+
 import type { Registry } from 'prom-client'
 
 export interface MetricsSource {
@@ -18,12 +19,12 @@ export interface MetricsServer {
 export async function startMetricsServer(source: MetricsSource, host: string, port: number): Promise<MetricsServer> {
   const server = http.createServer((request, response) => {
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
-      response.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found"}')
+      response.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not Found","code":"not_found"}')
       return
     }
     source.metrics().then(
       (text) => response.writeHead(200, { 'content-type': source.contentType }).end(text),
-      () => response.writeHead(500, { 'content-type': 'application/json' }).end('{"detail":"Internal server error"}'),
+      () => response.writeHead(500, { 'content-type': 'application/json' }).end('{"detail":"Internal server error","code":"internal_error"}'),
     )
   })
   await new Promise<void>((resolve, reject) => {

@@ -2,20 +2,23 @@
 // With WORKERS > 1 the primary process prepares the database once and runs that many workers
 // (node:cluster), which share the port; state they must agree on lives in the database or Redis.
 import cluster from 'node:cluster'
+import path from 'node:path'
+
 import closeWithGrace from 'close-with-grace'
 import { AggregatorRegistry } from 'prom-client'
+
 import { buildApp } from './app.js'
 import { openBackends } from './backends.js'
-import { ConfigError, loadConfigFromEnvironment } from './config.js'
 import type { Config } from './config.js'
-import { createLogger } from './logger.js'
-import type { Logger } from './logger.js'
-import { loadOrCreateSecretKey } from './modules/auth/secret-key.js'
-import { registrySource, startMetricsServer } from './metrics-server.js'
-import type { MetricsServer } from './metrics-server.js'
-import { SHUTDOWN_GRACE_MS } from './shutdown.js'
+import { ConfigError, loadConfigFromEnvironment } from './config.js'
 import { scheduleBackups } from './db/backup-schedule.js'
 import { holdDataDirectory } from './db/data-dir-lock.js'
+import type { Logger } from './logger.js'
+import { createLogger } from './logger.js'
+import type { MetricsServer } from './metrics-server.js'
+import { registrySource, startMetricsServer } from './metrics-server.js'
+import { loadOrCreateSecretKey } from './modules/auth/secret-key.js'
+import { SHUTDOWN_GRACE_MS } from './shutdown.js'
 
 /** A worker that dies this soon after starting is not restarted: something is wrong with all of them. */
 const WORKER_MIN_LIFETIME_MS = 5_000
@@ -47,6 +50,15 @@ function ownEmbeddedDatabase(config: Config, logger: Logger): () => Promise<void
   return scheduleBackups(config.dataDir, config.backups, logger)
 }
 
+/** Where a person trying the service finds things: the docs, the admin console, the mail it writes. */
+function developmentAddresses(config: Config, address: string): string[] {
+  const lines = [`API docs: ${address}/api/v2/docs (v1: ${address}/services/v1/docs)`]
+  if (config.adminConsole) lines.push(`Admin console: ${address}/admin/`)
+  if (config.mail.transport === 'file') lines.push(`Mail is written to ${path.join(config.dataDir, 'mail')}${config.adminConsole ? ` and listed at ${address}/admin/#/mail` : ''}`)
+  else if (config.mail.transport === 'log') lines.push('Mail is written to this log (MAIL_TRANSPORT=log)')
+  return lines
+}
+
 async function runServer(config: Config, logger: Logger, secretKey: string): Promise<void> {
   const app = await buildApp({ config, secretKey, logger, prepare: !cluster.isWorker })
   const stopBackups = cluster.isWorker ? async () => {} : ownEmbeddedDatabase(config, logger)
@@ -60,6 +72,8 @@ async function runServer(config: Config, logger: Logger, secretKey: string): Pro
   })
   const address = await app.listen({ port: config.port, host: config.host })
   logger.info(`Server listening at ${address}`)
+  // One process says it (the first worker when there are several).
+  if (config.nodeEnv === 'development' && (cluster.worker?.id ?? 1) === 1) for (const line of developmentAddresses(config, address)) logger.info(line)
   if (config.metrics && app.metrics) {
     if (cluster.isWorker) {
       // The primary serves one scrape for all workers; each worker answers it with its registry

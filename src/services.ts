@@ -1,29 +1,54 @@
-// Builds the services once per process; routes of every API version share them.
+// Builds the services once per process; routes of every API version share them. Each service
+// gets its own module's repository, bound here to the database (src/db/repository.ts), and the
+// unit of work and domain events when it needs them.
 import path from 'node:path'
+
 import type { Redis } from 'ioredis'
+
 import type { Config } from './config.js'
-import type { Logger } from './logger.js'
-import { Signals } from './shared/signals.js'
-import { AccountService } from './modules/account/account.service.js'
-import { MailService } from './modules/mail/mail.service.js'
-import { createMailTransport } from './modules/mail/transports.js'
-import { ApiKeyService } from './modules/api-keys/api-keys.service.js'
-import { DatabaseCounterStore, RedisCounterStore } from './modules/rate-limits/counter-store.js'
-import { RateLimitService } from './modules/rate-limits/rate-limits.service.js'
-import { SecurityEventService } from './modules/security-events/security-events.service.js'
 import type { DatabaseHandle } from './db/database.js'
+import { pingDatabase } from './db/health.js'
+import { bindRepository } from './db/repository.js'
+import { UnitOfWork } from './db/unit-of-work.js'
+import type { Logger } from './logger.js'
+import { AccountService } from './modules/account/account.service.js'
+import { userTokensFunctions } from './modules/account/user-tokens.repository.js'
+import { apiKeysFunctions } from './modules/api-keys/api-keys.repository.js'
+import { ApiKeyService } from './modules/api-keys/api-keys.service.js'
+import { authFunctions } from './modules/auth/auth.repository.js'
 import { AuthService } from './modules/auth/auth.service.js'
+import { LoginThrottle } from './modules/auth/login-throttle.js'
+import { PasswordGuesses } from './modules/auth/password-guesses.js'
 import { PasswordHasher } from './modules/auth/passwords.js'
 import { DatabaseRevocationStore, RedisRevocationStore } from './modules/auth/revocation-store.js'
 import { TokenService } from './modules/auth/tokens.js'
 import { DatabaseAvatarStorage, DiskAvatarStorage } from './modules/avatars/avatar-storage.js'
+import { avatarsFunctions } from './modules/avatars/avatars.repository.js'
 import { AvatarService } from './modules/avatars/avatars.service.js'
-import { PostService } from './modules/posts/posts.service.js'
-import { pingDatabase } from './db/health.js'
+import { DomainEvents } from './modules/domain-events.js'
+import { MailService } from './modules/mail/mail.service.js'
+import { outboxFunctions } from './modules/mail/outbox.repository.js'
+import { createMailTransport } from './modules/mail/transports.js'
+import { overviewFunctions } from './modules/overview/overview.repository.js'
 import { OverviewService } from './modules/overview/overview.service.js'
+import { postsFunctions } from './modules/posts/posts.repository.js'
+import { PostService } from './modules/posts/posts.service.js'
+import { DatabaseCounterStore, RedisCounterStore } from './modules/rate-limits/counter-store.js'
+import { rateLimitsFunctions } from './modules/rate-limits/rate-limits.repository.js'
+import type { LimitBucket } from './modules/rate-limits/rate-limits.service.js'
+import { RateLimitService } from './modules/rate-limits/rate-limits.service.js'
+import type { Limit } from './modules/rate-limits/rule.js'
+import { securityEventsFunctions } from './modules/security-events/security-events.repository.js'
+import { SecurityEventService } from './modules/security-events/security-events.service.js'
+import { tiersFunctions } from './modules/tiers/tiers.repository.js'
 import { TierService } from './modules/tiers/tiers.service.js'
 import { compactSearchIndex } from './modules/users/search-index.js'
+import { searchIndexFunctions } from './modules/users/search-index.repository.js'
+import { userDirectoryFunctions } from './modules/users/user-directory.repository.js'
+import { usersFunctions } from './modules/users/users.repository.js'
 import { UserService } from './modules/users/users.service.js'
+import { Signals } from './shared/signals.js'
+import { VERSIONS } from './versions.js'
 
 export interface Services {
   users: UserService
@@ -56,43 +81,72 @@ export interface ServiceDependencies {
   logger: Logger
 }
 
+const LOGIN_WINDOW_SECONDS = 60
+const PASSWORD_RESET_WINDOW_SECONDS = 3600
+const VERIFICATION_MAIL_WINDOW_SECONDS = 3600
+
+/** The budgets of the flows that guard credentials and mail, from their settings. */
+function limitBuckets(config: Config): Record<LimitBucket, Limit> {
+  const login = { limit: config.loginRateLimit, periodSeconds: LOGIN_WINDOW_SECONDS }
+  const reset = { limit: config.passwordResetRateLimit, periodSeconds: PASSWORD_RESET_WINDOW_SECONDS }
+  const verification = { limit: config.verificationMailRateLimit, periodSeconds: VERIFICATION_MAIL_WINDOW_SECONDS }
+  return {
+    'login-address': login,
+    'login-account': login,
+    'login-device': login,
+    'signup-address': config.rateLimits.signup,
+    'password-reset-address': reset,
+    'password-reset-email': reset,
+    'verification-mail-user': verification,
+    'verification-mail-recipient': verification,
+  }
+}
+
 export function createServices({ config, secretKey, database, redis, logger }: ServiceDependencies): Services {
   const { db } = database
+  // Each module's repository bound to the database; its service joins units of work through it.
+  const unitOfWork = new UnitOfWork(db)
+  const domainEvents = new DomainEvents()
+  const authRepository = bindRepository(authFunctions, db)
+  const rateLimitsRepository = bindRepository(rateLimitsFunctions, db)
+  const searchIndex = bindRepository(searchIndexFunctions, db)
   const passwords = new PasswordHasher()
   const tokens = new TokenService(
     secretKey,
     { accessSeconds: config.accessTokenMinutes * 60, refreshSeconds: config.refreshTokenDays * 24 * 60 * 60 },
     config.secretKeyPrevious,
   )
-  const revocations = redis ? new RedisRevocationStore(redis) : new DatabaseRevocationStore(db)
+  const revocations = redis ? new RedisRevocationStore(redis) : new DatabaseRevocationStore(authRepository)
   const storage =
     config.avatarStorage === 'database'
-      ? new DatabaseAvatarStorage(db)
+      ? new DatabaseAvatarStorage(bindRepository(avatarsFunctions, db))
       : new DiskAvatarStorage(path.join(config.dataDir, 'avatars'))
   const avatars = new AvatarService(storage)
-  const securityEvents = new SecurityEventService(db, config.securityEventRetentionDays)
+  const securityEvents = new SecurityEventService(bindRepository(securityEventsFunctions, db), config.securityEventRetentionDays, domainEvents)
   const transport = createMailTransport({ kind: config.mail.transport, smtpUrl: config.mail.smtpUrl, from: config.mail.from, dataDir: config.dataDir, logger })
-  const mail = new MailService(db, transport, logger, { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs })
-  const tiers = new TierService(db)
-  const posts = new PostService(db, { requireVerifiedEmail: config.requireVerifiedEmail })
-  const users = new UserService(db, passwords, avatars, tiers, posts, securityEvents)
-  const apiKeys = new ApiKeyService(db)
+  const mail = new MailService(bindRepository(outboxFunctions, db), transport, logger, { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs, preview: config.mail.preview }, domainEvents)
+  const tiers = new TierService(bindRepository(tiersFunctions, db))
+  const posts = new PostService(bindRepository(postsFunctions, db), domainEvents, { requireVerifiedEmail: config.requireVerifiedEmail })
   const signals = new Signals()
-  const auth = new AuthService(db, users, passwords, tokens, revocations, securityEvents, apiKeys, signals)
-  const counters = redis ? new RedisCounterStore(redis) : new DatabaseCounterStore(db)
-  const rateLimits = new RateLimitService(db, counters, tiers, logger, {
+  const counters = redis ? new RedisCounterStore(redis) : new DatabaseCounterStore(rateLimitsRepository)
+  const rateLimits = new RateLimitService(rateLimitsRepository, counters, tiers, logger, {
     anonymous: config.rateLimits.anonymous,
     fallback: config.rateLimits.fallback,
+    buckets: limitBuckets(config),
     failMode: config.rateLimits.failMode,
+    versionPrefixes: Object.values(VERSIONS).map((version) => version.prefix),
+    ipv6PrefixBits: config.rateLimits.ipv6PrefixBits,
   }, signals)
-  const account = new AccountService(db, users, auth, mail, securityEvents, config.mail)
-  const overview = new OverviewService(db, {
+  const users = new UserService(bindRepository(usersFunctions, db), bindRepository(userDirectoryFunctions, db), unitOfWork, domainEvents, passwords, avatars, tiers, securityEvents, new PasswordGuesses(rateLimits))
+  const apiKeys = new ApiKeyService(bindRepository(apiKeysFunctions, db), users, domainEvents)
+  const auth = new AuthService(authRepository, users, passwords, tokens, revocations, securityEvents, apiKeys, signals, new LoginThrottle(users, tokens, rateLimits))
+  const account = new AccountService(bindRepository(userTokensFunctions, db), unitOfWork, domainEvents, users, auth, apiKeys, mail, securityEvents, rateLimits, config.mail, (error) =>
+    logger.error({ err: error }, 'mailing a password-reset link failed'),
+  )
+  const overview = new OverviewService(bindRepository(overviewFunctions, db), {
     database: () => pingDatabase(db),
     ...(redis ? { redis: () => redis.ping() } : {}),
   })
-  // The users module tells the account module about email changes (it cannot depend on it: the
-  // account module depends on users).
-  users.onEmailChanged = (user, previousEmail) => account.emailChanged(user, previousEmail)
   return {
     users,
     tiers,
@@ -112,10 +166,10 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       await account.prune()
       await mail.pruneSent()
       await securityEvents.prune()
-      await compactSearchIndex(db)
+      await compactSearchIndex(searchIndex)
     },
     async compactSearchIndex(signal) {
-      await compactSearchIndex(db, signal)
+      await compactSearchIndex(searchIndex, signal)
     },
     async checkReady() {
       await pingDatabase(db)

@@ -1,5 +1,7 @@
 import path from 'node:path'
+
 import { describe, expect, it } from 'vitest'
+
 import { ConfigError, loadConfig } from '../src/config.js'
 
 describe('loadConfig', () => {
@@ -19,13 +21,41 @@ describe('loadConfig', () => {
       uploadMaxBytes: 5 * 1024 * 1024,
       accessTokenMinutes: 15,
       refreshTokenDays: 7,
-      loginRateLimit: 10,
+      // Development: generous enough for a person signing up and logging in by hand.
+      loginRateLimit: 100,
+      passwordResetRateLimit: 50,
+      verificationMailRateLimit: 50,
+      rateLimits: { signup: { limit: 100, periodSeconds: 3600 } },
       deprecatedVersions: [],
       sunsetDates: {},
       avatarStorage: 'disk',
       cookieSecure: false,
+      cookieSameSite: 'lax',
       trustProxy: false,
+      emailVisibility: { v1: 'public', v2: 'owner' },
+      corsOrigins: { any: false, exact: [], anyPort: ['http://localhost', 'http://127.0.0.1'] },
+      signupLogin: true,
     })
+  })
+
+  it('keeps the strict limits and lists no CORS origin outside development', () => {
+    for (const env of [{ NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(40), MAIL_TRANSPORT: 'log' }, { NODE_ENV: 'test' }]) {
+      const config = loadConfig(env)
+      expect(config).toMatchObject({ loginRateLimit: 10, passwordResetRateLimit: 5, verificationMailRateLimit: 5, rateLimits: { signup: { limit: 5, periodSeconds: 3600 } } })
+    }
+    expect(loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(40), MAIL_TRANSPORT: 'log' }).corsOrigins).toEqual({ any: false, exact: [], anyPort: [] })
+  })
+
+  it('reads CORS_ORIGINS, COOKIE_SAMESITE and EMAIL_VISIBILITY', () => {
+    expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://localhost:*, https://EXAMPLE.org:8443' }).corsOrigins).toEqual({
+      any: false,
+      exact: ['https://app.example.com', 'https://example.org:8443'],
+      anyPort: ['http://localhost'],
+    })
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toEqual({ any: true })
+    expect(loadConfig({ COOKIE_SAMESITE: 'none', COOKIE_SECURE: 'true' }).cookieSameSite).toBe('none')
+    expect(loadConfig({ EMAIL_VISIBILITY: 'public' }).emailVisibility).toEqual({ v1: 'public', v2: 'public' })
+    expect(loadConfig({ EMAIL_VISIBILITY: 'owner' }).emailVisibility).toEqual({ v1: 'owner', v2: 'owner' })
   })
 
   it('reads every setting', () => {
@@ -125,6 +155,15 @@ describe('loadConfig', () => {
     [{ SUNSET_DATES: 'v1=2027-01-01' }, /^SUNSET_DATES names v1, which DEPRECATED_VERSIONS does not list/],
     [{ AVATAR_STORAGE: 's3' }, /^AVATAR_STORAGE must be one of/],
     [{ COOKIE_SECURE: 'sometimes' }, /^COOKIE_SECURE must be true or false/],
+    [{ COOKIE_SAMESITE: 'none' }, /^COOKIE_SAMESITE=none needs COOKIE_SECURE=true/],
+    [{ COOKIE_SAMESITE: 'sometimes' }, /^COOKIE_SAMESITE must be one of lax, strict, none/],
+    [{ CORS_ORIGINS: '*, https://app.example.com' }, /^CORS_ORIGINS=\* allows every origin and cannot be combined/],
+    [{ CORS_ORIGINS: 'https://app.example.com/path' }, /^CORS_ORIGINS must list origins like/],
+    [{ CORS_ORIGINS: 'app.example.com' }, /^CORS_ORIGINS must list origins like/],
+    [{ CORS_ORIGINS: 'ftp://files.example.com' }, /^CORS_ORIGINS must list origins like/],
+    [{ CORS_ORIGINS: 'https://*.example.com' }, /^CORS_ORIGINS must list origins like/],
+    [{ CORS_ORIGINS: 'http://localhost:5173:*' }, /^CORS_ORIGINS must list origins like/],
+    [{ SIGNUP_LOGIN: 'maybe' }, /^SIGNUP_LOGIN must be true or false/],
     [{ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32) }, /^SMTP_URL is required when NODE_ENV=production/],
     [{ MAIL_TRANSPORT: 'smtp' }, /^MAIL_TRANSPORT=smtp needs SMTP_URL/],
     [{ SMTP_URL: 'http://mail' }, /^SMTP_URL must start with smtp:/],
@@ -172,18 +211,21 @@ describe('loadConfig', () => {
   })
 
   it('reads request limits as requests / seconds', () => {
-    expect(loadConfig({}).rateLimits).toEqual({
+    expect(loadConfig({ NODE_ENV: 'test' }).rateLimits).toEqual({
       anonymous: { limit: 300, periodSeconds: 60 },
       fallback: { limit: 1000, periodSeconds: 60 },
       signup: { limit: 5, periodSeconds: 3600 },
       failMode: 'open',
       enabled: true,
+      ipv6PrefixBits: 64,
     })
-    expect(loadConfig({ ANONYMOUS_RATE_LIMIT: '50 / 10', RATE_LIMIT_FAIL: 'closed', REQUEST_LIMITS: 'off' }).rateLimits).toMatchObject({
+    expect(loadConfig({ ANONYMOUS_RATE_LIMIT: '50 / 10', RATE_LIMIT_FAIL: 'closed', REQUEST_LIMITS: 'off', RATE_LIMIT_IPV6_PREFIX: '56' }).rateLimits).toMatchObject({
       anonymous: { limit: 50, periodSeconds: 10 },
       failMode: 'closed',
       enabled: false,
+      ipv6PrefixBits: 56,
     })
+    expect(() => loadConfig({ RATE_LIMIT_IPV6_PREFIX: '16' })).toThrow(/RATE_LIMIT_IPV6_PREFIX/)
   })
 
   it('treats empty values as unset', () => {

@@ -5,9 +5,11 @@ import { stat } from 'node:fs/promises'
 import net from 'node:net'
 import path from 'node:path'
 import { setTimeout } from 'node:timers/promises'
+
 import { beforeAll, describe, expect, it } from 'vitest'
+
 import { SHUTDOWN_GRACE_MS } from '../src/shutdown.js'
-import { emptyDirectory, runEntry, startServer } from './helpers/process.js'
+import { emptyDirectory, runEntry, startServer, waitForOutput } from './helpers/process.js'
 
 let cwd: string
 beforeAll(async () => {
@@ -30,6 +32,15 @@ describe('configuration errors', () => {
   })
 })
 
+describe('an unreachable REDIS_URL', () => {
+  it('stops the process with one line naming REDIS_URL, where it points (no password) and why', async () => {
+    const server = runEntry('src/server.ts', [], { DATA_DIR: path.join(cwd, 'redis-down'), REDIS_URL: 'redis://:hunter2@127.0.0.1:1' }, cwd)
+    expect((await server.exited).code).toBe(1)
+    const lines = server.stderr().trim().split('\n')
+    expect(lines).toEqual([expect.stringMatching(/^Failed to start: REDIS_URL \(redis:\/\/:\*\*\*@127\.0\.0\.1:1\) is unreachable: connect ECONNREFUSED/)])
+  })
+})
+
 describe('a development server without SECRET_KEY', () => {
   it('generates a key file with mode 0600, warns once, and reuses it', async () => {
     const dataDir = path.join(cwd, 'data')
@@ -39,6 +50,10 @@ describe('a development server without SECRET_KEY', () => {
     first.child.kill('SIGTERM')
     expect((await first.exited).code).toBe(0)
     expect(first.stdout()).toMatch(/SECRET_KEY is not set: generated one in/)
+    // Development says where things are: the docs, the admin console and the mail it writes.
+    expect(first.stdout()).toContain(`API docs: ${first.url}/api/v2/docs`)
+    expect(first.stdout()).toContain(`Admin console: ${first.url}/admin/`)
+    expect(first.stdout()).toContain(`Mail is written to ${path.join(dataDir, 'mail')} and listed at ${first.url}/admin/#/mail`)
     const file = await stat(path.join(dataDir, 'secret_key'))
     expect(file.mode & 0o777).toBe(0o600)
     expect((await stat(path.join(dataDir, 'app.db'))).isFile()).toBe(true)
@@ -126,10 +141,10 @@ describe('SIGTERM', () => {
 describe('WORKERS (cluster mode)', () => {
   it('runs that many worker processes on one port, and stops them all on SIGTERM', async () => {
     const server = await startServer({ DATA_DIR: path.join(cwd, 'cluster'), SECRET_KEY: 'x'.repeat(40), WORKERS: '2' }, cwd)
-    // One primary and two workers, each logging that it listens.
-    const listening = () => new Set([...server.stdout().matchAll(/"pid":(\d+),[^\n]*Server listening/g)].map((match) => match[1]))
-    for (let attempt = 0; attempt < 100 && listening().size < 2; attempt++) await setTimeout(50)
-    const pids = listening()
+    // One primary and two workers, each logging that it listens: waited for as the lines come,
+    // however long a busy machine takes to start the second worker.
+    const listening = (stdout: string) => new Set([...stdout.matchAll(/"pid":(\d+),[^\n]*Server listening/g)].map((match) => match[1]))
+    const pids = await waitForOutput(server, (stdout) => (listening(stdout).size >= 2 ? listening(stdout) : undefined))
     expect(pids.size).toBe(2)
     expect(server.stdout()).toMatch(/"workers":2/)
     const responses = await Promise.all(Array.from({ length: 20 }, () => fetch(`${server.url}/health`)))
@@ -137,5 +152,5 @@ describe('WORKERS (cluster mode)', () => {
     server.child.kill('SIGTERM')
     expect((await server.exited).code).toBe(0)
     for (const pid of pids) expect(() => process.kill(Number(pid), 0)).toThrow()
-  })
+  }, 180_000)
 })

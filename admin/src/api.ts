@@ -1,8 +1,8 @@
 // The console's only way to the service: the public v2 API through the typed client
 // (clients/typescript). The access token lives in this module's memory and nowhere else; the
 // refresh token is the HttpOnly cookie the login sets, so a reload signs in again by refreshing.
-import { createClient } from '../../clients/typescript/src/index.js'
 import type { paths } from '../../clients/typescript/src/index.js'
+import { createApiClient } from '../../clients/typescript/src/index.js'
 
 /** The JSON a path and method answer with on success. */
 export type Answer<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
@@ -16,6 +16,7 @@ export type Overview = Answer<'/api/v2/admin/overview', 'get'>
 export type Tier = Answer<'/api/v2/tiers/{tier_id}', 'get'>
 export type RateLimitRule = Answer<'/api/v2/tiers/{tier_id}/rate-limits', 'get'>[number]
 export type SecurityEvent = Answer<'/api/v2/security-events', 'get'>['data'][number]
+export type QueuedMail = Answer<'/api/v2/admin/mail', 'get'>['data'][number]
 
 export const NOT_A_SUPERUSER = 'This account is not a superuser. The admin console is for superusers only.'
 
@@ -33,7 +34,7 @@ let accessToken: string | undefined
 let refreshing: Promise<boolean> | undefined
 let signedOut: () => void = () => {}
 
-export const client = createClient({ baseUrl: location.origin, accessToken: () => accessToken })
+export const client = createApiClient({ baseUrl: location.origin, accessToken: () => accessToken })
 
 /** Called when the session ends on its own (refresh refused): the app shows the sign-in form. */
 export function onSignedOut(listener: () => void): void {

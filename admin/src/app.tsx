@@ -1,17 +1,19 @@
 // The console's shell: resumes a session from the refresh cookie, or asks to sign in; then the
 // navigation and the view the URL names.
 import { useEffect, useState } from 'preact/hooks'
+
 import { me, onSignedOut, resume, signOut } from './api.js'
 import { useLoad } from './components.js'
 import { Events } from './pages/events.js'
+import { Mail } from './pages/mail.js'
 import { Overview } from './pages/overview.js'
 import { PostPage, Posts } from './pages/posts.js'
 import { SignIn } from './pages/sign-in.js'
 import { Tiers } from './pages/tiers.js'
 import { UserPage } from './pages/user.js'
 import { Users } from './pages/users.js'
-import { href, useRoute } from './router.js'
 import type { Route } from './router.js'
+import { href, useRoute } from './router.js'
 
 type SessionState = 'resuming' | 'signed-out' | 'signed-in'
 
@@ -21,6 +23,7 @@ const SECTIONS = [
   ['posts', 'Posts'],
   ['tiers', 'Tiers'],
   ['events', 'Security events'],
+  ['mail', 'Mail'],
 ] as const
 
 function View({ route }: { route: Route }) {
@@ -37,6 +40,8 @@ function View({ route }: { route: Route }) {
       return <Tiers />
     case 'events':
       return <Events route={route} />
+    case 'mail':
+      return <Mail route={route} />
     default:
       return (
         <>

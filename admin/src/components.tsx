@@ -2,6 +2,7 @@
 // confirmations. Errors are the API's own `detail`, shown in an alert.
 import type { ComponentChildren } from 'preact'
 import { useCallback, useEffect, useState } from 'preact/hooks'
+
 import { ApiError } from './api.js'
 
 export function messageOf(error: unknown): string {

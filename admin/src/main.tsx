@@ -1,5 +1,7 @@
 import { render } from 'preact'
+
 import { App } from './app.js'
+
 import './styles.css'
 
 const root = document.getElementById('app')

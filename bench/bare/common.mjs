@@ -2,6 +2,7 @@
 // from the Date header and the order of keys and headers (same body, same content type, same
 // headers), with nothing else. bench/run.ts compares them with the service's before it measures.
 import { randomBytes } from 'node:crypto'
+
 import { hash } from '@node-rs/argon2'
 import { jwtVerify } from 'jose'
 

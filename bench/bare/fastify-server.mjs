@@ -3,7 +3,8 @@
 // (bench/bare/<dialect>-data.mjs) and with the same headers. No plugins, hooks or logger: what
 // Fastify itself costs on top of node:http.
 import Fastify from 'fastify'
-import { SECURITY_HEADERS, perRequestHeaders } from './common.mjs'
+
+import { perRequestHeaders,SECURITY_HEADERS } from './common.mjs'
 
 const { openData } = await import(`./${process.env.BENCH_DIALECT}-data.mjs`)
 const data = openData()

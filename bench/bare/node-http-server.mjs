@@ -1,6 +1,7 @@
 // The bare reference: node:http and the database driver (bench/bare/<dialect>-data.mjs), the
 // service's SQL and responses, no framework. BENCH_DIALECT chooses the database.
 import http from 'node:http'
+
 import { answer, readJson, route, sendJson } from './common.mjs'
 
 const { openData } = await import(`./${process.env.BENCH_DIALECT}-data.mjs`)

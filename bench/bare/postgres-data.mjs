@@ -1,7 +1,8 @@
 // The service's SQL for PostgreSQL, with pg (a pool of 10, as the service) and nothing else:
 // what each benchmarked route must do at the least. Each operation answers {status, body}.
 import pg from 'pg'
-import { DEFAULT_PROFILE_IMAGE_URL, LIVE_USERS, POST_COLUMNS, authenticatedRoutes, USER_COLUMNS, hashPassword, likeContains, postRead, userRead, verifyAccess } from './common.mjs'
+
+import { authenticatedRoutes, DEFAULT_PROFILE_IMAGE_URL, hashPassword, likeContains, LIVE_USERS, POST_COLUMNS, postRead, USER_COLUMNS, userRead, verifyAccess } from './common.mjs'
 
 export function openData() {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })

@@ -2,9 +2,10 @@
 // route must do at the least. Each operation answers {status, body}, synchronously where the
 // work is synchronous.
 import path from 'node:path'
+
 // The driver the service picks on this Node.js, from its build (bench/run.ts builds first).
 import Database from '../../dist/db/sqlite-driver.js'
-import { DEFAULT_PROFILE_IMAGE_URL, LIVE_USERS, POST_COLUMNS, authenticatedRoutes, USER_COLUMNS, hashPassword, likeContains, postRead, userRead, verifyAccess } from './common.mjs'
+import { authenticatedRoutes, DEFAULT_PROFILE_IMAGE_URL, hashPassword, likeContains, LIVE_USERS, POST_COLUMNS, postRead, USER_COLUMNS, userRead, verifyAccess } from './common.mjs'
 
 export function openData() {
   const db = new Database(path.join(process.env.DATA_DIR, 'app.db'))

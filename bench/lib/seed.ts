@@ -2,8 +2,10 @@
 // rows on both dialects. All seeded users share one real argon2id hash of BENCH_PASSWORD.
 import { createHash } from 'node:crypto'
 import path from 'node:path'
-import SqliteDatabase from '../../src/db/sqlite-driver.js'
+
 import pg from 'pg'
+
+import SqliteDatabase from '../../src/db/sqlite-driver.js'
 import { PasswordHasher } from '../../src/modules/auth/passwords.js'
 
 export const BENCH_PASSWORD = 'bench password'

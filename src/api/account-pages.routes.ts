@@ -5,10 +5,11 @@ import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
-import { Password } from '../modules/users/users.schemas.js'
+
+import { Password } from '../modules/users/user-fields.js'
 import { DomainError, RuleViolation } from '../shared/errors.js'
-import { clientOf } from './common/client-info.js'
 import { escapeHtml } from '../shared/escape-html.js'
+import { clientOf } from './common/client-info.js'
 
 const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 const TokenQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) })
@@ -27,14 +28,18 @@ function page(reply: FastifyReply, status: number, title: string, body: string) 
     )
 }
 
-/** The outcome of a form POST: a page saying what happened, in words the API would use. */
-async function outcome(reply: FastifyReply, title: string, done: string, action: () => Promise<void>) {
+/**
+ * The outcome of a form POST: a page saying what happened, in words the API would use. A value
+ * the rules refuse (a common password) shows `formAgain`, so the person tries another at once.
+ */
+async function outcome(reply: FastifyReply, title: string, done: string, action: () => Promise<void>, formAgain = '') {
   try {
     await action()
     return page(reply, 200, title, `<p>${escapeHtml(done)}</p>`)
   } catch (error) {
-    if (error instanceof RuleViolation || (error instanceof DomainError && error.kind === 'invalid')) {
-      return page(reply, error instanceof RuleViolation ? 422 : 400, title, `<p>${escapeHtml(error.message)}</p>`)
+    if (error instanceof RuleViolation) return page(reply, 422, title, `<p role="alert">${escapeHtml(error.message)}. Try another.</p>${formAgain}`)
+    if (error instanceof DomainError && (error.kind === 'invalid' || error.kind === 'conflict')) {
+      return page(reply, error.kind === 'conflict' ? 409 : 400, title, `<p>${escapeHtml(error.message)}</p>`)
     }
     throw error
   }
@@ -44,40 +49,48 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
   const { account } = app.services
   await app.register(formbody, { bodyLimit: 16 * 1024 })
 
-  app.get('/verify-email', { schema: { hide: true, querystring: TokenQuery } }, async (request, reply) =>
-    page(
-      reply,
-      200,
-      'Confirm your email address',
-      `<form method="post" action="verify-email"><input type="hidden" name="token" value="${escapeHtml(request.query.token ?? '')}">` +
-        `<button type="submit">Confirm my email address</button></form>`,
-    ),
-  )
+  /** A form that POSTs the mailed token back to the same path (absolute: a trailing slash changes nothing). */
+  const form = (name: string, token: string, fields: string) =>
+    `<form method="post" action="${app.prefix}/${name}"><input type="hidden" name="token" value="${escapeHtml(token)}">${fields}</form>`
+  const formPage = (name: string, title: string, fields: string) =>
+    app.get(`/${name}`, { schema: { hide: true, querystring: TokenQuery } }, async (request, reply) => page(reply, 200, title, form(name, request.query.token ?? '', fields)))
+  const TokenBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) })
+
+  formPage('verify-email', 'Confirm your email address', '<button type="submit">Confirm my email address</button>')
 
   app.post(
     '/verify-email',
-    { schema: { hide: true, body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }) } },
+    { schema: { hide: true, body: TokenBody } },
     async (request, reply) =>
       outcome(reply, 'Confirm your email address', 'Your email address is verified.', () => account.confirmEmail(request.body.token, clientOf(request))),
   )
 
-  app.get('/reset-password', { schema: { hide: true, querystring: TokenQuery } }, async (request, reply) =>
-    page(
-      reply,
-      200,
-      'Choose a new password',
-      `<form method="post" action="reset-password"><input type="hidden" name="token" value="${escapeHtml(request.query.token ?? '')}">` +
-        `<label>New password <input type="password" name="new_password" minlength="8" maxlength="128" required autocomplete="new-password"></label>` +
-        `<br><button type="submit">Set my new password</button></form>`,
-    ),
+  formPage('undo-email-change', 'Undo the change of your email address', '<button type="submit">Put my email address back and sign out everywhere</button>')
+
+  app.post(
+    '/undo-email-change',
+    { schema: { hide: true, body: TokenBody } },
+    async (request, reply) =>
+      outcome(reply, 'Undo the change of your email address', 'Your email address is back, and every session is signed out. Reset your password before you log in again.', () =>
+        account.undoEmailChange(request.body.token, clientOf(request)),
+      ),
   )
+
+  const newPasswordFields =
+    '<label>New password <input type="password" name="new_password" minlength="8" maxlength="128" required autocomplete="new-password"></label>' +
+    '<br><button type="submit">Set my new password</button>'
+  formPage('reset-password', 'Choose a new password', newPasswordFields)
 
   app.post(
     '/reset-password',
     { schema: { hide: true, body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }), new_password: Password }) } },
     async (request, reply) =>
-      outcome(reply, 'Choose a new password', 'Your password is changed and every session is signed out. Log in with the new one.', () =>
-        account.confirmPasswordReset(request.body.token, request.body.new_password, clientOf(request)),
+      outcome(
+        reply,
+        'Choose a new password',
+        'Your password is changed and every session is signed out. Log in with the new one.',
+        () => account.confirmPasswordReset(request.body.token, request.body.new_password, clientOf(request)),
+        form('reset-password', request.body.token, newPasswordFields),
       ),
   )
 }

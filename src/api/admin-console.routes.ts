@@ -5,8 +5,10 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+
 import fastifyStatic from '@fastify/static'
 import type { FastifyPluginAsync } from 'fastify'
+
 import { DomainError } from '../shared/errors.js'
 
 /** src/api or dist/api → the repository root → dist/admin-console. */

@@ -6,9 +6,11 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
+
 import type { ApiVersion } from '../versions.js'
-import { API_KEY_SCHEME, SECURITY_SCHEME } from './common/security-scheme.js'
 import { VERSIONS } from '../versions.js'
+import { ERROR_CODE_TABLE } from './common/responses.js'
+import { API_KEY_SCHEME, SECURITY_SCHEME } from './common/security-scheme.js'
 
 export interface DocsOptions {
   version: ApiVersion
@@ -21,6 +23,42 @@ const MULTIPART_FILE_BODY = {
   properties: { file: { type: 'string', format: 'binary', description: 'The image' } },
 }
 
+/**
+ * A stable operationId from the method and the path under the version's prefix:
+ * `GET /api/v2/users/{user_id}/sessions` → `getUsersByUserIdSessions`.
+ */
+export function operationIdOf(method: string | string[], url: string, prefix: string): string {
+  const verb = (Array.isArray(method) ? method[0] ?? 'get' : method).toLowerCase()
+  const words = url
+    .slice(url.startsWith(prefix) ? prefix.length : 0)
+    .split('/')
+    .filter((segment) => segment !== '')
+    .flatMap((segment) => {
+      const parameter = /^[:{](\w+)}?$/.exec(segment)?.[1]
+      return parameter === undefined ? segment.split(/[-_]/) : ['by', ...parameter.split('_')]
+    })
+  return verb + words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('')
+}
+
+const ERRORS_SECTION = [
+  '## Errors',
+  'Every error body is `{detail, code}`: `detail` is a sentence for people, `code` a stable name for programs to match on (a 422 adds `errors`, one item per failing field).',
+  ERROR_CODE_TABLE,
+].join('\n\n')
+
+interface ObjectSchema {
+  properties?: Record<string, { default?: unknown }>
+  required?: string[]
+}
+
+/** The object schema with every property that has a default taken out of `required`. */
+function defaultsOptional(schema: unknown): unknown {
+  const object = schema as ObjectSchema | undefined
+  if (!object?.required || !object.properties) return schema
+  const { properties } = object
+  return { ...object, required: object.required.filter((name) => properties[name]?.default === undefined) }
+}
+
 const docs: FastifyPluginAsync<DocsOptions> = async (app, { version, deprecated }) => {
   const { prefix, successor } = VERSIONS[version]
   const notice = deprecated && successor ? ` **Deprecated**: use ${successor} (${VERSIONS[successor].prefix}/docs).` : ''
@@ -30,8 +68,11 @@ const docs: FastifyPluginAsync<DocsOptions> = async (app, { version, deprecated 
       info: {
         title: `User and Post Service API ${version}`,
         version,
-        description: `Users, login and posts, version ${version}, served under \`${prefix}\`.${notice}`,
+        license: { name: 'MIT', identifier: 'MIT' },
+        description: `Users, login and posts, version ${version}, served under \`${prefix}\`.${notice}\n\n${ERRORS_SECTION}`,
       },
+      // Paths carry the version's prefix, so the API is served from the root of this host.
+      servers: [{ url: '/', description: 'This server' }],
       components: {
         securitySchemes: {
           [SECURITY_SCHEME]: { type: 'oauth2', flows: { password: { tokenUrl: `${prefix}/login`, scopes: {} } } },
@@ -54,9 +95,14 @@ const docs: FastifyPluginAsync<DocsOptions> = async (app, { version, deprecated 
     },
     // Multipart routes read their file by hand, so Fastify gets no body schema for them;
     // the document still describes the form. Deprecated versions mark every operation.
-    transform: ({ schema, url }) => {
+    transform: ({ schema, url, route }) => {
       const consumes = (schema as { consumes?: string[] }).consumes ?? []
-      const transformed: Record<string, unknown> = { ...schema }
+      const transformed: Record<string, unknown> = { operationId: operationIdOf(route.method, url, prefix), ...schema }
+      // Routes that name no scheme are public, and say so.
+      transformed.security ??= []
+      // A field with a default may be left out (validation fills it in): the document says so,
+      // and a generated client does not ask for it.
+      for (const part of ['querystring', 'body'] as const) transformed[part] = defaultsOptional(transformed[part])
       if (consumes.includes('multipart/form-data')) transformed.body = MULTIPART_FILE_BODY
       if (deprecated) transformed.deprecated = true
       return { schema: transformed, url }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+
 import { serviceUnavailable } from '../shared/errors.js'
 import { errorResponses } from './common/responses.js'
 

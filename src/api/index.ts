@@ -1,7 +1,8 @@
 // Every API version, each under its prefix from the version registry (src/versions.ts).
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import { API_VERSIONS, VERSIONS } from '../versions.js'
+
 import type { ApiVersion } from '../versions.js'
+import { API_VERSIONS, VERSIONS } from '../versions.js'
 import v1 from './v1/index.js'
 import v2 from './v2/index.js'
 

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { DomainError } from '../shared/errors.js'
+
 import { AVATAR_URL_PREFIX, DEFAULT_AVATAR_NAME } from '../modules/avatars/avatars.service.js'
+import { notFound } from '../shared/errors.js'
 
 // Serves stored avatars. Names are generated (UUIDs) and never reused, so they cache forever.
 const mediaRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -10,7 +11,7 @@ const mediaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { hide: true, params: Type.Object({ name: Type.String({ maxLength: 64 }) }) } },
     async (request, reply) => {
       const image = await app.services.avatars.load(request.params.name)
-      if (!image) throw new DomainError('not_found', 'Not Found')
+      if (!image) throw notFound()
       const immutable = request.params.name !== DEFAULT_AVATAR_NAME
       return reply
         .type(image.contentType)

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+
 import type { ApiVersion } from '../versions.js'
 import docs from './docs.js'
 import lifecycle from './version-lifecycle.js'

@@ -3,9 +3,10 @@
 // Sunset (RFC 8594) and a Link to its successor's docs; past its sunset date it answers 410.
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import type { ApiVersion } from '../versions.js'
+
 import { notFoundHandler } from '../plugins/error-handler.js'
 import { DomainError } from '../shared/errors.js'
+import type { ApiVersion } from '../versions.js'
 import { CURRENT_VERSION, VERSIONS } from '../versions.js'
 
 export interface LifecycleOptions {

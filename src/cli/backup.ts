@@ -1,8 +1,9 @@
 // `npm run backup -- <file>`: a consistent copy of the embedded database while the service keeps
 // serving (SQLite's online backup API). PostgreSQL is backed up with pg_dump (docs/deploy.md).
 import path from 'node:path'
+
 import { loadConfigFromEnvironment } from '../config.js'
-import { BackupError, backupDatabase } from '../db/sqlite-backup.js'
+import { backupDatabase,BackupError } from '../db/sqlite-backup.js'
 
 const [target] = process.argv.slice(2)
 const config = loadConfigFromEnvironment()

@@ -6,11 +6,12 @@
 import { randomBytes } from 'node:crypto'
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
+
 import { databaseOptions, migrate } from '../backends.js'
 import { loadConfigFromEnvironment } from '../config.js'
 import { createDatabase } from '../db/database.js'
-import { adminAccountProblem } from '../modules/users/admin-account.js'
 import { createLogger } from '../logger.js'
+import { adminAccountProblem } from '../modules/users/admin-account.js'
 import { createServices } from '../services.js'
 
 async function askPassword(): Promise<string | undefined> {

@@ -2,6 +2,7 @@
 // PRAGMA integrity_check and holds no migration this version does not know, and only while no
 // server uses DATA_DIR. The replaced database is kept beside it.
 import path from 'node:path'
+
 import { loadConfigFromEnvironment } from '../config.js'
 import { BackupError, restoreDatabase } from '../db/sqlite-backup.js'
 

@@ -2,6 +2,7 @@
 // makes them (the only one, or the cluster's primary), and only the newest BACKUP_KEEP stay.
 import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
+
 import type { BackupConfig } from '../config.js'
 import type { Logger } from '../logger.js'
 import { backupDatabase } from './sqlite-backup.js'
@@ -21,7 +22,7 @@ function pruneBackups(directory: string, keep: number): void {
 /** Starts the schedule; the first backup is one interval after the start. Returns how to stop it. */
 export function scheduleBackups(dataDir: string, config: BackupConfig, logger: Logger): () => Promise<void> {
   const directory = backupDirectory(dataDir)
-  mkdirSync(directory, { recursive: true })
+  mkdirSync(directory, { recursive: true, mode: 0o700 })
   let running: Promise<void> | undefined
   const run = async () => {
     try {

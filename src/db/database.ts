@@ -1,14 +1,18 @@
 // Owns the Kysely instance and the choice of dialect: SQLite (better-sqlite3, WAL) in the data
 // directory by default, PostgreSQL through `pg` when DATABASE_URL is set.
-import { mkdirSync } from 'node:fs'
 import path from 'node:path'
-import SqliteDatabase from './sqlite-driver.js'
-import { Kysely, PostgresDialect } from 'kysely'
+
 import type { KyselyConfig } from 'kysely'
-import type { Database } from './schema.js'
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+
+import { registerDirectExecutor } from './fast-path/direct-executor.js'
+import { usePlainPath } from './fast-path/prepared.js'
+import { QueuedSqliteDialect } from './fast-path/sqlite-dialect.js'
+import { keepDataDirPrivate } from './private-data-dir.js'
 import { queryObserverOf } from './query-observer.js'
-import { registerDirectExecutor } from './direct-executor.js'
-import { QueuedSqliteDialect } from './sqlite-dialect.js'
+import { registerReadWorker, SqliteReadWorker } from './read-worker.js'
+import type { Database } from './schema.js'
+import SqliteDatabase from './sqlite-driver.js'
 
 export type DialectName = 'sqlite' | 'postgres'
 
@@ -29,6 +33,12 @@ export interface DatabaseOptions {
   poolMax?: number
   /** PostgreSQL: statement_timeout sent as a startup parameter; 0 sends none (a pooler such as PgBouncer refuses unknown startup parameters). */
   statementTimeoutMs?: number
+  /**
+   * The speed layer (src/db/fast-path, on by default): prepared queries compiled once and run
+   * past Kysely's pipeline, SQLite's queued dialect, PostgreSQL timestamps read as text. Off,
+   * every query goes through Kysely's stock dialects (the plain path the tests also run).
+   */
+  fastPath?: boolean
   /** Report every query to an observer set later (tracing); off, Kysely times nothing. */
   observable?: boolean
   /** Receives errors of idle pooled connections (e.g. the server restarted); they must not crash the process. */
@@ -38,6 +48,7 @@ export interface DatabaseOptions {
 export const SQLITE_FILE_NAME = 'app.db'
 
 export async function createDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  keepDataDirPrivate(options.dataDir)
   return options.databaseUrl ? createPostgres(options.databaseUrl, options) : createSqlite(options.dataDir, options)
 }
 
@@ -52,7 +63,6 @@ function queryLog(options: DatabaseOptions, db: () => object): KyselyConfig['log
 }
 
 function createSqlite(dataDir: string, options: DatabaseOptions): DatabaseHandle {
-  mkdirSync(dataDir, { recursive: true })
   const file = path.join(dataDir, SQLITE_FILE_NAME)
   const sqlite = new SqliteDatabase(file)
   // WAL lets readers run beside the writer; NORMAL sync in WAL mode survives a killed
@@ -63,16 +73,28 @@ function createSqlite(dataDir: string, options: DatabaseOptions): DatabaseHandle
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 1000')
+  const reads = new SqliteReadWorker(file)
+  const close = async (db: Kysely<Database>) => {
+    await reads.close()
+    await db.destroy()
+  }
+  if (options.fastPath === false) {
+    const db: Kysely<Database> = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log: queryLog(options, () => db) })
+    usePlainPath(db)
+    registerReadWorker(db, reads)
+    return { db, dialect: 'sqlite', location: file, close: () => close(db) }
+  }
   const dialect = new QueuedSqliteDialect(sqlite)
   const db: Kysely<Database> = new Kysely<Database>({ dialect, log: queryLog(options, () => db) })
   registerDirectExecutor(db, dialect.driver)
-  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() }
+  registerReadWorker(db, reads)
+  return { db, dialect: 'sqlite', location: file, close: () => close(db) }
 }
 
 async function createPostgres(databaseUrl: string, options: DatabaseOptions): Promise<DatabaseHandle> {
   const { onPoolError, poolMax = 10, statementTimeoutMs = 30_000 } = options
   // Loaded only when configured: the driver costs memory that SQLite-only servers do not need.
-  const [{ default: pg }, { postgresTypes }] = await Promise.all([import('pg'), import('./pg-timestamps.js')])
+  const [{ default: pg }, { postgresTypes }] = await Promise.all([import('pg'), import('./fast-path/pg-timestamps.js')])
   // Nothing here relies on a connection's session (no named prepared statements, no SET, no
   // advisory lock outside a transaction, no LISTEN), so the URL may point at PgBouncer in
   // transaction mode.
@@ -82,7 +104,7 @@ async function createPostgres(databaseUrl: string, options: DatabaseOptions): Pr
     // Fail fast while the server is down so callers get a 503 instead of hanging.
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
-    types: postgresTypes,
+    ...(options.fastPath === false ? {} : { types: postgresTypes }),
     ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
   })
   // An idle pooled connection that breaks is reported through the pool; one that breaks while
@@ -94,7 +116,8 @@ async function createPostgres(databaseUrl: string, options: DatabaseOptions): Pr
   // Prepared queries go straight to the pool: Kysely's connection provider, query id and result
   // pipeline cost more CPU than pg's own pool.query for the same statement. (prepared.ts builds
   // a fresh parameter array for every run, so it is passed as it is.)
-  registerDirectExecutor(db, { runNow: async <R>(sql: string, parameters: readonly unknown[]) => (await pool.query(sql, parameters as unknown[])).rows as R[] })
+  if (options.fastPath === false) usePlainPath(db)
+  else registerDirectExecutor(db, { runNow: async <R>(sql: string, parameters: readonly unknown[]) => (await pool.query(sql, parameters as unknown[])).rows as R[] })
   const url = new URL(databaseUrl)
   url.password = url.password ? '***' : ''
   return {

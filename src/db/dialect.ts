@@ -1,4 +1,5 @@
 import { PostgresAdapter } from 'kysely'
+
 import type { Executor } from './schema.js'
 
 /** Where a repository needs dialect-specific SQL (index-backed search, row locks). */

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+
 import type { Executor } from './schema.js'
 
 /** Resolves when the database answers a trivial query. */

@@ -1,5 +1,6 @@
-import { Migrator } from 'kysely'
 import type { Kysely, MigrationResultSet } from 'kysely'
+import { Migrator } from 'kysely'
+
 import { migrations } from './migrations/index.js'
 
 export class MigrationError extends Error {}

@@ -1,6 +1,7 @@
 // Reads the trigger-maintained totals of live rows (migration 2026-11-21-05-row-counts).
 import { sql } from 'kysely'
-import { preparedQuery } from './prepared.js'
+
+import { preparedQuery } from './fast-path/prepared.js'
 import type { Executor } from './schema.js'
 
 export type CountedTable = 'users' | 'posts'

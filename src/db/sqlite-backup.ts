@@ -2,13 +2,15 @@
 // serving writes; checking a copy before it is restored; and the restore itself.
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises'
+import { chmod, copyFile, mkdir, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
+
 import type BetterSqlite3 from 'better-sqlite3'
-import SqliteDatabase from './sqlite-driver.js'
+
+import { serversUsing } from './data-dir-lock.js'
 import { SQLITE_FILE_NAME } from './database.js'
 import { migrations } from './migrations/index.js'
-import { serversUsing } from './data-dir-lock.js'
+import SqliteDatabase from './sqlite-driver.js'
 
 /** A backup or restore that must not go ahead; the message says why, for an operator. */
 export class BackupError extends Error {
@@ -35,7 +37,7 @@ export async function backupDatabase(dataDir: string, destination: string): Prom
   if (!existsSync(source)) throw new BackupError(`there is no database at ${source}`)
   if (existsSync(destination)) throw new BackupError(`${destination} exists already; choose a new file name`)
   const started = Date.now()
-  await mkdir(path.dirname(destination), { recursive: true })
+  await mkdir(path.dirname(destination), { recursive: true, mode: 0o700 })
   const partial = `${destination}.partial-${randomBytes(4).toString('hex')}`
   const db = new SqliteDatabase(source, { fileMustExist: true })
   try {
@@ -55,6 +57,8 @@ export async function backupDatabase(dataDir: string, destination: string): Prom
     copy.pragma('journal_mode = DELETE')
     copy.close()
     checkBackup(partial)
+    // A copy of every account: owner-only, wherever it is written.
+    await chmod(partial, 0o600)
     await rename(partial, destination)
   } catch (error) {
     await Promise.all(['', '-wal', '-shm'].map((suffix) => rm(`${partial}${suffix}`, { force: true })))

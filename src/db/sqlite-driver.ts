@@ -4,6 +4,7 @@
 // compiled at install) takes its place. 12 must not serve on Node >= 24.19: compiled against
 // those headers it aborts the process when the garbage collector frees a statement.
 import { createRequire } from 'node:module'
+
 import type BetterSqlite3 from 'better-sqlite3'
 
 const require = createRequire(import.meta.url)

@@ -1,6 +1,7 @@
 // Decorates the app with what every route needs: configuration, the logger and the services.
 // The services are built once per process (src/services.ts); routes never see the database.
 import fp from 'fastify-plugin'
+
 import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
 import type { Services } from '../services.js'

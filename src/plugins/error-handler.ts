@@ -1,14 +1,17 @@
-// The one place errors become HTTP: every error body is `{detail: string}` (validation adds
-// `errors`), and nothing internal (stack, SQL, driver text) ever reaches a client.
+// The one place errors become HTTP: every error body is `{detail, code}` (validation adds
+// `errors`): `detail` a sentence for people, `code` a stable name for programs (ERROR_CODES in
+// src/shared/errors.ts). Nothing internal (stack, SQL, driver text) ever reaches a client.
 import { STATUS_CODES } from 'node:http'
+
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+
 import { isDatabaseUnavailable, isInvalidText } from '../db/errors.js'
-import { DomainError, FILE_TOO_LARGE, RuleViolation, NOT_FOUND, REQUEST_BODY_TOO_LARGE, SERVICE_UNAVAILABLE } from '../shared/errors.js'
-import type { ErrorKind } from '../shared/errors.js'
-import { setResponseHeaders } from './response-headers.js'
-import { toValidationIssues, validationDetail } from '../shared/validation/validation-issues.js'
+import type { ErrorCode, ErrorKind } from '../shared/errors.js'
+import { DomainError, FILE_TOO_LARGE, NOT_FOUND, REQUEST_BODY_TOO_LARGE, RuleViolation, SERVICE_UNAVAILABLE } from '../shared/errors.js'
 import type { ValidationContext } from '../shared/validation/validation-issues.js'
+import { toValidationIssues, validationDetail } from '../shared/validation/validation-issues.js'
+import { setResponseHeaders } from './response-headers.js'
 
 const STATUS_BY_KIND: Record<ErrorKind, number> = {
   invalid: 400,
@@ -24,25 +27,44 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
 }
 
 /** Fastify and plugin error codes whose meaning we phrase ourselves. */
-const FRAMEWORK_ERRORS: Record<string, { status: number; detail: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, detail: REQUEST_BODY_TOO_LARGE },
-  FST_REQ_FILE_TOO_LARGE: { status: 413, detail: FILE_TOO_LARGE },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, detail: 'Unsupported media type' },
-  FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 415, detail: 'Expected a multipart/form-data request' },
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, detail: 'Request body is not valid JSON' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, detail: 'Request body is empty but declared as JSON' },
-  FST_PARTS_LIMIT: { status: 413, detail: 'Too many parts in the multipart request' },
-  FST_FILES_LIMIT: { status: 413, detail: 'Too many files in the multipart request' },
-  FST_FIELDS_LIMIT: { status: 413, detail: 'Too many fields in the multipart request' },
-  FST_PROTO_VIOLATION: { status: 400, detail: 'Prototype property is not allowed' },
+const FRAMEWORK_ERRORS: Record<string, ErrorBody & { status: number }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, detail: REQUEST_BODY_TOO_LARGE, code: 'request_too_large' },
+  FST_REQ_FILE_TOO_LARGE: { status: 413, detail: FILE_TOO_LARGE, code: 'request_too_large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, detail: 'Unsupported media type', code: 'unsupported_media_type' },
+  FST_INVALID_MULTIPART_CONTENT_TYPE: { status: 415, detail: 'Expected a multipart/form-data request', code: 'unsupported_media_type' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, detail: 'Request body is not valid JSON', code: 'invalid_json' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, detail: 'Request body is empty but declared as JSON', code: 'invalid_json' },
+  FST_PARTS_LIMIT: { status: 413, detail: 'Too many parts in the multipart request', code: 'request_too_large' },
+  FST_FILES_LIMIT: { status: 413, detail: 'Too many files in the multipart request', code: 'request_too_large' },
+  FST_FIELDS_LIMIT: { status: 413, detail: 'Too many fields in the multipart request', code: 'request_too_large' },
+  FST_PROTO_VIOLATION: { status: 400, detail: 'Prototype property is not allowed', code: 'bad_request' },
   // Raised by the router before any route runs; Fastify's own messages would echo the path.
-  FST_ERR_BAD_URL: { status: 400, detail: 'Malformed URL' },
-  FST_ERR_MAX_PARAM_LENGTH: { status: 414, detail: 'URI too long' },
+  FST_ERR_BAD_URL: { status: 400, detail: 'Malformed URL', code: 'malformed_url' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, detail: 'URI too long', code: 'request_too_large' },
 }
 
+/** Codes for Fastify's other client errors, which name only their status. */
+const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = { 404: 'not_found', 413: 'request_too_large', 414: 'request_too_large', 415: 'unsupported_media_type' }
+
+/** What every error body holds (validation adds `errors`). */
+interface ErrorBody {
+  detail: string
+  code: ErrorCode
+}
+
+const send = (reply: FastifyReply, status: number, detail: string, code: ErrorCode) => reply.code(status).send({ detail, code } satisfies ErrorBody)
+
 function handleError(this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  // The client went away mid-body (Node reports it as ECONNRESET "aborted", a body parser as a
+  // broken body): nobody hears the answer, and it is no outage of ours, so it must never reach
+  // the database-unavailable path, whatever error the parser made of it.
+  if (request.raw.readableAborted) {
+    this.logger.info({ reqId: request.id, method: request.method, url: request.url }, 'request aborted by the client')
+    return send(reply, 400, 'Request aborted', 'request_aborted')
+  }
+
   if (error instanceof RuleViolation) {
-    return reply.code(422).send({ detail: error.message, errors: [{ loc: ['body', error.field], msg: error.message, type: error.type }] })
+    return reply.code(422).send({ detail: error.message, code: error.code, errors: [{ loc: [error.location, error.field], msg: error.message, type: error.type }] })
   }
 
   if (error instanceof DomainError) {
@@ -50,39 +72,32 @@ function handleError(this: FastifyInstance, error: FastifyError, request: Fastif
     if (status === 401) reply.header('www-authenticate', 'Bearer')
     if (status === 429 && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds))
     if (status >= 500) this.logger.warn({ err: error, reqId: request.id }, 'request failed: dependency unavailable')
-    return reply.code(status).send({ detail: error.message })
+    return send(reply, status, error.message, error.code)
   }
 
   if (error.validation) {
     const issues = toValidationIssues(error.validation, (error.validationContext ?? 'body') as ValidationContext)
-    return reply.code(422).send({ detail: validationDetail(issues), errors: issues })
+    return reply.code(422).send({ detail: validationDetail(issues), code: 'validation_failed', errors: issues })
   }
 
   const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined
-  if (known) return reply.code(known.status).send({ detail: known.detail })
+  if (known) return send(reply, known.status, known.detail, known.code)
 
-  // The client went away mid-body (Node reports it as ECONNRESET "aborted"): nobody hears the
-  // answer, and it is no outage of ours, so it must never reach the database-unavailable path.
-  if (request.raw.readableAborted) {
-    this.logger.info({ reqId: request.id, method: request.method, url: request.url }, 'request aborted by the client')
-    return reply.code(400).send({ detail: 'Request aborted' })
-  }
-
-  if (isInvalidText(error)) return reply.code(400).send({ detail: 'Request contains text that cannot be stored' })
+  if (isInvalidText(error)) return send(reply, 400, 'Request contains text that cannot be stored', 'invalid_text')
 
   if (isDatabaseUnavailable(error)) {
     this.logger.warn({ err: error, reqId: request.id }, 'request failed: database unavailable')
-    return reply.code(503).send({ detail: SERVICE_UNAVAILABLE })
+    return send(reply, 503, SERVICE_UNAVAILABLE, 'service_unavailable')
   }
 
   // Other client errors raised by Fastify itself: their status, in words that echo no input.
   const status = error.statusCode ?? 500
   if (status >= 400 && status < 500 && typeof error.code === 'string' && error.code.startsWith('FST_')) {
-    return reply.code(status).send({ detail: STATUS_CODES[status] ?? 'Bad request' })
+    return send(reply, status, STATUS_CODES[status] ?? 'Bad request', CODE_BY_STATUS[status] ?? 'bad_request')
   }
 
   this.logger.error({ err: error, reqId: request.id }, 'unhandled error')
-  return reply.code(500).send({ detail: 'Internal server error' })
+  return send(reply, 500, 'Internal server error', 'internal_error')
 }
 
 /**
@@ -91,9 +106,9 @@ function handleError(this: FastifyInstance, error: FastifyError, request: Fastif
  * never echo the path.
  */
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const known = (error.code ? FRAMEWORK_ERRORS[error.code] : undefined) ?? { status: 400, detail: 'Bad request' }
+  const known = (error.code ? FRAMEWORK_ERRORS[error.code] : undefined) ?? { status: 400, detail: 'Bad request', code: 'bad_request' }
   setResponseHeaders(request, reply)
-  return reply.code(known.status).send({ detail: known.detail })
+  return send(reply, known.status, known.detail, known.code)
 }
 
 /**
@@ -103,7 +118,7 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {
   request.server.countUnmatched?.(request.method, reply.elapsedTime / 1000)
   setResponseHeaders(request, reply)
-  return reply.code(404).send({ detail: NOT_FOUND })
+  return send(reply, 404, NOT_FOUND, 'not_found')
 }
 
 export default fp(

@@ -5,9 +5,10 @@
 // (src/metrics-server.ts), never on the public port.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { collectDefaultMetrics,Counter, Gauge, Histogram, Registry } from 'prom-client'
+
 import type { DatabaseHandle } from '../db/database.js'
-import { templateOf } from '../modules/rate-limits/rule.js'
+import { routeTemplateOf } from './route-template.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -107,7 +108,7 @@ export default fp<MetricsOptions>(
     }
 
     app.addHook('onRoute', (route) => {
-      const observe = observerFor(templateOf(route.url))
+      const observe = observerFor(routeTemplateOf(route.url))
       const existing = route.onResponse === undefined ? [] : Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse]
       route.onResponse = [
         ...existing,

@@ -1,12 +1,13 @@
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import type { Socket } from 'node:net'
 import type { ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
 
 // Headers for every API response, after the OWASP REST Security Cheat Sheet: JSON is never
 // sniffed, framed, cached or allowed to load anything, and HTTPS sticks. A fixed object:
-// @fastify/helmet rebuilds its middleware on every request, which cost about 40% of the API's
-// throughput (docs/performance.md); it serves only the docs pages.
+// @fastify/helmet rebuilds its middleware on every request, a large share of the API's cost
+// (docs/performance.md); it serves only the docs pages.
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',

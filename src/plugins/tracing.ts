@@ -2,12 +2,13 @@
 // only then, and its packages are imported here, so they cost nothing otherwise). One server
 // span per request, named by method and route template and continuing a W3C traceparent; one
 // span per database query inside it. Exported over OTLP/HTTP in batches.
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base'
 import type { FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base'
+
 import type { DatabaseHandle } from '../db/database.js'
 import { observeQueries } from '../db/query-observer.js'
-import { templateOf } from '../modules/rate-limits/rule.js'
+import { routeTemplateOf } from './route-template.js'
 
 export interface TracingOptions {
   database: DatabaseHandle
@@ -49,7 +50,7 @@ export default fp<TracingOptions>(
 
     app.addHook('onRequest', (request, _reply, done) => {
       const parent = propagator.extract(ROOT_CONTEXT, request.headers, defaultTextMapGetter)
-      const route = request.routeOptions.url === undefined ? UNMATCHED : templateOf(request.routeOptions.url)
+      const route = request.routeOptions.url === undefined ? UNMATCHED : routeTemplateOf(request.routeOptions.url)
       const span = tracer.startSpan(
         `${request.method} ${route}`,
         { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'http.route': route, 'url.path': request.url.split('?')[0] } },

@@ -2,4 +2,6 @@
 export interface Actor {
   id: number
   isSuperuser: boolean
+  /** Acting through an API key, which never manages keys, sessions, passwords or email. */
+  viaApiKey?: boolean
 }

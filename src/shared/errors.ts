@@ -13,15 +13,90 @@ export type ErrorKind =
   | 'gone'
   | 'unprocessable' // well-formed and schema-valid, refused by a rule (e.g. a too-common password): 422
 
+/**
+ * Every machine-readable `code` an error body can carry, with what it means. Clients match on
+ * these, never on `detail`; a code once published keeps its meaning. docs/api.md and both
+ * OpenAPI documents list this table (a test holds them to it).
+ */
+export const ERROR_CODES = {
+  // Any status
+  validation_failed: 'The request (body, query or path) breaks its schema or a field rule; `errors` names each field (422).',
+  bad_request: 'The request is malformed in a way no other code names (400).',
+  invalid_json: 'The body is not valid JSON, or is empty while declared as JSON (400).',
+  malformed_url: 'The URL cannot be decoded (400).',
+  request_aborted: 'The client went away before the body arrived (400).',
+  invalid_text: 'The request holds text that cannot be stored, such as a NUL character (400).',
+  request_too_large: 'The body, a multipart part or the URL is larger than allowed (413, 414).',
+  unsupported_media_type: 'The body has a content type this route does not accept (415).',
+  not_found: 'No route, resource or file at this address (404).',
+  rate_limited: 'A limit was reached; `Retry-After` says when to try again (429).',
+  service_unavailable: 'The database, Redis or another store is unavailable, or the server is shutting down (503).',
+  version_sunset: 'This API version has passed its sunset date (410).',
+  internal_error: 'An unexpected failure; the server logged it with the request id (500).',
+  // Authentication and permissions
+  not_authenticated: 'The token or API key is missing, malformed, expired or revoked (401).',
+  invalid_credentials: 'The username or password is wrong, or the account cannot log in (401).',
+  forbidden: 'The caller may not do this (403).',
+  api_key_not_allowed: 'This route refuses API keys: use a login token (403).',
+  api_key_scope_insufficient: "The API key's scopes do not allow this method (403).",
+  cross_site_refused: 'A browser sent this request from another site, and this route takes none (403).',
+  email_not_verified: 'The caller must verify their email address first (403).',
+  conflict: 'The change conflicts with an existing record (409).',
+  // Users and account
+  user_not_found: 'No live user with this id (404).',
+  email_taken: 'Another account holds this email (409).',
+  username_taken: 'Another account holds this username (409).',
+  user_not_deleted: 'The user is not soft-deleted, so there is nothing to restore (409).',
+  invalid_token: 'The verification or password-reset token is invalid, used or expired (400).',
+  incorrect_password: 'The current password is wrong (400).',
+  session_not_found: 'No live session of the caller with this id (404).',
+  // Posts, tiers, limits, keys, avatars
+  post_not_found: 'No live post with this id (404).',
+  tier_not_found: 'No tier with this id (404).',
+  tier_exists: 'A tier with this name exists (409).',
+  rate_limit_rule_not_found: 'No rate-limit rule with this id (404).',
+  api_key_not_found: 'No live API key of this user with this id (404).',
+  file_not_image: 'The upload is not a PNG, JPEG, GIF or WebP image (400).',
+  malformed_multipart: 'The multipart body cannot be read (400).',
+  mail_preview_off: 'The outbox can be read only with MAIL_PREVIEW on, as it is in development (404).',
+} as const
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+/** The code of an error thrown without one of its own. */
+const CODE_BY_KIND: Record<ErrorKind, ErrorCode> = {
+  invalid: 'bad_request',
+  unauthenticated: 'not_authenticated',
+  forbidden: 'forbidden',
+  not_found: 'not_found',
+  conflict: 'conflict',
+  too_large: 'request_too_large',
+  rate_limited: 'rate_limited',
+  unavailable: 'service_unavailable',
+  gone: 'version_sunset',
+  unprocessable: 'validation_failed',
+}
+
+export interface DomainErrorOptions {
+  /** The stable code clients match on; by default the kind's general one. */
+  code?: ErrorCode
+  /** For rate_limited: seconds until another attempt may succeed. */
+  retryAfterSeconds?: number
+}
+
 export class DomainError extends Error {
+  readonly code: ErrorCode
+  readonly retryAfterSeconds?: number
+
   constructor(
     readonly kind: ErrorKind,
     message: string,
-    /** For rate_limited: seconds until another attempt may succeed. */
-    readonly retryAfterSeconds?: number,
+    options: DomainErrorOptions = {},
   ) {
     super(message)
     this.name = 'DomainError'
+    this.code = options.code ?? CODE_BY_KIND[kind]
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds
   }
 }
 
@@ -31,25 +106,34 @@ export class RuleViolation extends DomainError {
     readonly field: string,
     message: string,
     readonly type: string,
+    /** Where the field is: the body, or the query string. */
+    readonly location: 'body' | 'query' = 'body',
   ) {
-    super('unprocessable', message)
+    super('unprocessable', message, { code: 'validation_failed' })
     this.name = 'RuleViolation'
   }
 }
 
-// Texts clients see (DESIGN.md Errors), named once.
+// Texts clients see, named once.
 export const NOT_AUTHENTICATED = 'Not authenticated'
 export const NOT_ENOUGH_PERMISSIONS = 'Not enough permissions'
 export const NOT_FOUND = 'Not Found'
 export const SERVICE_UNAVAILABLE = 'Service unavailable'
+export const TOO_MANY_REQUESTS = 'Too many requests'
 export const REQUEST_BODY_TOO_LARGE = 'Request body too large'
 export const FILE_TOO_LARGE = 'File too large'
 export const FILE_MUST_BE_AN_IMAGE = 'File must be an image'
 export const MALFORMED_MULTIPART = 'Malformed multipart body'
+export const API_KEYS_REFUSED = 'API keys cannot be used here'
+export const API_KEY_SCOPE_TOO_NARROW = 'API key scope does not allow this'
 
 export const notAuthenticated = () => new DomainError('unauthenticated', NOT_AUTHENTICATED)
 export const forbidden = () => new DomainError('forbidden', NOT_ENOUGH_PERMISSIONS)
 export const serviceUnavailable = () => new DomainError('unavailable', SERVICE_UNAVAILABLE)
+export const notFound = () => new DomainError('not_found', NOT_FOUND)
+export const apiKeysRefused = () => new DomainError('forbidden', API_KEYS_REFUSED, { code: 'api_key_not_allowed' })
+export const apiKeyScopeTooNarrow = () => new DomainError('forbidden', API_KEY_SCOPE_TOO_NARROW, { code: 'api_key_scope_insufficient' })
+export const rateLimited = (retryAfterSeconds: number) => new DomainError('rate_limited', TOO_MANY_REQUESTS, { retryAfterSeconds })
 
 /** Superusers only. */
 export function assertSuperuser(actor: { isSuperuser: boolean }): void {

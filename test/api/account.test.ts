@@ -1,12 +1,13 @@
 // The account lifecycle end to end through a real SMTP server: verification, reset, change,
 // email change, sessions, security events, REQUIRE_VERIFIED_EMAIL — in both versions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../helpers/app.js'
+
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
-import { createAppWithSmtp, tokenIn } from '../helpers/smtp.js'
 import type { TestSmtpServer } from '../helpers/smtp.js'
-import { V1, V2, login, seedAndLogin, seedUser } from '../helpers/users.js'
+import { createAppWithSmtp, tokenIn } from '../helpers/smtp.js'
+import { login, seedAndLogin, seedUser,V1, V2 } from '../helpers/users.js'
 
 let smtp: TestSmtpServer
 let t: TestApp
@@ -107,12 +108,113 @@ describe.each([V1, V2])('password reset (%s)', (prefix) => {
     expectError(await post(`${prefix}/password-reset/confirm`, { token, new_password: 'another new secret 8' }), 400, 'Invalid or expired token')
   })
 
+  it('revokes every API key of the user: a key minted by an intruder dies with the recovery', async () => {
+    const owner = await seedAndLogin(t.app)
+    const minted = await post(`${prefix}/api-keys/`, { name: 'intruder', scopes: ['read', 'write'] }, owner.headers)
+    const key = minted.json().key as string
+    expect((await t.app.inject({ url: `${prefix}/users/me`, headers: { 'x-api-key': key } })).statusCode).toBe(200)
+    await post(`${prefix}/password-reset`, { email: owner.user.email })
+    const token = tokenIn((await smtp.waitFor(owner.user.email))[0]!)
+    expect((await post(`${prefix}/password-reset/confirm`, { token, new_password: 'recovered at last 12' })).statusCode).toBe(200)
+    expectError(await t.app.inject({ url: `${prefix}/users/me`, headers: { 'x-api-key': key } }), 401, 'Not authenticated')
+  })
+
+  it('a reset link mailed before a password change or an email change no longer works', async () => {
+    const changer = await seedAndLogin(t.app)
+    await post(`${prefix}/password-reset`, { email: changer.user.email })
+    const beforeChange = tokenIn((await smtp.waitFor(changer.user.email))[0]!)
+    const changed = await post(`${prefix}/users/me/password`, { current_password: changer.user.password, new_password: 'changed meanwhile 44' }, changer.headers)
+    expect(changed.statusCode, changed.body).toBe(200)
+    expectError(await post(`${prefix}/password-reset/confirm`, { token: beforeChange, new_password: 'the attacker wins 45' }), 400, 'Invalid or expired token')
+
+    const mover = await seedAndLogin(t.app)
+    await post(`${prefix}/password-reset`, { email: mover.user.email })
+    const beforeMove = tokenIn((await smtp.waitFor(mover.user.email))[0]!)
+    const movedTo = `moved_reset_${mover.user.id}_${prefix.length}@example.com`
+    expect((await t.app.inject({ method: 'PATCH', url: `${prefix}/users/${mover.user.id}`, payload: { email: movedTo, current_password: mover.user.password }, headers: mover.headers })).statusCode).toBe(200)
+    await smtp.waitFor(movedTo)
+    expectError(await post(`${prefix}/password-reset/confirm`, { token: beforeMove, new_password: 'the attacker wins 46' }), 400, 'Invalid or expired token')
+  })
+
   it('refuses a common new password with 422 and keeps the token usable', async () => {
     const user = await seedUser(t.app)
     await post(`${prefix}/password-reset`, { email: user.email })
     const token = tokenIn((await smtp.waitFor(user.email))[0]!)
-    expectError(await post(`${prefix}/password-reset/confirm`, { token, new_password: 'password123' }), 422, 'Password is too common')
+    const common = await post(`${prefix}/password-reset/confirm`, { token, new_password: 'password123' })
+    expectError(common, 422, 'Password is too common')
+    expect(common.json().errors[0].loc).toEqual(['body', 'new_password'])
     expect((await post(`${prefix}/password-reset/confirm`, { token, new_password: 'much better secret 31' })).statusCode).toBe(200)
+  })
+})
+
+describe('verification mail limits', () => {
+  it('limit verification mails per user and per recipient address, not only requests', async () => {
+    const limited = await createTestApp({ SMTP_URL: smtp.url, VERIFICATION_MAIL_RATE_LIMIT: '2' })
+    try {
+      const me = await seedAndLogin(limited.app)
+      const ask = () => limited.app.inject({ method: 'POST', url: `${V2}/email-verification`, headers: me.headers })
+      expect((await ask()).statusCode).toBe(202)
+      expect((await ask()).statusCode).toBe(202)
+      expectError(await ask(), 429, 'Too many requests')
+
+      // Moving emails to someone else's address mails that address at most twice, whoever moves.
+      const victim = `victim_${me.user.id}@example.com`
+      const movers = [await seedAndLogin(limited.app), await seedAndLogin(limited.app), await seedAndLogin(limited.app)]
+      for (const mover of movers) {
+        const moveTo = (email: string) => limited.app.inject({ method: 'PATCH', url: `${V2}/users/${mover.user.id}`, payload: { email, current_password: mover.user.password }, headers: mover.headers })
+        expect((await moveTo(victim)).statusCode).toBe(200)
+        expect((await moveTo(`elsewhere_${mover.user.id}@example.com`)).statusCode).toBe(200)
+      }
+      // Every change is still announced to the address it left, the refused one included: the
+      // victim gets three notices (each mover left it again) and two links, five mails in all.
+      await smtp.waitFor(movers[2]!.user.email)
+      await smtp.waitFor(victim, 5)
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      const toVictim = smtp.messages.filter((message) => message.to === victim)
+      expect(toVictim.filter((message) => message.subject === 'Confirm your email address')).toHaveLength(2)
+      expect(toVictim).toHaveLength(5)
+    } finally {
+      await limited.close()
+    }
+  })
+})
+
+describe('names in mails', () => {
+  it('refuses line breaks in a name, and keeps a stored one on its line in every mail', async () => {
+    const me = await seedAndLogin(t.app)
+    for (const name of ['Ada\nBcc: evil@example.net', 'Ada\r\nX', 'Ada\u2028Lovelace', 'Ada\tL']) {
+      expectError(await t.app.inject({ method: 'PATCH', url: `${V2}/users/${me.user.id}`, payload: { name }, headers: me.headers }), 422)
+    }
+    // A name stored before the rule: it stays on the line the template gives it.
+    await t.db.updateTable('users').set({ name: 'Ada\n\nClick evil.example' }).where('id', '=', me.user.id).execute()
+    expect((await post(`${V2}/email-verification`, undefined, me.headers)).statusCode).toBe(202)
+    const [mail] = await smtp.waitFor(me.user.email)
+    expect(mail?.text).toContain('Ada Click evil.example')
+  })
+})
+
+describe('password reset timing', () => {
+  it('answers before looking the address up, so a registered address answers as fast as an unknown one', async () => {
+    const user = await seedUser(t.app)
+    // The lookup is made slow on purpose: an answer that waited for it would take a second.
+    const users = t.app.services.users
+    const lookup = users.findActiveByEmail.bind(users)
+    users.findActiveByEmail = async (email: string) => {
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      return lookup(email)
+    }
+    try {
+      for (const email of [user.email, `nobody_timing_${user.id}@example.com`]) {
+        const started = performance.now()
+        const answer = await post(`${V2}/password-reset`, { email })
+        expect(answer.statusCode).toBe(202)
+        expect(performance.now() - started).toBeLessThan(500)
+      }
+      // The link still goes out, once the lookup is done.
+      expect(await smtp.waitFor(user.email)).toHaveLength(1)
+    } finally {
+      users.findActiveByEmail = lookup
+    }
   })
 })
 
@@ -141,11 +243,45 @@ describe.each([V1, V2])('password change (%s)', (prefix) => {
     const other = await login(t.app, me.user.username, me.user.password)
     const change = (payload: object) => post(`${prefix}/users/me/password`, payload, me.headers)
     expectError(await change({ current_password: 'not my password', new_password: 'a fresh secret 99' }), 400, 'Incorrect password')
-    expectError(await change({ current_password: me.user.password, new_password: 'password1' }), 422, 'Password is too common')
+    const common = await change({ current_password: me.user.password, new_password: 'password1' })
+    expectError(common, 422, 'Password is too common')
+    expect(common.json().errors[0].loc).toEqual(['body', 'new_password'])
     expect((await change({ current_password: me.user.password, new_password: 'a fresh secret 99' })).statusCode).toBe(200)
     expectError(await t.app.inject({ url: `${prefix}/users/me`, headers: bearer(other.accessToken) }), 401, 'Not authenticated')
     expect((await t.app.inject({ url: `${prefix}/users/me`, headers: me.headers })).statusCode).toBe(200)
     await expect(login(t.app, me.user.username, 'a fresh secret 99')).resolves.toBeDefined()
+  })
+
+  it('keeps API keys unless asked, says how many still work, and revokes them when asked', async () => {
+    const me = await seedAndLogin(t.app)
+    const key = (await post(`${prefix}/api-keys/`, { name: 'deploys', scopes: ['read'] }, me.headers)).json().key as string
+    const kept = await post(`${prefix}/users/me/password`, { current_password: me.user.password, new_password: 'kept keys pass 17' }, me.headers)
+    expect(kept.json()).toEqual({ message: 'Password changed', revoked_api_keys: 0, live_api_keys: 1 })
+    expect((await t.app.inject({ url: `${prefix}/users/me`, headers: { 'x-api-key': key } })).statusCode).toBe(200)
+    const revoked = await post(`${prefix}/users/me/password`, { current_password: 'kept keys pass 17', new_password: 'no keys pass 18', revoke_api_keys: true }, me.headers)
+    expect(revoked.json()).toEqual({ message: 'Password changed', revoked_api_keys: 1, live_api_keys: 0 })
+    expectError(await t.app.inject({ url: `${prefix}/users/me`, headers: { 'x-api-key': key } }), 401, 'Not authenticated')
+  })
+})
+
+describe('guessing the current password', () => {
+  it("spends the account's login budget: a password change cannot be used to guess past the login limit", async () => {
+    const limited = await createTestApp({ LOGIN_RATE_LIMIT: '3' })
+    try {
+      const me = await seedAndLogin(limited.app)
+      const guess = (password: string) =>
+        limited.app.inject({ method: 'POST', url: `${V2}/users/me/password`, payload: { current_password: password, new_password: 'whatever it is 55' }, headers: me.headers, remoteAddress: '10.9.0.1' })
+      // The login spent one of the account's three attempts; two guesses are left.
+      expectError(await guess('guess one'), 400, 'Incorrect password')
+      expectError(await guess('guess two'), 400, 'Incorrect password')
+      const refused = await guess(me.user.password)
+      expectError(refused, 429, 'Too many requests')
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+      // The budget is the account's, wherever the guesses come from: login is refused too.
+      expectError(await limited.app.inject({ method: 'POST', url: `${V2}/login`, payload: { username: me.user.username, password: me.user.password }, remoteAddress: '10.9.0.2' }), 429, 'Too many requests')
+    } finally {
+      await limited.close()
+    }
   })
 })
 
@@ -154,7 +290,7 @@ describe('changing the email', () => {
     const me = await seedAndLogin(t.app)
     await t.db.updateTable('users').set({ is_verified: 1 }).where('id', '=', me.user.id).execute()
     const newEmail = `moved_${me.user.id}@example.com`
-    const patched = await t.app.inject({ method: 'PATCH', url: `${V2}/users/${me.user.id}`, payload: { email: newEmail }, headers: me.headers })
+    const patched = await t.app.inject({ method: 'PATCH', url: `${V2}/users/${me.user.id}`, payload: { email: newEmail, current_password: me.user.password }, headers: me.headers })
     expect(patched.json()).toMatchObject({ email: newEmail, is_verified: false })
     const [link] = await smtp.waitFor(newEmail)
     const [notice] = await smtp.waitFor(me.user.email)
@@ -168,8 +304,53 @@ describe('changing the email', () => {
     const me = await seedAndLogin(t.app)
     await post(`${V1}/email-verification`, undefined, me.headers)
     const oldToken = tokenIn((await smtp.waitFor(me.user.email))[0]!)
-    await t.app.inject({ method: 'PATCH', url: `${V1}/users/${me.user.id}`, payload: { email: `again_${me.user.id}@example.com` }, headers: me.headers })
+    await t.app.inject({ method: 'PATCH', url: `${V1}/users/${me.user.id}`, payload: { email: `again_${me.user.id}@example.com`, current_password: me.user.password }, headers: me.headers })
     expectError(await post(`${V1}/email-verification/confirm`, { token: oldToken }), 400, 'Invalid or expired token')
+  })
+})
+
+describe.each([V1, V2])('moving the email (%s)', (prefix) => {
+  const patch = (who: { user: { id: number }; headers: Record<string, string> }, payload: object) =>
+    t.app.inject({ method: 'PATCH', url: `${prefix}/users/${who.user.id}`, payload, headers: who.headers })
+
+  it('needs the current password in the same body; a superuser changing another user does not', async () => {
+    const me = await seedAndLogin(t.app)
+    const target = `proved_${me.user.id}_${prefix.length}@example.com`
+    expectError(await patch(me, { email: target }), 400, 'Incorrect password', 'incorrect_password')
+    expectError(await patch(me, { email: target, current_password: 'not it at all' }), 400, 'Incorrect password', 'incorrect_password')
+    // Other fields, and the same address in other letters, need no proof.
+    expect((await patch(me, { name: 'Still Me', email: me.user.email.toUpperCase() })).statusCode).toBe(200)
+    expect((await patch(me, { email: target, current_password: me.user.password })).json().email).toBe(target)
+    const admin = await seedAndLogin(t.app, {}, { superuser: true })
+    const other = await seedUser(t.app)
+    expect((await patch({ user: other, headers: admin.headers }, { email: `by_admin_${other.id}_${prefix.length}@example.com` })).statusCode).toBe(200)
+    expectError(await patch(admin, { email: `admin_self_${admin.user.id}@example.com` }), 400, 'Incorrect password')
+  })
+
+  it('mails the previous address a link that undoes the change and ends every session, for 7 days', async () => {
+    const owner = await seedAndLogin(t.app)
+    const intruder = await login(t.app, owner.user.username, owner.user.password, prefix)
+    const key = (await post(`${prefix}/api-keys/`, { name: 'intruder', scopes: ['read'] }, bearer(intruder.accessToken))).json().key as string
+    const taken = `taken_over_${owner.user.id}_${prefix.length}@example.com`
+    expect((await t.app.inject({ method: 'PATCH', url: `${prefix}/users/${owner.user.id}`, payload: { email: taken, current_password: owner.user.password }, headers: bearer(intruder.accessToken) })).statusCode).toBe(200)
+    const [notice] = await smtp.waitFor(owner.user.email)
+    expect(notice?.text).toContain('/account/undo-email-change?token=')
+    expect(notice?.text).toContain('7 days')
+    const token = tokenIn(notice!)
+    const row = await t.db.selectFrom('user_tokens').select('expires_at').where('purpose', '=', 'undo_email_change').where('user_id', '=', owner.user.id).executeTakeFirstOrThrow()
+    const days = (new Date(row.expires_at).getTime() - Date.now()) / 86_400_000
+    expect(days).toBeGreaterThan(6.9)
+    expect(days).toBeLessThanOrEqual(7)
+
+    const undone = await post(`${prefix}/email-change/undo`, { token })
+    expect(undone.statusCode, undone.body).toBe(200)
+    expectError(await post(`${prefix}/email-change/undo`, { token }), 400, 'Invalid or expired token')
+    for (const session of [owner, intruder]) {
+      expectError(await t.app.inject({ url: `${prefix}/users/me`, headers: bearer(session.accessToken) }), 401, 'Not authenticated')
+    }
+    expectError(await t.app.inject({ url: `${prefix}/users/me`, headers: { 'x-api-key': key } }), 401, 'Not authenticated')
+    const back = await login(t.app, owner.user.username, owner.user.password, prefix)
+    expect((await t.app.inject({ url: `${V2}/users/me`, headers: bearer(back.accessToken) })).json()).toMatchObject({ email: owner.user.email, is_verified: true })
   })
 })
 
@@ -276,5 +457,36 @@ describe('the pages mailed links open', () => {
     expect(confirmed.statusCode).toBe(200)
     expect(confirmed.body).toContain('verified')
     expect((await t.app.inject({ url: `${V2}/users/me`, headers: me.headers })).json().is_verified).toBe(true)
+  })
+
+  it('offer the reset form again, with the same link, when the new password is refused', async () => {
+    const me = await seedAndLogin(t.app)
+    await post(`${V1}/password-reset`, { email: me.user.email })
+    const token = tokenIn((await smtp.waitFor(me.user.email)).at(-1)!)
+    const form = (newPassword: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/account/reset-password',
+        payload: `token=${encodeURIComponent(token)}&new_password=${encodeURIComponent(newPassword)}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      })
+    const refused = await form('password123')
+    expect(refused.statusCode).toBe(422)
+    expect(refused.body).toContain('Password is too common. Try another.')
+    expect(refused.body).toContain('<form method="post" action="/account/reset-password">')
+    expect(refused.body).toContain(`name="token" value="${token}"`)
+    const changed = await form('a far better secret 7')
+    expect(changed.statusCode).toBe(200)
+    expect(changed.body).toContain('Your password is changed')
+  })
+
+  it('post their forms to the page itself, with or without a trailing slash', async () => {
+    for (const page of ['verify-email', 'reset-password', 'undo-email-change']) {
+      for (const url of [`/account/${page}?token=x`, `/account/${page}/?token=x`]) {
+        const answer = await t.app.inject({ url })
+        expect(answer.statusCode, url).toBe(200)
+        expect(answer.body).toContain(`action="/account/${page}"`)
+      }
+    }
   })
 })

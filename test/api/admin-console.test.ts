@@ -3,10 +3,12 @@
 // nothing outside the build, and nothing at all with ADMIN_CONSOLE=off.
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
 import { ADMIN_CONSOLE_DIR, ADMIN_PAGE_POLICY } from '../../src/api/admin-console.routes.js'
-import { createTestApp } from '../helpers/app.js'
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
 
 describe('/admin/ with the console on (the default)', () => {

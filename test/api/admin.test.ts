@@ -1,11 +1,12 @@
 // The first superuser from ADMIN_* settings at start.
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import { TEST_ENV, TEST_SECRET_KEY, createTestApp, createTestDatabase } from '../helpers/app.js'
 import type { TestApp } from '../helpers/app.js'
-import { V1, login, seedAndLogin, seedUser } from '../helpers/users.js'
+import { createTestApp, createTestDatabase,TEST_ENV, TEST_SECRET_KEY } from '../helpers/app.js'
+import { login, seedAndLogin, seedUser,V1 } from '../helpers/users.js'
 
 const ADMIN = { ADMIN_EMAIL: 'root@example.com', ADMIN_USERNAME: 'root', ADMIN_PASSWORD: 'admin password 1', ADMIN_NAME: 'Root' }
 

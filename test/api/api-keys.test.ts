@@ -1,11 +1,12 @@
 // API keys for server-to-server callers: shown once, stored hashed, acting as their owner within
 // their scopes, never managing keys, sessions, passwords or email, dead with their owner.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../helpers/app.js'
+
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
-import { V1, V2, seedAndLogin } from '../helpers/users.js'
 import type { LoggedIn } from '../helpers/users.js'
+import { seedAndLogin,V1, V2 } from '../helpers/users.js'
 
 let t: TestApp
 let admin: LoggedIn
@@ -89,6 +90,36 @@ describe.each([V1, V2])('API keys (%s)', (prefix) => {
     expect((await t.app.inject({ url: `${prefix}/users/me`, headers: withKey(kept.key) })).statusCode).toBe(200)
     await t.app.inject({ method: 'DELETE', url: `${prefix}/users/${owner.user.id}`, headers: admin.headers })
     expectError(await t.app.inject({ url: `${prefix}/users/me`, headers: withKey(kept.key) }), 401, 'Not authenticated')
+  })
+
+  it('stay dead when their deleted owner is restored', async () => {
+    const owner = await seedAndLogin(t.app)
+    const { key } = await createKey(owner, ['read'], prefix)
+    expect((await t.app.inject({ method: 'DELETE', url: `${prefix}/users/${owner.user.id}`, headers: owner.headers })).statusCode).toBe(200)
+    expect((await t.app.inject({ method: 'POST', url: `${prefix}/users/${owner.user.id}/restore`, headers: admin.headers })).statusCode).toBe(200)
+    expectError(await t.app.inject({ url: `${prefix}/users/me`, headers: withKey(key) }), 401, 'Not authenticated')
+  })
+
+  it('a read key creates nothing, public routes included: no sign-up, no login, no reset', async () => {
+    const owner = await seedAndLogin(t.app)
+    const { key } = await createKey(owner, ['read'], prefix)
+    const fields = { name: 'Made By Key', username: `bykey${owner.user.id}${prefix.length}`, email: `bykey_${owner.user.id}_${prefix.length}@example.com`, password: 'made by a key 123', accept_terms: true }
+    const refused = [
+      await t.app.inject({ method: 'POST', url: `${prefix}/users/`, payload: prefix === V1 ? { ...fields, accept_terms: undefined } : fields, headers: withKey(key) }),
+      await t.app.inject({ method: 'POST', url: `${prefix}/login`, payload: { username: owner.user.username, password: owner.user.password }, headers: withKey(key) }),
+      await t.app.inject({ method: 'POST', url: `${prefix}/password-reset`, payload: { email: owner.user.email }, headers: withKey(key) }),
+    ]
+    for (const response of refused) expectError(response, 403, 'API key scope does not allow this', 'api_key_scope_insufficient')
+    expect(await t.db.selectFrom('users').select('id').where('username', '=', fields.username).executeTakeFirst()).toBeUndefined()
+  })
+
+  it("a superuser's key cannot restore, remove or manage: superuser routes take a login token only", async () => {
+    const { key } = await createKey(admin, ['read', 'write'], prefix)
+    const victim = await seedAndLogin(t.app)
+    await t.app.inject({ method: 'DELETE', url: `${prefix}/users/${victim.user.id}`, headers: victim.headers })
+    expectError(await t.app.inject({ method: 'POST', url: `${prefix}/users/${victim.user.id}/restore`, headers: withKey(key) }), 403, 'API keys cannot be used here')
+    expectError(await t.app.inject({ method: 'DELETE', url: `${prefix}/users/${victim.user.id}/permanent`, headers: withKey(key) }), 403, 'API keys cannot be used here')
+    expectError(await t.app.inject({ method: 'POST', url: `${prefix}/tiers/`, payload: { name: `bykey${prefix.length}` }, headers: withKey(key) }), 403, 'API keys cannot be used here')
   })
 
   it('refuse forged and malformed keys with 401 on protected routes, and ignore them on public ones', async () => {

@@ -1,9 +1,10 @@
 // Behaviour shared by every endpoint: error format, limits, headers, health.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../helpers/app.js'
+
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
-import { V1, seedUser, userFields } from '../helpers/users.js'
+import { seedUser, userFields,V1 } from '../helpers/users.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -34,7 +35,7 @@ describe('errors', () => {
     for (const url of ['/test/crash', '/test/crash-sync']) {
       const response = await t.app.inject({ url })
       expect(response.statusCode).toBe(500)
-      expect(response.json()).toEqual({ detail: 'Internal server error' })
+      expect(response.json()).toEqual({ detail: 'Internal server error', code: 'internal_error' })
     }
   })
 
@@ -49,7 +50,7 @@ describe('errors', () => {
     const response = await t.app.inject({ method: 'POST', url: `${V1}/users/`, headers: { 'content-type': 'application/json' }, payload })
     expect(response.statusCode).toBeGreaterThanOrEqual(400)
     expect(response.statusCode).toBeLessThan(500)
-    expect(typeof response.json().detail).toBe('string')
+    expectError(response, response.statusCode)
   })
 
   it('treats a trailing slash as the same route', async () => {

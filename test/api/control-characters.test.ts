@@ -1,11 +1,12 @@
 // A NUL byte (or another control character no field needs) in any text is refused at
 // validation with 422 on both databases: in bodies, query strings and logins, with or without a token.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../helpers/app.js'
+
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp } from '../helpers/app.js'
 import { expectError, expectValidationError } from '../helpers/expect.js'
-import { V1, V2, seedAndLogin, userFields } from '../helpers/users.js'
 import type { LoggedIn } from '../helpers/users.js'
+import { seedAndLogin, userFields,V1, V2 } from '../helpers/users.js'
 
 let t: TestApp
 let me: LoggedIn
@@ -72,5 +73,21 @@ describe('control characters', () => {
 describe("PostgreSQL's invalid-text errors", () => {
   it('answer 400 with a detail, never a 500', async () => {
     expectError(await t.app.inject({ url: '/test/invalid-text' }), 400, 'Request contains text that cannot be stored')
+  })
+})
+
+describe('deeply nested JSON', () => {
+  // Built as text: a value 10,000 levels deep, and one just past the bound.
+  const nested = (depth: number) => `{"username":"ada","password":"x","extra":${'['.repeat(depth)}1${']'.repeat(depth)}}`
+
+  it.each([V1, V2])('is refused with 422 on any JSON route, unauthenticated, never a 5xx (%s)', async (prefix) => {
+    for (const depth of [10_000, 40]) {
+      const response = await t.app.inject({ method: 'POST', url: `${prefix}/login`, payload: nested(depth), headers: { 'content-type': 'application/json' } })
+      expectError(response, 422, undefined, 'validation_failed')
+      expect(response.json().errors[0]).toMatchObject({ type: 'too_deep' })
+    }
+    // Shallow enough, the same body fails only for its unknown field.
+    const shallow = await t.app.inject({ method: 'POST', url: `${prefix}/login`, payload: nested(5), headers: { 'content-type': 'application/json' } })
+    expect(shallow.json().errors[0]).toMatchObject({ type: 'extra_forbidden' })
   })
 })

@@ -1,8 +1,9 @@
 // Each version's OpenAPI document and Swagger UI: valid, complete, and holding only its own routes.
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../helpers/app.js'
+
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp } from '../helpers/app.js'
 
 let t: TestApp
 beforeAll(async () => {

@@ -1,12 +1,14 @@
 // Property-based abuse: random and malformed methods, paths, ids, query strings, bodies,
 // content types and tokens against every documented endpoint of both versions. Whatever
-// arrives, the answer is never a 5xx, every error carries a `detail` string, and no answer
-// ever holds a password or a password hash.
+// arrives, the answer is never a 5xx, every error carries a `detail` string and a documented
+// `code`, and no answer ever holds a password or a password hash.
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../helpers/app.js'
+
+import { ERROR_CODES } from '../../src/shared/errors.js'
 import type { TestApp } from '../helpers/app.js'
-import { V1, login, seedUser } from '../helpers/users.js'
+import { createTestApp } from '../helpers/app.js'
+import { login, seedUser,V1 } from '../helpers/users.js'
 
 const SECRET_PASSWORD = 'fuzz-secret-password-42'
 // FUZZ_RUNS=30000 for a longer hunt; FUZZ_SEED replays the seed a failure printed.
@@ -97,7 +99,9 @@ describe('fuzzing every endpoint', () => {
         expect(response.body).not.toContain('$argon2')
         // (HEAD answers carry the headers of the GET, with no body to read.)
         if (response.statusCode >= 400 && response.body !== '' && response.headers['content-type']?.toString().startsWith('application/json')) {
-          expect(typeof (response.json() as { detail?: unknown }).detail).toBe('string')
+          const body = response.json() as { detail?: unknown; code?: unknown }
+          expect(typeof body.detail).toBe('string')
+          expect(Object.keys(ERROR_CODES)).toContain(body.code)
         }
       }),
       { numRuns: RUNS, seed: SEED },

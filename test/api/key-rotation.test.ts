@@ -2,14 +2,16 @@
 // the new key and the old one in SECRET_KEY_PREVIOUS keeps old tokens working, and removing the
 // old key ends them.
 import { createSecretKey } from 'node:crypto'
-import { SignJWT, decodeJwt } from 'jose'
+
+import { decodeJwt,SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import { createTestApp } from '../helpers/app.js'
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
-import { V1, V2, login, seedUser } from '../helpers/users.js'
+import { login, seedUser,V1, V2 } from '../helpers/users.js'
 
 const OLD_KEY = 'the-old-signing-key-that-is-long-enough-0001'
 const NEW_KEY = 'the-new-signing-key-that-is-long-enough-0002'

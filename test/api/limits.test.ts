@@ -3,10 +3,12 @@
 // at the limit.
 import { once } from 'node:events'
 import net from 'node:net'
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../helpers/app.js'
+
 import type { TestApp } from '../helpers/app.js'
-import { V1, seedAndLogin } from '../helpers/users.js'
+import { createTestApp } from '../helpers/app.js'
+import { seedAndLogin,V1 } from '../helpers/users.js'
 
 let t: TestApp
 let port: number

@@ -1,10 +1,11 @@
 // Login limits that hold against attackers without locking out the real user: OWASP device
 // cookies, one budget per account whatever name it is logged in with, and bounded keys.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createTestApp } from '../helpers/app.js'
+
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
-import { V1, V2, seedUser } from '../helpers/users.js'
+import { seedUser,V1, V2 } from '../helpers/users.js'
 
 const redisUrl = inject('redisUrl')
 const stores: [string, Record<string, string>][] = [['the database', {}], ...(redisUrl ? [['Redis', { REDIS_URL: redisUrl }] as [string, Record<string, string>]] : [])]

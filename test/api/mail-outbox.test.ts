@@ -1,16 +1,19 @@
 // Mail is durable: queued in the database with the token it carries, sent by whichever process
 // claims it, retried with backoff while SMTP is down, never sent twice, never lost on restart.
-import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import { TEST_SECRET_KEY, createTestApp } from '../helpers/app.js'
 import type { TestApp } from '../helpers/app.js'
-import { createAppWithSmtp } from '../helpers/smtp.js'
+import { createTestApp,TEST_SECRET_KEY } from '../helpers/app.js'
 import type { TestSmtpServer } from '../helpers/smtp.js'
-import { V1, seedUser } from '../helpers/users.js'
+import { createAppWithSmtp } from '../helpers/smtp.js'
+import { seedUser, V1 } from '../helpers/users.js'
+import { waitFor } from '../helpers/wait.js'
 
 describe('the mail outbox', () => {
   let smtp: TestSmtpServer
@@ -77,16 +80,21 @@ describe('without SMTP_URL (development)', () => {
       const user = await seedUser(t.app, { name: 'Eve Custom' })
       expect((await t.app.inject({ method: 'POST', url: `${V1}/password-reset`, payload: { email: user.email } })).statusCode).toBe(202)
       const directory = path.join(t.config.dataDir, 'mail')
-      let files: string[] = []
-      for (let attempt = 0; attempt < 100 && files.length === 0; attempt++) {
-        files = await readdir(directory).catch(() => [])
-        if (files.length === 0) await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-      expect(files).toHaveLength(1)
+      // The .txt is written after the .eml: once it is there, both are.
+      await waitFor(async () => (await readdir(directory).catch(() => [])).some((file) => file.endsWith('.txt')))
+      const files = (await readdir(directory)).sort()
+      expect(files).toHaveLength(2)
       expect(files[0]).toMatch(/\.eml$/)
+      expect(files[1]).toBe(files[0]!.replace(/\.eml$/, '.txt'))
       const eml = await readFile(path.join(directory, files[0]!), 'utf8')
       expect(eml).toContain('Subject: Custom reset for Eve Custom')
       expect(eml).toContain(`To: ${user.email}`)
+      // The .txt holds the text as written: its link (and the token in it) is whole on one line, and it works.
+      const text = await readFile(path.join(directory, files[1]!), 'utf8')
+      expect(text).toMatch(new RegExp(`^To: ${user.email}\nSubject: Custom reset for Eve Custom\n\nGo here: http`))
+      const token = decodeURIComponent(/token=([A-Za-z0-9_%-]+)/.exec(text)?.[1] ?? '')
+      const reset = await t.app.inject({ method: 'POST', url: `${V1}/password-reset/confirm`, payload: { token, new_password: 'a brand new secret 9' } })
+      expect(reset.statusCode, reset.body).toBe(200)
     } finally {
       await t.close()
     }

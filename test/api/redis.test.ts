@@ -1,11 +1,14 @@
 // With REDIS_URL, revoked token ids and login counters live in Redis (a real server).
 import { randomBytes } from 'node:crypto'
+
 import { Redis } from 'ioredis'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createTestApp } from '../helpers/app.js'
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
+
+import { SharedLimiter, storeKeyOf } from '../../src/modules/rate-limits/shared-limiter.js'
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
-import { V1, seedAndLogin, seedUser } from '../helpers/users.js'
+import { seedAndLogin, seedUser,V1 } from '../helpers/users.js'
 
 const redisUrl = inject('redisUrl')
 
@@ -50,8 +53,32 @@ describe.skipIf(!redisUrl)('with REDIS_URL', () => {
     expect((await attempt()).statusCode).toBe(401)
     expect((await attempt()).statusCode).toBe(401)
     expectError(await attempt(), 429, 'Too many requests')
-    const [key] = await redis.keys(`${limited.config.redisKeyPrefix}rate-limit:*login-address:${address}`)
-    expect(Number(await redis.get(key ?? ''))).toBeGreaterThanOrEqual(3)
+    const key = `${limited.config.redisKeyPrefix}request-limit:${storeKeyOf(`login-address:${address}`)}`
+    // The two attempts let through are counted there; once spent, a window is refused at once.
+    expect(Number(await redis.get(key))).toBe(2)
     expect(await limited.db.selectFrom('rate_limits').select('key').execute()).toEqual([])
+  })
+
+  it('names every login counter by what it counts: no key holds "undefined" (a device cookie or not, a known account or not)', async () => {
+    // The store sees hashed keys; what they are hashed from is what must name real things.
+    const counted: string[] = []
+    const consume = SharedLimiter.prototype.consume
+    vi.spyOn(SharedLimiter.prototype, 'consume').mockImplementation(function (this: SharedLimiter, key, ...rest) {
+      counted.push(key)
+      return consume.call(this, key, ...rest)
+    })
+    const user = await seedUser(t.app)
+    const login = (username: string, password: string, cookies: Record<string, string> = {}) =>
+      t.app.inject({ method: 'POST', url: `${V1}/login`, payload: { username, password }, cookies, remoteAddress: '10.9.8.7' })
+    const ok = await login(user.username, user.password)
+    const device = ok.cookies.find((cookie) => cookie.name === 'device')?.value ?? ''
+    await login(user.username, 'wrong password')
+    await login(user.username, 'wrong password', { device })
+    await login('nobody_at_all', 'wrong password')
+    await login('nobody@example.com', 'wrong password', { device: 'forged' })
+    expect(counted.filter((key) => key.startsWith('login-')).length).toBeGreaterThanOrEqual(9)
+    expect(counted.filter((key) => /undefined|null|NaN/.test(key))).toEqual([])
+    const keys = await redis.keys(`${t.config.redisKeyPrefix}*`)
+    expect(keys.filter((key) => /undefined|null|NaN/.test(key))).toEqual([])
   })
 })

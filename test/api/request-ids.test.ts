@@ -2,9 +2,10 @@
 // the same id: a W3C traceparent's trace id when the caller sends one, a fresh id otherwise.
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import { TEST_ENV, TEST_SECRET_KEY, createTestDatabase } from '../helpers/app.js'
+import { createTestDatabase,TEST_ENV, TEST_SECRET_KEY } from '../helpers/app.js'
 import { V1 } from '../helpers/users.js'
 
 let app: Awaited<ReturnType<typeof buildApp>>

@@ -3,14 +3,15 @@
 // a store outage in open and closed modes, and the sign-up limit — with and without Redis.
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import { TEST_SECRET_KEY, createTestApp, dialect } from '../helpers/app.js'
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp, dialect,TEST_SECRET_KEY } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
 import { startTcpProxy } from '../helpers/tcp-proxy.js'
-import { V1, V2, seedAndLogin, seedUser, userFields } from '../helpers/users.js'
 import type { LoggedIn } from '../helpers/users.js'
+import { seedAndLogin, seedUser, userFields,V1, V2 } from '../helpers/users.js'
 
 const redisUrl = inject('redisUrl')
 const stores: [string, Record<string, string>][] = [['the database', {}], ...(redisUrl ? [['Redis', { REDIS_URL: redisUrl }] as [string, Record<string, string>]] : [])]
@@ -76,6 +77,19 @@ describe.each(stores)('request limits (counters in %s)', (_store, env) => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
     // Another route of the same caller has its own (default) budget.
     expect((await t.app.inject({ url: `${V2}/posts/`, headers: caller.headers })).statusCode).toBe(200)
+  })
+
+  it("counts a rule's route in every version and its HEAD as GET: one budget, no side door", async () => {
+    const tier = await tierWithRules([{ route: 'GET /api/v2/users/{user_id}', limit: 3 }])
+    const caller = await memberOf(tier)
+    const target = caller.user.id
+    expect((await t.app.inject({ url: `${V2}/users/${target}`, headers: caller.headers })).statusCode).toBe(200)
+    const head = await t.app.inject({ method: 'HEAD', url: `${V2}/users/${target}`, headers: caller.headers })
+    expect([head.statusCode, head.headers['ratelimit-limit'], head.headers['ratelimit-remaining']]).toEqual([200, '3', '1'])
+    const v1 = await t.app.inject({ url: `${V1}/users/${target}`, headers: caller.headers })
+    expect([v1.statusCode, v1.headers['ratelimit-remaining']]).toEqual([200, '0'])
+    expect((await t.app.inject({ method: 'HEAD', url: `${V1}/users/${target}`, headers: caller.headers })).statusCode).toBe(429)
+    expectError(await t.app.inject({ url: `${V2}/users/${target}`, headers: caller.headers }), 429, 'Too many requests')
   })
 
   it('uses the most specific rule, and tiers get their own limits', async () => {
@@ -170,6 +184,15 @@ describe.each(stores)('request limits (counters in %s)', (_store, env) => {
     expectError(await t.app.inject({ url: `${V2}/tiers/${tier}/rate-limits`, headers: user.headers }), 403, 'Not enough permissions')
     const post = (tierRef: string | number, payload: object) => t.app.inject({ method: 'POST', url: `${V2}/tiers/${tierRef}/rate-limits`, payload, headers: admin.headers })
     expectError(await post(tier, { route: 'FETCH /x', limit: 1, period_seconds: 60 }), 422, /Route must be/)
+    // A rule that names no route of the service would limit nothing: refused, naming the route.
+    for (const route of ['GET /api/v2/user/{user_id}', '* /nowhere/*', 'DELETE /api/v2/tiers', 'PUT /api/v2/posts/{post_id}']) {
+      const unknown = await post(tier, { route, limit: 1, period_seconds: 60 })
+      expectError(unknown, 422, `No route of this service matches "${route}"`)
+      expect(unknown.json().errors).toEqual([{ loc: ['body', 'route'], msg: `No route of this service matches "${route}"`, type: 'route_unknown' }])
+    }
+    for (const route of ['* /api/v2/posts/*', 'GET /services/v1/users/{user_id}', 'HEAD /api/v2/users/{user_id}', 'POST /api/v2/signup']) {
+      expect((await post(tier, { route, limit: 1000, period_seconds: 60 })).statusCode, route).toBe(201)
+    }
     expectError(await post(999999, { route: '*', limit: 1, period_seconds: 60 }), 404, 'Tier not found')
     const none = await post('none', { route: 'DELETE /api/v2/posts/{post_id}', limit: 9, period_seconds: 60 })
     expect(none.statusCode).toBe(201)
@@ -211,6 +234,40 @@ describe.each(stores)('the sign-up limit (counters in %s)', (_store, env) => {
       expectError(flooded, 429, 'Too many requests')
       expect(Number(flooded.headers['retry-after'])).toBeGreaterThan(0)
       expect((await t.app.inject({ method: 'POST', url: `${V1}/users/`, payload: userFields(), remoteAddress: freshAddress() })).statusCode).toBe(201)
+    } finally {
+      await t.close()
+    }
+  })
+})
+
+describe('IPv6 clients', () => {
+  // Documentation addresses (2001:db8::/32); /64 networks of their own per run, so suites sharing a store never meet.
+  const hex = (value: number) => (value % 0xffff).toString(16)
+  const first = `2001:db8:${hex(process.pid)}:${hex(Date.now())}`
+  const second = `2001:db8:${hex(process.pid)}:${hex(Date.now() + 1)}`
+  const third = `2001:db8:${hex(process.pid)}:${hex(Date.now() + 2)}`
+
+  it('share one budget per /64 for sign-ups and anonymous requests; another /64 has its own', async () => {
+    const t = await createTestApp({ SIGNUP_RATE_LIMIT: '3/3600', ANONYMOUS_RATE_LIMIT: '4/60' })
+    try {
+      const signUp = (remoteAddress: string) => t.app.inject({ method: 'POST', url: `${V1}/users/`, payload: userFields(), remoteAddress })
+      for (const host of ['::1', '::2', ':a:b:c:d']) expect((await signUp(`${first}${host}`)).statusCode).toBe(201)
+      expectError(await signUp(`${first}:ffff:ffff:ffff:ffff`), 429, 'Too many requests')
+      expect((await signUp(`${second}::1`)).statusCode).toBe(201)
+      // The sign-ups spent the /64's four anonymous requests: the next one is refused.
+      expectError(await t.app.inject({ url: `${V1}/posts/`, remoteAddress: `${first}::99` }), 429, 'Too many requests')
+      // An IPv4 client, mapped into IPv6 or not, is one address.
+      expect((await t.app.inject({ url: `${V1}/posts/`, remoteAddress: '::ffff:192.0.2.7' })).headers['ratelimit-remaining']).toBe('3')
+      expect((await t.app.inject({ url: `${V1}/posts/`, remoteAddress: '192.0.2.7' })).headers['ratelimit-remaining']).toBe('2')
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('RATE_LIMIT_IPV6_PREFIX=128 counts every address apart', async () => {
+    const t = await createTestApp({ SIGNUP_RATE_LIMIT: '1/3600', RATE_LIMIT_IPV6_PREFIX: '128' })
+    try {
+      for (const host of ['::1', '::2']) expect((await t.app.inject({ method: 'POST', url: `${V1}/users/`, payload: userFields(), remoteAddress: `${third}${host}` })).statusCode).toBe(201)
     } finally {
       await t.close()
     }

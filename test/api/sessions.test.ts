@@ -1,12 +1,13 @@
 // Access tokens carry their login session; revoking the session (logout, refresh-token reuse)
 // ends every access token of it at once, in every process, with or without Redis.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import { TEST_SECRET_KEY, createTestApp } from '../helpers/app.js'
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp,TEST_SECRET_KEY } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
-import { V1, V2, login, seedUser } from '../helpers/users.js'
+import { login, seedUser,V1, V2 } from '../helpers/users.js'
 
 const redisUrl = inject('redisUrl')
 const stores: [string, Record<string, string>][] = [['the database', {}], ...(redisUrl ? [['Redis', { REDIS_URL: redisUrl }] as [string, Record<string, string>]] : [])]

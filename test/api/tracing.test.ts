@@ -1,12 +1,13 @@
 // OpenTelemetry traces with OTEL_EXPORTER_OTLP_ENDPOINT set, caught by an in-memory exporter: a
 // server span per request named by route template that continues a W3C traceparent, and the
 // request's database queries as its children. Without the setting there is no tracing at all.
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../helpers/app.js'
+
 import type { TestApp } from '../helpers/app.js'
-import { V2, seedAndLogin, seedUser } from '../helpers/users.js'
+import { createTestApp } from '../helpers/app.js'
+import { seedAndLogin, seedUser,V2 } from '../helpers/users.js'
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736'
 const PARENT_SPAN_ID = '00f067aa0ba902b7'

@@ -2,10 +2,11 @@
 // prepending to X-Forwarded-For, so per-address limits hold; `true` is trusted but warned about.
 import { pino } from 'pino'
 import { afterAll, describe, expect, it } from 'vitest'
+
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import { TEST_ENV, TEST_SECRET_KEY, createTestApp } from '../helpers/app.js'
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp,TEST_ENV, TEST_SECRET_KEY } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
 import { V1 } from '../helpers/users.js'
 

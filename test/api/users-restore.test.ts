@@ -1,10 +1,11 @@
 // POST {prefix}/users/{user_id}/restore: a superuser undoes a soft delete, in both versions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../helpers/app.js'
+
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
-import { V1, V2, seedAndLogin } from '../helpers/users.js'
 import type { LoggedIn } from '../helpers/users.js'
+import { seedAndLogin,V1, V2 } from '../helpers/users.js'
 
 let t: TestApp
 let admin: LoggedIn

@@ -1,9 +1,10 @@
 // Section 9: the version listing, deprecation headers and the sunset switch, by configuration.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../helpers/app.js'
+
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
-import { V1, V2, seedUser } from '../helpers/users.js'
+import { seedUser,V1, V2 } from '../helpers/users.js'
 
 const DEPRECATION_HEADERS = ['x-api-deprecation', 'x-api-sunset', 'deprecation', 'sunset', 'link']
 
@@ -13,6 +14,22 @@ describe('without deprecation settings', () => {
     t = await createTestApp()
   })
   afterAll(() => t.close())
+
+  it('GET / points to the docs of each version, the versions, health and the admin console', async () => {
+    const response = await t.app.inject({ url: '/' })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual({
+      name: 'user-post-service',
+      docs: { v1: '/services/v1/docs', v2: '/api/v2/docs' },
+      openapi: { v1: '/services/v1/openapi.json', v2: '/api/v2/openapi.json' },
+      versions: '/api/versions',
+      health: '/health',
+      admin_console: '/admin/',
+    })
+    for (const link of ['/api/v2/docs', '/services/v1/docs', '/api/v2/openapi.json', '/api/versions', '/health', '/admin/']) {
+      expect((await t.app.inject({ url: link })).statusCode, link).toBe(200)
+    }
+  })
 
   it('GET /api/versions lists both versions, v2 current', async () => {
     const response = await t.app.inject({ url: '/api/versions' })
@@ -122,5 +139,14 @@ describe('v1 past its sunset date', () => {
     expect((await t.app.inject({ url: `${V2}/users/${user.id}` })).statusCode).toBe(200)
     expect((await t.app.inject({ url: '/health' })).statusCode).toBe(200)
     expect((await t.app.inject({ url: '/api/versions' })).statusCode).toBe(200)
+  })
+
+  it('no longer lists v1 as available or deprecated, and keeps its sunset date', async () => {
+    expect((await t.app.inject({ url: '/api/versions' })).json()).toEqual({
+      available_versions: ['v2'],
+      current_version: 'v2',
+      deprecated_versions: [],
+      sunset_dates: { v1: '2020-01-01' },
+    })
   })
 })

@@ -6,13 +6,15 @@
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import path from 'node:path'
+
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+
 import { ADMIN_CONSOLE_DIR } from '../../src/api/admin-console.routes.js'
-import { createTestApp } from '../helpers/app.js'
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp } from '../helpers/app.js'
 import { launchChromium, watchProblems } from '../helpers/browser.js'
-import { V2, login, seedUser } from '../helpers/users.js'
+import { login, seedUser,V2 } from '../helpers/users.js'
 
 const chromiumPath = inject('chromiumPath')
 const NOT_A_SUPERUSER = 'This account is not a superuser. The admin console is for superusers only.'
@@ -39,7 +41,8 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
   const api = (url: string) => t.app.inject({ url: `${V2}${url}`, headers: { authorization: `Bearer ${adminToken}` } })
 
   beforeAll(async () => {
-    t = await createTestApp()
+    // MAIL_PREVIEW as in development: the Mail page lists what the service queued.
+    t = await createTestApp({ MAIL_PREVIEW: 'on' })
     base = await t.app.listen({ host: '127.0.0.1', port: 0 })
     admin = await seedUser(t.app, { name: 'Console Admin', username: 'console_admin', email: 'console.admin@example.com' }, { superuser: true })
     member = await seedUser(t.app, { name: 'Plain Member', username: 'plain_member' })
@@ -185,9 +188,20 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
     expect(await seriousViolations()).toEqual([])
   })
 
+  it('lists queued mail with its links on the Mail page', async () => {
+    const reset = await t.app.inject({ method: 'POST', url: `${V2}/password-reset`, payload: { email: target.email } })
+    expect(reset.statusCode).toBe(202)
+    await page.getByRole('link', { name: 'Mail', exact: true }).click()
+    await heading('Mail').waitFor()
+    await page.getByRole('heading', { name: 'Reset your password' }).first().waitFor()
+    await page.getByText(target.email).first().waitFor()
+    expect(await page.getByRole('link', { name: /\/account\/reset-password\?token=/ }).count()).toBeGreaterThan(0)
+    expect(await seriousViolations()).toEqual([])
+  })
+
   it('fits a phone-width screen without sideways scrolling of the page', async () => {
     await page.setViewportSize({ width: 390, height: 844 })
-    for (const view of ['#/', '#/users', `#/users/${target.id}`, '#/posts', '#/tiers', '#/events']) {
+    for (const view of ['#/', '#/users', `#/users/${target.id}`, '#/posts', '#/tiers', '#/events', '#/mail']) {
       await page.goto(`${base}/admin/${view}`)
       await page.locator('main h1').first().waitFor()
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')

@@ -4,9 +4,10 @@
 import type { FastifyInstance } from 'fastify'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+
+import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
 import { launchChromium, watchProblems } from '../helpers/browser.js'
-import type { TestApp } from '../helpers/app.js'
 import { seedUser } from '../helpers/users.js'
 
 const chromiumPath = inject('chromiumPath')

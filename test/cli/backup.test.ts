@@ -3,16 +3,18 @@
 // corrupt or foreign file is refused with the live data untouched; a restore waits for the
 // server to stop. The embedded database only: on PostgreSQL both commands point at pg_dump.
 import { createHash } from 'node:crypto'
-import { copyFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import SqliteDatabase from '../../src/db/sqlite-driver.js'
+
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
 import { checkBackup } from '../../src/db/sqlite-backup.js'
-import { TEST_SECRET_KEY, createTestApp, dialect } from '../helpers/app.js'
+import SqliteDatabase from '../../src/db/sqlite-driver.js'
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp, dialect,TEST_SECRET_KEY } from '../helpers/app.js'
 import { emptyDirectory, runEntry, startServer } from '../helpers/process.js'
-import { V2, seedAndLogin } from '../helpers/users.js'
+import { seedAndLogin,V2 } from '../helpers/users.js'
 import { waitFor } from '../helpers/wait.js'
 
 const onSqlite = dialect() === 'sqlite'

@@ -1,7 +1,11 @@
 // `npm run migrate` and `npm run create-superuser`, run as real processes on either database.
+import { spawn } from 'node:child_process'
+import path from 'node:path'
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDatabase } from '../../src/db/database.js'
+
 import type { DatabaseHandle } from '../../src/db/database.js'
+import { createDatabase } from '../../src/db/database.js'
 import { createTestDatabase } from '../helpers/app.js'
 import { emptyDirectory, runEntry } from '../helpers/process.js'
 
@@ -35,6 +39,24 @@ describe('migrate', () => {
     const second = await run('src/cli/migrate.ts', [])
     expect(second.code).toBe(0)
     expect(second.stdout).toMatch(/nothing to apply/)
+  })
+})
+
+describe('the npm scripts', () => {
+  it('run a command without building first', async () => {
+    const root = path.resolve(import.meta.dirname, '../..')
+    const started = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn('npm', ['run', '--silent', 'migrate'], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env } })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+      child.on('exit', (code) => resolve({ code, stdout, stderr }))
+    })
+    // After the migrate tests above: the same database, nothing left to apply, and no build on the way.
+    expect(started.code, started.stderr).toBe(0)
+    expect(started.stdout).toMatch(/nothing to apply/)
+    expect(`${started.stdout}${started.stderr}`).not.toMatch(/tsc|vite|building/i)
   })
 })
 

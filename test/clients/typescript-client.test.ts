@@ -1,10 +1,13 @@
-// The typed client (clients/typescript) against the running service, over real HTTP: sign-up,
-// login, refresh, users/me, and a post created, listed, updated and deleted.
+// The typed client (clients/typescript) against the running service, over real HTTP: sign-up
+// that logs in, paths with and without their trailing slash, defaulted parameters left out, a
+// refresh on 401 done once for the app, errors as ApiError, cursor paging and logout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createClient } from '../../clients/typescript/src/index.js'
-import { createTestApp } from '../helpers/app.js'
+
+import type { Session } from '../../clients/typescript/src/index.js'
+import { allItems, ApiError, createClient, unwrap } from '../../clients/typescript/src/index.js'
 import type { TestApp } from '../helpers/app.js'
-import { seedUser } from '../helpers/users.js'
+import { createTestApp } from '../helpers/app.js'
+import { userFields } from '../helpers/users.js'
 
 let t: TestApp
 let baseUrl: string
@@ -15,41 +18,73 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 describe('the typed client', () => {
-  it('runs the main flows with typed requests and answers', async () => {
-    let token: string | undefined
-    const client = createClient({ baseUrl, accessToken: () => token })
+  it('signs up, reads and writes with typed requests and answers, and logs out', async () => {
+    const sessions: (Session | null)[] = []
+    const { api, auth } = createClient({ baseUrl, onSessionChange: (session) => sessions.push(session) })
+    const fields = userFields()
+    const user = await auth.signUp({ ...fields, accept_terms: true })
+    expect(user).toMatchObject({ username: fields.username, is_verified: false })
+    expect(auth.session?.accessToken).toBeTruthy()
 
-    // v2 sign-up needs a logged-in caller: an administrator creates the account.
-    const admin = await seedUser(t.app, {}, { superuser: true })
-    const adminLogin = await client.POST('/api/v2/login', { body: { username: admin.username, password: admin.password } })
-    expect(adminLogin.response.status).toBe(200)
-    token = adminLogin.data?.access_token
-    const created = await client.POST('/api/v2/users', {
-      body: { name: 'Client User', username: 'client_user', email: 'client@example.com', password: 'typed client secret 1', accept_terms: true },
-    })
-    expect(created.response.status).toBe(201)
-    expect(created.data?.username).toBe('client_user')
+    const me = await unwrap(api.GET('/api/v2/users/me'))
+    expect(me).toMatchObject({ id: user.id, email: fields.email })
 
-    const logged = await client.POST('/api/v2/login', { body: { username: 'client_user', password: 'typed client secret 1' } })
-    expect(logged.data?.token_type).toBe('bearer')
-    const refreshed = await client.POST('/api/v2/refresh', { body: { refresh_token: logged.data?.refresh_token ?? '' } })
-    expect(refreshed.response.status).toBe(200)
-    token = refreshed.data?.access_token
+    const post = await unwrap(api.POST('/api/v2/posts/', { body: { title: 'Typed', text: 'from the client' } }))
+    // No page or limit: their defaults apply. The path compiles with and without its slash.
+    const listed = await unwrap(api.GET('/api/v2/posts', { params: { query: { author_id: user.id } } }))
+    expect(listed.data.map((item) => item.id)).toEqual([post.id])
+    const updated = await unwrap(api.PATCH('/api/v2/posts/{post_id}', { params: { path: { post_id: post.id } }, body: { title: 'Typed again' } }))
+    expect(updated.title).toBe('Typed again')
 
-    const me = await client.GET('/api/v2/users/me')
-    expect(me.data).toMatchObject({ username: 'client_user', is_verified: false, subscription_tier: null })
+    const gone = api.GET('/api/v2/posts/{post_id}', { params: { path: { post_id: post.id + 1000 } } })
+    await expect(unwrap(gone)).rejects.toMatchObject({ name: 'ApiError', status: 404, code: 'post_not_found', detail: 'Post not found' })
 
-    const post = await client.POST('/api/v2/posts', { body: { title: 'Typed', text: 'from the client' } })
-    expect(post.response.status).toBe(201)
-    const postId = post.data?.id ?? 0
-    const listed = await client.GET('/api/v2/posts', { params: { query: { page: 1, limit: 10, author_id: me.data?.id } } })
-    expect(listed.data?.data.map((item) => item.id)).toEqual([postId])
-    const updated = await client.PATCH('/api/v2/posts/{post_id}', { params: { path: { post_id: postId } }, body: { title: 'Typed again' } })
-    expect(updated.data?.title).toBe('Typed again')
-    const deleted = await client.DELETE('/api/v2/posts/{post_id}', { params: { path: { post_id: postId } } })
-    expect(deleted.data?.message).toBe('Post deleted')
-    const gone = await client.GET('/api/v2/posts/{post_id}', { params: { path: { post_id: postId } } })
-    expect(gone.response.status).toBe(404)
-    expect(gone.error?.detail).toBe('Post not found')
+    await auth.logout()
+    expect(auth.session).toBeNull()
+    expect(sessions.at(-1)).toBeNull()
+    const afterLogout = await api.GET('/api/v2/users/me')
+    expect(afterLogout.response.status).toBe(401)
+  })
+
+  it('refreshes an expired access token once, for every request waiting on it, and resumes from a stored refresh token', async () => {
+    const fields = userFields()
+    const first = createClient({ baseUrl })
+    await first.auth.signUp({ ...fields, accept_terms: true })
+    const refreshToken = first.auth.session?.refreshToken ?? ''
+    let saved: Session | null = { accessToken: 'expired-or-forged', refreshToken, expiresAt: 0 }
+    let refreshes = 0
+    const counting: typeof fetch = async (input, init) => {
+      if ((input instanceof Request ? input.url : String(input)).endsWith('/refresh')) refreshes += 1
+      return fetch(input, init)
+    }
+    const { api, auth } = createClient({ baseUrl, fetch: counting, store: { load: () => saved, save: (session) => void (saved = session) } })
+    const answers = await Promise.all([api.GET('/api/v2/users/me'), api.GET('/api/v2/users/me/'), api.POST('/api/v2/posts', { body: { title: 'After refresh', text: 'a body sent twice' } })])
+    expect(answers.map((answer) => answer.response.status)).toEqual([200, 200, 201])
+    expect(refreshes).toBe(1)
+    expect(saved?.accessToken).not.toBe('expired-or-forged')
+    expect(await auth.resume()).not.toBeNull()
+
+    // A refresh token that is refused ends the session: the request's own 401 stands.
+    saved = { accessToken: 'expired', refreshToken: 'not-a-refresh-token', expiresAt: 0 }
+    const ended = createClient({ baseUrl, store: { load: () => saved, save: (session) => void (saved = session) } })
+    expect((await ended.api.GET('/api/v2/users/me')).response.status).toBe(401)
+    expect(saved).toBeNull()
+  })
+
+  it('reports errors as ApiError with the code, the fields of a 422 and Retry-After, and pages by cursor', async () => {
+    const { api, auth } = createClient({ baseUrl })
+    const refused = await auth.login('nobody', 'wrong password').catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(ApiError)
+    expect(refused).toMatchObject({ status: 401, code: 'invalid_credentials' })
+    const invalid = await auth.signUp({ ...userFields(), email: 'not an email', accept_terms: true }).catch((error: unknown) => error as ApiError)
+    expect(invalid).toMatchObject({ status: 422, code: 'validation_failed' })
+    expect((invalid as ApiError).errors.map((error) => error.loc)).toContainEqual(['body', 'email'])
+
+    await auth.signUp({ ...userFields(), accept_terms: true })
+    for (let index = 0; index < 5; index += 1) await unwrap(api.POST('/api/v2/posts', { body: { title: `Paged ${index}`, text: 'x' } }))
+    const me = await unwrap(api.GET('/api/v2/users/me'))
+    const titles: string[] = []
+    for await (const post of allItems((cursor) => unwrap(api.GET('/api/v2/posts/', { params: { query: { author_id: me.id, limit: 2, ...(cursor ? { cursor } : {}) } } })))) titles.push(post.title)
+    expect(titles).toHaveLength(5)
   })
 })

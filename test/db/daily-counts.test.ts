@@ -3,12 +3,13 @@
 // migration (it counts them once).
 import { Migrator } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { migrations } from '../../src/db/migrations/index.js'
+
 import { migrateToLatest } from '../../src/db/migrate.js'
+import { migrations } from '../../src/db/migrations/index.js'
 import { toIsoString } from '../../src/shared/timestamps.js'
-import { createTestApp } from '../helpers/app.js'
 import type { TestApp } from '../helpers/app.js'
-import { V2, login, seedUser, userFields } from '../helpers/users.js'
+import { createTestApp } from '../helpers/app.js'
+import { login, seedUser, userFields,V2 } from '../helpers/users.js'
 
 let t: TestApp
 beforeAll(async () => {

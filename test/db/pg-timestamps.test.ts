@@ -2,7 +2,8 @@
 // exactly what pg's own Date and Date#toISOString gave, for every form the server sends.
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
-import { timestamptzToIso } from '../../src/db/pg-timestamps.js'
+
+import { timestamptzToIso } from '../../src/db/fast-path/pg-timestamps.js'
 import { findUserById } from '../../src/modules/users/users.repository.js'
 import { createTestApp, dialect } from '../helpers/app.js'
 import { seedUser } from '../helpers/users.js'

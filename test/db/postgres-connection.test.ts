@@ -3,6 +3,7 @@
 // know), and a statement past it is cancelled rather than holding a connection.
 import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
+
 import { createTestApp, dialect } from '../helpers/app.js'
 
 const showTimeout = async (env: Record<string, string>) => {

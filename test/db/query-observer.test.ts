@@ -1,6 +1,7 @@
 // The query observer (tracing) sees prepared queries that skip Kysely: SQLite's answer at once,
 // PostgreSQL's when its promise settles, failures with their error.
 import { describe, expect, it, vi } from 'vitest'
+
 import { observed } from '../../src/db/query-observer.js'
 
 describe('observed queries', () => {

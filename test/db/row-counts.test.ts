@@ -1,10 +1,11 @@
 // The trigger-maintained totals behind total_count must always equal a real count.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
 import { countLiveRows } from '../helpers/counts.js'
-import type { TestApp } from '../helpers/app.js'
-import { V1, V2, seedAndLogin, seedUser } from '../helpers/users.js'
 import type { LoggedIn } from '../helpers/users.js'
+import { seedAndLogin, seedUser,V1, V2 } from '../helpers/users.js'
 
 let t: TestApp
 let admin: LoggedIn

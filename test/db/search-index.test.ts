@@ -2,10 +2,11 @@
 // index must follow every change to names and usernames.
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, dialect } from '../helpers/app.js'
-import type { TestApp } from '../helpers/app.js'
-import { V1, V2, seedAndLogin } from '../helpers/users.js'
+
 import { SEARCH_INDEX_MERGE_AT } from '../../src/modules/users/search-index.js'
+import type { TestApp } from '../helpers/app.js'
+import { createTestApp, dialect } from '../helpers/app.js'
+import { seedAndLogin,V1, V2 } from '../helpers/users.js'
 
 let t: TestApp
 beforeAll(async () => {

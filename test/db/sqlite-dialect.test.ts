@@ -5,11 +5,13 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { Kysely, sql } from 'kysely'
+
 import type { Generated } from 'kysely'
+import { Kysely, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { QueuedSqliteDialect } from '../../src/db/fast-path/sqlite-dialect.js'
 import SqliteDatabase from '../../src/db/sqlite-driver.js'
-import { QueuedSqliteDialect } from '../../src/db/sqlite-dialect.js'
 import { dialect } from '../helpers/app.js'
 
 interface Tables {

@@ -1,8 +1,10 @@
 // The SQLite driver fits the running Node.js: better-sqlite3 13 (Node-API 10, prebuilt) where
 // Node-API 10 exists, 12 (compiled at install) on Node 20. CI runs the SQLite suite on Node 20
-// and on Node 24; on Node 24 with 12 that suite's servers aborted (docs/decisions.md).
+// and on Node 24; on Node 24 with 12 that suite's servers aborted (docs/adr/0012-backups-pgbouncer-and-traces.md).
 import { createRequire } from 'node:module'
+
 import { describe, expect, it } from 'vitest'
+
 import SqliteDatabase, { NODE_API_OF_CURRENT_DRIVER, sqliteDriverPackage } from '../../src/db/sqlite-driver.js'
 
 const require = createRequire(import.meta.url)

@@ -1,7 +1,9 @@
 // Each version's served OpenAPI document equals its committed snapshot in docs/openapi/, so a
 // change to the contract is always a visible change to those files (npm run openapi rewrites them).
 import { readFile } from 'node:fs/promises'
+
 import { describe, expect, it } from 'vitest'
+
 import { CLIENT_TYPES_FILE, clientTypes } from '../../scripts/client-types.js'
 import { servedOpenApiDocuments, snapshotFile } from '../../scripts/openapi-documents.js'
 

@@ -4,11 +4,13 @@ import { execFile } from 'node:child_process'
 import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
+
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { TEST_SECRET_KEY, createTestDatabase } from '../helpers/app.js'
+
+import { createTestDatabase,TEST_SECRET_KEY } from '../helpers/app.js'
 import { PNG_1X1 } from '../helpers/multipart.js'
-import { emptyDirectory, startServer } from '../helpers/process.js'
 import type { RunningProcess } from '../helpers/process.js'
+import { emptyDirectory, startServer } from '../helpers/process.js'
 
 const run = promisify(execFile)
 let server: (RunningProcess & { url: string }) | undefined

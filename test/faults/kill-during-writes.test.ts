@@ -2,8 +2,9 @@
 // 201 is there, whole, and the database is consistent (integrity, exact counts).
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
 import { createDatabase } from '../../src/db/database.js'
-import { TEST_SECRET_KEY, createTestDatabase, dialect } from '../helpers/app.js'
+import { createTestDatabase, dialect,TEST_SECRET_KEY } from '../helpers/app.js'
 import { countLiveRows } from '../helpers/counts.js'
 import { emptyDirectory, startServer } from '../helpers/process.js'
 import { DEFAULT_PASSWORD, userFields } from '../helpers/users.js'

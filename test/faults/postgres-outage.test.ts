@@ -3,14 +3,15 @@
 // for real (`pg_ctl stop -m immediate`, as in a crash) and started again, and the shared
 // server cut off by a proxy that drops every connection and refuses new ones.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createTestApp, dialect } from '../helpers/app.js'
+
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp, dialect } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
-import { postgresBinDir, startPostgresServer } from '../helpers/postgres-server.js'
 import type { PostgresServer } from '../helpers/postgres-server.js'
-import { startTcpProxy } from '../helpers/tcp-proxy.js'
+import { postgresBinDir, startPostgresServer } from '../helpers/postgres-server.js'
 import type { TcpProxy } from '../helpers/tcp-proxy.js'
-import { V1, login, seedUser } from '../helpers/users.js'
+import { startTcpProxy } from '../helpers/tcp-proxy.js'
+import { login, seedUser,V1 } from '../helpers/users.js'
 import { until200 } from '../helpers/wait.js'
 
 const inCi = Boolean(process.env.CI) && process.env.CI !== 'false'

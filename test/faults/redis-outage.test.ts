@@ -1,12 +1,13 @@
 // Redis (holding revocations and login counters) goes away and comes back: what needs it
 // answers 503 meanwhile — never 500, never an unchecked token — and recovers by itself.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createTestApp } from '../helpers/app.js'
+
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
-import { startTcpProxy } from '../helpers/tcp-proxy.js'
 import type { TcpProxy } from '../helpers/tcp-proxy.js'
-import { V1, login, seedUser } from '../helpers/users.js'
+import { startTcpProxy } from '../helpers/tcp-proxy.js'
+import { login, seedUser,V1 } from '../helpers/users.js'
 import { until200 } from '../helpers/wait.js'
 
 const redisUrl = inject('redisUrl')

@@ -3,13 +3,15 @@
 // whole again once the file is.
 import { execFileSync } from 'node:child_process'
 import path from 'node:path'
-import SqliteDatabase from '../../src/db/sqlite-driver.js'
+
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, dialect } from '../helpers/app.js'
+
+import SqliteDatabase from '../../src/db/sqlite-driver.js'
 import type { TestApp } from '../helpers/app.js'
+import { createTestApp, dialect } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
-import { V1, seedUser, userFields } from '../helpers/users.js'
+import { seedUser, userFields,V1 } from '../helpers/users.js'
 
 /** `chattr +i` makes a file immutable even for root; not every filesystem supports it. */
 function chattrWorks(dir: string): boolean {

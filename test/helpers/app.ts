@@ -4,14 +4,16 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+
 import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { inject } from 'vitest'
-import { buildApp } from '../../src/app.js'
+
 import type { AppOptions } from '../../src/app.js'
+import { buildApp } from '../../src/app.js'
 import { openBackends } from '../../src/backends.js'
-import { loadConfig } from '../../src/config.js'
 import type { Config } from '../../src/config.js'
+import { loadConfig } from '../../src/config.js'
 import type { Executor } from '../../src/db/schema.js'
 import { createLogger } from '../../src/logger.js'
 
@@ -25,6 +27,8 @@ declare module 'vitest' {
     redisUrl: string
     /** Empty when no Chromium is installed (allowed outside CI only). */
     chromiumPath: string
+    /** False in the -plain projects: the app runs with FAST_PATH=off. */
+    fastPath: boolean
   }
 }
 
@@ -57,7 +61,7 @@ export async function createTestDatabase(): Promise<{ env: Record<string, string
   const removeDir = () => rm(dataDir, { recursive: true, force: true })
   // Its own Redis namespace too: test files run side by side against one Redis, and the client
   // addresses they make up would otherwise share per-address budgets there.
-  const redisEnv = { REDIS_KEY_PREFIX: `test-${randomBytes(6).toString('hex')}:` }
+  const redisEnv = { REDIS_KEY_PREFIX: `test-${randomBytes(6).toString('hex')}:`, ...(inject('fastPath') ? {} : { FAST_PATH: 'off' }) }
   if (dialect() === 'sqlite') return { env: { DATA_DIR: dataDir, ...redisEnv }, drop: removeDir }
 
   const name = `ups_test_${process.pid}_${randomBytes(4).toString('hex')}`

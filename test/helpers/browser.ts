@@ -1,7 +1,7 @@
 // Debian's Chromium driven by playwright-core (never a downloaded browser), with the flags this
 // machine's closed network needs; and a page that records every console error and page error.
-import { chromium } from 'playwright-core'
 import type { Browser, Page } from 'playwright-core'
+import { chromium } from 'playwright-core'
 
 export function launchChromium(executablePath: string): Promise<Browser> {
   return chromium.launch({

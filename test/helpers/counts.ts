@@ -1,5 +1,6 @@
 // Live (not soft-deleted) rows counted the slow, certain way, to check the totals the API reports.
 import { sql } from 'kysely'
+
 import type { Executor } from '../../src/db/schema.js'
 
 export async function countLiveRows(db: Executor): Promise<{ users: number; posts: number }> {

@@ -1,11 +1,16 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { expect } from 'vitest'
 
-/** Asserts the status and the `{detail}` error body. */
-export function expectError(response: LightMyRequestResponse, status: number, detail?: string | RegExp): void {
+import { ERROR_CODES } from '../../src/shared/errors.js'
+
+/** Asserts the status and the `{detail, code}` error body: every error carries a documented code. */
+export function expectError(response: LightMyRequestResponse, status: number, detail?: string | RegExp, code?: string): void {
   expect(response.statusCode, response.body).toBe(status)
-  const body = response.json() as { detail: unknown }
+  const body = response.json() as { detail: unknown; code: unknown }
   expect(typeof body.detail).toBe('string')
+  expect(Object.keys(ERROR_CODES), `undocumented error code in ${response.body}`).toContain(body.code)
+  if (code !== undefined) expect(body.code).toBe(code)
+  if (status === 422) expect(body.code).toBe('validation_failed')
   if (typeof detail === 'string') expect(body.detail).toBe(detail)
   else if (detail) expect(body.detail).toMatch(detail)
 }

@@ -1,8 +1,8 @@
 // Runs the real entry points (src/server.ts, src/cli/*) in child processes through tsx.
-import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { createRequire } from 'node:module'
+import { spawn } from 'node:child_process'
 import { mkdtemp } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -37,23 +37,33 @@ export function runEntry(entry: string, args: string[], env: Record<string, stri
   return { child, stdout: () => stdout, stderr: () => stderr, exited }
 }
 
+/**
+ * Resolves with what `find` finds in the process's output, as soon as it appears (checked on
+ * every chunk, not on a clock); rejects if the process exits first or after `timeoutMs`, a bound
+ * for a machine that is very busy, not a measure of speed.
+ */
+export function waitForOutput<T>(running: RunningProcess, find: (stdout: string) => T | undefined, timeoutMs = 60_000): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const check = () => {
+      const found = find(running.stdout())
+      if (found === undefined) return
+      clearTimeout(timer)
+      running.child.stdout?.off('data', check)
+      resolve(found)
+    }
+    const timer = setTimeout(() => reject(new Error(`expected output did not come in ${timeoutMs} ms:\n${running.stdout()}\n${running.stderr()}`)), timeoutMs)
+    running.child.stdout?.on('data', check)
+    running.exited.then(() => {
+      clearTimeout(timer)
+      reject(new Error(`process exited:\n${running.stdout()}\n${running.stderr()}`))
+    })
+    check()
+  })
+}
+
 /** Starts src/server.ts on a free port and resolves once it listens. */
 export async function startServer(env: Record<string, string>, cwd: string): Promise<RunningProcess & { url: string }> {
   const server = runEntry('src/server.ts', [], { PORT: '0', LOG_LEVEL: 'info', ...env }, cwd)
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${server.stdout()}\n${server.stderr()}`)), 20_000)
-    const check = () => {
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(server.stdout())
-      if (match?.[1]) {
-        clearTimeout(timer)
-        resolve(match[1])
-      }
-    }
-    server.child.stdout?.on('data', check)
-    server.exited.then(() => {
-      clearTimeout(timer)
-      reject(new Error(`server exited:\n${server.stdout()}\n${server.stderr()}`))
-    })
-  })
+  const url = await waitForOutput(server, (stdout) => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1])
   return { ...server, url }
 }

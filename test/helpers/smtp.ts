@@ -1,10 +1,12 @@
 // A real SMTP server inside the test process (smtp-server), collecting every delivered message
 // parsed (mailparser). It can be stopped and started again on the same port, as an outage.
 import type { AddressInfo } from 'node:net'
+
 import { simpleParser } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
-import { createTestApp } from './app.js'
+
 import type { TestApp } from './app.js'
+import { createTestApp } from './app.js'
 
 export interface DeliveredMail {
   to: string

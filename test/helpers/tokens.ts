@@ -1,6 +1,8 @@
 // Access tokens made by hand, to present forged, expired, misaddressed and unsigned ones.
 import { createSecretKey } from 'node:crypto'
+
 import { SignJWT, UnsecuredJWT } from 'jose'
+
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/modules/auth/tokens.js'
 import { TEST_SECRET_KEY } from './app.js'
 

@@ -1,5 +1,6 @@
 // Seeding and logging in, shared by every test file.
 import type { FastifyInstance } from 'fastify'
+
 import type { User } from '../../src/modules/users/user.js'
 
 export const V1 = '/services/v1'

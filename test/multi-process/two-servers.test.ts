@@ -2,10 +2,11 @@
 // a token revoked through one is refused by the other, the login limit counts attempts made
 // at either, and an avatar uploaded to one is served by the other.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { TEST_SECRET_KEY, createTestDatabase, dialect } from '../helpers/app.js'
+
+import { createTestDatabase, dialect,TEST_SECRET_KEY } from '../helpers/app.js'
 import { PNG_1X1 } from '../helpers/multipart.js'
-import { emptyDirectory, startServer } from '../helpers/process.js'
 import type { RunningProcess } from '../helpers/process.js'
+import { emptyDirectory, startServer } from '../helpers/process.js'
 import { userFields } from '../helpers/users.js'
 
 type Server = RunningProcess & { url: string }

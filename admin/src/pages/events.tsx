@@ -1,14 +1,16 @@
 // The security event log, newest first, filtered by user and type.
 import { useState } from 'preact/hooks'
-import { call, client } from '../api.js'
+
 import type { SecurityEvent } from '../api.js'
-import { Loading, Pager, TableFrame, formatTime, pageOf, useLoad } from '../components.js'
-import { href, navigate } from '../router.js'
+import { call, client } from '../api.js'
+import { formatTime, Loading, pageOf, Pager, TableFrame, useLoad } from '../components.js'
 import type { Route } from '../router.js'
+import { href, navigate } from '../router.js'
 
 const PAGE_SIZE = 25
 // Every type the API documents (listed in this order): a type added to the API and not here fails the typecheck.
 const LISTED: Record<SecurityEvent['type'], true> = {
+  user_signed_up: true,
   login_succeeded: true,
   login_failed: true,
   logout: true,
@@ -17,6 +19,7 @@ const LISTED: Record<SecurityEvent['type'], true> = {
   password_reset_requested: true,
   password_reset: true,
   email_changed: true,
+  email_change_undone: true,
   email_verified: true,
   session_revoked: true,
   user_deleted_permanently: true,

@@ -1,7 +1,7 @@
 // Counts, the last week's sign-ups and logins as a bar chart (with the numbers in a table for
 // screen readers and for reading off), and whether the database and Redis answer.
-import { call, client } from '../api.js'
 import type { Overview as OverviewData } from '../api.js'
+import { call, client } from '../api.js'
 import { Loading, TableFrame, useLoad } from '../components.js'
 
 const STATUS_TEXT = { ok: 'Reachable', unavailable: 'Not answering', not_configured: 'Not configured' } as const

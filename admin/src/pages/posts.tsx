@@ -1,9 +1,10 @@
 // Posts: search and author filter, a post's page, soft and permanent deletion.
 import { useState } from 'preact/hooks'
+
 import { call, client } from '../api.js'
-import { Confirmed, Loading, Notice, Pager, TableFrame, formatTime, pageOf, useLoad } from '../components.js'
-import { href, navigate } from '../router.js'
+import { Confirmed, formatTime, Loading, Notice, pageOf, Pager, TableFrame, useLoad } from '../components.js'
 import type { Route } from '../router.js'
+import { href, navigate } from '../router.js'
 
 const PAGE_SIZE = 20
 

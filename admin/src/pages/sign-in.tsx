@@ -1,5 +1,6 @@
 // Sign in through the API's own login (username or email and password); only superusers get in.
 import { useState } from 'preact/hooks'
+
 import { signIn } from '../api.js'
 import { ErrorMessage, useAction } from '../components.js'
 

@@ -1,7 +1,8 @@
 // Tiers and the rate-limit rules of each (and of `none`: logged-in users without a tier).
 import { useState } from 'preact/hooks'
-import { call, client } from '../api.js'
+
 import type { RateLimitRule, Tier } from '../api.js'
+import { call, client } from '../api.js'
 import { ActionButton, ActionForm, Confirmed, Loading, TableFrame, useLoad } from '../components.js'
 
 type TierKey = number | 'none'

@@ -2,9 +2,10 @@
 // what a superuser does to an account (edit, tier, resend verification, end sessions, soft
 // delete, restore, permanent delete).
 import { useState } from 'preact/hooks'
-import { call, client } from '../api.js'
+
 import type { ManagedUser } from '../api.js'
-import { ActionButton, ActionForm, Confirmed, Loading, Notice, TableFrame, formatTime, useLoad } from '../components.js'
+import { call, client } from '../api.js'
+import { ActionButton, ActionForm, Confirmed, formatTime, Loading, Notice, TableFrame, useLoad } from '../components.js'
 import { href, navigate } from '../router.js'
 
 const userPath = (id: number) => ({ params: { path: { user_id: id } } })

@@ -1,10 +1,11 @@
 // Every user, soft-deleted ones too: search (name, username, or a whole email address), state,
 // an indexed sort order, and pages. The filters live in the URL, so a view can be shared.
 import { useState } from 'preact/hooks'
+
 import { call, client } from '../api.js'
-import { Loading, Pager, TableFrame, pageOf, useLoad } from '../components.js'
-import { href, navigate } from '../router.js'
+import { Loading, pageOf, Pager, TableFrame, useLoad } from '../components.js'
 import type { Route } from '../router.js'
+import { href, navigate } from '../router.js'
 
 const PAGE_SIZE = 20
 const STATUSES = [

@@ -1,21 +1,57 @@
 // A typed client for the v2 API: openapi-fetch over the types openapi-typescript generates from
-// the served OpenAPI document (schema.d.ts; `npm run openapi` regenerates it, CI checks it).
-import createFetchClient from 'openapi-fetch'
+// the served OpenAPI document (schema.d.ts; `npm run openapi` regenerates it, CI checks it), and
+// the auth flow (sign up, log in, refresh once on 401, resume, log out) so an app writes no token
+// plumbing. README.md shows it in use.
 import type { Middleware } from 'openapi-fetch'
-import type { paths } from './schema.js'
+import createFetchClient from 'openapi-fetch'
 
-export type { components, paths } from './schema.js'
+import { unwrap } from './errors.js'
+import type { paths } from './paths.js'
+import type { operations } from './schema.js'
+import type { Session, SessionStore } from './session.js'
+import { SessionKeeper, toSession } from './session.js'
+
+export type { FieldError } from './errors.js'
+export { ApiError, unwrap } from './errors.js'
+export type { CursorPage } from './paging.js'
+export { allItems } from './paging.js'
+export type { paths } from './paths.js'
+export type { components, operations } from './schema.js'
+export type { Session, SessionStore } from './session.js'
+
+export type SignUpFields = operations['postSignup']['requestBody']['content']['application/json']
+export type User = operations['getUsersMe']['responses'][200]['content']['application/json']
 
 export interface ClientOptions {
-  /** The service's origin, e.g. https://api.example.com (paths already start with /api/v2). */
+  /** The service's origin, e.g. https://api.example.com (paths start with /api/v2). */
   baseUrl: string
-  /** Returns the current access token, if any, for the Authorization header. */
-  accessToken?: () => string | undefined
+  /**
+   * `include` (the default) sends and keeps the service's refresh cookie from a page on another
+   * origin (the service must list that origin in CORS_ORIGINS); `same-origin` or `omit` never do.
+   */
+  credentials?: 'include' | 'same-origin' | 'omit'
+  /** Keeps the session across reloads or restarts (optional; the cookie does it in browsers). */
+  store?: SessionStore
+  /** Called whenever the session starts, refreshes or ends (null). */
+  onSessionChange?: (session: Session | null) => void
   fetch?: typeof globalThis.fetch
 }
 
-export function createClient(options: ClientOptions) {
-  const client = createFetchClient<paths>({ baseUrl: options.baseUrl, ...(options.fetch ? { fetch: options.fetch } : {}) })
+export interface ApiClientOptions {
+  baseUrl: string
+  /** Returns the current access token, if any, for the Authorization header (the app keeps its tokens). */
+  accessToken?: () => string | undefined
+  credentials?: 'include' | 'same-origin' | 'omit'
+  fetch?: typeof globalThis.fetch
+}
+
+/** The typed API alone, for an app that keeps its tokens itself (createClient does it for you). */
+export function createApiClient(options: ApiClientOptions) {
+  const api = createFetchClient<paths>({
+    baseUrl: options.baseUrl,
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  })
   const bearer: Middleware = {
     onRequest({ request }) {
       const token = options.accessToken?.()
@@ -23,6 +59,100 @@ export function createClient(options: ClientOptions) {
       return request
     },
   }
-  client.use(bearer)
-  return client
+  api.use(bearer)
+  return api
 }
+
+const PREFIX = '/api/v2'
+/** Answers to these are about tokens themselves: a 401 from them is final. */
+const TOKEN_PATHS = ['/login', '/refresh', '/logout', '/signup'].map((path) => PREFIX + path)
+
+export function createClient(options: ClientOptions) {
+  const fetchImpl = options.fetch ?? ((input: Request) => globalThis.fetch(input))
+  const credentials = options.credentials ?? 'include'
+  const keeper = new SessionKeeper(options.store, options.onSessionChange)
+  const api = createFetchClient<paths>({ baseUrl: options.baseUrl, credentials, fetch: fetchImpl })
+
+  const isTokenPath = (url: string) => TOKEN_PATHS.some((path) => new URL(url).pathname.replace(/\/$/, '') === path)
+
+  // In a browser without a store the cookie is the refresh token: every tab shares it, while the
+  // one in this page's memory may be one that another tab has already rotated away.
+  const refreshByCookie = !options.store && credentials === 'include' && 'document' in globalThis
+
+  /** A new token pair from the refresh cookie or the stored refresh token; null (logged out) when refused. */
+  async function refresh(): Promise<Session | null> {
+    return keeper.refreshOnce(async () => {
+      const stored = refreshByCookie ? null : await keeper.latest()
+      const { data, response } = await api.POST('/api/v2/refresh', { body: stored ? { refresh_token: stored.refreshToken } : {} })
+      if (response.status === 401) {
+        await keeper.set(null)
+        return null
+      }
+      const session = toSession(await unwrap({ data, response }))
+      await keeper.set(session)
+      return session
+    })
+  }
+
+  // Copies of requests that may be sent again once, after a refresh (bodies can be read only once).
+  const retryCopies = new WeakMap<Request, Request>()
+  const tokens: Middleware = {
+    async onRequest({ request }) {
+      const session = keeper.session ?? (await keeper.load())
+      if (session && !request.headers.has('authorization') && !isTokenPath(request.url)) {
+        request.headers.set('authorization', `Bearer ${session.accessToken}`)
+        retryCopies.set(request, request.clone())
+      }
+      return request
+    },
+    async onResponse({ request, response }) {
+      const copy = retryCopies.get(request)
+      if (response.status !== 401 || !copy) return undefined
+      // Refreshed by another request meanwhile: send this one again with the new token, no second refresh.
+      const current = keeper.session
+      const session = current && `Bearer ${current.accessToken}` !== copy.headers.get('authorization') ? current : await refresh()
+      if (!session) return undefined
+      copy.headers.set('authorization', `Bearer ${session.accessToken}`)
+      return fetchImpl(copy)
+    },
+  }
+  api.use(tokens)
+
+  const auth = {
+    /** The current session, or null. */
+    get session(): Session | null {
+      return keeper.session
+    },
+    /** Logs in with a username or email and a password; throws ApiError (401 `invalid_credentials`, 429 …). */
+    async login(username: string, password: string): Promise<Session> {
+      const session = toSession(await unwrap(api.POST('/api/v2/login', { body: { username, password } })))
+      await keeper.set(session)
+      return session
+    },
+    /** Creates an account; logged in at once when the service answers with tokens (SIGNUP_LOGIN). */
+    async signUp(fields: SignUpFields): Promise<User> {
+      const { tokens, ...user } = await unwrap(api.POST('/api/v2/signup', { body: fields }))
+      if (tokens) await keeper.set(toSession(tokens))
+      return user
+    },
+    /** After a reload or restart: a session from the stored refresh token or the cookie, or null. */
+    async resume(): Promise<Session | null> {
+      return refresh()
+    },
+    refresh,
+    /** Ends the session on the service (and its cookie), then forgets it here. */
+    async logout(): Promise<void> {
+      const session = keeper.session
+      if (session) {
+        await api.POST('/api/v2/logout', {
+          body: { refresh_token: session.refreshToken },
+          headers: { authorization: `Bearer ${session.accessToken}` },
+        })
+      }
+      await keeper.set(null)
+    },
+  }
+  return { api, auth }
+}
+
+export type Client = ReturnType<typeof createClient>

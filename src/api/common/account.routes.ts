@@ -1,57 +1,27 @@
 // The account lifecycle, the same in every version: email verification, password reset and
 // change, sessions, and the security event log (SECURITY.md, API2).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { PasswordChange, PasswordResetConfirmation, PasswordResetRequest, TokenConfirmation } from '../../modules/account/account.schemas.js'
-import type { Session } from '../../modules/auth/auth.service.js'
-import { SessionIdParams, SessionRead } from '../../modules/auth/auth.schemas.js'
-import type { SecurityEvent } from '../../modules/security-events/security-event.js'
-import { OwnSecurityEventQuery, SecurityEventQuery, SecurityEventRead } from '../../modules/security-events/security-events.schemas.js'
+
 import { callerOf, tokenCallerOf } from '../../plugins/authentication.js'
-import { hashedKey } from '../../shared/hashed-key.js'
+import { PasswordChange, PasswordChanged, PasswordResetConfirmation, PasswordResetRequest, TokenConfirmation } from './account.schemas.js'
+import { SessionIdParams, SessionRead } from './auth.schemas.js'
 import { clientOf } from './client-info.js'
 import { PageEnvelopeSchema, toPageEnvelope } from './page-envelope.js'
-import { protectedRoute } from './protected-route.js'
-import { enforceRateLimits } from './rate-limits.js'
-import { MessageResponse, errorResponses } from './responses.js'
+import { protectedRoute, superusersOnly } from './protected-route.js'
+import { errorResponses,MessageResponse } from './responses.js'
+import { toSecurityEventRead } from './security-events.mappers.js'
+import { OwnSecurityEventQuery, SecurityEventQuery, SecurityEventRead } from './security-events.schemas.js'
+import { toSessionRead } from './sessions.mappers.js'
 
 const tags = ['account']
-const HOUR_MS = 60 * 60 * 1000
 /** The same answer whether or not the account exists, so the endpoint tells nobody which emails are registered. */
 export const PASSWORD_RESET_REQUESTED = 'If an account uses that email, a link to reset its password is on its way'
 
 const SecurityEventPage = PageEnvelopeSchema(SecurityEventRead, 'SecurityEventPage')
 
-export const toSessionRead = (session: Session) => ({
-  id: session.id,
-  created_at: session.createdAt,
-  last_used_at: session.lastUsedAt,
-  user_agent: session.userAgent,
-  ip: session.ip,
-  current: session.current,
-})
-
-const toSecurityEventRead = (event: SecurityEvent) => ({
-  id: event.id,
-  user_id: event.userId,
-  type: event.type,
-  ip: event.ip,
-  user_agent: event.userAgent,
-  created_at: event.createdAt,
-})
-
 const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { account, auth, securityEvents } = app.services
-  const { passwordResetRateLimit } = app.config
-
-  const resetLimit = (key: (request: FastifyRequest) => string) =>
-    app.createRateLimit({ max: passwordResetRateLimit, timeWindow: HOUR_MS, keyGenerator: key })
-  const resetByAddress = resetLimit((request) => `password-reset-address:${request.ip}`)
-  const resetByEmail = resetLimit((request) => {
-    const email = (request.body as { email: string }).email.trim().toLowerCase()
-    return `password-reset-email:${hashedKey(email)}`
-  })
 
   app.post(
     '/email-verification',
@@ -84,9 +54,26 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   )
 
   app.post(
+    '/email-change/undo',
+    {
+      schema: {
+        tags,
+        summary: 'Undo an email change with the token mailed to the previous address',
+        description:
+          'The previous address comes back, verified; every session and API key of the user ends, and every reset or verification link mailed since stops working. The link is valid 7 days.',
+        body: TokenConfirmation,
+        response: { 200: MessageResponse, ...errorResponses(400, 409, 422) },
+      },
+    },
+    async (request) => {
+      await account.undoEmailChange(request.body.token, clientOf(request))
+      return { message: 'Email change undone' }
+    },
+  )
+
+  app.post(
     '/password-reset',
     {
-      preHandler: (request) => enforceRateLimits(request, [resetByAddress, resetByEmail]),
       schema: {
         tags,
         summary: 'Mail a password-reset link, if an account uses that email',
@@ -122,13 +109,14 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     protectedRoute(app, {
       tags,
       summary: "Change the caller's password; signs out every other session",
+      description: 'Mailed reset and verification links stop working. API keys keep working unless `revoke_api_keys` is true; the answer says how many still do. Each try counts against the account\'s login limit.',
       body: PasswordChange,
-      response: { 200: MessageResponse, ...errorResponses(400, 403, 422) },
+      response: { 200: PasswordChanged, ...errorResponses(400, 403, 422, 429) },
     }, { apiKeys: false }),
     async (request) => {
-      const { current_password: current, new_password: next } = request.body
-      await account.changePassword(tokenCallerOf(request), current, next, clientOf(request))
-      return { message: 'Password changed' }
+      const { current_password: current, new_password: next, revoke_api_keys: revokeApiKeys = false } = request.body
+      const changed = await account.changePassword(tokenCallerOf(request), current, next, clientOf(request), { revokeApiKeys })
+      return { message: 'Password changed', revoked_api_keys: changed.revokedApiKeys, live_api_keys: changed.liveApiKeys }
     },
   )
 
@@ -169,7 +157,7 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'The security event log, newest first (superuser)',
       querystring: SecurityEventQuery,
       response: { 200: SecurityEventPage, ...errorResponses(403, 422) },
-    }),
+    }, superusersOnly),
     async (request) => {
       const { page, limit, type, user_id: userId } = request.query
       const events = await securityEvents.listAll(callerOf(request).user, { type, userId }, { page, limit, countTotal: true })

@@ -2,23 +2,14 @@
 // their own keys; the key is shown once.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import type { ApiKey } from '../../modules/api-keys/api-key.js'
-import { ApiKeyCreate, ApiKeyCreated, ApiKeyIdParams, ApiKeyRead } from '../../modules/api-keys/api-keys.schemas.js'
+
 import { tokenCallerOf } from '../../plugins/authentication.js'
+import { toApiKeyRead } from './api-keys.mappers.js'
+import { ApiKeyCreate, ApiKeyCreated, ApiKeyIdParams, ApiKeyRead } from './api-keys.schemas.js'
 import { protectedRoute } from './protected-route.js'
-import { MessageResponse, errorResponses } from './responses.js'
+import { errorResponses,MessageResponse } from './responses.js'
 
 const tags = ['api-keys']
-
-export const toApiKeyRead = (key: ApiKey) => ({
-  id: key.id,
-  name: key.name,
-  prefix: key.prefix,
-  scopes: key.scopes,
-  created_at: key.createdAt,
-  expires_at: key.expiresAt,
-  last_used_at: key.lastUsedAt,
-})
 
 const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { apiKeys } = app.services

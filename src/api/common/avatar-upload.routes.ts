@@ -4,10 +4,11 @@ import multipart from '@fastify/multipart'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { TSchema } from 'typebox'
+
 import type { User } from '../../modules/users/user.js'
-import { UserIdParams } from '../../modules/users/users.schemas.js'
 import { callerOf } from '../../plugins/authentication.js'
 import { DomainError, FILE_TOO_LARGE, MALFORMED_MULTIPART } from '../../shared/errors.js'
+import { UserIdParams } from './params.schemas.js'
 import { protectedRoute } from './protected-route.js'
 import { errorResponses } from './responses.js'
 import { missingField } from './validation-error.js'
@@ -26,7 +27,7 @@ async function readingMultipart<T>(read: () => Promise<T>): Promise<T> {
   } catch (error) {
     const code = (error as { code?: unknown }).code
     if (typeof code === 'string' && code.startsWith('FST_')) throw error
-    throw new DomainError('invalid', MALFORMED_MULTIPART)
+    throw new DomainError('invalid', MALFORMED_MULTIPART, { code: 'malformed_multipart' })
   }
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+
 import type { ClientInfo } from '../../modules/security-events/security-event.js'
 
 /** Where a request comes from, for sessions and the security event log. */

@@ -1,11 +1,12 @@
-// The paginated envelope every enveloped list answers with (DESIGN.md: v1 users list, every v2
-// list): {data, total_count, has_more, page, items_per_page}. v2's lists of users and posts add
-// keyset paging: `cursor` in the query, `next_cursor` in the envelope (docs/api.md, Paging).
-import { Type } from 'typebox'
+// The paginated envelope every enveloped list answers with (v1's users list, every v2 list):
+// {data, total_count, has_more, page, items_per_page}. v2's lists of users and posts add keyset
+// paging: `cursor` in the query, `next_cursor` in the envelope (docs/api.md, Version 2).
 import type { TSchema } from 'typebox'
+import { Type } from 'typebox'
+
 import { RuleViolation } from '../../shared/errors.js'
+import type { Paged,PageRequest } from '../../shared/paging.js'
 import { offsetOf } from '../../shared/paging.js'
-import type { PageRequest, Paged } from '../../shared/paging.js'
 
 export interface PageEnvelope<T> {
   data: T[]
@@ -36,7 +37,7 @@ export const encodeCursor = (key: number) => Buffer.from(`${CURSOR_PREFIX}${key}
 export function decodeCursor(cursor: string): number {
   const text = Buffer.from(cursor, 'base64url').toString()
   const key = /^k(\d{1,15})$/.exec(text)?.[1]
-  if (key === undefined || encodeCursor(Number(key)) !== cursor) throw new RuleViolation('cursor', INVALID_CURSOR, 'cursor')
+  if (key === undefined || encodeCursor(Number(key)) !== cursor) throw new RuleViolation('cursor', INVALID_CURSOR, 'cursor', 'query')
   return Number(key)
 }
 

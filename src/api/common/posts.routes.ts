@@ -1,15 +1,16 @@
 // Post endpoints of every version. Versions differ only in how the list answers: a plain array
-// (v1, SPEC.md section 4) or the paginated envelope (v2).
+// (v1) or the paginated envelope (v2).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import type { Static } from 'typebox'
+import { Type } from 'typebox'
+
 import type { Post } from '../../modules/posts/post.js'
-import { PostCreate, PostIdParams, PostListQuery, PostRead, PostUpdate } from '../../modules/posts/posts.schemas.js'
 import { callerOf } from '../../plugins/authentication.js'
 import { filled } from '../../shared/filters.js'
-import { CursorParameter, CursorPageEnvelopeSchema, cursorPageRequest, toCursorPageEnvelope } from './page-envelope.js'
-import { protectedRoute } from './protected-route.js'
-import { MessageResponse, errorResponses } from './responses.js'
+import { CursorPageEnvelopeSchema, cursorPageRequest, CursorParameter, toCursorPageEnvelope } from './page-envelope.js'
+import { PostCreate, PostIdParams, PostListQuery, PostRead, PostUpdate } from './posts.schemas.js'
+import { protectedRoute, superusersOnly } from './protected-route.js'
+import { errorResponses,MessageResponse } from './responses.js'
 
 export interface PostsRouteOptions {
   list: 'array' | 'envelope'
@@ -104,7 +105,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       summary: 'Remove a post from the database (superuser)',
       params: PostIdParams,
       response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
-    }),
+    }, superusersOnly),
     async (request) => {
       await posts.deletePermanently(callerOf(request).user, request.params.post_id)
       return { message: 'Post deleted from the database' }

@@ -2,11 +2,12 @@
 // "none" for logged-in callers without a tier. Changes apply in every process within seconds.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+
 import type { RateLimitRule } from '../../modules/rate-limits/rule.js'
-import { RateLimitRuleCreate, RateLimitRuleRead, RateLimitRuleUpdate, RuleParams, RuleTierParams } from '../../modules/rate-limits/rate-limits.schemas.js'
 import { callerOf } from '../../plugins/authentication.js'
-import { protectedRoute } from './protected-route.js'
-import { MessageResponse, errorResponses } from './responses.js'
+import { protectedRoute, superusersOnly } from './protected-route.js'
+import { RateLimitRuleCreate, RateLimitRuleRead, RateLimitRuleUpdate, RuleParams, RuleTierParams } from './rate-limits.schemas.js'
+import { errorResponses,MessageResponse } from './responses.js'
 
 const tags = ['tiers']
 
@@ -27,7 +28,7 @@ const rateLimitRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/:tier_id/rate-limits',
-    protectedRoute(app, { tags, summary: "A tier's rate limits (superuser)", params: RuleTierParams, response: { 200: Type.Array(RateLimitRuleRead), ...errorResponses(403, 404, 422) } }),
+    protectedRoute(app, { tags, summary: "A tier's rate limits (superuser)", params: RuleTierParams, response: { 200: Type.Array(RateLimitRuleRead), ...errorResponses(403, 404, 422) } }, superusersOnly),
     async (request) => (await rateLimits.list(callerOf(request).user, tierOf(request.params.tier_id))).map(toRuleRead),
   )
 
@@ -39,7 +40,7 @@ const rateLimitRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: RuleTierParams,
       body: RateLimitRuleCreate,
       response: { 201: RateLimitRuleRead, ...errorResponses(403, 404, 422) },
-    }),
+    }, superusersOnly),
     async (request, reply) => {
       const { route, limit, period_seconds: periodSeconds } = request.body
       const rule = await rateLimits.create(callerOf(request).user, tierOf(request.params.tier_id), { route, limit, periodSeconds })
@@ -55,7 +56,7 @@ const rateLimitRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: RuleParams,
       body: RateLimitRuleUpdate,
       response: { 200: RateLimitRuleRead, ...errorResponses(403, 404, 422) },
-    }),
+    }, superusersOnly),
     async (request) => {
       const { route, limit, period_seconds: periodSeconds } = request.body
       const changes = { ...(route === undefined ? {} : { route }), ...(limit === undefined ? {} : { limit }), ...(periodSeconds === undefined ? {} : { periodSeconds }) }
@@ -65,7 +66,7 @@ const rateLimitRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:tier_id/rate-limits/:rate_limit_id',
-    protectedRoute(app, { tags, summary: 'Remove a rate limit (superuser)', params: RuleParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }),
+    protectedRoute(app, { tags, summary: 'Remove a rate limit (superuser)', params: RuleParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }, superusersOnly),
     async (request) => {
       await rateLimits.delete(callerOf(request).user, tierOf(request.params.tier_id), request.params.rate_limit_id)
       return { message: 'Rate limit deleted' }

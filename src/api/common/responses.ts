@@ -1,15 +1,28 @@
 // Response schemas shared by every version: the error format and the simple message object.
-import { Type } from 'typebox'
 import type { TSchema } from 'typebox'
+import { Type } from 'typebox'
+
+import { ERROR_CODES } from '../../shared/errors.js'
+
+/** The stable, machine-readable name of the error; clients match on it rather than on `detail`. */
+const ErrorCode = Type.String({ pattern: '^[a-z][a-z_]*$', description: 'A stable name for the error, for programs to match on (the table in this document\'s description).' })
+
+/** The table of every error code, as Markdown (each version's document carries it in its description). */
+export const ERROR_CODE_TABLE = [
+  '| code | meaning |',
+  '|---|---|',
+  ...Object.entries(ERROR_CODES).map(([code, meaning]) => `| \`${code}\` | ${meaning} |`),
+].join('\n')
 
 export const ErrorResponse = Type.Object(
-  { detail: Type.String({ description: 'What went wrong, in one sentence.' }) },
+  { detail: Type.String({ description: 'What went wrong, in one sentence.' }), code: ErrorCode },
   { title: 'ErrorResponse' },
 )
 
 export const ValidationErrorResponse = Type.Object(
   {
     detail: Type.String({ description: 'A readable sentence naming each failing field.' }),
+    code: Type.Literal('validation_failed', { description: 'Always `validation_failed` for a 422.' }),
     errors: Type.Array(
       Type.Object({
         loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), {

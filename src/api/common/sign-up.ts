@@ -3,21 +3,20 @@
 // where the policy asks for a logged-in caller.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TSchema } from 'typebox'
+
 import type { SignupPolicy } from '../../modules/users/user.js'
 import { assertMaySignUp } from '../../modules/users/users.service.js'
-import { enforceRateLimits } from './rate-limits.js'
-import { bearer } from './security-scheme.js'
 import { errorResponses } from './responses.js'
+import { bearer } from './security-scheme.js'
 
 export function signUpRoute<S extends { response: Record<number, TSchema> }>(app: FastifyInstance, policy: SignupPolicy, schema: S) {
   const checkPolicy = async (request: FastifyRequest) => assertMaySignUp(request.caller?.user ?? null, policy)
   // Sign-ups per client address (SIGNUP_RATE_LIMIT), counted across versions; fails closed like
   // login. Counted once the body has passed its limits and schema, right before the hashing.
-  const { limit, periodSeconds } = app.config.rateLimits.signup
-  const limitByAddress = app.createRateLimit({ max: limit, timeWindow: periodSeconds * 1000, keyGenerator: (request) => `signup-address:${request.ip}` })
-  const limitSignUps = (request: FastifyRequest) => enforceRateLimits(request, [limitByAddress])
+  const { rateLimits } = app.services
+  const limitSignUps = (request: FastifyRequest) => rateLimits.consumeBuckets([['signup-address', request.ip]])
   return {
-    onRequest: [app.identify, checkPolicy],
+    onRequest: checkPolicy,
     preHandler: limitSignUps,
     schema: {
       ...schema,

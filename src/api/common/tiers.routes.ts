@@ -1,11 +1,12 @@
 // Subscription tiers, the same in every version: anyone reads, superusers manage.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+
 import type { Tier } from '../../modules/tiers/tier.js'
-import { TierCreate, TierIdParams, TierRead } from '../../modules/tiers/tiers.schemas.js'
 import { callerOf } from '../../plugins/authentication.js'
-import { protectedRoute } from './protected-route.js'
-import { MessageResponse, errorResponses } from './responses.js'
+import { protectedRoute, superusersOnly } from './protected-route.js'
+import { errorResponses,MessageResponse } from './responses.js'
+import { TierCreate, TierIdParams, TierRead } from './tiers.schemas.js'
 
 const tags = ['tiers']
 
@@ -14,7 +15,7 @@ const toTierRead = (tier: Tier) => ({ id: tier.id, name: tier.name, created_at: 
 const tiersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { tiers } = app.services
 
-  app.get('/', { schema: { tags, summary: 'List tiers', response: { 200: Type.Array(TierRead) } } }, async () =>
+  app.get('/', { schema: { tags, summary: 'List tiers', response: { 200: Type.Array(TierRead), ...errorResponses(429) } } }, async () =>
     (await tiers.list()).map(toTierRead),
   )
 
@@ -31,7 +32,7 @@ const tiersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Create a tier (superuser)',
       body: TierCreate,
       response: { 201: TierRead, ...errorResponses(403, 409, 422) },
-    }),
+    }, superusersOnly),
     async (request, reply) => reply.code(201).send(toTierRead(await tiers.create(callerOf(request).user, request.body.name))),
   )
 
@@ -42,7 +43,7 @@ const tiersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Delete a tier; its users fall back to none (superuser)',
       params: TierIdParams,
       response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
-    }),
+    }, superusersOnly),
     async (request) => {
       await tiers.delete(callerOf(request).user, request.params.tier_id)
       return { message: 'Tier deleted' }

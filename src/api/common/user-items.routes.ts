@@ -2,17 +2,16 @@
 // deletion, avatar upload. Versions pass their shapes; the rules are the users service's.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Static, TSchema } from 'typebox'
+
 import type { User, UserChanges } from '../../modules/users/user.js'
-import { UserIdParams } from '../../modules/users/users.schemas.js'
-import type { FastifyRequest } from 'fastify'
-import { API_KEYS_REFUSED, callerOf } from '../../plugins/authentication.js'
-import { DomainError } from '../../shared/errors.js'
-import avatarUploadRoutes from './avatar-upload.routes.js'
+import { actorOf, callerOf } from '../../plugins/authentication.js'
 import type { AvatarRouteOptions } from './avatar-upload.routes.js'
+import avatarUploadRoutes from './avatar-upload.routes.js'
 import { clientOf } from './client-info.js'
-import { protectedRoute } from './protected-route.js'
-import { readerHooks, userReader } from './user-view.js'
-import { MessageResponse, errorResponses } from './responses.js'
+import { UserIdParams } from './params.schemas.js'
+import { protectedRoute, superusersOnly } from './protected-route.js'
+import { errorResponses,MessageResponse } from './responses.js'
+import { userReader } from './user-view.js'
 
 export interface UserItemShapes<Read extends TSchema, Update extends TSchema> {
   read: Read
@@ -46,18 +45,12 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
   // Generic shapes widened to plain schemas: their types are checked where each version builds them.
   const read: TSchema = shapes.read
   const update: TSchema = shapes.update
-  const updateOf = (request: FastifyRequest) => {
-    const changes = fromUserUpdate(request.body as Static<Update>)
-    // An API key never manages email (nor keys, sessions or passwords).
-    if (changes.email !== undefined && request.caller?.apiKey) throw new DomainError('forbidden', API_KEYS_REFUSED)
-    return changes
-  }
   return async (app) => {
-    const { users, auth } = app.services
+    const { users, account } = app.services
 
     app.get(
       '/:user_id',
-      { ...readerHooks(app), schema: { tags, summary: 'Get a user', params: UserIdParams, response: { 200: read, ...errorResponses(404, 422) } } },
+      { schema: { tags, summary: 'Get a user', params: UserIdParams, response: { 200: read, ...errorResponses(404, 422) } } },
       async (request) => userReader(request, toUserRead)(await users.get(request.params.user_id)),
     )
 
@@ -70,7 +63,7 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
         body: update,
         response: { 200: read, ...errorResponses(403, 404, 409, 422) },
       }),
-      async (request) => toUserRead(await users.update(callerOf(request).user, request.params.user_id, updateOf(request)), true),
+      async (request) => toUserRead(await users.update(actorOf(request), request.params.user_id, fromUserUpdate(request.body as Static<Update>), clientOf(request)), true),
     )
 
     app.delete(
@@ -89,20 +82,13 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
         summary: 'Undo the soft delete of a user, with the posts hidden with them (superuser)',
         params: UserIdParams,
         response: { 200: read, ...errorResponses(403, 404, 409, 422) },
-      }),
-      async (request) => {
-        const actor = callerOf(request).user
-        await users.assertRestorable(actor, request.params.user_id)
-        // Tokens issued before the deletion must not come back to life with the account: its
-        // sessions end first (while it is still deleted, so nothing can use them meanwhile).
-        await auth.revokeSessionsOf(request.params.user_id, clientOf(request))
-        return toUserRead(await users.restore(actor, request.params.user_id), true)
-      },
+      }, superusersOnly),
+      async (request) => toUserRead(await account.restoreUser(callerOf(request).user, request.params.user_id, clientOf(request)), true),
     )
 
     app.delete(
       '/:user_id/permanent',
-      protectedRoute(app, { tags, summary: 'Remove a user from the database (superuser)', params: UserIdParams, response: deletion }),
+      protectedRoute(app, { tags, summary: 'Remove a user from the database (superuser)', params: UserIdParams, response: deletion }, superusersOnly),
       async (request) => {
         await users.deletePermanently(callerOf(request).user, request.params.user_id, clientOf(request))
         return { message: 'User deleted from the database' }

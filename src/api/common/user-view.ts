@@ -1,18 +1,19 @@
-// Who reads a user decides whether its email is shown (EMAIL_VISIBILITY). With `owner`, public
-// user reads identify a caller who sends a token; with `public` they stay as cheap as before.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { emailVisibleTo } from '../../modules/users/user.js'
-import type { User } from '../../modules/users/user.js'
+// Who reads a user decides whether its email is shown (EMAIL_VISIBILITY, per version): with
+// `owner`, only the user (and superusers) see it. The caller is resolved for every request
+// (plugins/authentication.ts); the version is the one whose prefix the route is under.
+import type { FastifyRequest } from 'fastify'
 
-/** Hooks a public user read needs: identify the caller, only when emails are for their owners. */
-export function readerHooks(app: FastifyInstance) {
-  return app.config.emailVisibility === 'owner' ? { onRequest: app.identify } : {}
-}
+import type { User } from '../../modules/users/user.js'
+import { emailVisibleTo } from '../../modules/users/user.js'
+import { VERSIONS } from '../../versions.js'
+
+const v1Prefix = `${VERSIONS.v1.prefix}/`
 
 /** Whether this request's caller may see `user`'s email. */
 export function emailShown(request: FastifyRequest) {
   const viewer = request.caller?.user ?? null
-  const visibility = request.server.config.emailVisibility
+  const byVersion = request.server.config.emailVisibility
+  const visibility = request.routeOptions.url?.startsWith(v1Prefix) ? byVersion.v1 : byVersion.v2
   return (user: User) => emailVisibleTo(user, viewer, visibility)
 }
 

@@ -1,12 +1,11 @@
-// Version 1's shapes of the domain types (SPEC.md section 2: UserRead is exactly six fields).
-import type { Post } from '../../modules/posts/post.js'
+// Version 1's shapes of the domain types (docs/api.md: v1's UserRead is exactly six fields).
 import type { User, UserChanges } from '../../modules/users/user.js'
 
 /**
  * `showEmail`: whether the reader may see the email (EMAIL_VISIBILITY, see emailShown()). A
  * hidden email is undefined, which the response serializer leaves out. One object literal, no
- * spread inside it: V8 builds a literal that holds a spread through its runtime, 1.4 µs more for
- * a page of ten users (docs/performance.md).
+ * spread inside it: V8 builds a literal that holds a spread through its slow runtime path
+ * (docs/performance.md).
  */
 export function toUserReadV1(user: User, showEmail: boolean) {
   return {
@@ -19,19 +18,7 @@ export function toUserReadV1(user: User, showEmail: boolean) {
   }
 }
 
-export function toPostReadV1(post: Post) {
-  return {
-    id: post.id,
-    title: post.title,
-    text: post.text,
-    media_url: post.mediaUrl,
-    author_id: post.authorId,
-    created_at: post.createdAt,
-    updated_at: post.updatedAt,
-  }
-}
-
-export function fromUserUpdateV1(body: { profile_image_url?: string } & Omit<UserChanges, 'profileImageUrl'>): UserChanges {
-  const { profile_image_url: profileImageUrl, ...rest } = body
-  return profileImageUrl === undefined ? rest : { ...rest, profileImageUrl }
+export function fromUserUpdateV1(body: { profile_image_url?: string; current_password?: string } & Omit<UserChanges, 'profileImageUrl' | 'currentPassword'>): UserChanges {
+  const { profile_image_url: profileImageUrl, current_password: currentPassword, ...rest } = body
+  return { ...rest, ...(profileImageUrl === undefined ? {} : { profileImageUrl }), ...(currentPassword === undefined ? {} : { currentPassword }) }
 }

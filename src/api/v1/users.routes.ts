@@ -1,25 +1,20 @@
-// Version 1 user endpoints (SPEC.md section 4, DESIGN.md Authorization).
+// Version 1 user endpoints (docs/api.md, Version 1: endpoints and who may call them).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import {
-  AvatarResponse,
-  UserCreate,
-  UserIdParams,
-  UserListQuery,
-  UserRead,
-  UserSearchQuery,
-  UserUpdate,
-} from '../../modules/users/users.schemas.js'
+
 import { callerOf } from '../../plugins/authentication.js'
 import { filled } from '../../shared/filters.js'
 import { RecordId } from '../../shared/record-id.js'
+import { clientOf } from '../common/client-info.js'
 import { PageEnvelopeSchema, toPageEnvelope } from '../common/page-envelope.js'
-import { protectedRoute } from '../common/protected-route.js'
+import { UserIdParams } from '../common/params.schemas.js'
+import { protectedRoute, superusersOnly } from '../common/protected-route.js'
 import { errorResponses } from '../common/responses.js'
 import { signUpRoute } from '../common/sign-up.js'
-import { readerHooks, userReader } from '../common/user-view.js'
 import { userItemRoutes, userMeRoute } from '../common/user-items.routes.js'
+import { userReader } from '../common/user-view.js'
 import { fromUserUpdateV1, toUserReadV1 } from './mappers.js'
+import { AvatarResponse, UserCreate, UserListQuery, UserRead, UserSearchQuery, UserUpdate } from './users.schemas.js'
 
 const tags = ['users']
 
@@ -37,7 +32,6 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/search',
     {
-      ...readerHooks(app),
       schema: {
         tags,
         summary: 'Search users by name and age',
@@ -58,7 +52,7 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/',
-    { ...readerHooks(app), schema: { tags, summary: 'List users', querystring: UserListQuery, response: { 200: UserPage, ...errorResponses(422) } } },
+    { schema: { tags, summary: 'List users', querystring: UserListQuery, response: { 200: UserPage, ...errorResponses(422) } } },
     async (request) => {
       const { page, items_per_page: limit } = request.query
       return toPageEnvelope(await users.list(undefined, { page, limit, countTotal: true }), { page, limit }, userReader(request, toUserReadV1))
@@ -73,7 +67,7 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: UserCreate,
       response: { 201: UserRead, ...errorResponses(409, 422) },
     }),
-    async (request, reply) => reply.code(201).send(toUserReadV1(await users.create(request.body), true)),
+    async (request, reply) => reply.code(201).send(toUserReadV1(await users.signUp(request.body, clientOf(request)), true)),
   )
 
   await app.register(
@@ -98,7 +92,7 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: UserIdParams,
       body: Type.Object({ tier_id: Type.Union([RecordId, Type.Null()]) }, { additionalProperties: false, title: 'UserTierUpdate' }),
       response: { 200: UserRead, ...errorResponses(403, 404, 422) },
-    }),
+    }, superusersOnly),
     async (request) => toUserReadV1(await users.setTier(callerOf(request).user, request.params.user_id, request.body.tier_id), true),
   )
 }

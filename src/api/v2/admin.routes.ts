@@ -2,23 +2,23 @@
 // the public API). Tokens only: an API key never reaches them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { ApiKeyIdParams, ApiKeyRead } from '../../modules/api-keys/api-keys.schemas.js'
-import { SessionRead } from '../../modules/auth/auth.schemas.js'
+
 import type { Overview } from '../../modules/overview/overview.service.js'
 import type { ManagedUser, UserDirectoryQuery } from '../../modules/users/user.js'
-import { UserIdParams } from '../../modules/users/users.schemas.js'
 import { tokenCallerOf } from '../../plugins/authentication.js'
 import { filled } from '../../shared/filters.js'
-import { toSessionRead } from '../common/account.routes.js'
-import { toApiKeyRead } from '../common/api-keys.routes.js'
+import { toApiKeyRead } from '../common/api-keys.mappers.js'
+import { ApiKeyIdParams, ApiKeyRead } from '../common/api-keys.schemas.js'
+import { SessionRead } from '../common/auth.schemas.js'
 import { clientOf } from '../common/client-info.js'
 import { PageEnvelopeSchema, toPageEnvelope } from '../common/page-envelope.js'
-import { protectedRoute } from '../common/protected-route.js'
-import { MessageResponse, errorResponses } from '../common/responses.js'
+import { UserIdParams } from '../common/params.schemas.js'
+import { protectedRoute, superusersOnly } from '../common/protected-route.js'
+import { errorResponses,MessageResponse } from '../common/responses.js'
+import { toSessionRead } from '../common/sessions.mappers.js'
 import { ManagedUserRead, OverviewRead, UserDirectoryQuery as UserDirectoryParameters } from './admin.schemas.js'
 
 const tags = ['admin']
-const tokenOnly = { apiKeys: false }
 
 const toOverviewRead = (overview: Overview) => ({
   users: overview.users,
@@ -60,7 +60,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/overview',
-    protectedRoute(app, { tags, summary: 'Counts, sign-ups and logins over the last 7 days, and store status', response: { 200: OverviewRead, ...errorResponses(403) } }, tokenOnly),
+    protectedRoute(app, { tags, summary: 'Counts, sign-ups and logins over the last 7 days, and store status', response: { 200: OverviewRead, ...errorResponses(403) } }, superusersOnly),
     async (request) => toOverviewRead(await overview.overview(superuser(request))),
   )
 
@@ -71,7 +71,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Every user, soft-deleted ones too: search, state, sort and pages',
       querystring: UserDirectoryParameters,
       response: { 200: ManagedUserPage, ...errorResponses(403, 422) },
-    }, tokenOnly),
+    }, superusersOnly),
     async (request) => {
       const { page, limit, search, status, sort } = request.query
       const query = { search: filled(search), status, ...sortOf(sort) }
@@ -82,19 +82,19 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/users/:user_id',
-    protectedRoute(app, { tags, summary: 'A user in any state, with every field', params: UserIdParams, response: { 200: ManagedUserRead, ...errorResponses(403, 404, 422) } }, tokenOnly),
+    protectedRoute(app, { tags, summary: 'A user in any state, with every field', params: UserIdParams, response: { 200: ManagedUserRead, ...errorResponses(403, 404, 422) } }, superusersOnly),
     async (request) => toManagedUserRead(await users.getManaged(superuser(request), request.params.user_id)),
   )
 
   app.get(
     '/users/:user_id/sessions',
-    protectedRoute(app, { tags, summary: "A user's live sessions, newest first", params: UserIdParams, response: { 200: Type.Array(SessionRead), ...errorResponses(403, 404, 422) } }, tokenOnly),
+    protectedRoute(app, { tags, summary: "A user's live sessions, newest first", params: UserIdParams, response: { 200: Type.Array(SessionRead), ...errorResponses(403, 404, 422) } }, superusersOnly),
     async (request) => (await auth.sessionsOf(superuser(request), request.params.user_id)).map(toSessionRead),
   )
 
   app.delete(
     '/users/:user_id/sessions',
-    protectedRoute(app, { tags, summary: "End every session of a user (their tokens stop working)", params: UserIdParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }, tokenOnly),
+    protectedRoute(app, { tags, summary: "End every session of a user (their tokens stop working)", params: UserIdParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }, superusersOnly),
     async (request) => {
       const count = await auth.endSessionsOf(superuser(request), request.params.user_id, clientOf(request))
       return { message: `Revoked ${plural(count, 'session')}` }
@@ -103,17 +103,13 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/users/:user_id/api-keys',
-    protectedRoute(app, { tags, summary: "A user's live API keys, without their secrets", params: UserIdParams, response: { 200: Type.Array(ApiKeyRead), ...errorResponses(403, 404, 422) } }, tokenOnly),
-    async (request) => {
-      const actor = superuser(request)
-      await users.getManaged(actor, request.params.user_id)
-      return (await apiKeys.listOf(actor, request.params.user_id)).map(toApiKeyRead)
-    },
+    protectedRoute(app, { tags, summary: "A user's live API keys, without their secrets", params: UserIdParams, response: { 200: Type.Array(ApiKeyRead), ...errorResponses(403, 404, 422) } }, superusersOnly),
+    async (request) => (await apiKeys.listOf(superuser(request), request.params.user_id)).map(toApiKeyRead),
   )
 
   app.delete(
     '/users/:user_id/api-keys/:api_key_id',
-    protectedRoute(app, { tags, summary: "Revoke one of a user's API keys", params: UserApiKeyParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }, tokenOnly),
+    protectedRoute(app, { tags, summary: "Revoke one of a user's API keys", params: UserApiKeyParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }, superusersOnly),
     async (request) => {
       await apiKeys.revokeOf(superuser(request), request.params.user_id, request.params.api_key_id)
       return { message: 'API key revoked' }
@@ -128,7 +124,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Answers 202 when a link was queued, 200 (and no mail) when the address is verified already.',
       params: UserIdParams,
       response: { 200: MessageResponse, 202: MessageResponse, ...errorResponses(403, 404, 422) },
-    }, tokenOnly),
+    }, superusersOnly),
     async (request, reply) => {
       const sent = await account.resendEmailVerification(superuser(request), request.params.user_id)
       return sent ? reply.code(202).send({ message: 'Verification email sent' }) : { message: 'Email already verified' }

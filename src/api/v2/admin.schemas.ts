@@ -1,5 +1,6 @@
 // Shapes of the superuser endpoints under /api/v2/admin (the admin console reads them).
 import { Type } from 'typebox'
+
 import { PageNumber } from '../../shared/page-number.js'
 
 const StoreStatus = Type.Union([Type.Literal('ok'), Type.Literal('unavailable'), Type.Literal('not_configured')])

@@ -1,7 +1,6 @@
-// Version 2 is the same services seen through other shapes (SPEC.md section 9.4); these
-// functions are the lens.
+// Version 2 is the same services seen through other shapes; these functions are the lens
+// (posts read the same in every version: common/posts.mappers.ts).
 import type { User, UserChanges } from '../../modules/users/user.js'
-import { toPostReadV1 } from '../v1/mappers.js'
 
 /** `showEmail`: whether the reader may see the email; hidden, it is left out (see toUserReadV1). */
 export function toUserReadV2(user: User, showEmail: boolean) {
@@ -17,10 +16,7 @@ export function toUserReadV2(user: User, showEmail: boolean) {
   }
 }
 
-/** A post reads the same in v2 as in v1. */
-export const toPostReadV2 = toPostReadV1
-
-export function fromUserUpdateV2(body: { avatar_url?: string } & Omit<UserChanges, 'profileImageUrl'>): UserChanges {
-  const { avatar_url: avatarUrl, ...rest } = body
-  return avatarUrl === undefined ? rest : { ...rest, profileImageUrl: avatarUrl }
+export function fromUserUpdateV2(body: { avatar_url?: string; current_password?: string } & Omit<UserChanges, 'profileImageUrl' | 'currentPassword'>): UserChanges {
+  const { avatar_url: avatarUrl, current_password: currentPassword, ...rest } = body
+  return { ...rest, ...(avatarUrl === undefined ? {} : { profileImageUrl: avatarUrl }), ...(currentPassword === undefined ? {} : { currentPassword }) }
 }

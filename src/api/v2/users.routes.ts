@@ -1,14 +1,15 @@
 // Version 2 user endpoints: the same services and rules as v1, v2 shapes (see mappers.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { UserIdParams } from '../../modules/users/users.schemas.js'
+
 import { callerOf } from '../../plugins/authentication.js'
 import { filled } from '../../shared/filters.js'
 import { CursorPageEnvelopeSchema, cursorPageRequest, toCursorPageEnvelope } from '../common/page-envelope.js'
-import { protectedRoute } from '../common/protected-route.js'
+import { UserIdParams } from '../common/params.schemas.js'
+import { protectedRoute, superusersOnly } from '../common/protected-route.js'
 import { errorResponses } from '../common/responses.js'
 import { signUpRoute } from '../common/sign-up.js'
-import { readerHooks, userReader } from '../common/user-view.js'
 import { userItemRoutes, userMeRoute } from '../common/user-items.routes.js'
+import { userReader } from '../common/user-view.js'
 import { fromUserUpdateV2, toUserReadV2 } from './mappers.js'
 import {
   AvatarResponseV2,
@@ -32,7 +33,6 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/search',
     {
-      ...readerHooks(app),
       schema: {
         tags,
         summary: 'Search users by name, age, activity and text',
@@ -50,7 +50,7 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/',
-    { ...readerHooks(app), schema: { tags, summary: 'List users', querystring: ListQueryV2, response: { 200: UserPageV2, ...errorResponses(422) } } },
+    { schema: { tags, summary: 'List users', querystring: ListQueryV2, response: { 200: UserPageV2, ...errorResponses(422) } } },
     async (request) => {
       const pageRequest = cursorPageRequest(request.query)
       return toCursorPageEnvelope(await users.list(filled(request.query.search), pageRequest), pageRequest, userReader(request, toUserReadV2))
@@ -94,7 +94,7 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
       params: UserIdParams,
       body: UserTierUpdateV2,
       response: { 200: UserReadV2, ...errorResponses(403, 404, 422) },
-    }),
+    }, superusersOnly),
     async (request) => {
       const name = request.body.subscription_tier
       const tierId = name === null ? null : (await tiers.getByName(name)).id

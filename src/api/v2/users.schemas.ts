@@ -1,17 +1,18 @@
-// Version 2 user shapes (SPEC.md section 9.4): avatar_url instead of profile_image_url, the
+// Version 2 user shapes: avatar_url instead of profile_image_url, the
 // tier's name as subscription_tier, created_at and is_verified; accept_terms on creation.
 import { Type } from 'typebox'
-import { Age, ImageUrl, UserCreate, UserUpdateFields } from '../../modules/users/users.schemas.js'
+
+import { Age, ImageUrl, NewUserFields, UserUpdateFields } from '../../modules/users/user-fields.js'
 import { PageNumber } from '../../shared/page-number.js'
-import { TierName } from '../../modules/tiers/tiers.schemas.js'
 import { CursorParameter } from '../common/page-envelope.js'
+import { TierName } from '../common/tiers.schemas.js'
 
 export const UserReadV2 = Type.Object(
   {
     id: Type.Integer(),
     name: Type.String(),
     username: Type.String(),
-    email: Type.Optional(Type.String({ description: 'Present for everyone, or, with EMAIL_VISIBILITY=owner, only for the user themselves and superusers' })),
+    email: Type.Optional(Type.String({ description: 'Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public' })),
     avatar_url: Type.String(),
     subscription_tier: Type.Union([Type.String(), Type.Null()], { description: "The tier's name, or null" }),
     created_at: Type.String({ format: 'date-time' }),
@@ -22,7 +23,7 @@ export const UserReadV2 = Type.Object(
 
 export const UserCreateV2 = Type.Object(
   {
-    ...UserCreate.properties,
+    ...NewUserFields,
     accept_terms: Type.Literal(true, { description: 'Must be true: the new user accepts the terms of service' }),
   },
   { additionalProperties: false, title: 'UserCreateV2' },

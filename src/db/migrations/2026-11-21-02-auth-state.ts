@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+
 import { now, timestampType } from './dialect.js'
 
 // Shared authentication state, kept in the database so that several server processes agree:

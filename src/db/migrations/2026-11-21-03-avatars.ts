@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+
 import { blobType, now, timestampType } from './dialect.js'
 
 // Avatar images for the database storage driver, so several servers can share them.

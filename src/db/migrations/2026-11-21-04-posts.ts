@@ -1,5 +1,6 @@
-import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
+import { sql } from 'kysely'
+
 import { idColumn, now, timestampType } from './dialect.js'
 
 export async function up(db: Kysely<any>): Promise<void> {

@@ -1,5 +1,6 @@
-import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
+import { sql } from 'kysely'
+
 import { isPostgres, now } from './dialect.js'
 
 // Exact, O(1) totals for the unfiltered lists: counting a million rows on every list request

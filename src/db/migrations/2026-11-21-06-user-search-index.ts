@@ -1,5 +1,6 @@
-import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
+import { sql } from 'kysely'
+
 import { isPostgres } from './dialect.js'
 
 // Substring search on user names (and usernames, for v2's `search`) without scanning the table.

@@ -1,5 +1,6 @@
-import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
+import { sql } from 'kysely'
+
 import { now, timestampType } from './dialect.js'
 
 // Login sessions as rows: every access and refresh token names its session (`sid`), and

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+
 import { now, timestampType } from './dialect.js'
 
 // Account lifecycle: single-use tokens for email verification and password reset (only their

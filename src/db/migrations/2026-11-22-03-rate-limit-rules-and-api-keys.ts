@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+
 import { idColumn, now, timestampType } from './dialect.js'
 
 // Per-tier rate-limit rules (a null tier: logged-in callers without a tier) and API keys for

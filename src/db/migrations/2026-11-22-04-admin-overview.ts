@@ -1,5 +1,6 @@
-import { sql } from 'kysely'
 import type { Kysely } from 'kysely'
+import { sql } from 'kysely'
+
 import { isPostgres } from './dialect.js'
 
 // The admin overview shows sign-ups and logins per day over the last week. Counting them from

@@ -1,7 +1,7 @@
 // Column helpers shared by migrations. Like the migrations themselves, keep this frozen:
 // a change here would rewrite history for databases that already ran them.
-import { PostgresAdapter, sql } from 'kysely'
 import type { ColumnDefinitionBuilder, Kysely } from 'kysely'
+import { PostgresAdapter, sql } from 'kysely'
 
 export function isPostgres(db: Kysely<any>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter

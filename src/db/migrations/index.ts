@@ -1,5 +1,6 @@
 // Every migration, by name. Names sort in the order they run; never rename or edit one that shipped.
 import type { Migration } from 'kysely'
+
 import * as usersAndTiers from './2026-11-21-01-users-and-tiers.js'
 import * as authState from './2026-11-21-02-auth-state.js'
 import * as avatars from './2026-11-21-03-avatars.js'

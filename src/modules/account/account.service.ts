@@ -2,42 +2,88 @@
 // sends. A token is random (256 bits), stored as its SHA-256, and written in the same
 // transaction as the outbox message that carries it: the mail holds the only copy.
 import { randomBytes } from 'node:crypto'
+
 import type { MailConfig } from '../../config.js'
-import type { Executor } from '../../db/schema.js'
+import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
-import { DomainError, assertSuperuser } from '../../shared/errors.js'
+import { assertSuperuser,DomainError } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
-import type { AuthService, TokenCaller } from '../auth/auth.service.js'
+import type { ApiKeyService } from '../api-keys/api-keys.service.js'
+import type { AuthService, TokenCaller, TokenPair } from '../auth/auth.service.js'
+import type { DomainEvents } from '../domain-events.js'
 import type { MailService } from '../mail/mail.service.js'
+import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
 import type { ClientInfo } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
 import { assertAcceptablePassword } from '../users/password-policy.js'
-import type { User } from '../users/user.js'
+import type { NewUserInput, User } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
-import * as tokens from './user-tokens.repository.js'
-import type { TokenPurpose } from './user-tokens.repository.js'
+import { incorrectPassword } from '../users/users.service.js'
+import type { TokenPurpose, UserTokensRepository } from './user-tokens.repository.js'
 
 export const INVALID_OR_EXPIRED_TOKEN = 'Invalid or expired token'
-export const INCORRECT_PASSWORD = 'Incorrect password'
 
 const hashToken = hashedKey
-const invalidToken = () => new DomainError('invalid', INVALID_OR_EXPIRED_TOKEN)
+const invalidToken = () => new DomainError('invalid', INVALID_OR_EXPIRED_TOKEN, { code: 'invalid_token' })
+
+/** What a password change did to the caller's API keys. */
+export interface PasswordChanged {
+  revokedApiKeys: number
+  liveApiKeys: number
+}
 
 function duration(minutes: number): string {
   if (minutes % 60 !== 0) return `${minutes} minutes`
   const hours = minutes / 60
+  if (hours % 24 === 0 && hours > 24) return `${hours / 24} days`
   return hours === 1 ? '1 hour' : `${hours} hours`
 }
 
+/** A sign-up, and the session it opened when the new user was logged in at once. */
+export interface SignedUp {
+  user: User
+  session?: { pair: TokenPair; device: { token: string; expiresAt: Date } }
+}
+
+/** How long the previous address can undo an email change. */
+const UNDO_EMAIL_CHANGE_MINUTES = 7 * 24 * 60
+
 export class AccountService {
+  private readonly afterAnswer = new Set<Promise<void>>()
+
   constructor(
-    private readonly db: Executor,
+    private readonly tokens: UserTokensRepository,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly domainEvents: DomainEvents,
     private readonly users: UserService,
     private readonly auth: AuthService,
+    private readonly apiKeys: ApiKeyService,
     private readonly mail: MailService,
     private readonly events: SecurityEventService,
+    private readonly limits: RateLimitService,
     private readonly config: MailConfig,
-  ) {}
+    private readonly onBackgroundError: (error: unknown) => void,
+  ) {
+    domainEvents.subscribe('user.email_changed', ({ user, previousEmail }) => this.emailChanged(user, previousEmail))
+    domainEvents.subscribe('user.signed_up', ({ unit, user }) => this.welcome(unit, user))
+  }
+
+  /**
+   * Someone signs themselves up (the users module's rules, event and mail) and, with `logIn`,
+   * gets the session a login would open, device cookie included.
+   */
+  async signUp(input: NewUserInput, client: ClientInfo, options: { logIn: boolean }): Promise<SignedUp> {
+    const user = await this.users.signUp(input, client)
+    if (!options.logIn) return { user }
+    const pair = await this.auth.startSession(user.id, client)
+    return { user, session: { pair, device: await this.auth.deviceToken(user.id) } }
+  }
+
+  /** A new sign-up's verification link, queued in the sign-up's own transaction (the outbox sends it shortly after). */
+  private async welcome(unit: Unit, user: User): Promise<void> {
+    if (!this.config.verifyOnSignUp) return
+    await this.queueVerification(unit, user, user.email)
+  }
 
   /** Mails a verification link; false (and no mail) when the address is verified already. */
   async requestEmailVerification(user: User): Promise<boolean> {
@@ -53,24 +99,49 @@ export class AccountService {
   }
 
   async confirmEmail(token: string, client: ClientInfo): Promise<void> {
-    const used = await tokens.consumeUserToken(this.db, hashToken(token), 'verify_email')
+    const used = await this.tokens.consumeUserToken(hashToken(token), 'verify_email')
     // A link sent to an address the user has since changed proves nothing about the new one.
     if (!used || !(await this.users.markEmailVerified(used.user_id, used.email))) throw invalidToken()
     await this.events.record('email_verified', used.user_id, client)
   }
 
-  /** Mails a reset link when the address belongs to a live, active account; says nothing either way. */
+  /**
+   * Mails a reset link when the address belongs to a live, active account; says nothing either
+   * way. Limited per client address and per email (429), whether or not an account uses it.
+   */
+  /**
+   * Counts the request against its limits, then answers: whether an account uses the address
+   * is looked up after the answer (`settle()` waits for it), so a registered and an unknown
+   * address take the same time to answer and the flow cannot enumerate accounts.
+   */
   async requestPasswordReset(email: string, client: ClientInfo): Promise<void> {
+    await this.limits.consumeBuckets([
+      ['password-reset-address', client.ip ?? ''],
+      ['password-reset-email', hashedKey(email.trim().toLowerCase())],
+    ])
+    const work = this.mailResetLink(email, client)
+      .catch((error: unknown) => this.onBackgroundError(error))
+      .finally(() => this.afterAnswer.delete(work))
+    this.afterAnswer.add(work)
+  }
+
+  /** Resolves once the work started after an answer (reset links) is done: shutdown waits for it. */
+  async settle(): Promise<void> {
+    await Promise.all(this.afterAnswer)
+  }
+
+  private async mailResetLink(email: string, client: ClientInfo): Promise<void> {
     const user = await this.users.findActiveByEmail(email)
     if (!user) return
-    await this.db.transaction().execute(async (trx) => {
-      const token = await this.issueToken(trx, user, 'reset_password', user.email, this.config.resetMinutes)
-      await this.mail.enqueue(trx, 'reset-password', user.email, {
-        name: user.name,
-        link: this.link(this.config.resetPasswordUrl, '/account/reset-password', token),
-        valid_for: duration(this.config.resetMinutes),
+    await this.unitOfWork.run(async (unit) => {
+      const token = await this.issueToken(unit, user, 'reset_password', user.email, this.config.resetMinutes)
+      await this.domainEvents.publish('mail.requested', {
+        unit,
+        template: 'reset-password',
+        to: user.email,
+        values: { name: user.name, link: this.link(this.config.resetPasswordUrl, '/account/reset-password', token), valid_for: duration(this.config.resetMinutes) },
       })
-      await this.events.record('password_reset_requested', user.id, client, trx)
+      await this.domainEvents.publish('security.event', { unit, type: 'password_reset_requested', userId: user.id, client })
     })
     this.mail.kick()
   }
@@ -78,58 +149,126 @@ export class AccountService {
   /** Sets the new password, ends every session of the user, and marks the email verified (they read it). */
   async confirmPasswordReset(token: string, newPassword: string, client: ClientInfo): Promise<void> {
     const hash = hashToken(token)
-    const usable = await tokens.findUsableUserToken(this.db, hash, 'reset_password')
+    const usable = await this.tokens.findUsableUserToken(hash, 'reset_password')
     const user = usable && (await this.users.find(usable.user_id))
     if (!usable || !user || !user.isActive) throw invalidToken()
     // A refused password (422) leaves the link usable for a better one.
-    assertAcceptablePassword(newPassword, user)
-    const used = await tokens.consumeUserToken(this.db, hash, 'reset_password')
+    assertAcceptablePassword(newPassword, user, 'new_password')
+    const used = await this.tokens.consumeUserToken(hash, 'reset_password')
     if (!used) throw invalidToken()
     await this.users.setPassword(user, newPassword)
     await this.users.markEmailVerified(user.id, used.email)
+    // Whoever took the account may have minted keys: recovering it ends every credential.
     await this.auth.revokeSessionsOf(user.id, client)
+    await this.apiKeys.revokeAllOf(user.id)
+    await this.tokens.retireUserTokens(user.id, 'verify_email')
     await this.events.record('password_reset', user.id, client)
   }
 
-  /** Changes the caller's password and ends every other session of theirs. */
-  async changePassword(caller: TokenCaller, currentPassword: string, newPassword: string, client: ClientInfo): Promise<void> {
-    if (!(await this.users.passwordMatches(caller.user.id, currentPassword))) throw new DomainError('invalid', INCORRECT_PASSWORD)
+  /**
+   * Changes the caller's password and ends every other session of theirs, and every link mailed
+   * before (reset, verification). API keys are kept unless asked: the answer says how many still
+   * work. Each try spends the account's login budget.
+   */
+  async changePassword(caller: TokenCaller, currentPassword: string, newPassword: string, client: ClientInfo, options: { revokeApiKeys: boolean }): Promise<PasswordChanged> {
+    if (!(await this.users.checkPassword(caller.user, currentPassword, client))) throw incorrectPassword()
     await this.users.setPassword(caller.user, newPassword)
     await this.auth.revokeSessionsOf(caller.user.id, client, caller.token.sessionId)
+    await this.retireMailedLinks(caller.user.id)
     await this.events.record('password_changed', caller.user.id, client)
+    const revokedApiKeys = options.revokeApiKeys ? await this.apiKeys.revokeAllOf(caller.user.id) : 0
+    return { revokedApiKeys, liveApiKeys: await this.apiKeys.countLiveOf(caller.user.id) }
+  }
+
+  /**
+   * Undoes an email change from the link mailed to the previous address: the address comes back
+   * (verified: its owner followed the link), every session and API key ends, and every reset or
+   * verification link mailed meanwhile stops working: whoever moved the email is out.
+   */
+  async undoEmailChange(token: string, client: ClientInfo): Promise<void> {
+    const used = await this.tokens.consumeUserToken(hashToken(token), 'undo_email_change')
+    const user = used && (await this.users.find(used.user_id))
+    if (!used || !user) throw invalidToken()
+    await this.users.revertEmail(user.id, used.email)
+    await this.auth.revokeSessionsOf(user.id, client)
+    await this.apiKeys.revokeAllOf(user.id)
+    await this.retireMailedLinks(user.id)
+    await this.events.record('email_change_undone', user.id, client)
+  }
+
+  /** Reset and verification links mailed earlier stop working. */
+  private async retireMailedLinks(userId: number): Promise<void> {
+    await this.tokens.retireUserTokens(userId, 'reset_password')
+    await this.tokens.retireUserTokens(userId, 'verify_email')
+  }
+
+  /**
+   * Superusers only: undoes a soft delete (UserService.restore). Tokens issued before the deletion
+   * must not come back to life with the account: its sessions end first, while it is still
+   * deleted, so nothing can use them meanwhile.
+   */
+  async restoreUser(actor: Actor, userId: number, client: ClientInfo): Promise<User> {
+    await this.users.assertRestorable(actor, userId)
+    await this.auth.revokeSessionsOf(userId, client)
+    return this.users.restore(actor, userId)
   }
 
   /** After an email change: a verification link to the new address, a notice to the old one. */
-  async emailChanged(user: User, previousEmail: string): Promise<void> {
-    await this.sendVerification(user, user.email, async (trx) => {
-      await this.mail.enqueue(trx, 'email-changed', previousEmail, { name: user.name, email: previousEmail, new_email: user.email })
-      await this.events.record('email_changed', user.id, null, trx)
-    })
+  private async emailChanged(user: User, previousEmail: string): Promise<void> {
+    const noticeToPreviousAddress = async (unit: Unit) => {
+      // A reset link mailed to the old address must not outlive the change.
+      await this.tokens.in(unit).retireUserTokens(user.id, 'reset_password')
+      // The previous address can undo the change for a week. Earlier undo links stay valid: a
+      // second change by an intruder must not take the owner's link away.
+      const undo = await this.issueToken(unit, user, 'undo_email_change', previousEmail, UNDO_EMAIL_CHANGE_MINUTES, { retireEarlier: false })
+      const undoLink = this.link(undefined, '/account/undo-email-change', undo)
+      const values = { name: user.name, email: previousEmail, new_email: user.email, undo_link: undoLink, undo_valid_for: duration(UNDO_EMAIL_CHANGE_MINUTES) }
+      await this.domainEvents.publish('mail.requested', { unit, template: 'email-changed', to: previousEmail, values })
+      await this.domainEvents.publish('security.event', { unit, type: 'email_changed', userId: user.id, client: null })
+    }
+    try {
+      await this.sendVerification(user, user.email, noticeToPreviousAddress)
+    } catch (error) {
+      // Past the verification-mail limits the new address gets no link (the user can ask later);
+      // the owner of the previous address is told all the same.
+      if (!(error instanceof DomainError && error.kind === 'rate_limited')) throw error
+      await this.unitOfWork.run(noticeToPreviousAddress)
+      this.mail.kick()
+    }
   }
 
   prune(): Promise<void> {
-    return tokens.deleteExpiredUserTokens(this.db)
+    return this.tokens.deleteExpiredUserTokens()
   }
 
-  private async sendVerification(user: User, email: string, alsoInTransaction?: (trx: Executor) => Promise<void>): Promise<void> {
-    const minutes = this.config.verificationHours * 60
-    await this.db.transaction().execute(async (trx) => {
-      const token = await this.issueToken(trx, user, 'verify_email', email, minutes)
-      await this.mail.enqueue(trx, 'verify-email', email, {
-        name: user.name,
-        email,
-        link: this.link(this.config.verifyEmailUrl, '/account/verify-email', token),
-        valid_for: duration(minutes),
-      })
-      await alsoInTransaction?.(trx)
+  /**
+   * Mails a verification link, within the verification-mail limits per user and per recipient:
+   * neither asking again nor moving the email to someone else's address floods a mailbox (429).
+   */
+  private async sendVerification(user: User, email: string, alsoInUnit?: (unit: Unit) => Promise<void>): Promise<void> {
+    await this.limits.consumeBuckets([
+      ['verification-mail-user', String(user.id)],
+      ['verification-mail-recipient', hashedKey(email.trim().toLowerCase())],
+    ])
+    await this.unitOfWork.run(async (unit) => {
+      await this.queueVerification(unit, user, email)
+      await alsoInUnit?.(unit)
     })
     this.mail.kick()
   }
 
-  private async issueToken(trx: Executor, user: User, purpose: TokenPurpose, email: string, minutes: number): Promise<string> {
+  private async queueVerification(unit: Unit, user: User, email: string): Promise<void> {
+    const minutes = this.config.verificationHours * 60
+    const token = await this.issueToken(unit, user, 'verify_email', email, minutes)
+    const link = this.link(this.config.verifyEmailUrl, '/account/verify-email', token)
+    await this.domainEvents.publish('mail.requested', { unit, template: 'verify-email', to: email, values: { name: user.name, email, link, valid_for: duration(minutes) } })
+  }
+
+  private async issueToken(unit: Unit, user: User, purpose: TokenPurpose, email: string, minutes: number, options = { retireEarlier: true }): Promise<string> {
     const token = randomBytes(32).toString('base64url')
-    await tokens.retireUserTokens(trx, user.id, purpose)
-    await tokens.insertUserToken(trx, { hash: hashToken(token), userId: user.id, purpose, email, expiresAt: new Date(Date.now() + minutes * 60_000) })
+    const tokens = this.tokens.in(unit)
+    if (options.retireEarlier) await tokens.retireUserTokens(user.id, purpose)
+    await tokens.insertUserToken({ hash: hashToken(token), userId: user.id, purpose, email, expiresAt: new Date(Date.now() + minutes * 60_000) })
     return token
   }
 

@@ -1,8 +1,9 @@
 // Single-use account tokens (email verification, password reset), stored by their SHA-256 only.
+import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
 
-export type TokenPurpose = 'verify_email' | 'reset_password'
+export type TokenPurpose = 'verify_email' | 'reset_password' | 'undo_email_change'
 
 export async function insertUserToken(
   db: Executor,
@@ -58,3 +59,7 @@ export async function retireUserTokens(db: Executor, userId: number, purpose: To
 export async function deleteExpiredUserTokens(db: Executor): Promise<void> {
   await db.deleteFrom('user_tokens').where('expires_at', '<', nowIso()).execute()
 }
+
+/** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
+export const userTokensFunctions = { insertUserToken, consumeUserToken, findUsableUserToken, retireUserTokens, deleteExpiredUserTokens }
+export type UserTokensRepository = Repository<typeof userTokensFunctions>

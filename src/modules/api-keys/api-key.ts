@@ -21,6 +21,11 @@ export interface ApiKeyGrant {
   scopes: ApiKeyScope[]
 }
 
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/** Whether a key's scopes allow an HTTP method: `read` allows reads only, `write` everything else. */
+export const grantAllows = (grant: ApiKeyGrant, method: string): boolean => grant.scopes.includes(READ_METHODS.has(method) ? 'read' : 'write')
+
 export const parseScopes = (text: string): ApiKeyScope[] => text.split(',').filter((scope): scope is ApiKeyScope => scope === 'read' || scope === 'write')
 
 export const toApiKey = (row: ApiKeyRow): ApiKey => ({

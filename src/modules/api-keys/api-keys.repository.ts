@@ -1,7 +1,10 @@
 // The only place API-key SQL lives. Keys are found by the SHA-256 of the presented secret.
 import type { Selectable } from 'kysely'
-import type { ApiKeysTable, Executor } from '../../db/schema.js'
+
+import type { Repository } from '../../db/repository.js'
+import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
+import type { ApiKeysTable } from './api-keys.table.js'
 
 export type ApiKeyRow = Omit<Selectable<ApiKeysTable>, 'key_hash' | 'revoked_at' | 'user_id'>
 
@@ -38,6 +41,12 @@ export async function revokeApiKey(db: Executor, userId: number, id: number): Pr
   return result.numUpdatedRows > 0n
 }
 
+/** Revokes every live key of a user; how many were live. */
+export async function revokeApiKeysOf(db: Executor, userId: number): Promise<number> {
+  const result = await db.updateTable('api_keys').set({ revoked_at: nowIso() }).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst()
+  return Number(result.numUpdatedRows)
+}
+
 /** A live key and its owner, if the owner is live and active (a deleted or deactivated owner's keys stop working). */
 export function findUsableApiKey(db: Executor, keyHash: string): Promise<{ id: number; user_id: number; scopes: string } | undefined> {
   const now = nowIso()
@@ -56,3 +65,7 @@ export function findUsableApiKey(db: Executor, keyHash: string): Promise<{ id: n
 export async function touchApiKey(db: Executor, id: number): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: nowIso() }).where('id', '=', id).execute()
 }
+
+/** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
+export const apiKeysFunctions = { insertApiKey, listLiveApiKeys, revokeApiKey, revokeApiKeysOf, findUsableApiKey, touchApiKey }
+export type ApiKeysRepository = Repository<typeof apiKeysFunctions>

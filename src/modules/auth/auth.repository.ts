@@ -1,7 +1,16 @@
 // SQL for login sessions, their refresh-token families and revoked access tokens.
+import { preparedQuery } from '../../db/fast-path/prepared.js'
+import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
-import { preparedRevokedToken } from './auth.prepared.js'
 import { nowIso } from '../../shared/timestamps.js'
+
+export function revokedTokenQuery(db: Executor, jti: string) {
+  return db.selectFrom('revoked_tokens').select('jti').where('jti', '=', jti)
+}
+
+// The hot queries, compiled once (src/db/fast-path). Each is its plain twin above;
+// test/db/prepared.test.ts checks that both return the same rows.
+export const preparedRevokedToken = preparedQuery(1, revokedTokenQuery, { singleRow: true })
 
 export interface RefreshTokenRow {
   jti: string
@@ -143,3 +152,7 @@ export async function deleteExpiredAuthState(db: Executor): Promise<void> {
   await db.deleteFrom('sessions').where('expires_at', '<', now).execute()
   await db.deleteFrom('revoked_tokens').where('expires_at', '<', now).execute()
 }
+
+/** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
+export const authFunctions = { insertRefreshToken, consumeRefreshToken, findRefreshToken, revokeRefreshFamily, insertSession, touchSession, revokeSession, listLiveSessions, liveSessionIds, insertRevokedToken, isTokenRevoked, deleteExpiredAuthState }
+export type AuthRepository = Repository<typeof authFunctions>

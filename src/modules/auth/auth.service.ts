@@ -1,9 +1,8 @@
 // Login, token rotation, logout and resolving the caller of a request.
 import { randomUUID } from 'node:crypto'
-import type { Executor } from '../../db/schema.js'
+
 import type { Actor } from '../../shared/actor.js'
 import { DomainError, notAuthenticated } from '../../shared/errors.js'
-import { hashedKey } from '../../shared/hashed-key.js'
 import type { Signals } from '../../shared/signals.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { ApiKeyGrant } from '../api-keys/api-key.js'
@@ -12,38 +11,21 @@ import type { ClientInfo } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
 import type { User } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
-import {
-  consumeRefreshToken,
-  deleteExpiredAuthState,
-  findRefreshToken,
-  insertRefreshToken,
-  insertSession,
-  listLiveSessions,
-  liveSessionIds,
-  revokeSession,
-  touchSession,
-} from './auth.repository.js'
+import type { AuthRepository } from './auth.repository.js'
+import type { LoginThrottle } from './login-throttle.js'
 import type { PasswordHasher } from './passwords.js'
 import type { RevocationStore } from './revocation-store.js'
 import type { TokenService, VerifiedToken } from './tokens.js'
 
 export const INCORRECT_CREDENTIALS = 'Incorrect username or password'
 
-/**
- * What a login attempt is counted against. A browser holding a valid device token for the
- * account it logs in to is counted on its own (`device`); any other client is counted per
- * address and per account (`account`: the resolved account, or the normalised name when none
- * matches). Keys are hashed, so any login name makes a key of bounded length.
- */
-export type LoginLimitKey = { device: string } | { account: string }
-
+/** A freshly issued access and refresh token; the API decides how it travels (body, cookie). */
 export interface TokenPair {
-  access_token: string
-  token_type: 'bearer'
+  accessToken: string
   /** Seconds until the access token expires. */
-  expires_in: number
-  refresh_token: string
-  refresh_expires_at: Date
+  accessExpiresIn: number
+  refreshToken: string
+  refreshExpiresAt: Date
   userId: number
 }
 
@@ -79,7 +61,7 @@ export type Caller = TokenCaller | ApiKeyCaller
 
 export class AuthService {
   constructor(
-    private readonly db: Executor,
+    private readonly repository: AuthRepository,
     private readonly users: UserService,
     private readonly passwords: PasswordHasher,
     private readonly tokens: TokenService,
@@ -87,25 +69,20 @@ export class AuthService {
     private readonly events: SecurityEventService,
     private readonly apiKeys: ApiKeyService,
     private readonly signals: Signals,
+    private readonly throttle: LoginThrottle,
   ) {}
-
-  async loginLimitKey(login: string, deviceToken: string | undefined): Promise<LoginLimitKey> {
-    const name = login.trim().toLowerCase()
-    const [account, device] = await Promise.all([
-      this.users.findLoginAccount(name),
-      deviceToken === undefined ? undefined : this.tokens.verifyDevice(deviceToken),
-    ])
-    if (device && account && device.userId === account.id) return { device: hashedKey(device.deviceId) }
-    return { account: hashedKey(account ? `user:${account.identity}` : `name:${name}`) }
-  }
 
   /** A device token for the browser that just logged in to the account. */
   deviceToken(userId: number): Promise<{ token: string; expiresAt: Date }> {
     return this.tokens.signDevice(userId)
   }
 
-  /** Same error text and the same hashing work whether the account is unknown or the password is wrong. */
-  async login(login: string, password: string, client: ClientInfo): Promise<TokenPair> {
+  /**
+   * Counted by the login throttle first (429 once a budget is spent). Same error text and the
+   * same hashing work whether the account is unknown or the password is wrong.
+   */
+  async login(login: string, password: string, client: ClientInfo, deviceToken?: string): Promise<TokenPair> {
+    await this.throttle.count(login, deviceToken, client.ip ?? '')
     const credentials = await this.users.findCredentials(login.trim())
     const valid = credentials
       ? await this.passwords.verify(credentials.hashed_password, password)
@@ -114,19 +91,24 @@ export class AuthService {
       const account = credentials ?? (await this.users.findLoginAccount(login.trim().toLowerCase()))
       this.signals.emit('login', 'failure')
       await this.events.record('login_failed', account?.id ?? null, client)
-      throw new DomainError('unauthenticated', INCORRECT_CREDENTIALS)
+      throw new DomainError('unauthenticated', INCORRECT_CREDENTIALS, { code: 'invalid_credentials' })
     }
+    return this.startSession(credentials.id, client)
+  }
+
+  /** A new session for a user whose identity is proven (a login, or a sign-up that logs in). */
+  async startSession(userId: number, client: ClientInfo): Promise<TokenPair> {
     const sessionId = randomUUID()
-    await insertSession(this.db, {
+    await this.repository.insertSession({
       id: sessionId,
-      userId: credentials.id,
+      userId,
       expiresAt: new Date(Date.now() + this.tokens.lifetimes.refreshSeconds * 1000),
       userAgent: client.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) ?? null,
       ip: client.ip,
     })
     this.signals.emit('login', 'success')
-    await this.events.record('login_succeeded', credentials.id, client)
-    return this.issuePair(credentials.id, sessionId)
+    await this.events.record('login_succeeded', userId, client)
+    return this.issuePair(userId, sessionId)
   }
 
   /**
@@ -136,38 +118,37 @@ export class AuthService {
   async refresh(refreshToken: string, client: ClientInfo): Promise<TokenPair> {
     const claims = await this.tokens.verify(refreshToken, 'refresh')
     if (!claims) throw notAuthenticated()
-    const consumed = await consumeRefreshToken(this.db, claims.jti)
+    const consumed = await this.repository.consumeRefreshToken(claims.jti)
     if (!consumed) {
-      const known = await findRefreshToken(this.db, claims.jti)
+      const known = await this.repository.findRefreshToken(claims.jti)
       if (known) {
-        await revokeSession(this.db, known.family_id)
+        await this.repository.revokeSession(known.family_id)
         await this.events.record('refresh_token_reused', known.user_id, client)
       }
       throw notAuthenticated()
     }
     const user = await this.users.find(consumed.user_id)
     if (!user || !user.isActive) {
-      await revokeSession(this.db, consumed.family_id)
+      await this.repository.revokeSession(consumed.family_id)
       throw notAuthenticated()
     }
     const pair = await this.issuePair(consumed.user_id, consumed.family_id)
-    await touchSession(this.db, consumed.family_id, pair.refresh_expires_at)
+    await this.repository.touchSession(consumed.family_id, pair.refreshExpiresAt)
     return pair
   }
 
   /** Ends the caller's session (every token of it) and the session of a presented refresh token of theirs. */
   async logout(caller: TokenCaller, refreshToken: string | undefined, client: ClientInfo): Promise<void> {
     await this.revocations.revoke(caller.token.jti, caller.token.expiresAt)
-    await revokeSession(this.db, caller.token.sessionId)
+    await this.repository.revokeSession(caller.token.sessionId)
     await this.events.record('logout', caller.user.id, client)
     if (refreshToken === undefined) return
     const refresh = await this.tokens.verify(refreshToken, 'refresh')
     if (refresh && refresh.userId === caller.user.id && refresh.sessionId !== caller.token.sessionId) {
-      await revokeSession(this.db, refresh.sessionId)
+      await this.repository.revokeSession(refresh.sessionId)
     }
   }
 
-  /** Resolves a bearer token to a live, active user in a live session, or fails with "Not authenticated". */
   /** Resolves an X-API-Key to its live, active owner, or fails with "Not authenticated". */
   async authenticateApiKey(key: string): Promise<ApiKeyCaller> {
     const grant = await this.apiKeys.authenticate(key)
@@ -176,6 +157,7 @@ export class AuthService {
     return { user, apiKey: grant }
   }
 
+  /** Resolves a bearer token to a live, active user in a live session, or fails with "Not authenticated". */
   async authenticate(accessToken: string): Promise<TokenCaller> {
     const token = await this.tokens.verify(accessToken, 'access')
     if (!token) throw notAuthenticated()
@@ -208,7 +190,7 @@ export class AuthService {
   }
 
   private async liveSessions(userId: number, currentSessionId?: string): Promise<Session[]> {
-    const rows = await listLiveSessions(this.db, userId)
+    const rows = await this.repository.listLiveSessions(userId)
     return rows.map((row) => ({
       id: row.id,
       createdAt: toIsoString(row.created_at),
@@ -221,22 +203,22 @@ export class AuthService {
 
   /** Ends one of the caller's own sessions (404 for anyone else's, or an ended one). */
   async revokeOwnSession(caller: TokenCaller, sessionId: string, client: ClientInfo): Promise<void> {
-    const own = await liveSessionIds(this.db, caller.user.id)
-    if (!own.includes(sessionId)) throw new DomainError('not_found', SESSION_NOT_FOUND)
-    await revokeSession(this.db, sessionId)
+    const own = await this.repository.liveSessionIds(caller.user.id)
+    if (!own.includes(sessionId)) throw new DomainError('not_found', SESSION_NOT_FOUND, { code: 'session_not_found' })
+    await this.repository.revokeSession(sessionId)
     await this.events.record('session_revoked', caller.user.id, client)
   }
 
   /** Ends every session of a user but `exceptSessionId` ("log out everywhere else", password changes and resets). */
   async revokeSessionsOf(userId: number, client: ClientInfo | null, exceptSessionId?: string): Promise<number> {
-    const ids = await liveSessionIds(this.db, userId, exceptSessionId)
-    for (const id of ids) await revokeSession(this.db, id)
+    const ids = await this.repository.liveSessionIds(userId, exceptSessionId)
+    for (const id of ids) await this.repository.revokeSession(id)
     if (ids.length > 0) await this.events.record('session_revoked', userId, client)
     return ids.length
   }
 
   pruneExpiredState(): Promise<void> {
-    return deleteExpiredAuthState(this.db)
+    return this.repository.deleteExpiredAuthState()
   }
 
   private async issuePair(userId: number, familyId: string): Promise<TokenPair> {
@@ -244,13 +226,12 @@ export class AuthService {
       this.tokens.sign('access', userId, familyId),
       this.tokens.sign('refresh', userId, familyId),
     ])
-    await insertRefreshToken(this.db, { jti: refresh.jti, familyId, userId, expiresAt: refresh.expiresAt })
+    await this.repository.insertRefreshToken({ jti: refresh.jti, familyId, userId, expiresAt: refresh.expiresAt })
     return {
-      access_token: access.token,
-      token_type: 'bearer',
-      expires_in: this.tokens.lifetimes.accessSeconds,
-      refresh_token: refresh.token,
-      refresh_expires_at: refresh.expiresAt,
+      accessToken: access.token,
+      accessExpiresIn: this.tokens.lifetimes.accessSeconds,
+      refreshToken: refresh.token,
+      refreshExpiresAt: refresh.expiresAt,
       userId,
     }
   }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { availableParallelism } from 'node:os'
+
 import { hash, verify } from '@node-rs/argon2'
 
 // argon2id at OWASP's recommended minimum: 19 MiB memory, 2 passes, 1 lane.

@@ -1,9 +1,9 @@
 // Where revoked access-token ids live: the database by default, Redis when configured.
 // Either way every server process sees a revocation at once.
 import type { Redis } from 'ioredis'
-import type { Executor } from '../../db/schema.js'
+
 import { serviceUnavailable } from '../../shared/errors.js'
-import { insertRevokedToken, isTokenRevoked } from './auth.repository.js'
+import type { AuthRepository } from './auth.repository.js'
 
 export interface RevocationStore {
   revoke(jti: string, expiresAt: Date): Promise<void>
@@ -11,14 +11,14 @@ export interface RevocationStore {
 }
 
 export class DatabaseRevocationStore implements RevocationStore {
-  constructor(private readonly db: Executor) {}
+  constructor(private readonly repository: AuthRepository) {}
 
   revoke(jti: string, expiresAt: Date): Promise<void> {
-    return insertRevokedToken(this.db, jti, expiresAt)
+    return this.repository.insertRevokedToken(jti, expiresAt)
   }
 
   isRevoked(jti: string): Promise<boolean> {
-    return isTokenRevoked(this.db, jti)
+    return this.repository.isTokenRevoked(jti)
   }
 }
 

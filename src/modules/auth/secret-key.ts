@@ -8,7 +8,7 @@ export const SECRET_KEY_FILE = 'secret_key'
 
 export async function loadOrCreateSecretKey(dataDir: string): Promise<{ key: string; created: boolean; file: string }> {
   const file = path.join(dataDir, SECRET_KEY_FILE)
-  await mkdir(dataDir, { recursive: true })
+  await mkdir(dataDir, { recursive: true, mode: 0o700 })
   try {
     // 'wx' fails if the file exists, so two processes starting at once cannot both write a key.
     const key = randomBytes(48).toString('base64url')

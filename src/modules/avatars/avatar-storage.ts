@@ -2,8 +2,8 @@
 // several servers share avatars through the database they already share.
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { Executor } from '../../db/schema.js'
-import { deleteAvatar, findAvatar, insertAvatar } from './avatars.repository.js'
+
+import type { AvatarsRepository } from './avatars.repository.js'
 import { contentTypeForExtension } from './image-type.js'
 
 export interface StoredImage {
@@ -21,10 +21,10 @@ export class DiskAvatarStorage implements AvatarStorage {
   constructor(private readonly directory: string) {}
 
   async save(name: string, image: StoredImage): Promise<void> {
-    await mkdir(this.directory, { recursive: true })
+    await mkdir(this.directory, { recursive: true, mode: 0o700 })
     // Write then rename, so a reader never sees half a file.
     const temporary = path.join(this.directory, `.${name}.tmp`)
-    await writeFile(temporary, image.data, { mode: 0o644 })
+    await writeFile(temporary, image.data, { mode: 0o600 })
     await rename(temporary, path.join(this.directory, name))
   }
 
@@ -45,18 +45,18 @@ export class DiskAvatarStorage implements AvatarStorage {
 }
 
 export class DatabaseAvatarStorage implements AvatarStorage {
-  constructor(private readonly db: Executor) {}
+  constructor(private readonly repository: AvatarsRepository) {}
 
   save(name: string, image: StoredImage): Promise<void> {
-    return insertAvatar(this.db, name, image.contentType, image.data)
+    return this.repository.insertAvatar(name, image.contentType, image.data)
   }
 
   async load(name: string): Promise<StoredImage | undefined> {
-    const row = await findAvatar(this.db, name)
+    const row = await this.repository.findAvatar(name)
     return row && { data: Buffer.from(row.data), contentType: row.content_type }
   }
 
   remove(name: string): Promise<void> {
-    return deleteAvatar(this.db, name)
+    return this.repository.deleteAvatar(name)
   }
 }

@@ -1,3 +1,4 @@
+import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
 
@@ -12,3 +13,7 @@ export async function findAvatar(db: Executor, name: string): Promise<{ content_
 export async function deleteAvatar(db: Executor, name: string): Promise<void> {
   await db.deleteFrom('avatars').where('name', '=', name).execute()
 }
+
+/** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
+export const avatarsFunctions = { insertAvatar, findAvatar, deleteAvatar }
+export type AvatarsRepository = Repository<typeof avatarsFunctions>

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto'
+
 import { DomainError, FILE_MUST_BE_AN_IMAGE } from '../../shared/errors.js'
 import type { AvatarStorage, StoredImage } from './avatar-storage.js'
 import { detectImageType } from './image-type.js'
 
 /** Public path under which stored avatars are served (version-neutral, so URLs outlive an API version). */
+const notAnImage = () => new DomainError('invalid', FILE_MUST_BE_AN_IMAGE, { code: 'file_not_image' })
+
 export const AVATAR_URL_PREFIX = '/media/avatars/'
 export const DEFAULT_AVATAR_NAME = 'default.svg'
 export const DEFAULT_PROFILE_IMAGE_URL = `${AVATAR_URL_PREFIX}${DEFAULT_AVATAR_NAME}`
@@ -31,10 +34,10 @@ export class AvatarService {
 
   /** Validates and stores an upload under a generated name (its key); returns the key and the URL to serve it from. */
   async store(upload: AvatarUpload): Promise<{ key: string; url: string }> {
-    if (!upload.contentType.toLowerCase().startsWith('image/')) throw new DomainError('invalid', FILE_MUST_BE_AN_IMAGE)
+    if (!upload.contentType.toLowerCase().startsWith('image/')) throw notAnImage()
     const data = await upload.read()
     const type = detectImageType(data)
-    if (!type) throw new DomainError('invalid', FILE_MUST_BE_AN_IMAGE)
+    if (!type) throw notAnImage()
     const name = `${randomUUID()}.${type.extension}`
     await this.storage.save(name, { data, contentType: type.contentType })
     return { key: name, url: AVATAR_URL_PREFIX + name }

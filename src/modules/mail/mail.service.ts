@@ -2,14 +2,23 @@
 // transaction (beside the token it carries), and the dispatcher sends it later, in whichever
 // process claims it first, retrying with exponential backoff while the mail server is away.
 import { randomUUID } from 'node:crypto'
-import type { Executor } from '../../db/schema.js'
+
 import type { Logger } from '../../logger.js'
-import type { MailTemplateName, MailTransport } from './mail.js'
-import * as outbox from './outbox.repository.js'
+import type { Actor } from '../../shared/actor.js'
+import { assertSuperuser, DomainError } from '../../shared/errors.js'
+import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
+import { fetchPaged } from '../../shared/paging.js'
+import type { DomainEvents } from '../domain-events.js'
+import type { MailTransport } from './mail.js'
+import type { QueuedMail } from './mail.js'
+import { MAIL_PREVIEW_OFF, toQueuedMail } from './mail.js'
+import type { OutboxRepository, OutboxRow } from './outbox.repository.js'
 import { loadTemplates, renderTemplate } from './templates.js'
 
 export interface MailServiceOptions {
   templatesDir: string | undefined
+  /** Superusers may read the outbox, bodies and links included (MAIL_PREVIEW: development). */
+  preview: boolean
   /** First retry delay; each further one doubles, up to MAX_RETRY_DELAY_MS. */
   retryBaseMs: number
 }
@@ -31,17 +40,17 @@ export class MailService {
   private stopped = true
 
   constructor(
-    private readonly db: Executor,
+    private readonly outbox: OutboxRepository,
     private readonly transport: MailTransport,
     private readonly logger: Logger,
     private readonly options: MailServiceOptions,
+    domainEvents: DomainEvents,
   ) {
     this.templates = loadTemplates(options.templatesDir)
-  }
-
-  /** Renders a template and queues it, inside the caller's transaction when `trx` is one. */
-  async enqueue(trx: Executor, template: MailTemplateName, to: string, values: Record<string, string>): Promise<void> {
-    await outbox.insertOutboxMessage(trx, renderTemplate(this.templates[template], to, values))
+    // Mail a module asks for is queued in its unit of work: it goes out only if the change commits.
+    domainEvents.subscribe('mail.requested', async ({ unit, template, to, values }) => {
+      await this.outbox.in(unit).insertOutboxMessage(renderTemplate(this.templates[template], to, values))
+    })
   }
 
   /** Starts polling the outbox (every process may: claims keep them from sending a message twice). */
@@ -80,22 +89,30 @@ export class MailService {
   async dispatch(): Promise<void> {
     for (;;) {
       const now = Date.now()
-      const claimed = await outbox.claimDueMessages(this.db, this.worker, now, now + CLAIM_LEASE_MS, CLAIM_BATCH)
+      const claimed = await this.outbox.claimDueMessages(this.worker, now, now + CLAIM_LEASE_MS, CLAIM_BATCH)
       if (claimed.length === 0) return
       for (const message of claimed) await this.deliver(message)
       if (this.stopped) return
     }
   }
 
+  /** The outbox as a person testing by hand reads it: each message's text and the links in it. */
+  async preview(actor: Actor, request: PageRequest): Promise<Paged<QueuedMail>> {
+    assertSuperuser(actor)
+    if (!this.options.preview) throw new DomainError('not_found', MAIL_PREVIEW_OFF, { code: 'mail_preview_off' })
+    const rows = ({ offset, limit }: RowWindow) => this.outbox.listOutboxMessages(offset, limit)
+    return fetchPaged(request, { rows, count: () => this.outbox.countOutboxMessages(), keyOf: () => 0 }, toQueuedMail)
+  }
+
   pendingStats() {
-    return outbox.pendingStats(this.db)
+    return this.outbox.pendingStats()
   }
 
   pruneSent(): Promise<void> {
-    return outbox.deleteSentBefore(this.db, new Date(Date.now() - SENT_RETENTION_MS).toISOString())
+    return this.outbox.deleteSentBefore(new Date(Date.now() - SENT_RETENTION_MS).toISOString())
   }
 
-  private async deliver(message: outbox.OutboxRow): Promise<void> {
+  private async deliver(message: OutboxRow): Promise<void> {
     try {
       await this.transport.send({ to: message.recipient, subject: message.subject, text: message.text_body, html: message.html_body })
     } catch (error) {
@@ -103,10 +120,10 @@ export class MailService {
       const text = error instanceof Error ? error.message : String(error)
       const delay = Math.min(MAX_RETRY_DELAY_MS, this.options.retryBaseMs * 2 ** (attempt - 1))
       const next = attempt >= MAX_ATTEMPTS ? null : Math.round(Date.now() + delay * (0.8 + Math.random() * 0.4))
-      await outbox.markAttemptFailed(this.db, message.id, this.worker, text, next)
+      await this.outbox.markAttemptFailed(message.id, this.worker, text, next)
       this.logger.warn({ messageId: message.id, attempt, error: text, retryInMs: next === null ? null : Math.round(next - Date.now()) }, next === null ? 'mail failed for good' : 'mail not sent; will retry')
       return
     }
-    await outbox.markSent(this.db, message.id, this.worker)
+    await this.outbox.markSent(message.id, this.worker)
   }
 }

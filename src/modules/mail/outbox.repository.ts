@@ -2,10 +2,13 @@
 // statement: FOR UPDATE SKIP LOCKED on PostgreSQL, the single writer on SQLite, so two
 // processes never claim one message.
 import { randomUUID } from 'node:crypto'
+
 import { isPostgres } from '../../db/dialect.js'
+import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { MailMessage } from './mail.js'
+import type { OutboxListRow } from './outbox.table.js'
 
 export interface OutboxRow {
   id: string
@@ -93,3 +96,24 @@ export async function pendingStats(db: Executor): Promise<{ pending: number; old
 export async function deleteSentBefore(db: Executor, before: string): Promise<void> {
   await db.deleteFrom('mail_outbox').where('status', '=', 'sent').where('sent_at', '<', before).execute()
 }
+
+/** The outbox, newest first (the development mail page). */
+export function listOutboxMessages(db: Executor, offset: number, limit: number): Promise<OutboxListRow[]> {
+  return db
+    .selectFrom('mail_outbox')
+    .select(['id', 'recipient', 'subject', 'text_body', 'status', 'attempts', 'last_error', 'created_at', 'sent_at'])
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .offset(offset)
+    .limit(limit)
+    .execute()
+}
+
+export async function countOutboxMessages(db: Executor): Promise<number> {
+  const row = await db.selectFrom('mail_outbox').select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
+/** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
+export const outboxFunctions = { insertOutboxMessage, claimDueMessages, markSent, markAttemptFailed, pendingStats, deleteSentBefore, listOutboxMessages, countOutboxMessages }
+export type OutboxRepository = Repository<typeof outboxFunctions>

@@ -4,8 +4,9 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { MailMessage, MailTemplateName } from './mail.js'
+
 import { escapeHtml } from '../../shared/escape-html.js'
+import type { MailMessage, MailTemplateName } from './mail.js'
 
 /** src/modules/mail and dist/modules/mail both sit three levels below the project root. */
 export const DEFAULT_TEMPLATES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../mail-templates')
@@ -46,13 +47,18 @@ export function loadTemplates(overrideDir: string | undefined): Record<MailTempl
   return templates
 }
 
+/** Line breaks of every kind a mail program may honour. */
+// eslint-disable-next-line no-control-regex -- vertical tab and form feed break lines too
+const LINE_BREAKS = /[\r\n\u000B\u000C\u0085\u2028\u2029]+/g
+
+/** A value stays on the line the template put it on: a name can never add lines to a mail or a header. */
+const oneLine = (value: string) => value.replace(LINE_BREAKS, ' ')
+
 export function renderTemplate(template: Template, to: string, values: Record<string, string>): MailMessage {
-  const plain = (value: string) => value
   return {
     to,
-    // A subject is one header line: no line breaks from values.
-    subject: fill(template.subject, values, (value) => value.replace(/[\r\n]+/g, ' ')),
-    text: fill(template.text, values, plain),
+    subject: fill(template.subject, values, oneLine),
+    text: fill(template.text, values, oneLine),
     html: fill(template.html, values, escapeHtml),
   }
 }

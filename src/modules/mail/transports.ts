@@ -1,9 +1,13 @@
 // How mail leaves: SMTP (nodemailer) when SMTP_URL is set; otherwise, outside production, each
-// message becomes an .eml file under DATA_DIR/mail (and one log line); `log` only logs.
+// message becomes an .eml file under DATA_DIR/mail (and one log line), with a .txt beside it
+// holding the plain text as written: the .eml's quoted-printable breaks long links (and the
+// tokens in them) across lines. `log` only logs.
 import { randomUUID } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+
 import nodemailer from 'nodemailer'
+
 import type { Logger } from '../../logger.js'
 import type { MailMessage, MailTransport } from './mail.js'
 
@@ -51,9 +55,11 @@ export function createMailTransport(options: MailTransportOptions): MailTranspor
     return {
       async send(message: MailMessage) {
         const built = await builder.sendMail({ from, ...message })
-        await mkdir(directory, { recursive: true })
-        const file = path.join(directory, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`)
+        await mkdir(directory, { recursive: true, mode: 0o700 })
+        const name = path.join(directory, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}`)
+        const file = `${name}.eml`
         await writeFile(file, built.message as Buffer, { mode: 0o600 })
+        await writeFile(`${name}.txt`, `To: ${message.to}\nSubject: ${message.subject}\n\n${message.text}`, { mode: 0o600 })
         logger.info({ to: message.to, subject: message.subject, file }, 'mail written to a file (no SMTP_URL)')
       },
       close: () => builder.close(),

@@ -1,12 +1,8 @@
 // The admin console's overview: live users and posts, sign-ups and logins per day over the last
 // week, and whether the database and Redis answer.
-import { dailyCounts } from '../../db/daily-counts.js'
-import type { DayCount } from '../../db/daily-counts.js'
-import { isPostgres } from '../../db/dialect.js'
-import { liveRowCount } from '../../db/row-counts.js'
-import type { Executor } from '../../db/schema.js'
 import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser } from '../../shared/errors.js'
+import type { DayCount, OverviewRepository } from './overview.repository.js'
 
 export const OVERVIEW_DAYS = 7
 /** A store that does not answer within this long counts as unavailable (the page must not hang on it). */
@@ -61,7 +57,7 @@ const byDay = (counts: DayCount[]) => new Map(counts.map(({ day, count }) => [da
 
 export class OverviewService {
   constructor(
-    private readonly db: Executor,
+    private readonly repository: OverviewRepository,
     private readonly probes: StoreProbes,
   ) {}
 
@@ -71,10 +67,10 @@ export class OverviewService {
     const since = days[0] ?? ''
     // Every count here is kept up to date by triggers: the page costs the same at any size.
     const [users, posts, signUps, logins, database, redis] = await Promise.all([
-      liveRowCount(this.db, 'users'),
-      liveRowCount(this.db, 'posts'),
-      dailyCounts(this.db, 'sign_ups', since).then(byDay),
-      dailyCounts(this.db, 'logins', since).then(byDay),
+      this.repository.liveUserCount(),
+      this.repository.livePostCount(),
+      this.repository.dailyCounts('sign_ups', since).then(byDay),
+      this.repository.dailyCounts('logins', since).then(byDay),
       probe(this.probes.database),
       probe(this.probes.redis),
     ])
@@ -82,7 +78,7 @@ export class OverviewService {
       users,
       posts,
       days: days.map((day) => ({ day, signUps: signUps.get(day) ?? 0, logins: logins.get(day) ?? 0 })),
-      database: { dialect: isPostgres(this.db) ? 'postgres' : 'sqlite', status: database },
+      database: { dialect: this.repository.databaseDialect(), status: database },
       redis,
     }
   }

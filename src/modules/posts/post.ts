@@ -1,5 +1,5 @@
 import { toIsoString } from '../../shared/timestamps.js'
-import type { PostRow } from './posts.queries.js'
+import type { PostRow } from './posts.table.js'
 
 /** A post as services take and return it; each API version maps it to its own shape. */
 export interface Post {

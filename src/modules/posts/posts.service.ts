@@ -1,13 +1,13 @@
 // Post rules: anyone reads, a logged-in caller writes as themselves, the author or a
 // superuser edits and deletes, only a superuser removes permanently. No HTTP here.
-import type { Executor } from '../../db/schema.js'
 import type { Actor } from '../../shared/actor.js'
-import { DomainError, assertSuperuser, forbidden, notAuthenticated } from '../../shared/errors.js'
+import { assertSuperuser, DomainError, forbidden, notAuthenticated } from '../../shared/errors.js'
+import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
-import type { PageRequest, Paged, RowWindow } from '../../shared/paging.js'
-import { toPost } from './post.js'
+import type { DomainEvents } from '../domain-events.js'
 import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
-import * as posts from './posts.repository.js'
+import { toPost } from './post.js'
+import type { PostsRepository } from './posts.repository.js'
 
 export const POST_NOT_FOUND = 'Post not found'
 export const EMAIL_NOT_VERIFIED = 'Email not verified'
@@ -18,32 +18,40 @@ export interface Writer extends Actor {
 }
 
 function postNotFound(): never {
-  throw new DomainError('not_found', POST_NOT_FOUND)
+  throw new DomainError('not_found', POST_NOT_FOUND, { code: 'post_not_found' })
 }
 
 const toRowChanges = ({ mediaUrl, ...rest }: PostChanges) => (mediaUrl === undefined ? rest : { ...rest, media_url: mediaUrl })
 
 export class PostService {
   constructor(
-    private readonly db: Executor,
+    private readonly posts: PostsRepository,
+    domainEvents: DomainEvents,
     private readonly options: { requireVerifiedEmail: boolean } = { requireVerifiedEmail: false },
-  ) {}
+  ) {
+    // An author's posts disappear and come back with them, in the same transaction.
+    domainEvents.subscribe('user.soft_deleted', ({ unit, userId }) => this.posts.in(unit).hidePostsOf(userId))
+    // Only the posts hidden with the author (at `deletedAt` or later) come back; older deletions stay.
+    domainEvents.subscribe('user.restored', async ({ unit, userId, deletedAt }) => {
+      if (deletedAt !== null) await this.posts.in(unit).unhidePostsOf(userId, deletedAt)
+    })
+  }
 
   async get(id: number): Promise<Post> {
-    const row = await posts.findPostById(this.db, id)
+    const row = await this.posts.findPostById(id)
     return row ? toPost(row) : postNotFound()
   }
 
   /** Newest first. */
   list(filter: PostFilter, request: PageRequest): Promise<Paged<Post>> {
-    const rows = (window: RowWindow) => posts.listPosts(this.db, filter, window)
-    return fetchPaged(request, { rows, count: () => posts.countPosts(this.db, filter), keyOf: (row) => row.id }, toPost)
+    const rows = (window: RowWindow) => this.posts.listPosts(filter, window)
+    return fetchPaged(request, { rows, count: () => this.posts.countPosts(filter), keyOf: (row) => row.id }, toPost)
   }
 
   /** The author is always the caller; a client cannot write as someone else. */
   async create(author: Writer, input: PostInput): Promise<Post> {
     this.assertMayWrite(author)
-    const row = await posts.insertPost(this.db, {
+    const row = await this.posts.insertPost({
       author_id: author.id,
       title: input.title,
       text: input.text,
@@ -57,33 +65,23 @@ export class PostService {
   async update(actor: Writer, id: number, changes: PostChanges): Promise<Post> {
     this.assertMayWrite(actor)
     await this.assertAuthorOrSuperuser(actor, id)
-    const row = await posts.updatePost(this.db, id, toRowChanges(changes))
+    const row = await this.posts.updatePost(id, toRowChanges(changes))
     return row ? toPost(row) : postNotFound()
   }
 
   async softDelete(actor: Actor, id: number): Promise<void> {
     await this.assertAuthorOrSuperuser(actor, id)
-    if (!(await posts.softDeletePost(this.db, id))) postNotFound()
+    if (!(await this.posts.softDeletePost(id))) postNotFound()
   }
 
   async deletePermanently(actor: Actor, id: number): Promise<void> {
     assertSuperuser(actor)
-    if (!(await posts.deletePostPermanently(this.db, id))) postNotFound()
-  }
-
-  /** Hides every post of an author, inside the caller's transaction (the author's soft deletion). */
-  hideAllOf(trx: Executor, authorId: number): Promise<void> {
-    return posts.hidePostsOf(trx, authorId)
-  }
-
-  /** Undoes hideAllOf: the posts hidden with their author (at `since` or later) come back; older deletions stay. */
-  unhideAllOf(trx: Executor, authorId: number, since: string): Promise<void> {
-    return posts.unhidePostsOf(trx, authorId, since)
+    if (!(await this.posts.deletePostPermanently(id))) postNotFound()
   }
 
   private assertMayWrite(writer: Writer): void {
     if (this.options.requireVerifiedEmail && !writer.isSuperuser && writer.isVerified !== true) {
-      throw new DomainError('forbidden', EMAIL_NOT_VERIFIED)
+      throw new DomainError('forbidden', EMAIL_NOT_VERIFIED, { code: 'email_not_verified' })
     }
   }
 

@@ -1,8 +1,8 @@
 // Where request counters live: Redis when configured, the database otherwise. Either way one
 // hit is one atomic round trip (a Lua script, or one upsert), so every process counts the same.
 import type { Redis } from 'ioredis'
-import type { Executor } from '../../db/schema.js'
-import { hitRateLimit } from './rate-limits.repository.js'
+
+import type { RateLimitsRepository } from './rate-limits.repository.js'
 
 export interface WindowState {
   /** Hits in the current window, this one included. */
@@ -16,10 +16,10 @@ export interface CounterStore {
 }
 
 export class DatabaseCounterStore implements CounterStore {
-  constructor(private readonly db: Executor) {}
+  constructor(private readonly repository: RateLimitsRepository) {}
 
   async hit(key: string, windowMs: number, cost: number): Promise<WindowState> {
-    const { current, ttl } = await hitRateLimit(this.db, key, windowMs, cost)
+    const { current, ttl } = await this.repository.hitRateLimit(key, windowMs, cost)
     return { count: current, resetAt: Date.now() + ttl }
   }
 }

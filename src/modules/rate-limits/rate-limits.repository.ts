@@ -1,9 +1,12 @@
 // Rate-limit rules, and fixed-window counters in the database (when no Redis is configured), so
 // every server process counts the same requests.
-import { sql } from 'kysely'
 import type { Selectable } from 'kysely'
-import type { Executor, RateLimitRulesTable } from '../../db/schema.js'
+import { sql } from 'kysely'
+
+import type { Repository } from '../../db/repository.js'
+import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
+import type { RateLimitRulesTable } from './rate-limits.table.js'
 
 export type RateLimitRuleRow = Selectable<RateLimitRulesTable>
 
@@ -75,13 +78,10 @@ export async function hitRateLimit(db: Executor, key: string, windowMs: number, 
   return { current: row.count, ttl: Number(row.reset_at) - now }
 }
 
-export async function readRateLimit(db: Executor, key: string): Promise<WindowCount> {
-  const now = Date.now()
-  const row = await db.selectFrom('rate_limits').select(['count', 'reset_at']).where('key', '=', key).executeTakeFirst()
-  if (row === undefined || Number(row.reset_at) <= now) return { current: 0, ttl: 0 }
-  return { current: row.count, ttl: Number(row.reset_at) - now }
-}
-
 export async function deleteExpiredRateLimits(db: Executor): Promise<void> {
   await db.deleteFrom('rate_limits').where('reset_at', '<', Date.now()).execute()
 }
+
+/** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
+export const rateLimitsFunctions = { listAllRules, listRulesOfTier, insertRule, updateRule, deleteRule, hitRateLimit, deleteExpiredRateLimits }
+export type RateLimitsRepository = Repository<typeof rateLimitsFunctions>

@@ -1,19 +1,21 @@
-// Per-tier request limits on every endpoint. Rules live in the database and are cached in every
-// process, reloaded every RULES_REFRESH_MS (a change applies everywhere within seconds, without
-// a restart). Anonymous callers are counted per client address (ANONYMOUS_RATE_LIMIT), logged-in
-// callers per user with their tier's rules, falling back to DEFAULT_RATE_LIMIT.
-import type { Executor } from '../../db/schema.js'
+// The one limiter. Per-tier request limits on every endpoint: rules live in the database and are
+// cached in every process, reloaded every RULES_REFRESH_MS (a change applies everywhere within
+// seconds, without a restart); anonymous callers are counted per client address
+// (ANONYMOUS_RATE_LIMIT), logged-in callers per user with their tier's rules, falling back to
+// DEFAULT_RATE_LIMIT. And named buckets for flows that guard credentials and mail (login,
+// sign-up, password reset), counted through the same shared counters.
 import type { Logger } from '../../logger.js'
 import type { Actor } from '../../shared/actor.js'
-import { DomainError, RuleViolation, assertSuperuser, serviceUnavailable } from '../../shared/errors.js'
+import { assertSuperuser, DomainError, rateLimited, RuleViolation, serviceUnavailable } from '../../shared/errors.js'
 import type { Signals } from '../../shared/signals.js'
 import type { TierService } from '../tiers/tiers.service.js'
+import { addressGroup } from './address-group.js'
 import type { CounterStore } from './counter-store.js'
-import * as repository from './rate-limits.repository.js'
-import { chooseRule, parseRoutePattern, toRateLimitRule } from './rule.js'
+import type { RateLimitsRepository } from './rate-limits.repository.js'
 import type { Limit, RateLimitRule, RoutePattern } from './rule.js'
-import { SharedLimiter } from './shared-limiter.js'
+import { chooseRule, parseRoutePattern, RouteCatalog, toRateLimitRule, versionNeutral, versionNeutralPattern } from './rule.js'
 import type { LimitDecision } from './shared-limiter.js'
+import { SharedLimiter } from './shared-limiter.js'
 
 export const RATE_LIMIT_RULE_NOT_FOUND = 'Rate limit not found'
 export const INVALID_ROUTE_PATTERN = 'Route must be "METHOD /path/{param}", "METHOD /prefix/*" (METHOD may be *) or "*"'
@@ -22,12 +24,31 @@ const RULES_REFRESH_MS = 2000
 // this many addresses the cache starts again rather than grow with every address that calls.
 const ANONYMOUS_KEYS_KEPT = 10_000
 
+/** The named budgets of particular flows, each counted per key (an address, an account, a device…). */
+export type LimitBucket =
+  | 'login-address'
+  | 'login-account'
+  | 'login-device'
+  | 'signup-address'
+  | 'password-reset-address'
+  | 'password-reset-email'
+  | 'verification-mail-user'
+  | 'verification-mail-recipient'
+
 export interface RateLimitOptions {
   anonymous: Limit
   fallback: Limit
+  buckets: Record<LimitBucket, Limit>
   /** closed: refuse (503) when the counters' store is unreachable; open: let requests through. */
   failMode: 'open' | 'closed'
+  /** Every API version's path prefix: a rule applies to its resource in each of them. */
+  versionPrefixes: readonly string[]
+  /** How many leading bits of an IPv6 address name one client (64: a /64 shares one budget). */
+  ipv6PrefixBits: number
 }
+
+/** The buckets counted per client address: their key is the address's group (addressGroup). */
+const ADDRESS_BUCKETS: ReadonlySet<LimitBucket> = new Set(['login-address', 'signup-address', 'password-reset-address'])
 
 /** Who is asking, and for what. */
 export interface LimitedRequest {
@@ -48,13 +69,9 @@ export interface RuleInput {
 
 type CachedRule = RateLimitRule & { pattern: RoutePattern }
 
-const ruleNotFound = () => new DomainError('not_found', RATE_LIMIT_RULE_NOT_FOUND)
+const ruleNotFound = () => new DomainError('not_found', RATE_LIMIT_RULE_NOT_FOUND, { code: 'rate_limit_rule_not_found' })
 
-function patternOf(route: string): RoutePattern {
-  const pattern = parseRoutePattern(route)
-  if (!pattern) throw new RuleViolation('route', INVALID_ROUTE_PATTERN, 'route_pattern')
-  return pattern
-}
+export const routeMatchesNothing = (route: string) => `No route of this service matches "${route.trim()}"`
 
 export class RateLimitService {
   private rulesByTier = new Map<number | null, CachedRule[]>()
@@ -67,12 +84,14 @@ export class RateLimitService {
   private storeDown = false
 
   constructor(
-    private readonly db: Executor,
+    private readonly repository: RateLimitsRepository,
     store: CounterStore,
     private readonly tiers: TierService,
     private readonly logger: Logger,
     private readonly options: RateLimitOptions,
     private readonly signals: Signals,
+    /** Filled by the HTTP layer as it registers routes. */
+    readonly routes = new RouteCatalog(),
   ) {
     this.limiter = new SharedLimiter(store, (error) => this.storeFailed(error))
     this.anonymousLimit = { ...options.anonymous, scope: 'anonymous' }
@@ -122,23 +141,51 @@ export class RateLimitService {
     }
   }
 
+  /**
+   * Counts one attempt in each bucket, in order, and refuses at the first one that is spent (429
+   * with Retry-After; the buckets after it are not counted). These limits guard credentials and
+   * mail, so every attempt is counted in the store, whatever the budget, and they fail closed
+   * whatever RATE_LIMIT_FAIL says: 503 while the counters' store is away.
+   */
+  async consumeBuckets(hits: readonly (readonly [LimitBucket, string])[]): Promise<void> {
+    for (const [bucket, key] of hits) {
+      const { limit, periodSeconds } = this.options.buckets[bucket]
+      let decision: LimitDecision
+      try {
+        const counted = ADDRESS_BUCKETS.has(bucket) ? addressGroup(key, this.options.ipv6PrefixBits) : key
+        decision = await this.limiter.consume(`${bucket}:${counted}`, limit, periodSeconds * 1000, true)
+      } catch {
+        throw serviceUnavailable()
+      }
+      if (!decision.allowed) throw rateLimited(decision.resetSeconds)
+    }
+  }
+
   async list(actor: Actor, tierId: number | null): Promise<RateLimitRule[]> {
     await this.assertTier(actor, tierId)
-    return (await repository.listRulesOfTier(this.db, tierId)).map(toRateLimitRule)
+    return (await this.repository.listRulesOfTier(tierId)).map(toRateLimitRule)
+  }
+
+  /** The rule's pattern; 422 when it is malformed or names no route of the service (a typo would limit nothing). */
+  private patternOf(route: string): RoutePattern {
+    const pattern = parseRoutePattern(route)
+    if (!pattern) throw new RuleViolation('route', INVALID_ROUTE_PATTERN, 'route_pattern')
+    if (!this.routes.anyMatches(pattern, this.options.versionPrefixes)) throw new RuleViolation('route', routeMatchesNothing(route), 'route_unknown')
+    return pattern
   }
 
   async create(actor: Actor, tierId: number | null, input: RuleInput): Promise<RateLimitRule> {
     await this.assertTier(actor, tierId)
-    patternOf(input.route)
-    const row = await repository.insertRule(this.db, { tier_id: tierId, route: input.route.trim(), limit_count: input.limit, period_seconds: input.periodSeconds })
+    this.patternOf(input.route)
+    const row = await this.repository.insertRule({ tier_id: tierId, route: input.route.trim(), limit_count: input.limit, period_seconds: input.periodSeconds })
     await this.reloadRules()
     return toRateLimitRule(row)
   }
 
   async update(actor: Actor, tierId: number | null, id: number, changes: Partial<RuleInput>): Promise<RateLimitRule> {
     await this.assertTier(actor, tierId)
-    if (changes.route !== undefined) patternOf(changes.route)
-    const row = await repository.updateRule(this.db, tierId, id, {
+    if (changes.route !== undefined) this.patternOf(changes.route)
+    const row = await this.repository.updateRule(tierId, id, {
       ...(changes.route === undefined ? {} : { route: changes.route.trim() }),
       ...(changes.limit === undefined ? {} : { limit_count: changes.limit }),
       ...(changes.periodSeconds === undefined ? {} : { period_seconds: changes.periodSeconds }),
@@ -150,16 +197,16 @@ export class RateLimitService {
 
   async delete(actor: Actor, tierId: number | null, id: number): Promise<void> {
     await this.assertTier(actor, tierId)
-    if (!(await repository.deleteRule(this.db, tierId, id))) throw ruleNotFound()
+    if (!(await this.repository.deleteRule(tierId, id))) throw ruleNotFound()
     await this.reloadRules()
   }
 
   prune(): Promise<void> {
-    return repository.deleteExpiredRateLimits(this.db)
+    return this.repository.deleteExpiredRateLimits()
   }
 
   private keyOf(request: Pick<LimitedRequest, 'user' | 'address'>, scope: string, periodSeconds: number): string {
-    return `${request.user === null ? `ip:${request.address}` : `user:${request.user}`}|${scope}|${periodSeconds}`
+    return `${request.user === null ? `ip:${addressGroup(request.address, this.options.ipv6PrefixBits)}` : `user:${request.user}`}|${scope}|${periodSeconds}`
   }
 
   private limitFor(request: LimitedRequest): Limit & { scope: string } {
@@ -167,7 +214,8 @@ export class RateLimitService {
     const cacheKey = `${request.tierId}|${request.method}|${request.template}`
     let limit = this.chosen.get(cacheKey)
     if (limit === undefined) {
-      const rule = chooseRule(this.rulesByTier.get(request.tierId) ?? [], request.method, request.template)
+      const template = versionNeutral(request.template, this.options.versionPrefixes)
+      const rule = chooseRule(this.rulesByTier.get(request.tierId) ?? [], request.method, template)
       limit = rule ? { limit: rule.limit, periodSeconds: rule.periodSeconds, scope: `rule:${rule.id}` } : { ...this.options.fallback, scope: 'default' }
       this.chosen.set(cacheKey, limit)
     }
@@ -175,13 +223,13 @@ export class RateLimitService {
   }
 
   private async reloadRules(): Promise<void> {
-    const rows = await repository.listAllRules(this.db)
+    const rows = await this.repository.listAllRules()
     const byTier = new Map<number | null, CachedRule[]>()
     for (const row of rows) {
       const rule = toRateLimitRule(row)
       const pattern = parseRoutePattern(rule.route)
       if (!pattern) continue
-      byTier.set(rule.tierId, [...(byTier.get(rule.tierId) ?? []), { ...rule, pattern }])
+      byTier.set(rule.tierId, [...(byTier.get(rule.tierId) ?? []), { ...rule, pattern: versionNeutralPattern(pattern, this.options.versionPrefixes) }])
     }
     this.rulesByTier = byTier
     this.chosen.clear()

@@ -1,7 +1,8 @@
 import { toIsoString } from '../../shared/timestamps.js'
-import type { SecurityEventRow } from './security-events.repository.js'
+import type { SecurityEventRow } from './security-events.table.js'
 
 export const SECURITY_EVENT_TYPES = [
+  'user_signed_up',
   'login_succeeded',
   'login_failed',
   'logout',
@@ -10,6 +11,7 @@ export const SECURITY_EVENT_TYPES = [
   'password_reset_requested',
   'password_reset',
   'email_changed',
+  'email_change_undone',
   'email_verified',
   'session_revoked',
   'user_deleted_permanently',

@@ -1,9 +1,11 @@
 // The only place security-event SQL lives.
-import type { Insertable, Selectable } from 'kysely'
-import type { Executor, SecurityEventsTable } from '../../db/schema.js'
-import type { SecurityEventFilter } from './security-event.js'
+import type { Insertable } from 'kysely'
 
-export type SecurityEventRow = Selectable<SecurityEventsTable>
+import type { Repository } from '../../db/repository.js'
+import type { Executor } from '../../db/schema.js'
+import type { SecurityEventFilter } from './security-event.js'
+import type { SecurityEventRow, SecurityEventsTable } from './security-events.table.js'
+
 
 export async function insertSecurityEvent(db: Executor, row: Insertable<SecurityEventsTable>): Promise<void> {
   await db.insertInto('security_events').values(row).execute()
@@ -31,3 +33,7 @@ export async function countSecurityEvents(db: Executor, filter: SecurityEventFil
 export async function deleteSecurityEventsBefore(db: Executor, before: string): Promise<void> {
   await db.deleteFrom('security_events').where('created_at', '<', before).execute()
 }
+
+/** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
+export const securityEventsFunctions = { insertSecurityEvent, listSecurityEvents, countSecurityEvents, deleteSecurityEventsBefore }
+export type SecurityEventsRepository = Repository<typeof securityEventsFunctions>

@@ -2,26 +2,32 @@
 // revocations and permanent deletions, each with who, when and from where. Kept
 // SECURITY_EVENT_RETENTION_DAYS, readable by superusers (all) and by each user (their own).
 import { randomUUID } from 'node:crypto'
-import type { Executor } from '../../db/schema.js'
+
+import type { Unit } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser } from '../../shared/errors.js'
+import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
-import type { PageRequest, Paged, RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
-import { toSecurityEvent } from './security-event.js'
+import type { DomainEvents } from '../domain-events.js'
 import type { ClientInfo, SecurityEvent, SecurityEventFilter, SecurityEventType } from './security-event.js'
-import * as events from './security-events.repository.js'
+import { toSecurityEvent } from './security-event.js'
+import type { SecurityEventsRepository } from './security-events.repository.js'
 
 const USER_AGENT_MAX_LENGTH = 512
 
 export class SecurityEventService {
   constructor(
-    private readonly db: Executor,
+    private readonly repository: SecurityEventsRepository,
     private readonly retentionDays: number,
-  ) {}
+    domainEvents: DomainEvents,
+  ) {
+    domainEvents.subscribe('security.event', ({ unit, type, userId, client }) => this.record(type, userId, client, unit))
+  }
 
-  async record(type: SecurityEventType, userId: number | null, client: ClientInfo | null, trx: Executor = this.db): Promise<void> {
-    await events.insertSecurityEvent(trx, {
+  /** Records an event now, or inside `unit` when another module's change reports it (a domain event). */
+  async record(type: SecurityEventType, userId: number | null, client: ClientInfo | null, unit?: Unit): Promise<void> {
+    await (unit ? this.repository.in(unit) : this.repository).insertSecurityEvent({
       id: randomUUID(),
       user_id: userId,
       type,
@@ -44,11 +50,11 @@ export class SecurityEventService {
 
   private list(filter: SecurityEventFilter, request: PageRequest): Promise<Paged<SecurityEvent>> {
     // Ordered by time, not by one numeric key: offset paging only.
-    const rows = ({ offset, limit }: RowWindow) => events.listSecurityEvents(this.db, filter, offset, limit)
-    return fetchPaged(request, { rows, count: () => events.countSecurityEvents(this.db, filter), keyOf: () => 0 }, toSecurityEvent)
+    const rows = ({ offset, limit }: RowWindow) => this.repository.listSecurityEvents(filter, offset, limit)
+    return fetchPaged(request, { rows, count: () => this.repository.countSecurityEvents(filter), keyOf: () => 0 }, toSecurityEvent)
   }
 
   prune(): Promise<void> {
-    return events.deleteSecurityEventsBefore(this.db, new Date(Date.now() - this.retentionDays * 86_400_000).toISOString())
+    return this.repository.deleteSecurityEventsBefore(new Date(Date.now() - this.retentionDays * 86_400_000).toISOString())
   }
 }

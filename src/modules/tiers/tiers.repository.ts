@@ -1,7 +1,10 @@
 // The only place tier SQL lives; returns rows of the tiers table.
 import type { Selectable } from 'kysely'
-import type { Executor, TiersTable } from '../../db/schema.js'
+
+import type { Repository } from '../../db/repository.js'
+import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
+import type { TiersTable } from './tiers.table.js'
 
 export type TierRow = Selectable<TiersTable>
 
@@ -28,3 +31,7 @@ export async function deleteTier(db: Executor, id: number): Promise<boolean> {
   const result = await db.deleteFrom('tiers').where('id', '=', id).executeTakeFirst()
   return result.numDeletedRows > 0n
 }
+
+/** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
+export const tiersFunctions = { listTiers, findTierById, findTierByName, insertTier, deleteTier }
+export type TiersRepository = Repository<typeof tiersFunctions>

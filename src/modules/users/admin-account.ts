@@ -1,9 +1,13 @@
 // The first superuser comes from configuration or the CLI; it must pass the same rules as any
 // new user, checked with the same schema the API uses.
+import { Type } from 'typebox'
+
 import type { AdminAccount } from '../../config.js'
 import { createValidatorCompiler } from '../../shared/validation/schema-validator.js'
 import { toValidationIssues } from '../../shared/validation/validation-issues.js'
-import { UserCreate } from './users.schemas.js'
+import { NewUserFields } from './user-fields.js'
+
+const NewUser = Type.Object(NewUserFields, { additionalProperties: false })
 
 export const ADMIN_VARIABLES: Record<string, string> = {
   name: 'ADMIN_NAME',
@@ -17,7 +21,7 @@ export const ADMIN_VARIABLES: Record<string, string> = {
  * caller knows it), or undefined when it is valid.
  */
 export function adminAccountProblem(account: AdminAccount, fieldNames = ADMIN_VARIABLES): string | undefined {
-  const validate = createValidatorCompiler()({ schema: UserCreate, httpPart: 'body' })
+  const validate = createValidatorCompiler()({ schema: NewUser, httpPart: 'body' })
   const result = validate({ ...account })
   if (!result.error) return undefined
   return toValidationIssues(result.error, 'body')

@@ -1,14 +1,15 @@
 // The users table as a superuser browses it: every state (live, soft-deleted), sorted by an
 // indexed column, searched by name, username or exact email.
 import { sql } from 'kysely'
+
+import type { Repository } from '../../db/repository.js'
 import { liveRowCount } from '../../db/row-counts.js'
 import type { Executor } from '../../db/schema.js'
 import type { RowWindow } from '../../shared/paging.js'
 import type { UserDirectoryQuery } from './user.js'
-import { USER_TABLE_COLUMNS, nameOrUsernameContains } from './users.queries.js'
-import type { UserRow } from './users.queries.js'
-
-export type ManagedUserRow = UserRow & { is_deleted: boolean | number; deleted_at: Date | string | null }
+import { nameOrUsernameContains } from './users.repository.js'
+import type { ManagedUserRow } from './users.table.js'
+import { USER_TABLE_COLUMNS } from './users.table.js'
 
 function directory(db: Executor, { search, status }: Pick<UserDirectoryQuery, 'search' | 'status'>) {
   return db
@@ -59,3 +60,7 @@ export async function countManagedUsers(db: Executor, query: UserDirectoryQuery)
     .executeTakeFirstOrThrow()
   return Number(count)
 }
+
+/** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
+export const userDirectoryFunctions = { findManagedUser, listManagedUsers, countManagedUsers }
+export type UserDirectoryRepository = Repository<typeof userDirectoryFunctions>

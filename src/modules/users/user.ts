@@ -1,9 +1,8 @@
-// The user as services take and return it. Rows of the users table (users.queries.ts) become
+// The user as services take and return it. Rows of the users table (users.table.ts) become
 // Users here; each API version maps a User to its own shape (src/api/<version>/mappers.ts).
 import type { Actor } from '../../shared/actor.js'
 import { toIsoString } from '../../shared/timestamps.js'
-import type { ManagedUserRow } from './user-directory.repository.js'
-import type { UserRow } from './users.queries.js'
+import type { ManagedUserRow, UserRow } from './users.table.js'
 
 export interface User {
   id: number
@@ -37,6 +36,8 @@ export interface UserChanges {
   email?: string
   age?: number | null
   profileImageUrl?: string
+  /** The user's password, proving it is them: needed to move their email. */
+  currentPassword?: string
 }
 
 export interface UserSearchFilter {
@@ -47,7 +48,15 @@ export interface UserSearchFilter {
   text?: string
 }
 
-/** Who sees a user's email: everyone (the specification's shape), or only that user and superusers. */
+/** Who sees a user's email: everyone (the documented v1 shape), or only that user and superusers. */
+/**
+ * The name a user's limits are counted under: ids alone repeat across databases that share one
+ * Redis, and the creation time sets them apart.
+ */
+export function limitIdentity(user: { id: number; createdAt: string }): string {
+  return `${user.id}@${user.createdAt}`
+}
+
 export type EmailVisibility = 'public' | 'owner'
 
 export function emailVisibleTo(user: User, viewer: Actor | null, visibility: EmailVisibility): boolean {

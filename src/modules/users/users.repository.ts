@@ -1,6 +1,14 @@
-// Runs the users module's SQL. Every function takes the executor (db or a transaction) first and
-// returns rows of the users table (UserRow); the service turns them into Users.
+// The users module's SQL, the only place it lives (user-directory.repository.ts reuses its
+// builders for the admin directory). Every function takes the executor (db or a transaction)
+// first and returns rows of the users table (UserRow); the service turns them into Users.
+import type { Compilable } from 'kysely'
+import { sql } from 'kysely'
+
+import { isPostgres } from '../../db/dialect.js'
+import { preparedQuery } from '../../db/fast-path/prepared.js'
 import { flag } from '../../db/flag.js'
+import { readOffLoop } from '../../db/read-worker.js'
+import type { Repository } from '../../db/repository.js'
 import { liveRowCount } from '../../db/row-counts.js'
 import type { Executor } from '../../db/schema.js'
 import { softDeleteRow } from '../../db/soft-delete.js'
@@ -8,9 +16,118 @@ import { likeContains } from '../../shared/like-pattern.js'
 import type { RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { UserSearchFilter } from './user.js'
-import { preparedSearchByName, preparedUserById, preparedUserInLiveSession, preparedUserPage, preparedUserPageAfter } from './users.prepared.js'
-import { USER_TABLE_COLUMNS, contains, liveUsers, matchKind, nameOrUsernameContains } from './users.queries.js'
-import type { UserRow } from './users.queries.js'
+import type { UserRow } from './users.table.js'
+import { USER_TABLE_COLUMNS } from './users.table.js'
+
+// Query builders: built here, run below (the hot ones through their prepared twins).
+/** Live (not soft-deleted) users with their tier's name. */
+export function liveUsers(db: Executor) {
+  return db
+    .selectFrom('users')
+    .leftJoin('tiers', 'tiers.id', 'users.tier_id')
+    .select(USER_TABLE_COLUMNS.map((column) => `users.${column}` as const))
+    .select('tiers.name as tier_name')
+    .where('users.is_deleted', '=', 0)
+}
+
+/**
+ * How a "contains" match is answered: from the SQLite trigram index, by LIKE over it (`index`)
+ * or, for a text holding a LIKE wildcard (`%`, `_`, `\`), by an FTS5 phrase (`index-phrase`),
+ * which the index answers too where LIKE ... ESCAPE would scan every row; or by LIKE (`like`).
+ */
+export type MatchKind = 'index' | 'index-phrase' | 'like'
+export const MATCH_KINDS: readonly MatchKind[] = ['index', 'index-phrase', 'like']
+
+/**
+ * In SQLite a text of three or more characters is looked up in the users_search trigram index;
+ * shorter ones cannot be (a trigram is three characters). In PostgreSQL the trigram indexes
+ * serve the LIKE expressions themselves (migration 2026-11-21-06-user-search-index).
+ */
+export function matchKind(db: Executor, text: string): MatchKind {
+  if (isPostgres(db) || [...text].length < 3) return 'like'
+  return /[\\%_]/.test(text) ? 'index-phrase' : 'index'
+}
+
+/** An FTS5 phrase matching `text` as a substring: inside double quotes only a double quote is special. */
+const ftsPhrase = (text: string) => `"${text.toLowerCase().replaceAll('"', '""')}"`
+
+/** What a match of `kind` binds for `text`: the FTS5 phrase, or the LIKE pattern. */
+export const matchArgument = (kind: MatchKind, text: string) => (kind === 'index-phrase' ? ftsPhrase(text) : likeContains(text))
+
+/** The column contains the text, case-insensitively. `argument` (matchArgument) may be a prepared-query argument. */
+export function containsPattern(kind: MatchKind, column: 'name' | 'username', argument: unknown) {
+  if (kind === 'index-phrase') return sql<boolean>`users.id in (select rowid from users_search where ${sql.ref(column)} match ${argument})`
+  if (kind === 'index') return sql<boolean>`users.id in (select rowid from users_search where ${sql.ref(column)} like ${argument})`
+  return column === 'name'
+    ? sql<boolean>`lower(users.name) like ${argument} escape '\\'`
+    : sql<boolean>`users.username like ${argument} escape '\\'`
+}
+
+export function contains(db: Executor, column: 'name' | 'username', text: string) {
+  const kind = matchKind(db, text)
+  return containsPattern(kind, column, matchArgument(kind, text))
+}
+
+/** Name or username contains the text. */
+export function nameOrUsernameContains(db: Executor, text: string) {
+  return sql<boolean>`(${contains(db, 'name', text)} or ${contains(db, 'username', text)})`
+}
+
+export function userByIdQuery(db: Executor, id: number) {
+  return liveUsers(db).where('users.id', '=', id)
+}
+
+/**
+ * The caller of a request: a live user whose login session is live too. Folding the session
+ * into the query that loads the user checks revocation without another round trip.
+ */
+export function userInLiveSessionQuery(db: Executor, id: number, sessionId: string) {
+  return liveUsers(db)
+    .innerJoin('sessions', 'sessions.user_id', 'users.id')
+    .where('users.id', '=', id)
+    .where('sessions.id', '=', sessionId)
+    .where('sessions.revoked_at', 'is', null)
+}
+
+// The page's ids come from the (is_deleted, id) index alone; only those rows are then read
+// and joined, so a deep OFFSET skips index entries instead of joined rows.
+export function userPageQuery(db: Executor, offset: number, limit: number) {
+  return liveUsers(db)
+    .where('users.id', 'in', (eb) =>
+      eb.selectFrom('users').select('users.id').where('users.is_deleted', '=', 0).orderBy('users.id').limit(limit).offset(offset),
+    )
+    .orderBy('users.id')
+}
+
+/** Keyset paging: the live users after `after`, in id order, read from the (is_deleted, id) index at any depth. */
+export function userPageAfterQuery(db: Executor, after: number, limit: number) {
+  return liveUsers(db).where('users.id', '>', after).orderBy('users.id').limit(limit)
+}
+
+/** Search by name alone, matched the given way; `pattern` is what matchArgument gives for that way. */
+export function searchByNameQuery(kind: MatchKind) {
+  return (db: Executor, isActive: 0 | 1, pattern: string, offset: number, limit: number) =>
+    liveUsers(db)
+      .where('users.is_active', '=', isActive)
+      .where(containsPattern(kind, 'name', pattern))
+      .orderBy('users.id')
+      .limit(limit)
+      .offset(offset)
+}
+
+// The hot queries, compiled once (src/db/fast-path). Each is its plain twin above;
+// test/db/prepared.test.ts checks that both return the same rows.
+export const preparedUserById = preparedQuery(1, userByIdQuery, { singleRow: true })
+export const preparedUserInLiveSession = preparedQuery(2, userInLiveSessionQuery, { singleRow: true })
+export const preparedUserPage = preparedQuery(2, userPageQuery)
+export const preparedUserPageAfter = preparedQuery(2, userPageAfterQuery)
+
+/** v1's search by name alone is the common one: compiled once for each way of matching. */
+export const preparedSearchByName = {
+  index: preparedQuery(4, searchByNameQuery('index')),
+  'index-phrase': preparedQuery(4, searchByNameQuery('index-phrase')),
+  like: preparedQuery(4, searchByNameQuery('like')),
+}
 
 export type { UserRow }
 
@@ -179,27 +296,39 @@ export async function deleteUserPermanently(db: Executor, id: number): Promise<{
 }
 
 /** Live users; `search`, when given, matches the name or username. */
-export async function countUsers(db: Executor, search?: string): Promise<number> {
+/** Live users (an exact count kept by triggers), or those matching `search`, counted no further than `atMost`. */
+export async function countUsers(db: Executor, search: string | undefined, atMost: number): Promise<number> {
   if (search === undefined) return liveRowCount(db, 'users')
-  const { count } = await db
-    .selectFrom('users')
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .where('users.is_deleted', '=', 0)
-    .where(nameOrUsernameContains(db, search))
-    .executeTakeFirstOrThrow()
-  return Number(count)
+  const matches = db.selectFrom('users').select('users.id').where('users.is_deleted', '=', 0).where(nameOrUsernameContains(db, search)).limit(atMost)
+  return countOf(db, db.selectFrom(matches.as('matches')).select((eb) => eb.fn.countAll<number | string>().as('count')), scansTable(db, [search]))
+}
+
+/**
+ * Whether matching these texts reads the whole table (a text too short for the trigram index):
+ * such a read runs off the event loop (src/db/read-worker.ts), so it holds up no other request.
+ */
+function scansTable(db: Executor, texts: readonly (string | undefined)[]): boolean {
+  return texts.some((text) => text !== undefined && matchKind(db, text) === 'like')
+}
+
+const rowsOf = <R>(db: Executor, query: Compilable<R> & { execute(): Promise<R[]> }, scans: boolean): Promise<R[]> =>
+  scans ? readOffLoop(db, query) : query.execute()
+
+async function countOf(db: Executor, query: Compilable<{ count: number | string }> & { execute(): Promise<{ count: number | string }[]> }, scans: boolean): Promise<number> {
+  const [row] = await rowsOf(db, query, scans)
+  return Number(row?.count ?? 0)
 }
 
 /** In id order; a window with `after` starts after that id (keyset paging), else at its offset. */
 export async function listUsers(db: Executor, { offset, limit, after }: RowWindow, search?: string): Promise<UserRow[]> {
   if (search === undefined) return after === undefined ? preparedUserPage(db, offset, limit) : preparedUserPageAfter(db, after, limit)
-  return liveUsers(db)
+  const query = liveUsers(db)
     .where(nameOrUsernameContains(db, search))
     .$if(after !== undefined, (qb) => qb.where('users.id', '>', after ?? 0))
     .orderBy('users.id')
     .limit(limit)
     .offset(offset)
-    .execute()
+  return rowsOf(db, query, scansTable(db, [search]))
 }
 
 function searchedUsers(db: Executor, filter: UserSearchFilter) {
@@ -212,23 +341,23 @@ function searchedUsers(db: Executor, filter: UserSearchFilter) {
 
 export async function searchUsers(db: Executor, filter: UserSearchFilter, { offset, limit, after }: RowWindow): Promise<UserRow[]> {
   const { name } = filter
-  if (name !== undefined && filter.age === undefined && filter.text === undefined && after === undefined) {
-    return preparedSearchByName[matchKind(db, name)](db, flag(filter.isActive), likeContains(name), offset, limit)
+  const scans = scansTable(db, [filter.name, filter.text])
+  if (name !== undefined && filter.age === undefined && filter.text === undefined && after === undefined && !scans) {
+    const kind = matchKind(db, name)
+    return preparedSearchByName[kind](db, flag(filter.isActive), matchArgument(kind, name), offset, limit)
   }
-  return searchedUsers(db, filter)
+  const query = searchedUsers(db, filter)
     .$if(after !== undefined, (qb) => qb.where('users.id', '>', after ?? 0))
     .orderBy('users.id')
     .limit(limit)
     .offset(offset)
-    .execute()
+  return rowsOf(db, query, scans)
 }
 
-export async function countSearchUsers(db: Executor, filter: UserSearchFilter): Promise<number> {
-  const { count } = await searchedUsers(db, filter)
-    .clearSelect()
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .executeTakeFirstOrThrow()
-  return Number(count)
+/** How many users match, counting no further than `atMost`: a search matching most of a large table costs what `atMost` rows cost. */
+export async function countSearchUsers(db: Executor, filter: UserSearchFilter, atMost: number): Promise<number> {
+  const matches = searchedUsers(db, filter).clearSelect().select('users.id').limit(atMost)
+  return countOf(db, db.selectFrom(matches.as('matches')).select((eb) => eb.fn.countAll<number | string>().as('count')), scansTable(db, [filter.name, filter.text]))
 }
 
 export async function findUserByEmailOrUsername(db: Executor, email: string, username: string): Promise<UserRow | undefined> {
@@ -247,3 +376,7 @@ export async function setUserTier(db: Executor, id: number, tierId: number | nul
     .executeTakeFirst()
   return result.numUpdatedRows > 0n
 }
+
+/** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
+export const usersFunctions = { findUserById, findUserInLiveSession, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier }
+export type UsersRepository = Repository<typeof usersFunctions>

@@ -2,24 +2,25 @@
 // every operation serves every API version, which choose their own shapes.
 import type { AdminAccount } from '../../config.js'
 import { uniqueViolation } from '../../db/errors.js'
-import type { Executor } from '../../db/schema.js'
+import type { UnitOfWork } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
-import { DomainError, assertSuperuser, forbidden, notAuthenticated } from '../../shared/errors.js'
-import { fetchPaged } from '../../shared/paging.js'
+import { apiKeysRefused, assertSuperuser, DomainError, forbidden, notAuthenticated } from '../../shared/errors.js'
+import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
+import { fetchPaged, offsetOf } from '../../shared/paging.js'
 import { toIsoString } from '../../shared/timestamps.js'
-import type { PageRequest, Paged, RowWindow } from '../../shared/paging.js'
+import type { PasswordGuesses } from '../auth/password-guesses.js'
 import type { PasswordHasher } from '../auth/passwords.js'
-import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/avatars.service.js'
 import type { AvatarService, AvatarUpload } from '../avatars/avatars.service.js'
-import type { PostService } from '../posts/posts.service.js'
+import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/avatars.service.js'
+import type { DomainEvents } from '../domain-events.js'
 import type { ClientInfo } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
 import type { TierService } from '../tiers/tiers.service.js'
 import { assertAcceptablePassword } from './password-policy.js'
-import { toManagedUser, toUser } from './user.js'
 import type { ManagedUser, NewUserInput, SignupPolicy, User, UserChanges, UserDirectoryQuery, UserSearchFilter } from './user.js'
-import * as directory from './user-directory.repository.js'
-import * as users from './users.repository.js'
+import { limitIdentity, toManagedUser, toUser } from './user.js'
+import type { UserDirectoryRepository } from './user-directory.repository.js'
+import type { UsersRepository } from './users.repository.js'
 
 /** Lists are in id order: the id is the key keyset paging continues after. */
 const userKey = (row: { id: number }) => row.id
@@ -29,15 +30,29 @@ export const EMAIL_TAKEN = 'Email is already registered'
 export const USERNAME_TAKEN = 'Username not available'
 export const USER_NOT_DELETED = 'User is not deleted'
 
+const emailTaken = () => new DomainError('conflict', EMAIL_TAKEN, { code: 'email_taken' })
+const usernameTaken = () => new DomainError('conflict', USERNAME_TAKEN, { code: 'username_taken' })
+/**
+ * A search's total_count is exact up to this many users, and this many past it: counting every
+ * match of a short text on a large table would cost a scan of the table on each request.
+ */
+export const SEARCH_TOTAL_CAP = 10_000
+
+/** Counting goes at least one row past the page asked for, so `has_more` stays true while rows follow. */
+const countLimitFor = (request: PageRequest) => Math.max(SEARCH_TOTAL_CAP, offsetOf(request) + request.limit + 1)
+
+export const INCORRECT_PASSWORD = 'Incorrect password'
+export const incorrectPassword = () => new DomainError('invalid', INCORRECT_PASSWORD, { code: 'incorrect_password' })
+
 function userNotFound(): never {
-  throw new DomainError('not_found', USER_NOT_FOUND)
+  throw new DomainError('not_found', USER_NOT_FOUND, { code: 'user_not_found' })
 }
 
 /** Maps a unique-index violation to the conflict the client should see; rethrows anything else. */
 function conflictFrom(error: unknown): never {
   const constraint = uniqueViolation(error)
-  if (constraint?.includes('email')) throw new DomainError('conflict', EMAIL_TAKEN)
-  if (constraint?.includes('username')) throw new DomainError('conflict', USERNAME_TAKEN)
+  if (constraint?.includes('email')) throw emailTaken()
+  if (constraint?.includes('username')) throw usernameTaken()
   throw error
 }
 
@@ -61,19 +76,22 @@ export interface SuperuserOutcome {
 
 export class UserService {
   constructor(
-    private readonly db: Executor,
+    private readonly users: UsersRepository,
+    private readonly managedUsers: UserDirectoryRepository,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly domainEvents: DomainEvents,
     private readonly passwords: PasswordHasher,
     private readonly avatars: AvatarService,
     private readonly tiers: TierService,
-    private readonly posts: PostService,
     private readonly events: SecurityEventService,
+    private readonly guesses: PasswordGuesses,
   ) {}
 
-  /**
-   * Called after a user's email changed (set by the composition root: the account module mails
-   * the new address a verification link and the old one a notice).
-   */
-  onEmailChanged: (user: User, previousEmail: string) => Promise<void> = async () => {}
+  /** Whether `password` is the user's; each check spends the account's login budget (429 once spent). */
+  async checkPassword(user: User, password: string, client: ClientInfo): Promise<boolean> {
+    await this.guesses.count(limitIdentity(user), client.ip ?? '')
+    return this.passwordMatches(user.id, password)
+  }
 
   async get(id: number): Promise<User> {
     return (await this.find(id)) ?? userNotFound()
@@ -81,13 +99,13 @@ export class UserService {
 
   /** A live user, or undefined. */
   async find(id: number): Promise<User | undefined> {
-    const row = await users.findUserById(this.db, id)
+    const row = await this.users.findUserById(id)
     return row && toUser(row)
   }
 
   /** A live user whose login session `sessionId` is live too (the caller of a request), or undefined. */
   async findInSession(id: number, sessionId: string): Promise<User | undefined> {
-    const row = await users.findUserInLiveSession(this.db, id, sessionId)
+    const row = await this.users.findUserInLiveSession(id, sessionId)
     return row && toUser(row)
   }
 
@@ -96,38 +114,38 @@ export class UserService {
    * creation time (ids alone repeat across databases that share one Redis).
    */
   async findLoginAccount(login: string): Promise<{ id: number; identity: string } | undefined> {
-    const row = await users.findLoginAccount(this.db, login)
-    return row && { id: row.id, identity: `${row.id}@${toIsoString(row.created_at)}` }
+    const row = await this.users.findLoginAccount(login)
+    return row && { id: row.id, identity: limitIdentity({ id: row.id, createdAt: toIsoString(row.created_at) }) }
   }
 
   /** The stored credentials of a live, active account, by username or email. */
   findCredentials(login: string): Promise<{ id: number; hashed_password: string } | undefined> {
-    return users.findCredentials(this.db, login)
+    return this.users.findCredentials(login)
   }
 
   /** Ordered by id; `search`, when given, matches the name or username. */
   list(search: string | undefined, request: PageRequest): Promise<Paged<User>> {
-    const rows = (window: RowWindow) => users.listUsers(this.db, window, search)
-    return fetchPaged(request, { rows, count: () => users.countUsers(this.db, search), keyOf: userKey }, toUser)
+    const rows = (window: RowWindow) => this.users.listUsers(window, search)
+    return fetchPaged(request, { rows, count: () => this.users.countUsers(search, countLimitFor(request)), keyOf: userKey }, toUser)
   }
 
   /** Ordered by id. */
   search(filter: UserSearchFilter, request: PageRequest): Promise<Paged<User>> {
-    const rows = (window: RowWindow) => users.searchUsers(this.db, filter, window)
-    return fetchPaged(request, { rows, count: () => users.countSearchUsers(this.db, filter), keyOf: userKey }, toUser)
+    const rows = (window: RowWindow) => this.users.searchUsers(filter, window)
+    return fetchPaged(request, { rows, count: () => this.users.countSearchUsers(filter, countLimitFor(request)), keyOf: userKey }, toUser)
   }
 
   /** Users in any state, for superusers: searched, filtered by state, sorted by an indexed column. */
   directory(actor: Actor, query: UserDirectoryQuery, request: PageRequest): Promise<Paged<ManagedUser>> {
     assertSuperuser(actor)
-    const rows = (window: RowWindow) => directory.listManagedUsers(this.db, query, window)
-    return fetchPaged(request, { rows, count: () => directory.countManagedUsers(this.db, query), keyOf: userKey }, toManagedUser)
+    const rows = (window: RowWindow) => this.managedUsers.listManagedUsers(query, window)
+    return fetchPaged(request, { rows, count: () => this.managedUsers.countManagedUsers(query), keyOf: userKey }, toManagedUser)
   }
 
   /** Any user, soft-deleted or not, for superusers. */
   async getManaged(actor: Actor, id: number): Promise<ManagedUser> {
     assertSuperuser(actor)
-    const row = await directory.findManagedUser(this.db, id)
+    const row = await this.managedUsers.findManagedUser(id)
     return row ? toManagedUser(row) : userNotFound()
   }
 
@@ -136,87 +154,134 @@ export class UserService {
     assertSuperuser(actor)
     await this.get(id)
     if (tierId !== null) await this.tiers.get(tierId)
-    if (!(await users.setUserTier(this.db, id, tierId))) userNotFound()
+    if (!(await this.users.setUserTier(id, tierId))) userNotFound()
     return this.get(id)
   }
 
   /** Checks for a taken email, then username, before hashing; the unique indexes settle any race. */
   async create(input: NewUserInput, options: { superuser?: boolean } = {}): Promise<User> {
-    assertAcceptablePassword(input.password, input)
-    if (await users.emailTaken(this.db, input.email)) throw new DomainError('conflict', EMAIL_TAKEN)
-    if (await users.usernameTaken(this.db, input.username)) throw new DomainError('conflict', USERNAME_TAKEN)
-    const hashedPassword = await this.passwords.hash(input.password)
+    const row = await this.newUserRow(input, options.superuser ?? false)
     try {
-      const row = await users.insertUser(this.db, {
-        name: input.name,
-        username: input.username,
-        email: input.email,
-        hashed_password: hashedPassword,
-        profile_image_url: DEFAULT_PROFILE_IMAGE_URL,
-        age: input.age ?? null,
-        is_superuser: options.superuser ?? false,
-      })
-      return toUser(row)
+      return toUser(await this.users.insertUser(row))
     } catch (error) {
       return conflictFrom(error)
     }
   }
 
-  async update(actor: Actor, id: number, changes: UserChanges): Promise<User> {
+  /**
+   * Someone signs themselves up: the account, its `user_signed_up` security event and whatever
+   * other modules do for a new user (the verification mail) commit together.
+   */
+  async signUp(input: NewUserInput, client: ClientInfo): Promise<User> {
+    const row = await this.newUserRow(input, false)
+    try {
+      return await this.unitOfWork.run(async (unit) => {
+        const user = toUser(await this.users.in(unit).insertUser(row))
+        await this.domainEvents.publish('security.event', { unit, type: 'user_signed_up', userId: user.id, client })
+        await this.domainEvents.publish('user.signed_up', { unit, user })
+        return user
+      })
+    } catch (error) {
+      return conflictFrom(error)
+    }
+  }
+
+  /** Checks a new account's password and uniqueness, then hashes the password. */
+  private async newUserRow(input: NewUserInput, superuser: boolean) {
+    assertAcceptablePassword(input.password, input)
+    if (await this.users.emailTaken(input.email)) throw emailTaken()
+    if (await this.users.usernameTaken(input.username)) throw usernameTaken()
+    return {
+      name: input.name,
+      username: input.username,
+      email: input.email,
+      hashed_password: await this.passwords.hash(input.password),
+      profile_image_url: DEFAULT_PROFILE_IMAGE_URL,
+      age: input.age ?? null,
+      is_superuser: superuser,
+    }
+  }
+
+  /**
+   * Applies a user's changes. Moving the email moves the account's recovery, so the user proves
+   * it is them with `currentPassword` (a superuser changing another user's email does not).
+   */
+  async update(actor: Actor, id: number, changes: UserChanges, client: ClientInfo): Promise<User> {
+    // An API key never manages email (nor keys, sessions or passwords).
+    if (changes.email !== undefined && actor.viaApiKey) throw apiKeysRefused()
     assertSelfOrSuperuser(actor, id)
     const current = await this.get(id)
-    if (changes.email !== undefined && (await users.emailTaken(this.db, changes.email, id))) {
-      throw new DomainError('conflict', EMAIL_TAKEN)
+    const movesEmail = changes.email !== undefined && changes.email.toLowerCase() !== current.email.toLowerCase()
+    if (movesEmail && !(actor.isSuperuser && actor.id !== id)) {
+      if (changes.currentPassword === undefined || !(await this.checkPassword(current, changes.currentPassword, client))) throw incorrectPassword()
     }
-    if (changes.username !== undefined && (await users.usernameTaken(this.db, changes.username, id))) {
-      throw new DomainError('conflict', USERNAME_TAKEN)
+    if (changes.email !== undefined && (await this.users.emailTaken(changes.email, id))) {
+      throw emailTaken()
     }
-    const { profileImageUrl, ...columns } = changes
+    if (changes.username !== undefined && (await this.users.usernameTaken(changes.username, id))) {
+      throw usernameTaken()
+    }
+    const { profileImageUrl, currentPassword: _proof, ...columns } = changes
     // A client-written image URL is a link: it replaces the user's own upload, which is then deleted.
     const link = profileImageUrl === undefined ? {} : { profile_image_url: profileImageUrl, avatar_key: null }
     // A new address is unverified until its owner proves they read it.
     const emailChanged = changes.email !== undefined && changes.email.toLowerCase() !== current.email.toLowerCase()
     let row
     try {
-      row = await users.updateUser(this.db, id, { ...columns, ...link, ...(emailChanged ? { is_verified: 0 as const } : {}) })
+      row = await this.users.updateUser(id, { ...columns, ...link, ...(emailChanged ? { is_verified: 0 as const } : {}) })
     } catch (error) {
       return conflictFrom(error)
     }
     if (!row) userNotFound()
     if (profileImageUrl !== undefined) await this.avatars.remove(current.avatarKey)
     const updated = toUser(row)
-    if (emailChanged) await this.onEmailChanged(updated, current.email)
+    if (emailChanged) await this.domainEvents.publish('user.email_changed', { user: updated, previousEmail: current.email })
     return updated
+  }
+
+  /**
+   * Puts back the email an undone change replaced, verified (its owner followed the link mailed
+   * there). 409 when another account holds it meanwhile.
+   */
+  async revertEmail(userId: number, email: string): Promise<User> {
+    if (await this.users.emailTaken(email, userId)) throw emailTaken()
+    let row
+    try {
+      row = await this.users.updateUser(userId, { email, is_verified: 1 })
+    } catch (error) {
+      return conflictFrom(error)
+    }
+    return toUser(row ?? userNotFound())
   }
 
   /** A live, active user by email (password reset), or undefined. */
   async findActiveByEmail(email: string): Promise<User | undefined> {
-    const row = await users.findActiveUserByEmail(this.db, email)
+    const row = await this.users.findActiveUserByEmail(email)
     return row && toUser(row)
   }
 
   async passwordMatches(id: number, password: string): Promise<boolean> {
-    const hashed = await users.findHashedPassword(this.db, id)
+    const hashed = await this.users.findHashedPassword(id)
     return hashed === undefined ? false : this.passwords.verify(hashed, password)
   }
 
-  /** Sets a new password (after the same policy as at sign-up). */
+  /** Sets a new password (after the same policy as at sign-up; a refusal names `new_password`, as both requests that set one do). */
   async setPassword(user: User, password: string): Promise<void> {
-    assertAcceptablePassword(password, user)
-    if (!(await users.setHashedPassword(this.db, user.id, await this.passwords.hash(password)))) userNotFound()
+    assertAcceptablePassword(password, user, 'new_password')
+    if (!(await this.users.setHashedPassword(user.id, await this.passwords.hash(password)))) userNotFound()
   }
 
   /** Marks the user verified if `email` is still their address. */
   markEmailVerified(id: number, email: string): Promise<boolean> {
-    return users.markEmailVerified(this.db, id, email)
+    return this.users.markEmailVerified(id, email)
   }
 
   /** The user and their posts disappear together, in one transaction. */
   async softDelete(actor: Actor, id: number): Promise<void> {
     assertSelfOrSuperuser(actor, id)
-    const deleted = await this.db.transaction().execute(async (trx) => {
-      if (!(await users.softDeleteUser(trx, id))) return false
-      await this.posts.hideAllOf(trx, id)
+    const deleted = await this.unitOfWork.run(async (unit) => {
+      if (!(await this.users.in(unit).softDeleteUser(id))) return false
+      await this.domainEvents.publish('user.soft_deleted', { unit, userId: id })
       return true
     })
     if (!deleted) userNotFound()
@@ -228,10 +293,11 @@ export class UserService {
    */
   async restore(actor: Actor, id: number): Promise<User> {
     assertSuperuser(actor)
-    await this.db.transaction().execute(async (trx) => {
-      const deletedAt = await this.deletionOf(trx, id)
-      if (!(await users.restoreUser(trx, id))) userNotFound()
-      if (deletedAt !== null) await this.posts.unhideAllOf(trx, id, deletedAt)
+    await this.unitOfWork.run(async (unit) => {
+      const users = this.users.in(unit)
+      const deletedAt = await this.deletionOf(users, id)
+      if (!(await users.restoreUser(id))) userNotFound()
+      await this.domainEvents.publish('user.restored', { unit, userId: id, deletedAt })
     })
     return this.get(id)
   }
@@ -239,21 +305,21 @@ export class UserService {
   /** What restore() would refuse, refused before anything else is done: superusers only, 404, 409. */
   async assertRestorable(actor: Actor, id: number): Promise<void> {
     assertSuperuser(actor)
-    await this.deletionOf(this.db, id)
+    await this.deletionOf(this.users, id)
   }
 
   /** When a soft-deleted user was deleted; 404 without such a row, 409 for a live user. */
-  private async deletionOf(db: Executor, id: number): Promise<string | null> {
-    const deletion = await users.findDeletion(db, id)
+  private async deletionOf(users: UsersRepository, id: number): Promise<string | null> {
+    const deletion = await users.findDeletion(id)
     if (!deletion) userNotFound()
-    if (!deletion.deleted) throw new DomainError('conflict', USER_NOT_DELETED)
+    if (!deletion.deleted) throw new DomainError('conflict', USER_NOT_DELETED, { code: 'user_not_deleted' })
     return deletion.deletedAt
   }
 
   /** Superusers only; finds soft-deleted users too. Their posts and tokens go with them. */
   async deletePermanently(actor: Actor, id: number, client: ClientInfo | null = null): Promise<void> {
     assertSuperuser(actor)
-    const removed = await users.deleteUserPermanently(this.db, id)
+    const removed = await this.users.deleteUserPermanently(id)
     if (!removed) userNotFound()
     await this.events.record('user_deleted_permanently', id, client)
     await this.avatars.remove(removed.avatar_key)
@@ -263,7 +329,7 @@ export class UserService {
     assertSelfOrSuperuser(actor, id)
     const previous = await this.get(id)
     const stored = await this.avatars.store(upload)
-    const updated = await users.updateUser(this.db, id, { profile_image_url: stored.url, avatar_key: stored.key })
+    const updated = await this.users.updateUser(id, { profile_image_url: stored.url, avatar_key: stored.key })
     if (!updated) {
       // Deleted while uploading: do not leave an orphaned file behind.
       await this.avatars.remove(stored.key)
@@ -280,7 +346,7 @@ export class UserService {
    * registered the administrator's name first must not become a superuser silently.
    */
   async ensureSuperuser(account: AdminAccount, options: { promoteExisting: boolean }): Promise<SuperuserOutcome> {
-    const existing = await users.findUserByEmailOrUsername(this.db, account.email, account.username)
+    const existing = await this.users.findUserByEmailOrUsername(account.email, account.username)
     if (existing) return this.adopt(toUser(existing), account, options)
     try {
       return { user: await this.create(account, { superuser: true }), outcome: 'created' }
@@ -288,7 +354,7 @@ export class UserService {
       // Another process may have created it at the same moment. Otherwise (a soft-deleted
       // account holds the email or username) the conflict stands.
       if (!(error instanceof DomainError && error.kind === 'conflict')) throw error
-      const raced = await users.findUserByEmailOrUsername(this.db, account.email, account.username)
+      const raced = await this.users.findUserByEmailOrUsername(account.email, account.username)
       if (!raced) throw error
       return this.adopt(toUser(raced), account, options)
     }
@@ -307,7 +373,7 @@ export class UserService {
   }
 
   private async promote(user: User): Promise<User> {
-    if (!user.isSuperuser) await users.setSuperuser(this.db, user.id)
+    if (!user.isSuperuser) await this.users.setSuperuser(user.id)
     return { ...user, isSuperuser: true }
   }
 }

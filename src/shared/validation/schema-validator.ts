@@ -2,8 +2,8 @@
 // anything else checked against the same schemas (the administrator account). Bodies are checked strictly (no type coercion, unknown fields kept
 // so `additionalProperties: false` refuses them); path, query and headers arrive as text, so
 // they are coerced to the declared types.
+import type { ErrorObject, Options as AjvOptions, ValidateFunction } from 'ajv'
 import { Ajv } from 'ajv'
-import type { Options as AjvOptions, ErrorObject, ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
@@ -63,21 +63,31 @@ export interface SchemaTarget {
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/
 
-/** The first string inside `data` holding a control character, as a validation error at its path. */
+/**
+ * How deep a request's JSON may nest. No field of the API goes past a few levels; a bound keeps
+ * every walk over the input (this one, the schema's) far from the stack's end, whatever arrives.
+ */
+export const MAX_JSON_DEPTH = 32
+
+type Problem = 'controlCharacter' | 'maxDepth'
+
+/** The first string inside `data` holding a control character, or the first value nested too deep, as a validation error at its path. */
 export function controlCharacterError(data: unknown): ErrorObject | undefined {
-  const path = controlCharacterPath(data)
-  if (path === undefined) return undefined
-  return { keyword: 'controlCharacter', instancePath: path, schemaPath: '', params: {}, message: 'contains a control character' }
+  const found = firstProblem(data, 0)
+  if (found === undefined) return undefined
+  const message = found.problem === 'maxDepth' ? `is nested more than ${MAX_JSON_DEPTH} levels deep` : 'contains a control character'
+  return { keyword: found.problem, instancePath: found.path, schemaPath: '', params: { limit: MAX_JSON_DEPTH }, message }
 }
 
-/** The JSON pointer of the first string holding a control character; built only when there is one (runs on every request). */
-function controlCharacterPath(data: unknown): string | undefined {
-  if (typeof data === 'string') return CONTROL_CHARACTER.test(data) ? '' : undefined
+/** The JSON pointer of the first problem; built only when there is one (runs on every request). */
+function firstProblem(data: unknown, depth: number): { path: string; problem: Problem } | undefined {
+  if (typeof data === 'string') return CONTROL_CHARACTER.test(data) ? { path: '', problem: 'controlCharacter' } : undefined
   if (typeof data !== 'object' || data === null) return undefined
+  if (depth >= MAX_JSON_DEPTH) return { path: '', problem: 'maxDepth' }
   for (const key in data) {
     if (!Object.hasOwn(data, key)) continue
-    const inner = controlCharacterPath((data as Record<string, unknown>)[key])
-    if (inner !== undefined) return `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}${inner}`
+    const inner = firstProblem((data as Record<string, unknown>)[key], depth + 1)
+    if (inner !== undefined) return { path: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}${inner.path}`, problem: inner.problem }
   }
   return undefined
 }

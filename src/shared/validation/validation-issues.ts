@@ -1,5 +1,5 @@
 // Turns schema-validation errors into the API's `errors: [{loc, msg, type}]` items and the
-// one-sentence `detail` naming each field (DESIGN.md Errors, 422).
+// one-sentence `detail` naming each field (docs/api.md, Errors: 422).
 import type { ErrorObject } from 'ajv'
 
 export type ValidationContext = 'body' | 'querystring' | 'params' | 'headers'
@@ -37,6 +37,8 @@ function describe(error: ErrorObject): { msg: string; type: string } {
       return { msg: `Input should be ${JSON.stringify(params.allowedValue)}`, type: 'literal_error' }
     case 'controlCharacter':
       return { msg: 'String must not contain control characters', type: 'string_control_character' }
+    case 'maxDepth':
+      return { msg: `Input should not nest more than ${String(params.limit)} levels deep`, type: 'too_deep' }
     case 'enum':
       return { msg: 'Input should be one of the allowed values', type: 'enum' }
     default:

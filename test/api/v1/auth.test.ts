@@ -1,11 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+
 import { PasswordHasher } from '../../../src/modules/auth/passwords.js'
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../../src/modules/auth/tokens.js'
-import { createTestApp } from '../../helpers/app.js'
 import type { TestApp } from '../../helpers/app.js'
+import { createTestApp } from '../../helpers/app.js'
 import { expectError, expectValidationError } from '../../helpers/expect.js'
 import { sessionOf, signToken, unsignedToken } from '../../helpers/tokens.js'
-import { DEFAULT_PASSWORD, V1, login, seedAndLogin, seedUser } from '../../helpers/users.js'
+import { DEFAULT_PASSWORD, login, seedAndLogin, seedUser,V1 } from '../../helpers/users.js'
 
 let t: TestApp
 beforeAll(async () => {

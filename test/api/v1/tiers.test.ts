@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../../helpers/app.js'
+
 import type { TestApp } from '../../helpers/app.js'
+import { createTestApp } from '../../helpers/app.js'
 import { expectError, expectValidationError } from '../../helpers/expect.js'
-import { V1, seedAndLogin, seedUser } from '../../helpers/users.js'
 import type { LoggedIn } from '../../helpers/users.js'
+import { seedAndLogin, seedUser,V1 } from '../../helpers/users.js'
 
 let t: TestApp
 let admin: LoggedIn

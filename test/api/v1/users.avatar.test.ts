@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../../helpers/app.js'
+
 import type { TestApp } from '../../helpers/app.js'
+import { createTestApp } from '../../helpers/app.js'
 import { expectError, expectValidationError } from '../../helpers/expect.js'
-import { GIF_1X1, JPEG_HEADER, PNG_1X1, WEBP_HEADER, multipart } from '../../helpers/multipart.js'
 import type { FilePart } from '../../helpers/multipart.js'
-import { V1, seedAndLogin, seedUser } from '../../helpers/users.js'
+import { GIF_1X1, JPEG_HEADER, multipart,PNG_1X1, WEBP_HEADER } from '../../helpers/multipart.js'
+import { seedAndLogin, seedUser,V1 } from '../../helpers/users.js'
 
 const UPLOAD_MAX_BYTES = 4096
 
@@ -178,7 +179,7 @@ describe('GET /media/avatars/{name}', () => {
     async (name) => {
       const response = await t.app.inject({ url: `/media/avatars/${name}` })
       expect([404, 422]).toContain(response.statusCode)
-      expect(typeof response.json().detail).toBe('string')
+      expectError(response, response.statusCode)
     },
   )
 })

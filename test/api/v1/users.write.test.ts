@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../../helpers/app.js'
+
 import type { TestApp } from '../../helpers/app.js'
+import { createTestApp } from '../../helpers/app.js'
 import { expectError, expectValidationError } from '../../helpers/expect.js'
-import { DEFAULT_PASSWORD, V1, seedAndLogin, seedUser, userFields } from '../../helpers/users.js'
+import { DEFAULT_PASSWORD, seedAndLogin, seedUser, userFields,V1 } from '../../helpers/users.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -55,7 +56,7 @@ describe('POST /users/', () => {
       const responses = await Promise.all([create(userFields({ email })), create(userFields({ email: email.toUpperCase() }))])
       expect(responses.map((response) => response.statusCode).sort()).toEqual([201, 409])
       const conflict = responses.find((response) => response.statusCode === 409)
-      expect(conflict?.json()).toEqual({ detail: 'Email is already registered' })
+      expect(conflict?.json()).toEqual({ detail: 'Email is already registered', code: 'email_taken' })
     }
   })
 
@@ -181,7 +182,7 @@ describe('PATCH /users/{user_id}', () => {
   it('refuses an email or username taken by another user with 409', async () => {
     const other = await seedUser(t.app)
     const { user, headers } = await seedAndLogin(t.app)
-    expectError(await patch(user.id, { email: other.email.toUpperCase() }, headers), 409, 'Email is already registered')
+    expectError(await patch(user.id, { email: other.email.toUpperCase(), current_password: user.password }, headers), 409, 'Email is already registered')
     expectError(await patch(user.id, { username: other.username }, headers), 409, 'Username not available')
     // Keeping one's own values is not a conflict.
     expect((await patch(user.id, { email: user.email, username: user.username }, headers)).statusCode).toBe(200)

@@ -2,13 +2,14 @@
 // directory (every state, search, sort, pages), a user's sessions and API keys, and resending
 // their verification mail. Everyone else gets 401 or 403; API keys never reach them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAppWithSmtp, tokenIn } from '../../helpers/smtp.js'
-import type { TestSmtpServer } from '../../helpers/smtp.js'
-import { dialect } from '../../helpers/app.js'
+
 import type { TestApp } from '../../helpers/app.js'
+import { dialect } from '../../helpers/app.js'
 import { expectError } from '../../helpers/expect.js'
-import { V2, login, seedAndLogin, seedUser } from '../../helpers/users.js'
+import type { TestSmtpServer } from '../../helpers/smtp.js'
+import { createAppWithSmtp, tokenIn } from '../../helpers/smtp.js'
 import type { LoggedIn } from '../../helpers/users.js'
+import { login, seedAndLogin, seedUser,V2 } from '../../helpers/users.js'
 
 let t: TestApp
 let smtp: TestSmtpServer

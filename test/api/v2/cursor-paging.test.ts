@@ -1,10 +1,11 @@
 // Keyset paging on v2's lists: `cursor` in, `next_cursor` out; `page` keeps working beside it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../../helpers/app.js'
+
 import type { TestApp } from '../../helpers/app.js'
+import { createTestApp } from '../../helpers/app.js'
 import { expectError } from '../../helpers/expect.js'
-import { V1, V2, seedAndLogin, seedUser } from '../../helpers/users.js'
 import type { LoggedIn } from '../../helpers/users.js'
+import { seedAndLogin, seedUser,V1, V2 } from '../../helpers/users.js'
 
 interface Envelope {
   data: { id: number; title?: string }[]
@@ -105,6 +106,9 @@ describe('v2 cursor paging', () => {
       expectError(await t.app.inject({ url: `${V2}/posts/?cursor=${encodeURIComponent(cursor)}` }), 422, 'Invalid cursor')
     }
     expectError(await t.app.inject({ url: `${V2}/users/?cursor=${'a'.repeat(65)}` }), 422)
+    // The error names the query parameter where it is, not a body.
+    const named = await t.app.inject({ url: `${V2}/posts/?cursor=abc` })
+    expect(named.json().errors).toEqual([{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'cursor' }])
   })
 
   it('leaves v1 as it was: no cursor in the users envelope, posts still an array', async () => {

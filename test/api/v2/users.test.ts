@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp } from '../../helpers/app.js'
+
 import type { TestApp } from '../../helpers/app.js'
+import { createTestApp } from '../../helpers/app.js'
 import { expectError, expectValidationError } from '../../helpers/expect.js'
-import { PNG_1X1, multipart } from '../../helpers/multipart.js'
+import { multipart,PNG_1X1 } from '../../helpers/multipart.js'
 import { sessionOf, signToken, unsignedToken } from '../../helpers/tokens.js'
-import { V1, V2, login, seedAndLogin, seedUser, userFields } from '../../helpers/users.js'
 import type { LoggedIn } from '../../helpers/users.js'
+import { login, seedAndLogin, seedUser, userFields,V1, V2 } from '../../helpers/users.js'
 
 const USER_READ_V2_KEYS = ['avatar_url', 'created_at', 'email', 'id', 'is_verified', 'name', 'subscription_tier', 'username']
+/** What anyone else reads of a user by default (EMAIL_VISIBILITY unset: v2 shows an email to its owner only). */
+const PUBLIC_USER_READ_V2_KEYS = USER_READ_V2_KEYS.filter((key) => key !== 'email')
 
 let t: TestApp
 let admin: LoggedIn
@@ -23,7 +26,13 @@ describe('v2 user shape', () => {
     const response = await t.app.inject({ url: `${V2}/users/${user.id}` })
     expect(response.statusCode).toBe(200)
     const body = response.json()
-    expect(Object.keys(body).sort()).toEqual(USER_READ_V2_KEYS)
+    expect(Object.keys(body).sort()).toEqual(PUBLIC_USER_READ_V2_KEYS)
+    const { accessToken } = await login(t.app, user.username, user.password, V2)
+    const own = await t.app.inject({ url: `${V2}/users/${user.id}`, headers: { authorization: `Bearer ${accessToken}` } })
+    expect(Object.keys(own.json()).sort()).toEqual(USER_READ_V2_KEYS)
+    expect(own.json().email).toBe(user.email)
+    // v1 keeps the specification's public shape unless EMAIL_VISIBILITY says otherwise.
+    expect((await t.app.inject({ url: `${V1}/users/${user.id}` })).json().email).toBe(user.email)
     expect(body).toMatchObject({
       id: user.id,
       username: user.username,
@@ -118,7 +127,7 @@ describe('v2 lists return the envelope with page, limit and search', () => {
   it('lists users', async () => {
     const body = await get(`${V2}/users/?limit=2`)
     expect(body).toMatchObject({ total_count: 3, has_more: true, page: 1, items_per_page: 2 })
-    expect(Object.keys(body.data[0]).sort()).toEqual(USER_READ_V2_KEYS)
+    expect(Object.keys(body.data[0]).sort()).toEqual(PUBLIC_USER_READ_V2_KEYS)
     expect((await get(`${V2}/users/?limit=2&page=2`)).data).toHaveLength(1)
   })
 

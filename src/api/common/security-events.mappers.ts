@@ -1,0 +1,11 @@
+// A security event's wire shape.
+import type { SecurityEvent } from '../../modules/security-events/security-event.js'
+
+export const toSecurityEventRead = (event: SecurityEvent) => ({
+  id: event.id,
+  user_id: event.userId,
+  type: event.type,
+  ip: event.ip,
+  user_agent: event.userAgent,
+  created_at: event.createdAt,
+})

@@ -1,0 +1,150 @@
+// Kysely's better-sqlite3 dialect with four changes that matter under concurrent load:
+// - the single connection is handed from one query to the next through a FIFO queue; Kysely's
+//   own mutex wakes every waiter on each release, which costs O(waiters) per query;
+// - prepared statements are kept by their SQL text instead of being prepared for every query;
+// - a direct path (runNow) for precompiled queries: better-sqlite3 is synchronous, so while no
+//   transaction holds the connection a statement can run at once, without Kysely's async
+//   pipeline (which costs more than the SQLite lookup itself);
+// - parameters are written `+?`, so that a statement's plan never depends on the values bound
+//   to it (StablePlanQueryCompiler below).
+// Transactions still hold the connection from BEGIN to COMMIT, so they never interleave.
+import type SqliteDatabase from 'better-sqlite3'
+import type { DatabaseConnection, Driver, QueryCompiler, QueryResult } from 'kysely'
+import { CompiledQuery, SqliteDialect, SqliteQueryCompiler } from 'kysely'
+
+import type { DirectExecutor } from './direct-executor.js'
+
+// Our queries have a bounded set of shapes; the cap only guards against unbounded distinct SQL.
+const STATEMENT_CACHE_LIMIT = 1000
+
+class FifoLock {
+  locked = false
+  private readonly waiters: (() => void)[] = []
+
+  acquire(): Promise<void> | void {
+    if (!this.locked) {
+      this.locked = true
+      return
+    }
+    return new Promise((resolve) => this.waiters.push(resolve))
+  }
+
+  release(): void {
+    const next = this.waiters.shift()
+    if (next) next()
+    else this.locked = false
+  }
+}
+
+class CachedStatementConnection implements DatabaseConnection {
+  private readonly statements = new Map<string, SqliteDatabase.Statement>()
+
+  constructor(private readonly sqlite: SqliteDatabase.Database) {}
+
+  prepare(sql: string): SqliteDatabase.Statement {
+    let statement = this.statements.get(sql)
+    if (statement === undefined) {
+      if (this.statements.size >= STATEMENT_CACHE_LIMIT) this.statements.clear()
+      statement = this.sqlite.prepare(sql)
+      this.statements.set(sql, statement)
+    }
+    return statement
+  }
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const statement = this.prepare(compiledQuery.sql)
+    const parameters = compiledQuery.parameters as unknown[]
+    if (statement.reader) return { rows: statement.all(parameters) as R[] }
+    const { changes, lastInsertRowid } = statement.run(parameters)
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] }
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not supported by this SQLite driver')
+  }
+}
+
+class QueuedSqliteDriver implements Driver, DirectExecutor {
+  private readonly lock = new FifoLock()
+  private readonly connection: CachedStatementConnection
+
+  constructor(private readonly sqlite: SqliteDatabase.Database) {
+    this.connection = new CachedStatementConnection(sqlite)
+  }
+
+  /** Runs the statement now, or gives undefined while a transaction holds the connection. */
+  runNow<R>(sql: string, parameters: readonly unknown[], singleRow = false): R[] | undefined {
+    if (this.lock.locked) return undefined
+    const statement = this.connection.prepare(sql)
+    if (singleRow && statement.readonly) {
+      const row = statement.get(parameters as unknown[]) as R | undefined
+      return row === undefined ? [] : [row]
+    }
+    if (statement.reader) return statement.all(parameters as unknown[]) as R[]
+    statement.run(parameters as unknown[])
+    return []
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.lock.acquire()
+    return this.connection
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin'))
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'))
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'))
+  }
+
+  async releaseConnection(): Promise<void> {
+    this.lock.release()
+  }
+
+  async destroy(): Promise<void> {
+    this.sqlite.close()
+  }
+}
+
+/**
+ * Writes each parameter as `+?` instead of `?`. SQLite looks at the value bound to a bare
+ * parameter while it plans: for a LIMIT (from 3.47), and, with the STAT4 samples that ANALYZE or
+ * `PRAGMA optimize` leave (better-sqlite3 builds with SQLITE_ENABLE_STAT4), for an equality on
+ * an indexed column whenever the full planner runs (joins, several candidate indexes). Such a
+ * statement is marked to be prepared again each time a value is bound to that parameter, so
+ * every run parsed and planned it anew, most of a user lookup's cost (docs/performance.md). The
+ * unary plus leaves the value as it is and hides it from the planner, which then plans once,
+ * as SQLITE_DBCONFIG_ENABLE_QPSG would have it (better-sqlite3 does not expose sqlite3_db_config).
+ */
+export class StablePlanQueryCompiler extends SqliteQueryCompiler {
+  protected override getCurrentParameterPlaceholder(): string {
+    return '+?'
+  }
+}
+
+export class QueuedSqliteDialect extends SqliteDialect {
+  /** The driver behind the Kysely instance, for its direct path. */
+  readonly driver: QueuedSqliteDriver
+
+  constructor(sqlite: SqliteDatabase.Database) {
+    super({ database: sqlite })
+    this.driver = new QueuedSqliteDriver(sqlite)
+  }
+
+  override createDriver(): Driver {
+    return this.driver
+  }
+
+  override createQueryCompiler(): QueryCompiler {
+    return new StablePlanQueryCompiler()
+  }
+}
+

@@ -1,0 +1,28 @@
+// Transactions through one door. A service that must change several things at once runs them
+// in `unitOfWork.run(async (unit) => …)`: its own repository joins with `repository.in(unit)`,
+// and other modules join through the domain events it publishes with the unit
+// (src/modules/domain-events.ts), so no service hands a transaction to another. The unit
+// commits when the function resolves and rolls back when it throws. Prepared queries never take
+// their direct path inside it (src/db/fast-path: a transaction has no direct executor).
+import type { Kysely } from 'kysely'
+
+import type { Database, Executor } from './schema.js'
+
+const EXECUTOR = Symbol('executor')
+
+/** An open transaction, opaque outside src/db: pass it to a repository's `in()`. */
+export interface Unit {
+  readonly [EXECUTOR]: Executor
+}
+
+export function executorOf(unit: Unit): Executor {
+  return unit[EXECUTOR]
+}
+
+export class UnitOfWork {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  run<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => work({ [EXECUTOR]: trx }))
+  }
+}

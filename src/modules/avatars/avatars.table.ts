@@ -1,0 +1,9 @@
+// Avatar images kept in the database (AVATAR_STORAGE=database).
+import type { Timestamp } from '../../db/column-types.js'
+
+export interface AvatarsTable {
+  name: string
+  content_type: string
+  data: Buffer
+  created_at: Timestamp
+}

@@ -1,0 +1,26 @@
+// The domain events modules publish and subscribe to (src/shared/event-bus.ts): the one seam
+// through which a module learns what happened in another. An event that carries a `unit` is
+// published inside that unit of work (src/db/unit-of-work.ts): its handlers write in the same
+// transaction, so their rows commit with the change, or not at all.
+import type { Unit } from '../db/unit-of-work.js'
+import { EventBus } from '../shared/event-bus.js'
+import type { MailTemplateName } from './mail/mail.js'
+import type { ClientInfo, SecurityEventType } from './security-events/security-event.js'
+import type { User } from './users/user.js'
+
+export interface DomainEventMap {
+  /** A user's email address changed, after the change committed (the account module mails both addresses). */
+  'user.email_changed': { user: User; previousEmail: string }
+  /** Someone signed themselves up (the account module mails a verification link in the same unit). */
+  'user.signed_up': { unit: Unit; user: User }
+  /** A user was soft-deleted (the posts module hides their posts). */
+  'user.soft_deleted': { unit: Unit; userId: number }
+  /** A soft-deleted user came back; `deletedAt` is when they had been deleted (posts hidden with them come back). */
+  'user.restored': { unit: Unit; userId: number; deletedAt: string | null }
+  /** Something for the security event log happened inside a unit of work. */
+  'security.event': { unit: Unit; type: SecurityEventType; userId: number | null; client: ClientInfo | null }
+  /** A module asks for a mail, queued with its change (the mail module renders and queues it). */
+  'mail.requested': { unit: Unit; template: MailTemplateName; to: string; values: Record<string, string> }
+}
+
+export class DomainEvents extends EventBus<DomainEventMap> {}

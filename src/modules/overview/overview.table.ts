@@ -1,0 +1,10 @@
+// Trigger-maintained totals the overview reads.
+import type { ColumnType } from 'kysely'
+
+/** Trigger-maintained totals per UTC day (migration 2026-11-22-04-admin-overview). */
+export interface DailyCountsTable {
+  name: 'sign_ups' | 'logins'
+  /** YYYY-MM-DD, UTC. */
+  day: string
+  count: ColumnType<number | string, number, number>
+}

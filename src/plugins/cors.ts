@@ -1,0 +1,59 @@
+// Cross-origin calls from browser apps (CORS_ORIGINS, docs/deploy.md "Frontends on another
+// origin"). Listed origins may send credentials (the refresh cookie); `*` allows every origin
+// without them. An origin not listed gets no Access-Control-Allow-Origin, so the browser keeps
+// the answer from its page. Registered before authentication and the request limits: a
+// preflight is answered in the onRequest hook before either runs, and every other answer
+// (a 401, a 429) carries the headers, so a page can read its `detail` and `code`.
+import cors from '@fastify/cors'
+import fp from 'fastify-plugin'
+
+import type { CorsOrigins } from '../config.js'
+
+/** Response headers a page may read: limits, retry hints, the request id and version lifecycle. */
+export const EXPOSED_HEADERS = [
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'Retry-After',
+  'X-Request-Id',
+  'Location',
+  'Deprecation',
+  'Sunset',
+  'Link',
+  'X-API-Deprecation',
+  'X-API-Sunset',
+]
+export const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
+/** Browsers cache a preflight's answer this long (Chromium caps it at two hours). */
+const PREFLIGHT_MAX_AGE_SECONDS = 600
+
+const escapeForRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/** The origin patterns @fastify/cors matches: exact strings, and one expression per any-port host. */
+export function corsOriginList(origins: Extract<CorsOrigins, { any: false }>): (string | RegExp)[] {
+  return [...origins.exact, ...origins.anyPort.map((prefix) => new RegExp(`^${escapeForRegExp(prefix)}(:\\d{1,5})?$`))]
+}
+
+/** Whether a page of an origin may call the API (the login CSRF check lets these through too). */
+export function corsAllows(origins: CorsOrigins): (origin: string) => boolean {
+  if (origins.any) return () => true
+  const list = corsOriginList(origins)
+  return (origin) => list.some((allowed) => (typeof allowed === 'string' ? allowed === origin : allowed.test(origin)))
+}
+
+export default fp<{ origins: CorsOrigins }>(
+  async (app, { origins }) => {
+    // Nothing listed: no hook at all, and no origin is ever allowed.
+    if (!origins.any && origins.exact.length === 0 && origins.anyPort.length === 0) return
+    await app.register(cors, {
+      origin: origins.any ? '*' : corsOriginList(origins),
+      credentials: !origins.any,
+      methods: ALLOWED_METHODS,
+      exposedHeaders: EXPOSED_HEADERS,
+      maxAge: PREFLIGHT_MAX_AGE_SECONDS,
+      // Any OPTIONS is answered as a preflight (204), never with a plain-text 400.
+      strictPreflight: false,
+    })
+  },
+  { name: 'cors' },
+)
