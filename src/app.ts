@@ -110,6 +110,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     stopCompacting.abort()
     await compacting
     await services.account.settle()
+    await services.emailLogin.settle()
     await services.mail.stop()
     await backends.close()
   })

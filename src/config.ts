@@ -5,6 +5,8 @@ import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import path from 'node:path'
 
+import type { OriginList } from './shared/origin-list.js'
+import { parseOriginList } from './shared/origin-list.js'
 import type { ApiVersion } from './versions.js'
 import { API_VERSIONS, CURRENT_VERSION, isApiVersion } from './versions.js'
 
@@ -20,7 +22,7 @@ export type CookieSameSite = 'lax' | 'strict' | 'none'
  * credentials (no cookie). Otherwise exact origins, plus `scheme://host` prefixes whose every
  * port is allowed (`http://localhost:*`); those get credentials (the refresh cookie).
  */
-export type CorsOrigins = { any: true } | { any: false; exact: string[]; anyPort: string[] }
+export type CorsOrigins = { any: true } | ({ any: false } & OriginList)
 
 export interface AdminAccount {
   name: string
@@ -68,6 +70,10 @@ export interface Config {
   corsOrigins: CorsOrigins
   /** Log a new user in at sign-up (POST /api/v2/signup answers with a token pair). */
   signupLogin: boolean
+  /** Sign-in by a mailed link or code (EMAIL_LOGIN); its requests an hour, per client address and per email. */
+  emailLogin: { enabled: boolean; rateLimit: number }
+  /** Origins a sign-in flow may send the browser back to (AUTH_REDIRECT_ORIGINS). */
+  authRedirectOrigins: OriginList
   accessTokenMinutes: number
   refreshTokenDays: number
   loginRateLimit: number
@@ -132,6 +138,7 @@ export interface MailConfig {
   /** Frontend link templates containing {token}; undefined: the service's own pages. */
   verifyEmailUrl: string | undefined
   resetPasswordUrl: string | undefined
+  emailLoginUrl: string | undefined
   templatesDir: string | undefined
   verificationHours: number
   /** Superusers may read queued and sent mail in the admin console (MAIL_PREVIEW; on in development). */
@@ -333,6 +340,7 @@ function mail(env: Env, nodeEnv: NodeEnv, port: number, host: string): MailConfi
     publicUrl: publicUrl.replace(/\/+$/, ''),
     verifyEmailUrl: linkTemplate(env, 'VERIFY_EMAIL_URL'),
     resetPasswordUrl: linkTemplate(env, 'RESET_PASSWORD_URL'),
+    emailLoginUrl: linkTemplate(env, 'EMAIL_LOGIN_URL'),
     templatesDir: templatesDir === undefined ? undefined : path.resolve(templatesDir),
     verificationHours: integer(env, 'EMAIL_VERIFICATION_HOURS', 24, 1, 24 * 30),
     preview: oneOf(env, 'MAIL_PREVIEW', ['on', 'off'] as const, nodeEnv === 'development' ? 'on' : 'off') === 'on',
@@ -352,24 +360,17 @@ function corsOrigins(env: Env, name: string, nodeEnv: NodeEnv): CorsOrigins {
     if (entries.length > 1) throw new ConfigError(`${name}=* allows every origin and cannot be combined with others`)
     return { any: true }
   }
-  const exact: string[] = []
-  const anyPort: string[] = []
-  for (const entry of entries) {
-    const wildcardPort = entry.endsWith(':*')
-    let parsed: URL | undefined
-    try {
-      parsed = new URL(wildcardPort ? entry.slice(0, -2) : entry)
-    } catch {
-      parsed = undefined
-    }
-    const origin = parsed?.origin
-    const plain = wildcardPort ? entry.slice(0, -2) : entry
-    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || plain.includes('*') || origin !== plain.toLowerCase() || (wildcardPort && parsed.port !== '')) {
-      throw new ConfigError(`${name} must list origins like https://app.example.com or http://localhost:* (scheme, host and port only), got "${entry}"`)
-    }
-    ;(wildcardPort ? anyPort : exact).push(origin)
-  }
-  return { any: false, exact, anyPort }
+  const parsed = parseOriginList(entries)
+  if ('invalid' in parsed) throw new ConfigError(`${name} must list origins like https://app.example.com or http://localhost:* (scheme, host and port only), got "${parsed.invalid}"`)
+  return { any: false, ...parsed.list }
+}
+
+/** AUTH_REDIRECT_ORIGINS: where a sign-in flow may send the browser back to; PUBLIC_URL's origin by default. */
+function redirectOrigins(env: Env, name: string, publicUrl: string): OriginList {
+  const entries = (read(env, name) ?? new URL(publicUrl).origin).split(',').map((part) => part.trim()).filter(Boolean)
+  const parsed = parseOriginList(entries)
+  if ('invalid' in parsed) throw new ConfigError(`${name} must list origins like https://app.example.com or http://localhost:* (scheme, host and port only; no *), got "${parsed.invalid}"`)
+  return parsed.list
 }
 
 function cookieSameSite(env: Env, name: string, cookieSecure: boolean): CookieSameSite {
@@ -415,6 +416,7 @@ export function loadConfig(env: Env): Config {
   const cookieSecure = boolean(env, 'COOKIE_SECURE', nodeEnv === 'production')
   // A person trying the service by hand signs up and logs in more than a stranger would.
   const development = nodeEnv === 'development'
+  const mailConfig = mail(env, nodeEnv, port, host)
   return {
     port,
     host,
@@ -436,6 +438,11 @@ export function loadConfig(env: Env): Config {
     emailVisibility: emailVisibility(env, 'EMAIL_VISIBILITY'),
     corsOrigins: corsOrigins(env, 'CORS_ORIGINS', nodeEnv),
     signupLogin: boolean(env, 'SIGNUP_LOGIN', true),
+    emailLogin: {
+      enabled: oneOf(env, 'EMAIL_LOGIN', ['on', 'off'] as const, 'on') === 'on',
+      rateLimit: integer(env, 'EMAIL_LOGIN_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
+    },
+    authRedirectOrigins: redirectOrigins(env, 'AUTH_REDIRECT_ORIGINS', mailConfig.publicUrl),
     uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     accessTokenMinutes: integer(env, 'ACCESS_TOKEN_MINUTES', 15, 1, 24 * 60),
     refreshTokenDays: integer(env, 'REFRESH_TOKEN_DAYS', 7, 1, 365),
@@ -447,7 +454,7 @@ export function loadConfig(env: Env): Config {
     cookieSameSite: cookieSameSite(env, 'COOKIE_SAMESITE', cookieSecure),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     workers: workerCount(env, 'WORKERS'),
-    mail: mail(env, nodeEnv, port, host),
+    mail: mailConfig,
     requireVerifiedEmail: boolean(env, 'REQUIRE_VERIFIED_EMAIL', false),
     backups: backups(env, databaseUrl),
     otel: otel(env),

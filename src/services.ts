@@ -26,6 +26,8 @@ import { DatabaseAvatarStorage, DiskAvatarStorage } from './modules/avatars/avat
 import { avatarsFunctions } from './modules/avatars/avatars.repository.js'
 import { AvatarService } from './modules/avatars/avatars.service.js'
 import { DomainEvents } from './modules/domain-events.js'
+import { emailLoginFunctions } from './modules/email-login/email-login.repository.js'
+import { EmailLoginService } from './modules/email-login/email-login.service.js'
 import { MailService } from './modules/mail/mail.service.js'
 import { outboxFunctions } from './modules/mail/outbox.repository.js'
 import { createMailTransport } from './modules/mail/transports.js'
@@ -47,6 +49,8 @@ import { searchIndexFunctions } from './modules/users/search-index.repository.js
 import { userDirectoryFunctions } from './modules/users/user-directory.repository.js'
 import { usersFunctions } from './modules/users/users.repository.js'
 import { UserService } from './modules/users/users.service.js'
+import { BackgroundWork } from './shared/background-work.js'
+import { RedirectAllowList } from './shared/redirect-allow-list.js'
 import { Signals } from './shared/signals.js'
 import { VERSIONS } from './versions.js'
 
@@ -57,6 +61,8 @@ export interface Services {
   posts: PostService
   tiers: TierService
   account: AccountService
+  /** Sign-in by a mailed link or code. */
+  emailLogin: EmailLoginService
   mail: MailService
   securityEvents: SecurityEventService
   apiKeys: ApiKeyService
@@ -84,11 +90,13 @@ export interface ServiceDependencies {
 const LOGIN_WINDOW_SECONDS = 60
 const PASSWORD_RESET_WINDOW_SECONDS = 3600
 const VERIFICATION_MAIL_WINDOW_SECONDS = 3600
+const EMAIL_LOGIN_WINDOW_SECONDS = 3600
 
 /** The budgets of the flows that guard credentials and mail, from their settings. */
 function limitBuckets(config: Config): Record<LimitBucket, Limit> {
   const login = { limit: config.loginRateLimit, periodSeconds: LOGIN_WINDOW_SECONDS }
   const reset = { limit: config.passwordResetRateLimit, periodSeconds: PASSWORD_RESET_WINDOW_SECONDS }
+  const emailLogin = { limit: config.emailLogin.rateLimit, periodSeconds: EMAIL_LOGIN_WINDOW_SECONDS }
   const verification = { limit: config.verificationMailRateLimit, periodSeconds: VERIFICATION_MAIL_WINDOW_SECONDS }
   return {
     'login-address': login,
@@ -97,6 +105,8 @@ function limitBuckets(config: Config): Record<LimitBucket, Limit> {
     'signup-address': config.rateLimits.signup,
     'password-reset-address': reset,
     'password-reset-email': reset,
+    'email-login-address': emailLogin,
+    'email-login-email': emailLogin,
     'verification-mail-user': verification,
     'verification-mail-recipient': verification,
   }
@@ -143,6 +153,19 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const account = new AccountService(bindRepository(userTokensFunctions, db), unitOfWork, domainEvents, users, auth, apiKeys, mail, securityEvents, rateLimits, config.mail, (error) =>
     logger.error({ err: error }, 'mailing a password-reset link failed'),
   )
+  const emailLogin = new EmailLoginService(
+    bindRepository(emailLoginFunctions, db),
+    unitOfWork,
+    domainEvents,
+    users,
+    auth,
+    mail,
+    securityEvents,
+    rateLimits,
+    new RedirectAllowList(config.authRedirectOrigins),
+    new BackgroundWork((error) => logger.error({ err: error }, 'mailing a sign-in link failed')),
+    { publicUrl: config.mail.publicUrl, linkTemplate: config.mail.emailLoginUrl, codeKey: secretKey },
+  )
   const overview = new OverviewService(bindRepository(overviewFunctions, db), {
     database: () => pingDatabase(db),
     ...(redis ? { redis: () => redis.ping() } : {}),
@@ -154,6 +177,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     avatars,
     posts,
     account,
+    emailLogin,
     mail,
     securityEvents,
     apiKeys,
@@ -164,6 +188,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       await auth.pruneExpiredState()
       await rateLimits.prune()
       await account.prune()
+      await emailLogin.prune()
       await mail.pruneSent()
       await securityEvents.prune()
       await compactSearchIndex(searchIndex)

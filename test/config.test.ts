@@ -35,13 +35,15 @@ describe('loadConfig', () => {
       emailVisibility: { v1: 'public', v2: 'owner' },
       corsOrigins: { any: false, exact: [], anyPort: ['http://localhost', 'http://127.0.0.1'] },
       signupLogin: true,
+      emailLogin: { enabled: true, rateLimit: 50 },
+      authRedirectOrigins: { exact: ['http://127.0.0.1:8000'], anyPort: [] },
     })
   })
 
   it('keeps the strict limits and lists no CORS origin outside development', () => {
     for (const env of [{ NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(40), MAIL_TRANSPORT: 'log' }, { NODE_ENV: 'test' }]) {
       const config = loadConfig(env)
-      expect(config).toMatchObject({ loginRateLimit: 10, passwordResetRateLimit: 5, verificationMailRateLimit: 5, rateLimits: { signup: { limit: 5, periodSeconds: 3600 } } })
+      expect(config).toMatchObject({ loginRateLimit: 10, passwordResetRateLimit: 5, verificationMailRateLimit: 5, emailLogin: { enabled: true, rateLimit: 5 }, rateLimits: { signup: { limit: 5, periodSeconds: 3600 } } })
     }
     expect(loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(40), MAIL_TRANSPORT: 'log' }).corsOrigins).toEqual({ any: false, exact: [], anyPort: [] })
   })
@@ -56,6 +58,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ COOKIE_SAMESITE: 'none', COOKIE_SECURE: 'true' }).cookieSameSite).toBe('none')
     expect(loadConfig({ EMAIL_VISIBILITY: 'public' }).emailVisibility).toEqual({ v1: 'public', v2: 'public' })
     expect(loadConfig({ EMAIL_VISIBILITY: 'owner' }).emailVisibility).toEqual({ v1: 'owner', v2: 'owner' })
+  })
+
+  it('reads AUTH_REDIRECT_ORIGINS (PUBLIC_URL\'s origin by default), EMAIL_LOGIN and EMAIL_LOGIN_URL', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://api.example.com/base/' }).authRedirectOrigins).toEqual({ exact: ['https://api.example.com'], anyPort: [] })
+    expect(loadConfig({ AUTH_REDIRECT_ORIGINS: 'https://app.example.com, http://localhost:*' }).authRedirectOrigins).toEqual({
+      exact: ['https://app.example.com'],
+      anyPort: ['http://localhost'],
+    })
+    expect(loadConfig({ EMAIL_LOGIN: 'off' }).emailLogin.enabled).toBe(false)
+    expect(loadConfig({ EMAIL_LOGIN_URL: 'https://app.example.com/magic?token={token}' }).mail.emailLoginUrl).toBe('https://app.example.com/magic?token={token}')
   })
 
   it('reads every setting', () => {
@@ -163,6 +175,10 @@ describe('loadConfig', () => {
     [{ CORS_ORIGINS: 'ftp://files.example.com' }, /^CORS_ORIGINS must list origins like/],
     [{ CORS_ORIGINS: 'https://*.example.com' }, /^CORS_ORIGINS must list origins like/],
     [{ CORS_ORIGINS: 'http://localhost:5173:*' }, /^CORS_ORIGINS must list origins like/],
+    [{ AUTH_REDIRECT_ORIGINS: '*' }, /^AUTH_REDIRECT_ORIGINS must list origins like/],
+    [{ AUTH_REDIRECT_ORIGINS: 'https://app.example.com/path' }, /^AUTH_REDIRECT_ORIGINS must list origins like/],
+    [{ EMAIL_LOGIN_URL: 'https://app.example.com/magic' }, /^EMAIL_LOGIN_URL must contain \{token\}/],
+    [{ EMAIL_LOGIN: 'maybe' }, /^EMAIL_LOGIN must be one of/],
     [{ SIGNUP_LOGIN: 'maybe' }, /^SIGNUP_LOGIN must be true or false/],
     [{ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32) }, /^SMTP_URL is required when NODE_ENV=production/],
     [{ MAIL_TRANSPORT: 'smtp' }, /^MAIL_TRANSPORT=smtp needs SMTP_URL/],

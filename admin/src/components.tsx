@@ -3,6 +3,7 @@
 import type { ComponentChildren } from 'preact'
 import { useCallback, useEffect, useState } from 'preact/hooks'
 
+import type { SecurityEvent } from './api.js'
 import { ApiError } from './api.js'
 
 export function messageOf(error: unknown): string {
@@ -188,3 +189,13 @@ export function TableFrame({ label, children }: { label: string; children: Compo
 export const formatTime = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—')
 
 export const pageOf = (query: URLSearchParams) => Math.max(1, Number.parseInt(query.get('page') ?? '1', 10) || 1)
+
+/** A security event's name, with how a login was made ("login succeeded (email code)"). */
+export function EventName({ event }: { event: Pick<SecurityEvent, 'type' | 'method'> }) {
+  return (
+    <>
+      {event.type.replace(/_/g, ' ')}
+      {event.method && <span class="muted"> ({event.method.replace(/_/g, ' ')})</span>}
+    </>
+  )
+}

@@ -1,6 +1,7 @@
 // The pages that mailed links open when no frontend is configured (VERIFY_EMAIL_URL,
-// RESET_PASSWORD_URL): a form that POSTs the token back, so that a mail scanner following the
-// link consumes nothing. Plain HTML, no script, a strict CSP.
+// RESET_PASSWORD_URL, EMAIL_LOGIN_URL): a form that POSTs the token back, so that a mail scanner
+// following the link consumes nothing. Plain HTML, no script, a strict CSP.
+import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
@@ -10,15 +11,18 @@ import { Password } from '../modules/users/user-fields.js'
 import { DomainError, RuleViolation } from '../shared/errors.js'
 import { escapeHtml } from '../shared/escape-html.js'
 import { clientOf } from './common/client-info.js'
+import { refuseCrossSiteLogins, tokenReplies } from './common/token-reply.js'
 
-const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+/** The pages' CSP; a form may also post on to `formTargets` (the sign-in page's redirect_to, reached by a 303). */
+const pagePolicy = (formTargets: string[] = []) =>
+  `default-src 'none'; style-src 'unsafe-inline'; form-action ${["'self'", ...formTargets].join(' ')}; frame-ancestors 'none'; base-uri 'none'`
 const TokenQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) })
 
-function page(reply: FastifyReply, status: number, title: string, body: string) {
+function page(reply: FastifyReply, status: number, title: string, body: string, formTargets: string[] = []) {
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
-    .header('content-security-policy', PAGE_POLICY)
+    .header('content-security-policy', pagePolicy(formTargets))
     .header('cache-control', 'no-store')
     .header('referrer-policy', 'no-referrer')
     .send(
@@ -93,6 +97,48 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
         form('reset-password', request.body.token, newPasswordFields),
       ),
   )
+
+  if (app.config.emailLogin.enabled) await emailLoginPage(app)
+}
+
+/**
+ * The sign-in link's page: its button POSTs the token, which signs the browser in (the refresh
+ * and device cookies, as a login sets them), then goes on to `redirect_to` when AUTH_REDIRECT_ORIGINS
+ * lists its origin, where the frontend's client picks the session up from the cookie.
+ */
+async function emailLoginPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
+  const { emailLogin } = app.services
+  const { setDeviceCookie, sendTokens } = tokenReplies(app)
+  await app.register(cookie)
+  const title = 'Sign in'
+  const Query = Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })), redirect_to: Type.Optional(Type.String({ maxLength: 2048 })) })
+  const Body = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }), redirect_to: Type.Optional(Type.String({ maxLength: 2048 })) })
+  const allowed = (redirectTo: string | undefined) => (redirectTo === undefined ? undefined : emailLogin.allowedRedirect(redirectTo))
+
+  app.get('/email-login', { schema: { hide: true, querystring: Query } }, async (request, reply) => {
+    const redirect = allowed(request.query.redirect_to)
+    const fields =
+      `<input type="hidden" name="token" value="${escapeHtml(request.query.token ?? '')}">` +
+      (redirect ? `<input type="hidden" name="redirect_to" value="${escapeHtml(redirect)}">` : '') +
+      '<button type="submit">Sign me in</button>'
+    const formTargets = redirect ? [new URL(redirect).origin] : []
+    return page(reply, 200, title, `<form method="post" action="${app.prefix}/email-login">${fields}</form>`, formTargets)
+  })
+
+  app.post('/email-login', { onRequest: refuseCrossSiteLogins(app), schema: { hide: true, body: Body } }, async (request, reply) => {
+    let signedIn
+    try {
+      signedIn = await emailLogin.confirmToken(request.body.token, clientOf(request))
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === 'invalid') return page(reply, 400, title, `<p>${escapeHtml(error.message)}. Ask for a new link.</p>`)
+      throw error
+    }
+    setDeviceCookie(reply, signedIn.device)
+    sendTokens(reply, signedIn.pair)
+    const redirect = allowed(request.body.redirect_to)
+    if (redirect) return reply.code(303).header('location', redirect).send()
+    return page(reply, 200, title, '<p>You are signed in.</p>')
+  })
 }
 
 export default accountPages

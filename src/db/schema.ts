@@ -7,6 +7,7 @@ import type { UserTokensTable } from '../modules/account/user-tokens.table.js'
 import type { ApiKeysTable } from '../modules/api-keys/api-keys.table.js'
 import type { RefreshTokensTable, RevokedTokensTable, SessionsTable } from '../modules/auth/auth.table.js'
 import type { AvatarsTable } from '../modules/avatars/avatars.table.js'
+import type { EmailLoginRequestsTable } from '../modules/email-login/email-login.table.js'
 import type { MailOutboxTable } from '../modules/mail/outbox.table.js'
 import type { DailyCountsTable } from '../modules/overview/overview.table.js'
 import type { PostsTable } from '../modules/posts/posts.table.js'
@@ -28,6 +29,7 @@ export interface Database {
   refresh_tokens: RefreshTokensTable
   sessions: SessionsTable
   user_tokens: UserTokensTable
+  email_login_requests: EmailLoginRequestsTable
   mail_outbox: MailOutboxTable
   security_events: SecurityEventsTable
   revoked_tokens: RevokedTokensTable

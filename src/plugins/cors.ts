@@ -8,6 +8,7 @@ import cors from '@fastify/cors'
 import fp from 'fastify-plugin'
 
 import type { CorsOrigins } from '../config.js'
+import { originMatcher, originPatterns } from '../shared/origin-list.js'
 
 /** Response headers a page may read: limits, retry hints, the request id and version lifecycle. */
 export const EXPOSED_HEADERS = [
@@ -27,18 +28,9 @@ export const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
 /** Browsers cache a preflight's answer this long (Chromium caps it at two hours). */
 const PREFLIGHT_MAX_AGE_SECONDS = 600
 
-const escapeForRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-
-/** The origin patterns @fastify/cors matches: exact strings, and one expression per any-port host. */
-export function corsOriginList(origins: Extract<CorsOrigins, { any: false }>): (string | RegExp)[] {
-  return [...origins.exact, ...origins.anyPort.map((prefix) => new RegExp(`^${escapeForRegExp(prefix)}(:\\d{1,5})?$`))]
-}
-
 /** Whether a page of an origin may call the API (the login CSRF check lets these through too). */
 export function corsAllows(origins: CorsOrigins): (origin: string) => boolean {
-  if (origins.any) return () => true
-  const list = corsOriginList(origins)
-  return (origin) => list.some((allowed) => (typeof allowed === 'string' ? allowed === origin : allowed.test(origin)))
+  return origins.any ? () => true : originMatcher(origins)
 }
 
 export default fp<{ origins: CorsOrigins }>(
@@ -46,7 +38,7 @@ export default fp<{ origins: CorsOrigins }>(
     // Nothing listed: no hook at all, and no origin is ever allowed.
     if (!origins.any && origins.exact.length === 0 && origins.anyPort.length === 0) return
     await app.register(cors, {
-      origin: origins.any ? '*' : corsOriginList(origins),
+      origin: origins.any ? '*' : originPatterns(origins),
       credentials: !origins.any,
       methods: ALLOWED_METHODS,
       exposedHeaders: EXPOSED_HEADERS,

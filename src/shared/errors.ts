@@ -47,7 +47,9 @@ export const ERROR_CODES = {
   email_taken: 'Another account holds this email (409).',
   username_taken: 'Another account holds this username (409).',
   user_not_deleted: 'The user is not soft-deleted, so there is nothing to restore (409).',
-  invalid_token: 'The verification or password-reset token is invalid, used or expired (400).',
+  invalid_token: 'The verification, password-reset or sign-in token is invalid, used or expired (400).',
+  invalid_code: 'The emailed sign-in code is wrong, used or expired, or too many wrong ones were tried (400).',
+  invalid_redirect: 'A `redirect_to` is not on AUTH_REDIRECT_ORIGINS (400).',
   incorrect_password: 'The current password is wrong (400).',
   session_not_found: 'No live session of the caller with this id (404).',
   // Posts, tiers, limits, keys, avatars

@@ -296,4 +296,26 @@ describe.skipIf(!redisUrl)('Redis away, for the request limits', () => {
       await proxy.close()
     }
   })
+  it('keeps the limits of sign-up, login, sign-in by email and password reset closed (503) with RATE_LIMIT_FAIL=open', async () => {
+    const server = new URL(redisUrl)
+    const proxy = await startTcpProxy(server.hostname, Number(server.port || 6379))
+    const t = await createTestApp({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_FAIL: 'open' })
+    try {
+      await proxy.down()
+      const flows: [string, object][] = [
+        [`${V2}/signup`, { ...userFields(), accept_terms: true }],
+        [`${V2}/login`, { username: 'ada', password: 'correct horse battery' }],
+        [`${V2}/login/email`, { email: 'ada@example.com' }],
+        [`${V2}/password-reset`, { email: 'ada@example.com' }],
+      ]
+      for (const [url, payload] of flows) {
+        const answer = await t.app.inject({ method: 'POST', url, payload, remoteAddress: freshAddress() })
+        expect(answer.statusCode, `${url}: ${answer.body}`).toBe(503)
+      }
+      await proxy.up()
+    } finally {
+      await t.close()
+      await proxy.close()
+    }
+  })
 })

@@ -7,7 +7,8 @@ import type { Session } from '../../clients/typescript/src/index.js'
 import { allItems, ApiError, createClient, unwrap } from '../../clients/typescript/src/index.js'
 import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
-import { userFields } from '../helpers/users.js'
+import { createAppWithSmtp } from '../helpers/smtp.js'
+import { seedUser, userFields } from '../helpers/users.js'
 
 let t: TestApp
 let baseUrl: string
@@ -86,5 +87,26 @@ describe('the typed client', () => {
     const titles: string[] = []
     for await (const post of allItems((cursor) => unwrap(api.GET('/api/v2/posts/', { params: { query: { author_id: me.id, limit: 2, ...(cursor ? { cursor } : {}) } } })))) titles.push(post.title)
     expect(titles).toHaveLength(5)
+  })
+})
+
+describe('the typed client signs in by email', () => {
+  it('asks for the mail, signs in with the code, and holds the session', async () => {
+    const setup = await createAppWithSmtp()
+    try {
+      const url = await setup.t.app.listen({ host: '127.0.0.1', port: 0 })
+      const user = await seedUser(setup.t.app)
+      const { api, auth } = createClient({ baseUrl: url })
+      await auth.requestEmailLogin(user.email)
+      const [mail] = await setup.smtp.waitFor(user.email)
+      const code = /enter this code where you asked: (\d{6})/.exec(mail!.text)![1]!
+      await expect(auth.confirmEmailLogin({ email: user.email, code: code === '000000' ? '111111' : '000000' })).rejects.toMatchObject({ status: 400, code: 'invalid_code' })
+      const session = await auth.confirmEmailLogin({ email: user.email, code })
+      expect(session.accessToken).toBeTruthy()
+      expect(await unwrap(api.GET('/api/v2/users/me'))).toMatchObject({ id: user.id, is_verified: true })
+      await expect(auth.requestEmailLogin(user.email, 'https://evil.example.net/')).rejects.toMatchObject({ status: 400, code: 'invalid_redirect' })
+    } finally {
+      await setup.close()
+    }
   })
 })

@@ -4,9 +4,11 @@ import type { AddressInfo } from 'node:net'
 
 import { simpleParser } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
+import { expect } from 'vitest'
 
 import type { TestApp } from './app.js'
 import { createTestApp } from './app.js'
+import { seedUser } from './users.js'
 
 export interface DeliveredMail {
   to: string
@@ -75,10 +77,10 @@ export function tokenIn(mail: DeliveredMail): string {
   return decodeURIComponent(match[1])
 }
 
-/** The app on a fresh database, mailing through a test SMTP server; retries are quick and reset requests unlimited. */
-export async function createAppWithSmtp(): Promise<{ smtp: TestSmtpServer; t: TestApp; close(): Promise<void> }> {
+/** The app on a fresh database, mailing through a test SMTP server; retries are quick and reset and sign-in mails unlimited. */
+export async function createAppWithSmtp(env: Record<string, string> = {}): Promise<{ smtp: TestSmtpServer; t: TestApp; close(): Promise<void> }> {
   const smtp = await startSmtpServer()
-  const t = await createTestApp({ SMTP_URL: smtp.url, MAIL_RETRY_BASE_MS: '50', PASSWORD_RESET_RATE_LIMIT: '1000' })
+  const t = await createTestApp({ SMTP_URL: smtp.url, MAIL_RETRY_BASE_MS: '50', PASSWORD_RESET_RATE_LIMIT: '1000', EMAIL_LOGIN_RATE_LIMIT: '1000', ...env })
   return {
     smtp,
     t,
@@ -86,5 +88,31 @@ export async function createAppWithSmtp(): Promise<{ smtp: TestSmtpServer; t: Te
       await t.close()
       await smtp.close()
     },
+  }
+}
+
+/**
+ * Makes the app's lookup of an account by email slow on purpose (a second), then asks `path` for
+ * a registered and an unknown address: both must answer 202 in well under that second (the
+ * answer does not wait for the lookup), and the registered one still gets its mail.
+ */
+export async function expectAnswerBeforeLookup(t: TestApp, smtp: TestSmtpServer, path: string): Promise<void> {
+  const user = await seedUser(t.app)
+  const users = t.app.services.users
+  const lookup = users.findActiveByEmail.bind(users)
+  users.findActiveByEmail = async (email: string) => {
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    return lookup(email)
+  }
+  try {
+    for (const email of [user.email, `nobody_timing_${user.id}@example.com`]) {
+      const started = performance.now()
+      const answer = await t.app.inject({ method: 'POST', url: path, payload: { email } })
+      expect(answer.statusCode).toBe(202)
+      expect(performance.now() - started).toBeLessThan(500)
+    }
+    expect(await smtp.waitFor(user.email)).toHaveLength(1)
+  } finally {
+    users.findActiveByEmail = lookup
   }
 }

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks'
 
 import type { SecurityEvent } from '../api.js'
 import { call, client } from '../api.js'
-import { formatTime, Loading, pageOf, Pager, TableFrame, useLoad } from '../components.js'
+import { EventName, formatTime, Loading, pageOf, Pager, TableFrame, useLoad } from '../components.js'
 import type { Route } from '../router.js'
 import { href, navigate } from '../router.js'
 
@@ -17,6 +17,7 @@ const LISTED: Record<SecurityEvent['type'], true> = {
   refresh_token_reused: true,
   password_changed: true,
   password_reset_requested: true,
+  email_login_requested: true,
   password_reset: true,
   email_changed: true,
   email_change_undone: true,
@@ -84,7 +85,9 @@ export function Events({ route }: { route: Route }) {
                 {events.data.map((event) => (
                   <tr key={event.id}>
                     <td>{formatTime(event.created_at)}</td>
-                    <td>{event.type.replace(/_/g, ' ')}</td>
+                    <td>
+                      <EventName event={event} />
+                    </td>
                     <td>{event.user_id === null ? '—' : <a href={href(`/users/${event.user_id}`)}>User {event.user_id}</a>}</td>
                     <td>{event.ip ?? '—'}</td>
                     <td class="wrap">{event.user_agent ?? '—'}</td>

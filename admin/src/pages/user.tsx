@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks'
 
 import type { ManagedUser } from '../api.js'
 import { call, client } from '../api.js'
-import { ActionButton, ActionForm, Confirmed, formatTime, Loading, Notice, TableFrame, useLoad } from '../components.js'
+import { ActionButton, ActionForm, Confirmed, EventName, formatTime, Loading, Notice, TableFrame, useLoad } from '../components.js'
 import { href, navigate } from '../router.js'
 
 const userPath = (id: number) => ({ params: { path: { user_id: id } } })
@@ -206,7 +206,9 @@ function RecentEvents({ userId, round }: { userId: number; round: number }) {
                 {events.data.map((event) => (
                   <tr key={event.id}>
                     <td>{formatTime(event.created_at)}</td>
-                    <td>{event.type.replace(/_/g, ' ')}</td>
+                    <td>
+                      <EventName event={event} />
+                    </td>
                     <td>{event.ip ?? '—'}</td>
                   </tr>
                 ))}

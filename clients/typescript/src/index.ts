@@ -21,6 +21,8 @@ export type { Session, SessionStore } from './session.js'
 
 export type SignUpFields = operations['postSignup']['requestBody']['content']['application/json']
 export type User = operations['getUsersMe']['responses'][200]['content']['application/json']
+/** The token from a sign-in link, or the email and the 6-digit code from the mail. */
+export type EmailLoginProof = operations['postLoginEmailConfirm']['requestBody']['content']['application/json']
 
 export interface ClientOptions {
   /** The service's origin, e.g. https://api.example.com (paths start with /api/v2). */
@@ -126,6 +128,20 @@ export function createClient(options: ClientOptions) {
     /** Logs in with a username or email and a password; throws ApiError (401 `invalid_credentials`, 429 …). */
     async login(username: string, password: string): Promise<Session> {
       const session = toSession(await unwrap(api.POST('/api/v2/login', { body: { username, password } })))
+      await keeper.set(session)
+      return session
+    },
+    /**
+     * Mails a sign-in link and code if a live account uses `email` (the service answers alike for
+     * every address). The link's page sends the browser on to `redirectTo`, an origin the
+     * service's AUTH_REDIRECT_ORIGINS lists; call `resume()` there.
+     */
+    async requestEmailLogin(email: string, redirectTo?: string): Promise<void> {
+      await unwrap(api.POST('/api/v2/login/email', { body: redirectTo === undefined ? { email } : { email, redirect_to: redirectTo } }))
+    },
+    /** Signs in with the link's token or the email and code; throws ApiError (400 `invalid_code` …). */
+    async confirmEmailLogin(proof: EmailLoginProof): Promise<Session> {
+      const session = toSession(await unwrap(api.POST('/api/v2/login/email/confirm', { body: proof })))
       await keeper.set(session)
       return session
     },

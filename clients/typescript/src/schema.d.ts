@@ -260,6 +260,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/login/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a sign-in link and code, if a live account uses that email
+         * @description Always 202 with the same body; it never creates an account. The link and the 6-digit code work once and expire in 15 minutes. Limited per client address and per email (EMAIL_LOGIN_RATE_LIMIT an hour). A `redirect_to` off AUTH_REDIRECT_ORIGINS: 400 `invalid_redirect`.
+         */
+        post: operations["postLoginEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/login/email/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with the token from the mailed link, or the email and the code
+         * @description Answers the token pair and sets the refresh cookie, as POST /login does; the email counts as verified. Five codes tried against one request, right or wrong, spend it (link included): ask for a new one.
+         */
+        post: operations["postLoginEmailConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/users/me": {
         parameters: {
             query?: never;
@@ -1645,7 +1685,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
                 user_id?: number;
             };
             header?: never;
@@ -1665,7 +1705,9 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
+                            /** @description How a login was made (login_succeeded, login_failed); null for other events */
+                            method: "password" | "email_link" | "email_code" | null;
                             ip: string | null;
                             user_agent: string | null;
                             /** Format: date-time */
@@ -1737,7 +1779,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
             };
             header?: never;
             path?: never;
@@ -1756,7 +1798,9 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
+                            /** @description How a login was made (login_succeeded, login_failed); null for other events */
+                            method: "password" | "email_link" | "email_code" | null;
                             ip: string | null;
                             user_agent: string | null;
                             /** Format: date-time */
@@ -1945,6 +1989,191 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                    };
+                };
+            };
+        };
+    };
+    postLoginEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    /**
+                     * @description Where the service's sign-in page sends the browser once signed in; its origin must be on AUTH_REDIRECT_ORIGINS.
+                     * @example http://localhost:5173/signed-in
+                     */
+                    redirect_to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+        };
+    };
+    postLoginEmailConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The token from the link, or the email and the code. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token from the link in the mail */
+                    token: string;
+                } | {
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    /**
+                     * @description The 6-digit code from the mail
+                     * @example 042917
+                     */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        /** @enum {string} */
+                        token_type: "bearer";
+                        /** @description Seconds until the access token expires */
+                        expires_in: number;
+                        refresh_token: string;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
                     };
                 };
             };

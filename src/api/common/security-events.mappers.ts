@@ -5,6 +5,7 @@ export const toSecurityEventRead = (event: SecurityEvent) => ({
   id: event.id,
   user_id: event.userId,
   type: event.type,
+  method: event.method,
   ip: event.ip,
   user_agent: event.userAgent,
   created_at: event.createdAt,

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto'
 import type { MailConfig } from '../../config.js'
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
+import { BackgroundWork } from '../../shared/background-work.js'
 import { assertSuperuser,DomainError } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { ApiKeyService } from '../api-keys/api-keys.service.js'
@@ -49,7 +50,7 @@ export interface SignedUp {
 const UNDO_EMAIL_CHANGE_MINUTES = 7 * 24 * 60
 
 export class AccountService {
-  private readonly afterAnswer = new Set<Promise<void>>()
+  private readonly afterAnswer: BackgroundWork
 
   constructor(
     private readonly tokens: UserTokensRepository,
@@ -62,8 +63,9 @@ export class AccountService {
     private readonly events: SecurityEventService,
     private readonly limits: RateLimitService,
     private readonly config: MailConfig,
-    private readonly onBackgroundError: (error: unknown) => void,
+    onBackgroundError: (error: unknown) => void,
   ) {
+    this.afterAnswer = new BackgroundWork(onBackgroundError)
     domainEvents.subscribe('user.email_changed', ({ user, previousEmail }) => this.emailChanged(user, previousEmail))
     domainEvents.subscribe('user.signed_up', ({ unit, user }) => this.welcome(unit, user))
   }
@@ -75,7 +77,7 @@ export class AccountService {
   async signUp(input: NewUserInput, client: ClientInfo, options: { logIn: boolean }): Promise<SignedUp> {
     const user = await this.users.signUp(input, client)
     if (!options.logIn) return { user }
-    const pair = await this.auth.startSession(user.id, client)
+    const pair = await this.auth.startSession(user.id, client, 'password')
     return { user, session: { pair, device: await this.auth.deviceToken(user.id) } }
   }
 
@@ -108,26 +110,20 @@ export class AccountService {
   /**
    * Mails a reset link when the address belongs to a live, active account; says nothing either
    * way. Limited per client address and per email (429), whether or not an account uses it.
-   */
-  /**
-   * Counts the request against its limits, then answers: whether an account uses the address
-   * is looked up after the answer (`settle()` waits for it), so a registered and an unknown
-   * address take the same time to answer and the flow cannot enumerate accounts.
+   * Whether an account uses the address is looked up after the answer (`settle()` waits for
+   * it), so a registered and an unknown address take the same time to answer.
    */
   async requestPasswordReset(email: string, client: ClientInfo): Promise<void> {
     await this.limits.consumeBuckets([
       ['password-reset-address', client.ip ?? ''],
       ['password-reset-email', hashedKey(email.trim().toLowerCase())],
     ])
-    const work = this.mailResetLink(email, client)
-      .catch((error: unknown) => this.onBackgroundError(error))
-      .finally(() => this.afterAnswer.delete(work))
-    this.afterAnswer.add(work)
+    this.afterAnswer.start(() => this.mailResetLink(email, client))
   }
 
   /** Resolves once the work started after an answer (reset links) is done: shutdown waits for it. */
-  async settle(): Promise<void> {
-    await Promise.all(this.afterAnswer)
+  settle(): Promise<void> {
+    return this.afterAnswer.settle()
   }
 
   private async mailResetLink(email: string, client: ClientInfo): Promise<void> {

@@ -7,7 +7,7 @@ import type { Signals } from '../../shared/signals.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { ApiKeyGrant } from '../api-keys/api-key.js'
 import type { ApiKeyService } from '../api-keys/api-keys.service.js'
-import type { ClientInfo } from '../security-events/security-event.js'
+import type { ClientInfo, LoginMethod } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
 import type { User } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
@@ -90,14 +90,14 @@ export class AuthService {
     if (!credentials || !valid) {
       const account = credentials ?? (await this.users.findLoginAccount(login.trim().toLowerCase()))
       this.signals.emit('login', 'failure')
-      await this.events.record('login_failed', account?.id ?? null, client)
+      await this.events.record('login_failed', account?.id ?? null, client, { method: 'password' })
       throw new DomainError('unauthenticated', INCORRECT_CREDENTIALS, { code: 'invalid_credentials' })
     }
-    return this.startSession(credentials.id, client)
+    return this.startSession(credentials.id, client, 'password')
   }
 
-  /** A new session for a user whose identity is proven (a login, or a sign-up that logs in). */
-  async startSession(userId: number, client: ClientInfo): Promise<TokenPair> {
+  /** A new session for a user whose identity is proven `method`'s way (a login, or a sign-up that logs in). */
+  async startSession(userId: number, client: ClientInfo, method: LoginMethod): Promise<TokenPair> {
     const sessionId = randomUUID()
     await this.repository.insertSession({
       id: sessionId,
@@ -107,7 +107,7 @@ export class AuthService {
       ip: client.ip,
     })
     this.signals.emit('login', 'success')
-    await this.events.record('login_succeeded', userId, client)
+    await this.events.record('login_succeeded', userId, client, { method })
     return this.issuePair(userId, sessionId)
   }
 

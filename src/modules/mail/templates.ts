@@ -11,7 +11,7 @@ import type { MailMessage, MailTemplateName } from './mail.js'
 /** src/modules/mail and dist/modules/mail both sit three levels below the project root. */
 export const DEFAULT_TEMPLATES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../mail-templates')
 
-const TEMPLATE_NAMES: MailTemplateName[] = ['verify-email', 'reset-password', 'email-changed']
+const TEMPLATE_NAMES: MailTemplateName[] = ['verify-email', 'reset-password', 'email-changed', 'email-login']
 
 interface Template {
   subject: string

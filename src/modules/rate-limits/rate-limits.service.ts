@@ -32,6 +32,8 @@ export type LimitBucket =
   | 'signup-address'
   | 'password-reset-address'
   | 'password-reset-email'
+  | 'email-login-address'
+  | 'email-login-email'
   | 'verification-mail-user'
   | 'verification-mail-recipient'
 
@@ -48,7 +50,7 @@ export interface RateLimitOptions {
 }
 
 /** The buckets counted per client address: their key is the address's group (addressGroup). */
-const ADDRESS_BUCKETS: ReadonlySet<LimitBucket> = new Set(['login-address', 'signup-address', 'password-reset-address'])
+const ADDRESS_BUCKETS: ReadonlySet<LimitBucket> = new Set(['login-address', 'signup-address', 'password-reset-address', 'email-login-address'])
 
 /** Who is asking, and for what. */
 export interface LimitedRequest {

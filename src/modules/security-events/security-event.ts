@@ -9,6 +9,7 @@ export const SECURITY_EVENT_TYPES = [
   'refresh_token_reused',
   'password_changed',
   'password_reset_requested',
+  'email_login_requested',
   'password_reset',
   'email_changed',
   'email_change_undone',
@@ -17,6 +18,10 @@ export const SECURITY_EVENT_TYPES = [
   'user_deleted_permanently',
 ] as const
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
+
+/** How a login was made, named on its login_succeeded and login_failed events. */
+export const LOGIN_METHODS = ['password', 'email_link', 'email_code'] as const
+export type LoginMethod = (typeof LOGIN_METHODS)[number]
 
 /** Where a request came from, as the log keeps it. */
 export interface ClientInfo {
@@ -28,6 +33,8 @@ export interface SecurityEvent {
   id: string
   userId: number | null
   type: SecurityEventType
+  /** How the login was made; null for events that are not logins. */
+  method: LoginMethod | null
   ip: string | null
   userAgent: string | null
   createdAt: string
@@ -42,6 +49,7 @@ export const toSecurityEvent = (row: SecurityEventRow): SecurityEvent => ({
   id: row.id,
   userId: row.user_id,
   type: row.type as SecurityEventType,
+  method: row.method as LoginMethod | null,
   ip: row.ip,
   userAgent: row.user_agent,
   createdAt: toIsoString(row.created_at),

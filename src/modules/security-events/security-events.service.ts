@@ -10,7 +10,7 @@ import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { DomainEvents } from '../domain-events.js'
-import type { ClientInfo, SecurityEvent, SecurityEventFilter, SecurityEventType } from './security-event.js'
+import type { ClientInfo, LoginMethod, SecurityEvent, SecurityEventFilter, SecurityEventType } from './security-event.js'
 import { toSecurityEvent } from './security-event.js'
 import type { SecurityEventsRepository } from './security-events.repository.js'
 
@@ -22,15 +22,20 @@ export class SecurityEventService {
     private readonly retentionDays: number,
     domainEvents: DomainEvents,
   ) {
-    domainEvents.subscribe('security.event', ({ unit, type, userId, client }) => this.record(type, userId, client, unit))
+    domainEvents.subscribe('security.event', ({ unit, type, userId, client }) => this.record(type, userId, client, { unit }))
   }
 
-  /** Records an event now, or inside `unit` when another module's change reports it (a domain event). */
-  async record(type: SecurityEventType, userId: number | null, client: ClientInfo | null, unit?: Unit): Promise<void> {
+  /**
+   * Records an event now, or inside `unit` when another module's change reports it (a domain
+   * event). A login names its `method`.
+   */
+  async record(type: SecurityEventType, userId: number | null, client: ClientInfo | null, options: { unit?: Unit; method?: LoginMethod } = {}): Promise<void> {
+    const { unit, method } = options
     await (unit ? this.repository.in(unit) : this.repository).insertSecurityEvent({
       id: randomUUID(),
       user_id: userId,
       type,
+      method: method ?? null,
       ip: client?.ip ?? null,
       user_agent: client?.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) ?? null,
       created_at: nowIso(),

@@ -1,0 +1,163 @@
+// Sign-in by email: a live account asks, and gets a mail holding a link and a 6-digit code, both
+// single use, valid 15 minutes, stored hashed and queued through the outbox with the request
+// row. Either signs in and counts the address as verified. It never creates an account.
+import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
+
+import type { UnitOfWork } from '../../db/unit-of-work.js'
+import type { BackgroundWork } from '../../shared/background-work.js'
+import { DomainError } from '../../shared/errors.js'
+import { hashedKey } from '../../shared/hashed-key.js'
+import type { RedirectAllowList } from '../../shared/redirect-allow-list.js'
+import type { AuthService, TokenPair } from '../auth/auth.service.js'
+import type { DomainEvents } from '../domain-events.js'
+import type { MailService } from '../mail/mail.service.js'
+import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
+import type { ClientInfo, LoginMethod } from '../security-events/security-event.js'
+import type { SecurityEventService } from '../security-events/security-events.service.js'
+import type { UserService } from '../users/users.service.js'
+import type { EmailLoginRepository } from './email-login.repository.js'
+
+export const EMAIL_LOGIN_MINUTES = 15
+/** Codes tried against one request, right or wrong, before it is spent. */
+export const EMAIL_LOGIN_MAX_ATTEMPTS = 5
+export const INVALID_OR_EXPIRED_CODE = 'Invalid or expired code'
+
+const invalidToken = () => new DomainError('invalid', 'Invalid or expired token', { code: 'invalid_token' })
+const invalidCode = () => new DomainError('invalid', INVALID_OR_EXPIRED_CODE, { code: 'invalid_code' })
+
+export interface EmailLoginSettings {
+  /** Base of the service's own pages, without a trailing slash. */
+  publicUrl: string
+  /** A frontend's page for the link ({token}, and optionally {redirect_to}); undefined: the service's own page. */
+  linkTemplate: string | undefined
+  /** Keys the codes' hashes (the service's secret key). */
+  codeKey: string
+}
+
+/** What a sign-in opened: the token pair and the browser's device token, as a login answers. */
+export interface EmailSignIn {
+  pair: TokenPair
+  device: { token: string; expiresAt: Date }
+}
+
+export class EmailLoginService {
+  constructor(
+    private readonly repository: EmailLoginRepository,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly domainEvents: DomainEvents,
+    private readonly users: UserService,
+    private readonly auth: AuthService,
+    private readonly mail: MailService,
+    private readonly events: SecurityEventService,
+    private readonly limits: RateLimitService,
+    private readonly redirects: RedirectAllowList,
+    private readonly afterAnswer: BackgroundWork,
+    private readonly settings: EmailLoginSettings,
+  ) {}
+
+  /**
+   * Counts the request against its limits (per client address and per email, 429), then
+   * answers; the account is looked up after the answer, so a registered and an unknown address
+   * answer alike, in the same time. A `redirectTo` off AUTH_REDIRECT_ORIGINS is refused first.
+   */
+  async request(email: string, redirectTo: string | undefined, client: ClientInfo): Promise<void> {
+    const redirect = redirectTo === undefined ? undefined : this.redirects.check(redirectTo)
+    await this.limits.consumeBuckets([
+      ['email-login-address', client.ip ?? ''],
+      ['email-login-email', hashedKey(email.trim().toLowerCase())],
+    ])
+    this.afterAnswer.start(() => this.mailSignIn(email, redirect, client))
+  }
+
+  private async mailSignIn(email: string, redirect: string | undefined, client: ClientInfo): Promise<void> {
+    const user = await this.users.findActiveByEmail(email)
+    if (!user) return
+    const token = randomBytes(32).toString('base64url')
+    const code = randomInt(0, 1_000_000).toString().padStart(6, '0')
+    const tokenHash = hashedKey(token)
+    await this.unitOfWork.run(async (unit) => {
+      const requests = this.repository.in(unit)
+      await requests.retireEmailLoginRequests(user.id)
+      await requests.insertEmailLoginRequest({
+        token_hash: tokenHash,
+        code_hash: this.codeHash(tokenHash, code),
+        user_id: user.id,
+        email: user.email,
+        attempts: 0,
+        expires_at: new Date(Date.now() + EMAIL_LOGIN_MINUTES * 60_000).toISOString(),
+        created_at: new Date().toISOString(),
+      })
+      const values = { name: user.name, link: this.link(token, redirect), code, valid_for: `${EMAIL_LOGIN_MINUTES} minutes` }
+      await this.domainEvents.publish('mail.requested', { unit, template: 'email-login', to: user.email, values })
+      await this.domainEvents.publish('security.event', { unit, type: 'email_login_requested', userId: user.id, client })
+    })
+    this.mail.kick()
+  }
+
+  /** Signs in with the link's token. */
+  async confirmToken(token: string, client: ClientInfo): Promise<EmailSignIn> {
+    const spent = await this.repository.spendEmailLoginByToken(hashedKey(token), EMAIL_LOGIN_MAX_ATTEMPTS)
+    if (!spent) throw invalidToken()
+    return this.signIn(spent, client, 'email_link')
+  }
+
+  /**
+   * Signs in with the mailed code. Each try takes one of the request's attempts before the code
+   * is compared, so even concurrent guesses try at most EMAIL_LOGIN_MAX_ATTEMPTS codes; then the
+   * request is spent, link included.
+   */
+  async confirmCode(email: string, code: string, client: ClientInfo): Promise<EmailSignIn> {
+    const user = await this.users.findActiveByEmail(email)
+    if (!user) throw invalidCode()
+    const live = await this.repository.takeEmailLoginAttempt(user.id, EMAIL_LOGIN_MAX_ATTEMPTS)
+    const match = live.find((request) => sameHash(request.code_hash, this.codeHash(request.token_hash, code)))
+    const spent = match && (await this.repository.spendEmailLoginRequest(match.token_hash))
+    if (!spent) {
+      if (live.length > 0) await this.events.record('login_failed', user.id, client, { method: 'email_code' })
+      throw invalidCode()
+    }
+    return this.signIn(spent, client, 'email_code')
+  }
+
+  private async signIn(spent: { user_id: number; email: string }, client: ClientInfo, method: LoginMethod): Promise<EmailSignIn> {
+    const user = await this.users.find(spent.user_id)
+    // Deactivated, deleted or moved to another address since the mail went out.
+    const current = user?.isActive === true && user.email.toLowerCase() === spent.email.toLowerCase()
+    if (!user || !current) throw method === 'email_link' ? invalidToken() : invalidCode()
+    await this.users.markEmailVerified(user.id, spent.email)
+    await this.repository.retireEmailLoginRequests(user.id)
+    const pair = await this.auth.startSession(user.id, client, method)
+    return { pair, device: await this.auth.deviceToken(user.id) }
+  }
+
+  /** A redirect_to the service's sign-in page may send the browser on to, or undefined. */
+  allowedRedirect(url: string): string | undefined {
+    return this.redirects.allowed(url)
+  }
+
+  settle(): Promise<void> {
+    return this.afterAnswer.settle()
+  }
+
+  prune(): Promise<void> {
+    return this.repository.deleteExpiredEmailLoginRequests()
+  }
+
+  /** HMAC of the code, salted by its request: equal codes of two requests hash apart. */
+  private codeHash(tokenHash: string, code: string): string {
+    return createHmac('sha256', this.settings.codeKey).update(`${tokenHash}:${code}`).digest('hex')
+  }
+
+  /** The frontend's page (EMAIL_LOGIN_URL) when configured, else the service's own. */
+  private link(token: string, redirect: string | undefined): string {
+    const encoded = encodeURIComponent(token)
+    const redirectParam = redirect === undefined ? '' : encodeURIComponent(redirect)
+    const template = this.settings.linkTemplate
+    if (template) return template.replaceAll('{token}', encoded).replaceAll('{redirect_to}', redirectParam)
+    return `${this.settings.publicUrl}/account/email-login?token=${encoded}${redirect === undefined ? '' : `&redirect_to=${redirectParam}`}`
+  }
+}
+
+function sameHash(stored: string, computed: string): boolean {
+  return stored.length === computed.length && timingSafeEqual(Buffer.from(stored), Buffer.from(computed))
+}
