@@ -8,6 +8,7 @@ import type { DatabaseHandle, DatabaseOptions } from './db/database.js'
 import { createDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import type { Logger } from './logger.js'
+import { discoverProviders } from './modules/identities/discovery.js'
 import { adminAccountProblem } from './modules/users/admin-account.js'
 import type { Services } from './services.js'
 import { createServices } from './services.js'
@@ -100,6 +101,7 @@ export async function openBackends(config: Config, secretKey: string, logger: Lo
     if (options.prepare) await migrate(config, database)
     redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisKeyPrefix) : undefined
     const services = createServices({ config, secretKey, database, redis, logger })
+    await discoverProviders(config.oidcProviders, (name) => `${config.mail.publicUrl}/api/v2/auth/${name}/callback`, services.identities, logger)
     if (options.prepare && config.admin) await ensureAdmin(logger, services, config.admin, config.adminPromoteExisting)
     return {
       database,

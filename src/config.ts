@@ -24,6 +24,18 @@ export type CookieSameSite = 'lax' | 'strict' | 'none'
  */
 export type CorsOrigins = { any: true } | ({ any: false } & OriginList)
 
+/** An OpenID Connect provider to sign in with (OIDC_PROVIDERS and OIDC_<NAME>_*). */
+export interface OidcProviderConfig {
+  /** Lowercase name in paths and security events (`/api/v2/auth/{name}/authorize`, `oidc:{name}`). */
+  name: string
+  /** The issuer, found by discovery (`/.well-known/openid-configuration`). */
+  issuer: string
+  clientId: string
+  clientSecret: string
+  scopes: string
+  label: string
+}
+
 export interface AdminAccount {
   name: string
   email: string
@@ -74,6 +86,8 @@ export interface Config {
   emailLogin: { enabled: boolean; rateLimit: number }
   /** Origins a sign-in flow may send the browser back to (AUTH_REDIRECT_ORIGINS). */
   authRedirectOrigins: OriginList
+  /** OpenID Connect providers to sign in with, in OIDC_PROVIDERS' order. */
+  oidcProviders: OidcProviderConfig[]
   accessTokenMinutes: number
   refreshTokenDays: number
   loginRateLimit: number
@@ -289,6 +303,37 @@ function sunsetDates(env: Env, name: string): Partial<Record<ApiVersion, string>
   return dates
 }
 
+/** Issuers a provider name stands for when OIDC_<NAME>_ISSUER is not set. */
+const OIDC_PRESETS: Record<string, { issuer: string; label: string }> = {
+  google: { issuer: 'https://accounts.google.com', label: 'Google' },
+  gitlab: { issuer: 'https://gitlab.com', label: 'GitLab' },
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/** OIDC_PROVIDERS=google,corp and, per name, OIDC_<NAME>_ISSUER, _CLIENT_ID, _CLIENT_SECRET, _SCOPES, _LABEL. */
+function oidcProviders(env: Env): OidcProviderConfig[] {
+  const names = (read(env, 'OIDC_PROVIDERS') ?? '').split(',').map((name) => name.trim()).filter(Boolean)
+  const seen = new Set<string>()
+  return names.map((name) => {
+    if (!/^[a-z][a-z0-9-]{0,31}$/.test(name)) throw new ConfigError(`OIDC_PROVIDERS names must be lowercase letters, digits and dashes (up to 32), got "${name}"`)
+    if (seen.has(name)) throw new ConfigError(`OIDC_PROVIDERS lists "${name}" twice`)
+    seen.add(name)
+    const prefix = `OIDC_${name.toUpperCase().replaceAll('-', '_')}_`
+    const preset = OIDC_PRESETS[name]
+    const issuer = url(env, `${prefix}ISSUER`, ['http:', 'https:']) ?? preset?.issuer
+    if (!issuer) throw new ConfigError(`${prefix}ISSUER is required: "${name}" is not a preset (${Object.keys(OIDC_PRESETS).join(', ')})`)
+    const parsed = new URL(issuer)
+    if (parsed.protocol === 'http:' && !LOOPBACK_HOSTS.has(parsed.hostname)) throw new ConfigError(`${prefix}ISSUER must use https (http only on localhost), got "${issuer}"`)
+    const clientId = read(env, `${prefix}CLIENT_ID`)
+    const clientSecret = read(env, `${prefix}CLIENT_SECRET`)
+    if (!clientId || !clientSecret) throw new ConfigError(`${prefix}CLIENT_ID and ${prefix}CLIENT_SECRET are required for the "${name}" provider`)
+    const scopes = read(env, `${prefix}SCOPES`) ?? 'openid email profile'
+    if (!scopes.split(/\s+/).includes('openid')) throw new ConfigError(`${prefix}SCOPES must include openid, got "${scopes}"`)
+    return { name, issuer, clientId, clientSecret, scopes, label: read(env, `${prefix}LABEL`) ?? preset?.label ?? name }
+  })
+}
+
 function admin(env: Env): AdminAccount | undefined {
   const email = read(env, 'ADMIN_EMAIL')
   const username = read(env, 'ADMIN_USERNAME')
@@ -443,6 +488,7 @@ export function loadConfig(env: Env): Config {
       rateLimit: integer(env, 'EMAIL_LOGIN_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     },
     authRedirectOrigins: redirectOrigins(env, 'AUTH_REDIRECT_ORIGINS', mailConfig.publicUrl),
+    oidcProviders: oidcProviders(env),
     uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     accessTokenMinutes: integer(env, 'ACCESS_TOKEN_MINUTES', 15, 1, 24 * 60),
     refreshTokenDays: integer(env, 'REFRESH_TOKEN_DAYS', 7, 1, 365),

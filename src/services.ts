@@ -28,6 +28,8 @@ import { AvatarService } from './modules/avatars/avatars.service.js'
 import { DomainEvents } from './modules/domain-events.js'
 import { emailLoginFunctions } from './modules/email-login/email-login.repository.js'
 import { EmailLoginService } from './modules/email-login/email-login.service.js'
+import { identitiesFunctions } from './modules/identities/identities.repository.js'
+import { IdentityService } from './modules/identities/identities.service.js'
 import { MailService } from './modules/mail/mail.service.js'
 import { outboxFunctions } from './modules/mail/outbox.repository.js'
 import { createMailTransport } from './modules/mail/transports.js'
@@ -63,6 +65,8 @@ export interface Services {
   account: AccountService
   /** Sign-in by a mailed link or code. */
   emailLogin: EmailLoginService
+  /** Sign-in through OpenID Connect providers, and the identities linked to users. */
+  identities: IdentityService
   mail: MailService
   securityEvents: SecurityEventService
   apiKeys: ApiKeyService
@@ -153,6 +157,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const account = new AccountService(bindRepository(userTokensFunctions, db), unitOfWork, domainEvents, users, auth, apiKeys, mail, securityEvents, rateLimits, config.mail, (error) =>
     logger.error({ err: error }, 'mailing a password-reset link failed'),
   )
+  const redirectAllowList = new RedirectAllowList(config.authRedirectOrigins)
   const emailLogin = new EmailLoginService(
     bindRepository(emailLoginFunctions, db),
     unitOfWork,
@@ -162,10 +167,11 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     mail,
     securityEvents,
     rateLimits,
-    new RedirectAllowList(config.authRedirectOrigins),
+    redirectAllowList,
     new BackgroundWork((error) => logger.error({ err: error }, 'mailing a sign-in link failed')),
     { publicUrl: config.mail.publicUrl, linkTemplate: config.mail.emailLoginUrl, codeKey: secretKey },
   )
+  const identities = new IdentityService(bindRepository(identitiesFunctions, db), users, auth, securityEvents, rateLimits, redirectAllowList, config.userSignup)
   const overview = new OverviewService(bindRepository(overviewFunctions, db), {
     database: () => pingDatabase(db),
     ...(redis ? { redis: () => redis.ping() } : {}),
@@ -178,6 +184,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     posts,
     account,
     emailLogin,
+    identities,
     mail,
     securityEvents,
     apiKeys,
@@ -189,6 +196,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       await rateLimits.prune()
       await account.prune()
       await emailLogin.prune()
+      await identities.prune()
       await mail.pruneSent()
       await securityEvents.prune()
       await compactSearchIndex(searchIndex)

@@ -60,6 +60,24 @@ describe('loadConfig', () => {
     expect(loadConfig({ EMAIL_VISIBILITY: 'owner' }).emailVisibility).toEqual({ v1: 'owner', v2: 'owner' })
   })
 
+  it('reads OIDC_PROVIDERS, with presets for known issuers', () => {
+    const config = loadConfig({
+      OIDC_PROVIDERS: 'google, corp-sso',
+      OIDC_GOOGLE_CLIENT_ID: 'g-id',
+      OIDC_GOOGLE_CLIENT_SECRET: 'g-secret',
+      OIDC_CORP_SSO_ISSUER: 'https://sso.corp.example/realms/main',
+      OIDC_CORP_SSO_CLIENT_ID: 'c-id',
+      OIDC_CORP_SSO_CLIENT_SECRET: 'c-secret',
+      OIDC_CORP_SSO_SCOPES: 'openid email',
+      OIDC_CORP_SSO_LABEL: 'Corp',
+    })
+    expect(config.oidcProviders).toEqual([
+      { name: 'google', issuer: 'https://accounts.google.com', clientId: 'g-id', clientSecret: 'g-secret', scopes: 'openid email profile', label: 'Google' },
+      { name: 'corp-sso', issuer: 'https://sso.corp.example/realms/main', clientId: 'c-id', clientSecret: 'c-secret', scopes: 'openid email', label: 'Corp' },
+    ])
+    expect(loadConfig({}).oidcProviders).toEqual([])
+  })
+
   it('reads AUTH_REDIRECT_ORIGINS (PUBLIC_URL\'s origin by default), EMAIL_LOGIN and EMAIL_LOGIN_URL', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://api.example.com/base/' }).authRedirectOrigins).toEqual({ exact: ['https://api.example.com'], anyPort: [] })
     expect(loadConfig({ AUTH_REDIRECT_ORIGINS: 'https://app.example.com, http://localhost:*' }).authRedirectOrigins).toEqual({
@@ -179,6 +197,11 @@ describe('loadConfig', () => {
     [{ AUTH_REDIRECT_ORIGINS: 'https://app.example.com/path' }, /^AUTH_REDIRECT_ORIGINS must list origins like/],
     [{ EMAIL_LOGIN_URL: 'https://app.example.com/magic' }, /^EMAIL_LOGIN_URL must contain \{token\}/],
     [{ EMAIL_LOGIN: 'maybe' }, /^EMAIL_LOGIN must be one of/],
+    [{ OIDC_PROVIDERS: 'Corp' }, /^OIDC_PROVIDERS names must be lowercase/],
+    [{ OIDC_PROVIDERS: 'corp' }, /^OIDC_CORP_ISSUER is required/],
+    [{ OIDC_PROVIDERS: 'corp', OIDC_CORP_ISSUER: 'http://sso.corp.example', OIDC_CORP_CLIENT_ID: 'a', OIDC_CORP_CLIENT_SECRET: 'b' }, /^OIDC_CORP_ISSUER must use https/],
+    [{ OIDC_PROVIDERS: 'google' }, /^OIDC_GOOGLE_CLIENT_ID and OIDC_GOOGLE_CLIENT_SECRET are required/],
+    [{ OIDC_PROVIDERS: 'google', OIDC_GOOGLE_CLIENT_ID: 'a', OIDC_GOOGLE_CLIENT_SECRET: 'b', OIDC_GOOGLE_SCOPES: 'email' }, /^OIDC_GOOGLE_SCOPES must include openid/],
     [{ SIGNUP_LOGIN: 'maybe' }, /^SIGNUP_LOGIN must be true or false/],
     [{ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32) }, /^SMTP_URL is required when NODE_ENV=production/],
     [{ MAIL_TRANSPORT: 'smtp' }, /^MAIL_TRANSPORT=smtp needs SMTP_URL/],

@@ -8,6 +8,7 @@ import type { ApiKeysTable } from '../modules/api-keys/api-keys.table.js'
 import type { RefreshTokensTable, RevokedTokensTable, SessionsTable } from '../modules/auth/auth.table.js'
 import type { AvatarsTable } from '../modules/avatars/avatars.table.js'
 import type { EmailLoginRequestsTable } from '../modules/email-login/email-login.table.js'
+import type { SignInCodesTable, SignInFlowsTable, UserIdentitiesTable } from '../modules/identities/identities.table.js'
 import type { MailOutboxTable } from '../modules/mail/outbox.table.js'
 import type { DailyCountsTable } from '../modules/overview/overview.table.js'
 import type { PostsTable } from '../modules/posts/posts.table.js'
@@ -30,6 +31,9 @@ export interface Database {
   sessions: SessionsTable
   user_tokens: UserTokensTable
   email_login_requests: EmailLoginRequestsTable
+  user_identities: UserIdentitiesTable
+  sign_in_flows: SignInFlowsTable
+  sign_in_codes: SignInCodesTable
   mail_outbox: MailOutboxTable
   security_events: SecurityEventsTable
   revoked_tokens: RevokedTokensTable

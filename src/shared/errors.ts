@@ -48,8 +48,10 @@ export const ERROR_CODES = {
   username_taken: 'Another account holds this username (409).',
   user_not_deleted: 'The user is not soft-deleted, so there is nothing to restore (409).',
   invalid_token: 'The verification, password-reset or sign-in token is invalid, used or expired (400).',
-  invalid_code: 'The emailed sign-in code is wrong, used or expired, or too many wrong ones were tried (400).',
+  invalid_code: 'A sign-in code (mailed, or handed over after a provider sign-in) is wrong, used or expired, or too many wrong ones were tried (400).',
   invalid_redirect: 'A `redirect_to` is not on AUTH_REDIRECT_ORIGINS (400).',
+  invalid_state: 'A provider sign-in came back with a state that is unknown, used, expired or started in another browser (400).',
+  provider_not_found: 'No sign-in provider of that name is configured and discovered (404).',
   incorrect_password: 'The current password is wrong (400).',
   session_not_found: 'No live session of the caller with this id (404).',
   // Posts, tiers, limits, keys, avatars

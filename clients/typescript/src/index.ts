@@ -145,6 +145,19 @@ export function createClient(options: ClientOptions) {
       await keeper.set(session)
       return session
     },
+    /**
+     * Where to send the browser to sign in with an identity provider (`GET /api/v2/auth/providers`
+     * lists them): the provider sends it back to `redirectTo` with `code` (or `error`).
+     */
+    providerSignInUrl(provider: string, redirectTo: string): string {
+      return `${options.baseUrl.replace(/\/+$/, '')}/api/v2/auth/${encodeURIComponent(provider)}/authorize?redirect_to=${encodeURIComponent(redirectTo)}`
+    },
+    /** On redirect_to's page: trades the `code` it received for a session; throws ApiError (400 `invalid_code`). */
+    async finishProviderSignIn(code: string): Promise<Session> {
+      const session = toSession(await unwrap(api.POST('/api/v2/auth/token', { body: { code } })))
+      await keeper.set(session)
+      return session
+    },
     /** Creates an account; logged in at once when the service answers with tokens (SIGNUP_LOGIN). */
     async signUp(fields: SignUpFields): Promise<User> {
       const { tokens, ...user } = await unwrap(api.POST('/api/v2/signup', { body: fields }))

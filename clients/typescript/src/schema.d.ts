@@ -300,6 +300,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/auth/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The identity providers to offer as sign-in buttons */
+        get: operations["getAuthProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/auth/{provider}/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start a sign-in: redirects the browser to the provider's login page
+         * @description Answers 302 to the provider with state, nonce and PKCE (S256), and sets a short-lived HttpOnly cookie that binds the sign-in to this browser. Open it in the browser (a link or `location.href`), not with fetch. A `redirect_to` off AUTH_REDIRECT_ORIGINS: 400 `invalid_redirect`.
+         */
+        get: operations["getAuthByProviderAuthorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/auth/{provider}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the provider sends the browser back (not called by apps)
+         * @description Validates the answer and sends the browser to the sign-in's redirect_to with a one-time `code` (60 s; trade it at POST /api/v2/auth/token), or with `error` and `error_description` (`account_exists`, `access_denied`, `provider_unavailable`, `invalid_response`, `account_disabled`, `email_required`, `signup_disabled`, `rate_limited`, `server_error`). An unknown, used or expired state, or one another browser started: 400 `invalid_state`.
+         */
+        get: operations["getAuthByProviderCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/auth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Trade the one-time code from a provider sign-in for the token pair
+         * @description Answers as POST /login does (token pair, refresh cookie). The code works once, for 60 seconds: 400 `invalid_code` otherwise.
+         */
+        post: operations["postAuthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/users/me/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The identity providers linked to the caller's account */
+        get: operations["getUsersMeIdentities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/users/me": {
         parameters: {
             query?: never;
@@ -1685,7 +1779,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
                 user_id?: number;
             };
             header?: never;
@@ -1705,9 +1799,12 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
-                            /** @description How a login was made (login_succeeded, login_failed); null for other events */
-                            method: "password" | "email_link" | "email_code" | null;
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
+                            /**
+                             * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code` or `oidc:<provider>`; the provider on identity_linked; null for other events
+                             * @example password
+                             */
+                            method: string | null;
                             ip: string | null;
                             user_agent: string | null;
                             /** Format: date-time */
@@ -1779,7 +1876,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
             };
             header?: never;
             path?: never;
@@ -1798,9 +1895,12 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
-                            /** @description How a login was made (login_succeeded, login_failed); null for other events */
-                            method: "password" | "email_link" | "email_code" | null;
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
+                            /**
+                             * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code` or `oidc:<provider>`; the provider on identity_linked; null for other events
+                             * @example password
+                             */
+                            method: string | null;
                             ip: string | null;
                             user_agent: string | null;
                             /** Format: date-time */
@@ -2174,6 +2274,303 @@ export interface operations {
                             msg: string;
                             type: string;
                         }[];
+                    };
+                };
+            };
+        };
+    };
+    getAuthProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Used in the paths: /api/v2/auth/{name}/authorize
+                         * @example google
+                         */
+                        name: string;
+                        /**
+                         * @description For the button
+                         * @example Google
+                         */
+                        label: string;
+                    }[];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+        };
+    };
+    getAuthByProviderAuthorize: {
+        parameters: {
+            query: {
+                /**
+                 * @description Where the browser goes when the sign-in ends, with `code` or `error`; its origin must be on AUTH_REDIRECT_ORIGINS.
+                 * @example http://localhost:5173/signed-in
+                 */
+                redirect_to: string;
+            };
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getAuthByProviderCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To redirect_to */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+        };
+    };
+    postAuthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The one-time code redirect_to received */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        access_token: string;
+                        /** @enum {string} */
+                        token_type: "bearer";
+                        /** @description Seconds until the access token expires */
+                        expires_in: number;
+                        refresh_token: string;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getUsersMeIdentities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @example google */
+                        provider: string;
+                        /** @description The email the provider gave when the identity was linked */
+                        email: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    }[];
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
                     };
                 };
             };

@@ -1,6 +1,6 @@
 import { Type } from 'typebox'
 
-import { LOGIN_METHODS, SECURITY_EVENT_TYPES } from '../../modules/security-events/security-event.js'
+import { SECURITY_EVENT_TYPES } from '../../modules/security-events/security-event.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
 
@@ -14,7 +14,10 @@ export const SecurityEventRead = Type.Object(
     id: Type.String(),
     user_id: Type.Union([Type.Integer(), Type.Null()]),
     type: EventType,
-    method: Type.Union([...LOGIN_METHODS.map((method) => Type.Literal(method)), Type.Null()], { description: 'How a login was made (login_succeeded, login_failed); null for other events' }),
+    method: Type.Union([Type.String(), Type.Null()], {
+      description: 'How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code` or `oidc:<provider>`; the provider on identity_linked; null for other events',
+      examples: ['password'],
+    }),
     ip: Type.Union([Type.String(), Type.Null()]),
     user_agent: Type.Union([Type.String(), Type.Null()]),
     created_at: Type.String({ format: 'date-time' }),

@@ -11,6 +11,7 @@ import tiersRoutes from '../common/tiers.routes.js'
 import { registerVersionBasics } from '../version-basics.js'
 import adminRoutes from './admin.routes.js'
 import adminMailRoutes from './admin-mail.routes.js'
+import authProviderRoutes from './auth-providers.routes.js'
 import emailLoginRoutes from './email-login.routes.js'
 import signupRoutes from './signup.routes.js'
 import usersRoutesV2 from './users.routes.js'
@@ -21,6 +22,7 @@ const v2: FastifyPluginAsync = async (app) => {
   await app.register(accountRoutes)
   await app.register(signupRoutes)
   if (app.config.emailLogin.enabled) await app.register(emailLoginRoutes)
+  await app.register(authProviderRoutes)
   await app.register(usersRoutesV2, { prefix: '/users' })
   await app.register(postsRoutes, { prefix: '/posts', list: 'envelope', toPostRead })
   await app.register(tiersRoutes, { prefix: '/tiers' })

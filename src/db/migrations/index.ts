@@ -14,6 +14,7 @@ import * as rateLimitRulesAndApiKeys from './2026-11-22-03-rate-limit-rules-and-
 import * as adminOverview from './2026-11-22-04-admin-overview.js'
 import * as trigramIndexesWithoutPendingList from './2026-11-23-01-trigram-indexes-without-pending-list.js'
 import * as emailLogin from './2026-11-24-01-email-login.js'
+import * as identities from './2026-11-24-02-identities.js'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-users-and-tiers': usersAndTiers,
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-04-admin-overview': adminOverview,
   '2026-11-23-01-trigram-indexes-without-pending-list': trigramIndexesWithoutPendingList,
   '2026-11-24-01-email-login': emailLogin,
+  '2026-11-24-02-identities': identities,
 }

@@ -83,7 +83,8 @@ export class AccountService {
 
   /** A new sign-up's verification link, queued in the sign-up's own transaction (the outbox sends it shortly after). */
   private async welcome(unit: Unit, user: User): Promise<void> {
-    if (!this.config.verifyOnSignUp) return
+    // An identity provider may have vouched for the address already.
+    if (!this.config.verifyOnSignUp || user.isVerified) return
     await this.queueVerification(unit, user, user.email)
   }
 

@@ -10,6 +10,7 @@ import type { ApiKeyService } from '../api-keys/api-keys.service.js'
 import type { ClientInfo, LoginMethod } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
 import type { User } from '../users/user.js'
+import { NO_PASSWORD } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
 import type { AuthRepository } from './auth.repository.js'
 import type { LoginThrottle } from './login-throttle.js'
@@ -84,7 +85,8 @@ export class AuthService {
   async login(login: string, password: string, client: ClientInfo, deviceToken?: string): Promise<TokenPair> {
     await this.throttle.count(login, deviceToken, client.ip ?? '')
     const credentials = await this.users.findCredentials(login.trim())
-    const valid = credentials
+    // An account made through a provider has no password: the same work as an unknown account.
+    const valid = credentials && credentials.hashed_password !== NO_PASSWORD
       ? await this.passwords.verify(credentials.hashed_password, password)
       : await this.passwords.verifyAgainstDummy(password)
     if (!credentials || !valid) {

@@ -10,6 +10,7 @@ export const SECURITY_EVENT_TYPES = [
   'password_changed',
   'password_reset_requested',
   'email_login_requested',
+  'identity_linked',
   'password_reset',
   'email_changed',
   'email_change_undone',
@@ -19,9 +20,11 @@ export const SECURITY_EVENT_TYPES = [
 ] as const
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
 
-/** How a login was made, named on its login_succeeded and login_failed events. */
-export const LOGIN_METHODS = ['password', 'email_link', 'email_code'] as const
-export type LoginMethod = (typeof LOGIN_METHODS)[number]
+/**
+ * How a login was made, named on its login_succeeded and login_failed events (and the provider
+ * on identity_linked): a password, a mailed link or code, or an identity provider (`oidc:google`).
+ */
+export type LoginMethod = 'password' | 'email_link' | 'email_code' | `oidc:${string}`
 
 /** Where a request came from, as the log keeps it. */
 export interface ClientInfo {

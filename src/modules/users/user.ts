@@ -22,6 +22,19 @@ export interface User {
   updatedAt: string
 }
 
+/** What an identity provider says about a person who signs up through it. */
+export interface ProviderProfile {
+  email: string
+  /** The provider marks the address verified. */
+  emailVerified: boolean
+  name: string | undefined
+  /** The name they go by there (preferred_username, a GitHub login). */
+  username: string | undefined
+}
+
+/** Stored instead of a hash for an account made through a provider: no password matches it. */
+export const NO_PASSWORD = '!'
+
 export interface NewUserInput {
   name: string
   username: string

@@ -1,8 +1,10 @@
 // User rules: who may do what, uniqueness, soft and permanent deletion, avatars. No HTTP here;
 // every operation serves every API version, which choose their own shapes.
+import { randomInt } from 'node:crypto'
+
 import type { AdminAccount } from '../../config.js'
 import { uniqueViolation } from '../../db/errors.js'
-import type { UnitOfWork } from '../../db/unit-of-work.js'
+import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
 import { apiKeysRefused, assertSuperuser, DomainError, forbidden, notAuthenticated } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
@@ -17,8 +19,8 @@ import type { ClientInfo } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
 import type { TierService } from '../tiers/tiers.service.js'
 import { assertAcceptablePassword } from './password-policy.js'
-import type { ManagedUser, NewUserInput, SignupPolicy, User, UserChanges, UserDirectoryQuery, UserSearchFilter } from './user.js'
-import { limitIdentity, toManagedUser, toUser } from './user.js'
+import type { ManagedUser, NewUserInput, ProviderProfile, SignupPolicy, User, UserChanges, UserDirectoryQuery, UserSearchFilter } from './user.js'
+import { limitIdentity, NO_PASSWORD, toManagedUser, toUser } from './user.js'
 import type { UserDirectoryRepository } from './user-directory.repository.js'
 import type { UsersRepository } from './users.repository.js'
 
@@ -43,6 +45,13 @@ const countLimitFor = (request: PageRequest) => Math.max(SEARCH_TOTAL_CAP, offse
 
 export const INCORRECT_PASSWORD = 'Incorrect password'
 export const incorrectPassword = () => new DomainError('invalid', INCORRECT_PASSWORD, { code: 'incorrect_password' })
+
+/** A provider's display name as a valid name (2-30 characters, no control characters), else the username. */
+function displayName(name: string | undefined, username: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what it removes
+  const cleaned = (name ?? '').replace(/[\u0000-\u001F\u007F\u0085\u2028\u2029]+/g, ' ').trim().slice(0, 30).trim()
+  return cleaned.length >= 2 ? cleaned : username.padEnd(2, '_')
+}
 
 function userNotFound(): never {
   throw new DomainError('not_found', USER_NOT_FOUND, { code: 'user_not_found' })
@@ -184,6 +193,41 @@ export class UserService {
     } catch (error) {
       return conflictFrom(error)
     }
+  }
+
+  /**
+   * Someone an identity provider vouches for signs themselves up: no password (they can set one
+   * through a reset), verified when the provider says the address is, a username made unique from
+   * the one they go by. `alsoInUnit` writes with the account (the identity it signed up with).
+   */
+  async signUpFromProvider(profile: ProviderProfile, client: ClientInfo, alsoInUnit: (unit: Unit, user: User) => Promise<void>): Promise<User> {
+    if (await this.users.emailTaken(profile.email)) throw emailTaken()
+    const username = await this.freeUsername(profile.username ?? profile.email.split('@')[0] ?? '')
+    const row = { name: displayName(profile.name, username), username, email: profile.email, hashed_password: NO_PASSWORD, profile_image_url: DEFAULT_PROFILE_IMAGE_URL, age: null, is_superuser: false }
+    try {
+      return await this.unitOfWork.run(async (unit) => {
+        const users = this.users.in(unit)
+        let user = toUser(await users.insertUser(row))
+        if (profile.emailVerified && (await users.markEmailVerified(user.id, user.email))) user = { ...user, isVerified: true }
+        await alsoInUnit(unit, user)
+        await this.domainEvents.publish('security.event', { unit, type: 'user_signed_up', userId: user.id, client })
+        await this.domainEvents.publish('user.signed_up', { unit, user })
+        return user
+      })
+    } catch (error) {
+      return conflictFrom(error)
+    }
+  }
+
+  /** `wanted` as a valid username, with digits added until no account holds it. */
+  private async freeUsername(wanted: string): Promise<string> {
+    const base = (wanted.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '') || 'user').slice(0, 20).padEnd(2, '_')
+    if (!(await this.users.usernameTaken(base))) return base
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const candidate = `${base.slice(0, 14)}_${randomInt(10_000, 100_000)}`
+      if (!(await this.users.usernameTaken(candidate))) return candidate
+    }
+    throw usernameTaken()
   }
 
   /** Checks a new account's password and uniqueness, then hashes the password. */

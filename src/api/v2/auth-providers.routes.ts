@@ -1,0 +1,118 @@
+// Sign-in through OpenID Connect providers (OIDC_PROVIDERS): the list for buttons, the redirect
+// to the provider, its callback (which sends the browser to redirect_to with a one-time `code`
+// or an `error`), the code's exchange for the token pair, and the caller's linked identities.
+import cookie from '@fastify/cookie'
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+
+import type { CallbackOutcome } from '../../modules/identities/identities.service.js'
+import { tokenCallerOf } from '../../plugins/authentication.js'
+import { TokenResponse } from '../common/auth.schemas.js'
+import { clientOf } from '../common/client-info.js'
+import { protectedRoute } from '../common/protected-route.js'
+import { errorResponses } from '../common/responses.js'
+import { refuseCrossSiteLogins, tokenReplies } from '../common/token-reply.js'
+import { AuthorizeQuery, CodeExchange, IdentityRead, ProviderParams, ProviderRead } from './auth-providers.schemas.js'
+
+const tags = ['login']
+/** Binds a flow to the browser that started it; sent back only to the callback. */
+const FLOW_COOKIE = 'sign_in_flow'
+const FLOW_COOKIE_SECONDS = 600
+
+/** redirect_to with the outcome's parameters added (any it had are kept). */
+function outcomeUrl(outcome: CallbackOutcome): string {
+  const url = new URL(outcome.redirectTo)
+  if ('code' in outcome) url.searchParams.set('code', outcome.code)
+  else {
+    url.searchParams.set('error', outcome.failure.error)
+    url.searchParams.set('error_description', outcome.failure.message)
+  }
+  return url.href
+}
+
+const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { identities } = app.services
+  const { sendTokens, setDeviceCookie } = tokenReplies(app)
+  const { publicUrl } = app.config.mail
+  const flowCookie = { httpOnly: true, sameSite: 'lax', secure: app.config.cookieSecure, path: `${app.prefix}/auth/` } as const
+  await app.register(cookie)
+
+  app.get(
+    '/auth/providers',
+    { schema: { tags, summary: 'The identity providers to offer as sign-in buttons', response: { 200: Type.Array(ProviderRead), ...errorResponses(429) } } },
+    async () => identities.list(),
+  )
+
+  app.get(
+    '/auth/:provider/authorize',
+    {
+      schema: {
+        tags,
+        summary: "Start a sign-in: redirects the browser to the provider's login page",
+        description:
+          'Answers 302 to the provider with state, nonce and PKCE (S256), and sets a short-lived HttpOnly cookie that binds the sign-in to this browser. ' +
+          'Open it in the browser (a link or `location.href`), not with fetch. A `redirect_to` off AUTH_REDIRECT_ORIGINS: 400 `invalid_redirect`.',
+        params: ProviderParams,
+        querystring: AuthorizeQuery,
+        response: { 302: Type.Null({ description: 'To the provider' }), ...errorResponses(400, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const flow = await identities.start(request.params.provider, request.query.redirect_to)
+      reply.setCookie(FLOW_COOKIE, flow.browserBinding, { ...flowCookie, maxAge: FLOW_COOKIE_SECONDS })
+      return reply.header('cache-control', 'no-store').redirect(flow.authorizationUrl, 302)
+    },
+  )
+
+  app.get(
+    '/auth/:provider/callback',
+    {
+      schema: {
+        tags,
+        summary: 'Where the provider sends the browser back (not called by apps)',
+        description:
+          'Validates the answer and sends the browser to the sign-in\'s redirect_to with a one-time `code` (60 s; trade it at POST /api/v2/auth/token), ' +
+          'or with `error` and `error_description` (`account_exists`, `access_denied`, `provider_unavailable`, `invalid_response`, `account_disabled`, ' +
+          '`email_required`, `signup_disabled`, `rate_limited`, `server_error`). An unknown, used or expired state, or one another browser started: 400 `invalid_state`.',
+        params: ProviderParams,
+        response: { 302: Type.Null({ description: 'To redirect_to' }), ...errorResponses(400) },
+      },
+    },
+    async (request, reply) => {
+      const binding = request.cookies[FLOW_COOKIE]
+      reply.clearCookie(FLOW_COOKIE, flowCookie)
+      const callbackUrl = new URL(request.url, publicUrl)
+      const outcome = await identities.finish(request.params.provider, callbackUrl, binding, clientOf(request))
+      if ('failure' in outcome && outcome.failure.error === 'server_error') request.log.error({ err: outcome.failure.cause }, 'provider sign-in failed')
+      return reply.header('cache-control', 'no-store').redirect(outcomeUrl(outcome), 302)
+    },
+  )
+
+  app.post(
+    '/auth/token',
+    {
+      // Logging a browser in from another site's page is login CSRF: the same check as POST /login.
+      onRequest: refuseCrossSiteLogins(app),
+      schema: {
+        tags,
+        summary: 'Trade the one-time code from a provider sign-in for the token pair',
+        description: 'Answers as POST /login does (token pair, refresh cookie). The code works once, for 60 seconds: 400 `invalid_code` otherwise.',
+        body: CodeExchange,
+        response: { 200: TokenResponse, ...errorResponses(400, 403, 422) },
+      },
+    },
+    async (request, reply) => {
+      const signedIn = await identities.exchange(request.body.code, clientOf(request))
+      setDeviceCookie(reply, signedIn.device)
+      return sendTokens(reply, signedIn.pair)
+    },
+  )
+
+  app.get(
+    '/users/me/identities',
+    protectedRoute(app, { tags: ['account'], summary: "The identity providers linked to the caller's account", response: { 200: Type.Array(IdentityRead), ...errorResponses(403) } }, { apiKeys: false }),
+    async (request) => (await identities.identitiesOf(tokenCallerOf(request).user.id)).map((identity) => ({ id: identity.id, provider: identity.provider, email: identity.email, created_at: identity.createdAt })),
+  )
+}
+
+export default authProviderRoutes

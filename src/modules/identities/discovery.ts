@@ -1,0 +1,26 @@
+// At start, each configured provider is discovered; one whose discovery fails is logged and left
+// out, and the service starts without it.
+import type { OidcProviderConfig } from '../../config.js'
+import type { Logger } from '../../logger.js'
+import type { IdentityService } from './identities.service.js'
+import { OidcProvider } from './oidc-provider.js'
+
+export async function discoverProviders(
+  configs: readonly OidcProviderConfig[],
+  callbackUrl: (provider: string) => string,
+  identities: IdentityService,
+  logger: Logger,
+): Promise<void> {
+  const discovered = await Promise.all(
+    configs.map(async (config) => {
+      try {
+        return await OidcProvider.discover(config, callbackUrl(config.name))
+      } catch (error) {
+        logger.error({ err: error, provider: config.name, issuer: config.issuer }, 'OpenID Connect discovery failed: the provider is left out')
+        return undefined
+      }
+    }),
+  )
+  // In OIDC_PROVIDERS' order, whichever answered first.
+  for (const provider of discovered) if (provider) identities.add(provider)
+}

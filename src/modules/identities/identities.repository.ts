@@ -1,0 +1,73 @@
+// Linked identities, sign-in flows and hand-off codes: each flow and code is spent once by a
+// conditional UPDATE, so of two racing requests exactly one wins.
+import type { Insertable } from 'kysely'
+
+import type { Repository } from '../../db/repository.js'
+import type { Executor } from '../../db/schema.js'
+import { nowIso } from '../../shared/timestamps.js'
+import type { SignInCodesTable, SignInFlowsTable, UserIdentitiesTable, UserIdentityRow } from './identities.table.js'
+
+export function findIdentity(db: Executor, provider: string, subject: string): Promise<UserIdentityRow | undefined> {
+  return db.selectFrom('user_identities').selectAll().where('provider', '=', provider).where('subject', '=', subject).executeTakeFirst()
+}
+
+export function listIdentitiesOf(db: Executor, userId: number): Promise<UserIdentityRow[]> {
+  return db.selectFrom('user_identities').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute()
+}
+
+export async function insertIdentity(db: Executor, row: Insertable<UserIdentitiesTable>): Promise<void> {
+  await db.insertInto('user_identities').values(row).execute()
+}
+
+export async function insertSignInFlow(db: Executor, row: Insertable<SignInFlowsTable>): Promise<void> {
+  await db.insertInto('sign_in_flows').values(row).execute()
+}
+
+/** Spends a live flow by its state's hash; undefined for an unknown, used or expired one. */
+export function spendSignInFlow(db: Executor, stateHash: string) {
+  const now = nowIso()
+  return db
+    .updateTable('sign_in_flows')
+    .set({ used_at: now })
+    .where('state_hash', '=', stateHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['browser_hash', 'provider', 'nonce', 'code_verifier', 'redirect_to'])
+    .executeTakeFirst()
+}
+
+export async function insertSignInCode(db: Executor, row: Insertable<SignInCodesTable>): Promise<void> {
+  await db.insertInto('sign_in_codes').values(row).execute()
+}
+
+/** Spends a live hand-off code; undefined for an unknown, used or expired one. */
+export function spendSignInCode(db: Executor, codeHash: string): Promise<{ user_id: number; method: string } | undefined> {
+  const now = nowIso()
+  return db
+    .updateTable('sign_in_codes')
+    .set({ used_at: now })
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['user_id', 'method'])
+    .executeTakeFirst()
+}
+
+export async function deleteExpiredSignInState(db: Executor): Promise<void> {
+  const now = nowIso()
+  await db.deleteFrom('sign_in_flows').where('expires_at', '<', now).execute()
+  await db.deleteFrom('sign_in_codes').where('expires_at', '<', now).execute()
+}
+
+/** This module's data access for its service (src/db/repository.ts). */
+export const identitiesFunctions = {
+  findIdentity,
+  listIdentitiesOf,
+  insertIdentity,
+  insertSignInFlow,
+  spendSignInFlow,
+  insertSignInCode,
+  spendSignInCode,
+  deleteExpiredSignInState,
+}
+export type IdentitiesRepository = Repository<typeof identitiesFunctions>

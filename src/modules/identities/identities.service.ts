@@ -1,0 +1,227 @@
+// Sign-in through OpenID Connect providers. A flow starts with state, nonce and a PKCE verifier
+// stored (state by its hash) and bound to the browser by an HttpOnly cookie; the callback spends
+// the flow once, lets openid-client validate the provider's answer, resolves the user by the
+// linking rules, and hands the frontend a one-time code (60 s) it trades for the token pair.
+import { randomBytes, randomUUID } from 'node:crypto'
+
+import type { Unit } from '../../db/unit-of-work.js'
+import { DomainError } from '../../shared/errors.js'
+import { hashedKey } from '../../shared/hashed-key.js'
+import type { RedirectAllowList } from '../../shared/redirect-allow-list.js'
+import type { AuthService, TokenPair } from '../auth/auth.service.js'
+import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
+import type { ClientInfo, LoginMethod } from '../security-events/security-event.js'
+import type { SecurityEventService } from '../security-events/security-events.service.js'
+import type { SignupPolicy, User } from '../users/user.js'
+import type { UserService } from '../users/users.service.js'
+import type { IdentitiesRepository } from './identities.repository.js'
+import type { OidcProvider, ProviderIdentity } from './oidc-provider.js'
+import { OidcProvider as Provider, ProviderFlowError } from './oidc-provider.js'
+
+/** How long a browser has to come back from the provider. */
+const FLOW_MINUTES = 10
+/** How long the frontend has to trade the hand-off code. */
+const HAND_OFF_SECONDS = 60
+
+export const INVALID_OR_EXPIRED_CODE = 'Invalid or expired code'
+
+/** Why a sign-in failed, as the `error` and `error_description` the frontend's redirect_to gets. */
+export type SignInErrorCode =
+  | 'invalid_state'
+  | 'access_denied'
+  | 'provider_error'
+  | 'provider_unavailable'
+  | 'invalid_response'
+  | 'account_exists'
+  | 'account_disabled'
+  | 'email_required'
+  | 'signup_disabled'
+  | 'rate_limited'
+  | 'server_error'
+
+export class SignInFailed extends Error {
+  constructor(
+    readonly error: SignInErrorCode,
+    message: string,
+    options?: { cause: unknown },
+  ) {
+    super(message, options)
+  }
+}
+
+/** A provider the service signs in with, for building buttons. */
+export interface ProviderSummary {
+  name: string
+  label: string
+}
+
+/** A started flow: where to send the browser, and the cookie that binds the flow to it. */
+export interface StartedFlow {
+  authorizationUrl: string
+  browserBinding: string
+}
+
+/** A finished callback: where the browser goes next, carrying either a code or an error. */
+export type CallbackOutcome = { redirectTo: string; code: string } | { redirectTo: string; failure: SignInFailed }
+
+export interface Identity {
+  id: string
+  provider: string
+  email: string | null
+  createdAt: string
+}
+
+const providerNotFound = () => new DomainError('not_found', 'Provider not found', { code: 'provider_not_found' })
+const invalidState = () => new DomainError('invalid', 'Invalid or expired sign-in', { code: 'invalid_state' })
+const invalidCode = () => new DomainError('invalid', INVALID_OR_EXPIRED_CODE, { code: 'invalid_code' })
+
+export class IdentityService {
+  private readonly providers = new Map<string, OidcProvider>()
+
+  constructor(
+    private readonly repository: IdentitiesRepository,
+    private readonly users: UserService,
+    private readonly auth: AuthService,
+    private readonly events: SecurityEventService,
+    private readonly limits: RateLimitService,
+    private readonly redirects: RedirectAllowList,
+    private readonly signupPolicy: SignupPolicy,
+  ) {}
+
+  /** Adds a discovered provider (src/modules/identities/discover.ts decides which). */
+  add(provider: OidcProvider): void {
+    this.providers.set(provider.name, provider)
+  }
+
+  list(): ProviderSummary[] {
+    return [...this.providers.values()].map(({ name, label }) => ({ name, label }))
+  }
+
+  /** Starts a sign-in: 404 for an unknown provider, 400 `invalid_redirect` for a redirect_to off the list. */
+  async start(providerName: string, redirectTo: string): Promise<StartedFlow> {
+    const provider = this.providers.get(providerName)
+    if (!provider) throw providerNotFound()
+    const redirect = this.redirects.check(redirectTo)
+    const secrets = Provider.newFlowSecrets()
+    const browserBinding = randomBytes(32).toString('base64url')
+    await this.repository.insertSignInFlow({
+      state_hash: hashedKey(secrets.state),
+      browser_hash: hashedKey(browserBinding),
+      provider: provider.name,
+      nonce: secrets.nonce,
+      code_verifier: secrets.codeVerifier,
+      redirect_to: redirect,
+      expires_at: new Date(Date.now() + FLOW_MINUTES * 60_000).toISOString(),
+      created_at: new Date().toISOString(),
+    })
+    return { authorizationUrl: await provider.authorizationUrl(secrets), browserBinding }
+  }
+
+  /**
+   * The provider sent the browser back. An unknown, used or expired state, or one this browser
+   * did not start, is a 400 here (there is no trusted place to send the browser); anything
+   * after that goes back to the flow's redirect_to with an error or a one-time code.
+   */
+  async finish(providerName: string, callbackUrl: URL, browserBinding: string | undefined, client: ClientInfo): Promise<CallbackOutcome> {
+    const state = callbackUrl.searchParams.get('state')
+    const flow = state ? await this.repository.spendSignInFlow(hashedKey(state)) : undefined
+    if (!state || !flow || flow.provider !== providerName) throw invalidState()
+    if (browserBinding === undefined || hashedKey(browserBinding) !== flow.browser_hash) throw invalidState()
+    const provider = this.providers.get(providerName)
+    if (!provider) throw invalidState()
+    try {
+      const identity = await provider.finish(callbackUrl, { state, nonce: flow.nonce, codeVerifier: flow.code_verifier })
+      const user = await this.resolveUser(provider.name, identity, client)
+      const code = randomBytes(32).toString('base64url')
+      await this.repository.insertSignInCode({
+        code_hash: hashedKey(code),
+        user_id: user.id,
+        method: `oidc:${provider.name}`,
+        expires_at: new Date(Date.now() + HAND_OFF_SECONDS * 1000).toISOString(),
+        created_at: new Date().toISOString(),
+      })
+      return { redirectTo: flow.redirect_to, code }
+    } catch (error) {
+      return { redirectTo: flow.redirect_to, failure: asSignInFailure(error) }
+    }
+  }
+
+  /** Trades a hand-off code for a session, once, within 60 seconds. */
+  async exchange(code: string, client: ClientInfo): Promise<{ pair: TokenPair; device: { token: string; expiresAt: Date } }> {
+    const spent = await this.repository.spendSignInCode(hashedKey(code))
+    const user = spent && (await this.users.find(spent.user_id))
+    if (!spent || !user?.isActive) throw invalidCode()
+    const pair = await this.auth.startSession(user.id, client, spent.method as LoginMethod)
+    return { pair, device: await this.auth.deviceToken(user.id) }
+  }
+
+  async identitiesOf(userId: number): Promise<Identity[]> {
+    return (await this.repository.listIdentitiesOf(userId)).map((row) => ({
+      id: row.id,
+      provider: row.provider,
+      email: row.email,
+      createdAt: new Date(row.created_at).toISOString(),
+    }))
+  }
+
+  prune(): Promise<void> {
+    return this.repository.deleteExpiredSignInState()
+  }
+
+  /**
+   * The linking rules: an identity already linked signs its user in; else an account holding the
+   * same email is linked only when the provider and the account both have it verified (no
+   * pre-account takeover); else another account holding it refuses (`account_exists`); else a
+   * new account is made, within the sign-up policy and limits.
+   */
+  private async resolveUser(provider: string, identity: ProviderIdentity, client: ClientInfo): Promise<User> {
+    const linked = await this.repository.findIdentity(provider, identity.subject)
+    if (linked) return this.activeUser(linked.user_id)
+    if (!identity.email) throw new SignInFailed('email_required', 'The provider shared no email address')
+    const holder = await this.users.findActiveByEmail(identity.email)
+    if (holder) {
+      if (!identity.emailVerified || !holder.isVerified) throw new SignInFailed('account_exists', 'An account with this email exists: sign in to it first, then link this provider')
+      await this.link(holder, provider, identity)
+      return holder
+    }
+    if (this.signupPolicy !== 'open') throw new SignInFailed('signup_disabled', 'New accounts cannot sign up here')
+    await this.limits.consumeBuckets([['signup-address', client.ip ?? '']])
+    try {
+      return await this.users.signUpFromProvider(
+        { email: identity.email, emailVerified: identity.emailVerified, name: identity.name, username: identity.username },
+        client,
+        (unit, user) => this.link(user, provider, identity, unit),
+      )
+    } catch (error) {
+      // Soft-deleted and inactive accounts keep their email: the same refusal as a live one.
+      if (error instanceof DomainError && error.code === 'email_taken') throw new SignInFailed('account_exists', 'An account with this email exists')
+      throw error
+    }
+  }
+
+  private async activeUser(userId: number): Promise<User> {
+    const user = await this.users.find(userId)
+    if (!user?.isActive) throw new SignInFailed('account_disabled', 'This account cannot sign in')
+    return user
+  }
+
+  private async link(user: User, provider: string, identity: ProviderIdentity, unit?: Unit): Promise<void> {
+    await (unit ? this.repository.in(unit) : this.repository).insertIdentity({
+      id: randomUUID(),
+      user_id: user.id,
+      provider,
+      subject: identity.subject,
+      email: identity.email ?? null,
+      created_at: new Date().toISOString(),
+    })
+    await this.events.record('identity_linked', user.id, null, { unit, method: `oidc:${provider}` })
+  }
+}
+
+function asSignInFailure(error: unknown): SignInFailed {
+  if (error instanceof SignInFailed) return error
+  if (error instanceof ProviderFlowError) return new SignInFailed(error.error, error.message)
+  if (error instanceof DomainError && error.kind === 'rate_limited') return new SignInFailed('rate_limited', 'Too many sign-ups from this address; try later')
+  // Never a stack or a provider's secret in the redirect: the route logs the cause.
+  return new SignInFailed('server_error', 'The sign-in could not be completed; try again', { cause: error })
+}

@@ -1,0 +1,270 @@
+// Sign-in through an OpenID Connect provider, end to end over HTTP against a real OpenID
+// Provider in the test process (oidc-provider): the redirect with state, nonce and PKCE, the
+// provider's own login form, the callback, the one-time code and its exchange; the linking rules
+// (verified and unverified emails on both sides); replayed and foreign state, a tampered nonce or
+// verifier, reused and expired codes, redirect_to off the list, the provider down.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { createClient, unwrap } from '../../../clients/typescript/src/index.js'
+import type { TestApp } from '../../helpers/app.js'
+import { createTestApp } from '../../helpers/app.js'
+import { expectError } from '../../helpers/expect.js'
+import type { TestOidcProvider } from '../../helpers/oidc-provider.js'
+import { startOidcProvider } from '../../helpers/oidc-provider.js'
+import { seedUser, V2 } from '../../helpers/users.js'
+
+const PUBLIC_URL = 'http://localhost:8000'
+const FRONTEND = 'http://localhost:5173'
+const CALLBACK = `${PUBLIC_URL}${V2}/auth/corp/callback`
+
+let op: TestOidcProvider
+let t: TestApp
+let subjects = 0
+beforeAll(async () => {
+  op = await startOidcProvider([CALLBACK])
+  t = await createTestApp(providerEnv(op))
+})
+afterAll(async () => {
+  await t.close()
+  await op.stop()
+})
+
+function providerEnv(provider: TestOidcProvider, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PUBLIC_URL,
+    AUTH_REDIRECT_ORIGINS: FRONTEND,
+    OIDC_PROVIDERS: 'corp',
+    OIDC_CORP_ISSUER: provider.issuer,
+    OIDC_CORP_CLIENT_ID: provider.clientId,
+    OIDC_CORP_CLIENT_SECRET: provider.clientSecret,
+    OIDC_CORP_LABEL: 'Corp SSO',
+    ...extra,
+  }
+}
+
+/** A new person at the provider. */
+function person(account: { email?: string; email_verified?: boolean; preferred_username?: string } = {}): string {
+  const subject = `person-${++subjects}-${Date.now()}`
+  op.accounts.set(subject, { email: `${subject}@corp.example`, email_verified: true, name: 'Grace Hopper', preferred_username: 'grace', ...account })
+  return subject
+}
+
+/** Starts a sign-in in "the browser": the provider's URL and the flow cookie. */
+async function authorize(app = t, redirectTo = `${FRONTEND}/signed-in`) {
+  const started = await app.app.inject({ url: `${V2}/auth/corp/authorize?redirect_to=${encodeURIComponent(redirectTo)}` })
+  expect(started.statusCode, started.body).toBe(302)
+  const cookie = started.cookies.find((candidate) => candidate.name === 'sign_in_flow')
+  expect(cookie?.httpOnly).toBe(true)
+  return { providerUrl: started.headers.location as string, binding: cookie!.value }
+}
+
+/** The provider's redirect back, delivered to the service with `binding` as the flow cookie. */
+async function callback(app: TestApp, returned: URL, binding: string | undefined) {
+  return app.app.inject({ url: returned.pathname + returned.search, ...(binding === undefined ? {} : { cookies: { sign_in_flow: binding } }) })
+}
+
+/** A whole sign-in up to where the browser lands on the frontend. */
+async function signIn(subject: string, app = t): Promise<URL> {
+  const { providerUrl, binding } = await authorize(app)
+  const returned = await op.signIn(providerUrl, subject)
+  const answer = await callback(app, returned, binding)
+  expect(answer.statusCode, answer.body).toBe(302)
+  return new URL(answer.headers.location as string)
+}
+
+const exchange = (code: string, app = t) => app.app.inject({ method: 'POST', url: `${V2}/auth/token`, payload: { code } })
+
+async function tokensFor(subject: string) {
+  const landed = await signIn(subject)
+  const code = landed.searchParams.get('code')
+  expect(code, landed.href).toBeTruthy()
+  const answer = await exchange(code!)
+  expect(answer.statusCode, answer.body).toBe(200)
+  return answer.json() as { access_token: string }
+}
+
+const me = async (accessToken: string) => (await t.app.inject({ url: `${V2}/users/me`, headers: { authorization: `Bearer ${accessToken}` } })).json()
+
+describe('sign-in through an OpenID Connect provider', () => {
+  it('lists the discovered providers for buttons', async () => {
+    expect((await t.app.inject({ url: `${V2}/auth/providers` })).json()).toEqual([{ name: 'corp', label: 'Corp SSO' }])
+  })
+
+  it('sends the browser to the provider with state, nonce and PKCE (S256)', async () => {
+    const { providerUrl } = await authorize()
+    const url = new URL(providerUrl)
+    expect(url.origin).toBe(op.issuer)
+    for (const parameter of ['state', 'nonce', 'code_challenge']) expect(url.searchParams.get(parameter)).toBeTruthy()
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256')
+    expect(url.searchParams.get('redirect_uri')).toBe(CALLBACK)
+    expect(url.searchParams.get('scope')).toBe('openid email profile')
+  })
+
+  it('creates a verified user at the first sign-in, finds it at the second, and logs the method', async () => {
+    const subject = person()
+    const first = await tokensFor(subject)
+    const user = await me(first.access_token)
+    expect(user).toMatchObject({ username: 'grace', name: 'Grace Hopper', email: `${subject}@corp.example`, is_verified: true })
+    const second = await tokensFor(subject)
+    expect((await me(second.access_token)).id).toBe(user.id)
+    const identities = await t.app.inject({ url: `${V2}/users/me/identities`, headers: { authorization: `Bearer ${second.access_token}` } })
+    expect(identities.json()).toEqual([{ id: expect.any(String), provider: 'corp', email: `${subject}@corp.example`, created_at: expect.any(String) }])
+    const events = await t.db.selectFrom('security_events').select(['type', 'method']).where('user_id', '=', user.id).orderBy('created_at').execute()
+    expect(events.filter((event) => event.type === 'login_succeeded').map((event) => event.method)).toEqual(['oidc:corp', 'oidc:corp'])
+    expect(events.map((event) => event.type)).toContain('user_signed_up')
+    // No password was set: no password logs in.
+    const login = await t.app.inject({ method: 'POST', url: `${V2}/login`, payload: { username: user.username, password: '!' } })
+    expect(login.statusCode).toBe(401)
+  })
+
+  it('makes the username unique when another account holds it', async () => {
+    await seedUser(t.app, { username: 'taken_name' })
+    const created = await me((await tokensFor(person({ preferred_username: 'Taken.Name' }))).access_token)
+    expect(created.username).toMatch(/^taken_name_\d{5}$/)
+  })
+
+  it('links an account holding the email only when both sides have it verified', async () => {
+    const verified = await seedUser(t.app)
+    await t.db.updateTable('users').set({ is_verified: 1 }).where('id', '=', verified.id).execute()
+    const linked = await me((await tokensFor(person({ email: verified.email, email_verified: true }))).access_token)
+    expect(linked.id).toBe(verified.id)
+
+    const unverifiedLocal = await seedUser(t.app)
+    const refused = await signIn(person({ email: unverifiedLocal.email, email_verified: true }))
+    expect(refused.searchParams.get('error')).toBe('account_exists')
+    expect(refused.searchParams.get('code')).toBeNull()
+
+    const verifiedLocal = await seedUser(t.app)
+    await t.db.updateTable('users').set({ is_verified: 1 }).where('id', '=', verifiedLocal.id).execute()
+    const unverifiedAtProvider = await signIn(person({ email: verifiedLocal.email, email_verified: false }))
+    expect(unverifiedAtProvider.searchParams.get('error')).toBe('account_exists')
+    expect(await t.db.selectFrom('user_identities').select('id').where('user_id', 'in', [unverifiedLocal.id, verifiedLocal.id]).execute()).toHaveLength(0)
+  })
+
+  it('creates an unverified user when the provider does not vouch for a new email', async () => {
+    const created = await me((await tokensFor(person({ email_verified: false }))).access_token)
+    expect(created.is_verified).toBe(false)
+  })
+
+  it('refuses a user deactivated since the identity was linked', async () => {
+    const subject = person()
+    const user = await me((await tokensFor(subject)).access_token)
+    await t.db.updateTable('users').set({ is_active: 0 }).where('id', '=', user.id).execute()
+    expect((await signIn(subject)).searchParams.get('error')).toBe('account_disabled')
+  })
+
+  it('refuses a replayed state, a state another browser started, and a callback without the cookie', async () => {
+    const subject = person()
+    const { providerUrl, binding } = await authorize()
+    const returned = await op.signIn(providerUrl, subject)
+    expectError(await callback(t, returned, 'another-browser'), 400, 'Invalid or expired sign-in', 'invalid_state')
+    // That try spent the flow: the right browser cannot finish it either.
+    expectError(await callback(t, returned, binding), 400, 'Invalid or expired sign-in', 'invalid_state')
+
+    const second = await authorize()
+    const secondReturn = await op.signIn(second.providerUrl, subject)
+    expectError(await callback(t, secondReturn, undefined), 400, 'Invalid or expired sign-in', 'invalid_state')
+    const forged = new URL(secondReturn)
+    forged.searchParams.set('state', 'forged')
+    expectError(await callback(t, forged, second.binding), 400, 'Invalid or expired sign-in', 'invalid_state')
+
+    // Mix-up: a flow started with one provider is never finished at another's callback.
+    const third = await authorize()
+    const thirdReturn = await op.signIn(third.providerUrl, subject)
+    const elsewhere = await t.app.inject({ url: `${V2}/auth/other/callback${thirdReturn.search}`, cookies: { sign_in_flow: third.binding } })
+    expectError(elsewhere, 400, 'Invalid or expired sign-in', 'invalid_state')
+  })
+
+  it('refuses an ID token whose nonce is not the flow\'s, and a code exchanged without its PKCE verifier', async () => {
+    for (const tamper of [{ nonce: 'not-the-nonce-sent' }, { code_verifier: 'x'.repeat(64) }]) {
+      const subject = person()
+      const { providerUrl, binding } = await authorize()
+      await t.db.updateTable('sign_in_flows').set(tamper).where('used_at', 'is', null).execute()
+      const answer = await callback(t, await op.signIn(providerUrl, subject), binding)
+      const landed = new URL(answer.headers.location as string)
+      expect(landed.searchParams.get('error'), JSON.stringify(tamper)).toBe('invalid_response')
+      const description = landed.searchParams.get('error_description') ?? ''
+      expect(description).not.toContain(op.clientSecret)
+      expect(description).not.toMatch(/\n|\s+at \S+ \(/)
+    }
+  })
+
+  it('hands off a code that works once, for 60 seconds', async () => {
+    const landed = await signIn(person())
+    const code = landed.searchParams.get('code')!
+    expect(landed.origin + landed.pathname).toBe(`${FRONTEND}/signed-in`)
+    const answer = await exchange(code)
+    expect(answer.statusCode).toBe(200)
+    expect(answer.cookies.map((cookie) => cookie.name).sort()).toEqual(['device', 'refresh_token'])
+    expectError(await exchange(code), 400, 'Invalid or expired code', 'invalid_code')
+
+    const late = (await signIn(person())).searchParams.get('code')!
+    await t.db.updateTable('sign_in_codes').set({ expires_at: '2000-01-01T00:00:00.000Z' }).where('used_at', 'is', null).execute()
+    expectError(await exchange(late), 400, 'Invalid or expired code', 'invalid_code')
+    const crossSite = await t.app.inject({ method: 'POST', url: `${V2}/auth/token`, payload: { code }, headers: { origin: 'https://evil.example.net', 'sec-fetch-site': 'cross-site' } })
+    expectError(crossSite, 403, 'Cross-site request refused', 'cross_site_refused')
+  })
+
+  it('refuses a redirect_to off AUTH_REDIRECT_ORIGINS and an unknown provider', async () => {
+    for (const redirect of ['https://evil.example.net/', 'http://localhost:5174/x', '/relative']) {
+      expectError(await t.app.inject({ url: `${V2}/auth/corp/authorize?redirect_to=${encodeURIComponent(redirect)}` }), 400, 'Invalid redirect', 'invalid_redirect')
+    }
+    expectError(await t.app.inject({ url: `${V2}/auth/nobody/authorize?redirect_to=${encodeURIComponent(FRONTEND)}` }), 404, 'Provider not found', 'provider_not_found')
+  })
+})
+
+describe('the typed client', () => {
+  it('sends the browser to the provider and finishes the sign-in with the code', async () => {
+    const baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 })
+    const { api, auth } = createClient({ baseUrl })
+    const started = await fetch(auth.providerSignInUrl('corp', `${FRONTEND}/signed-in`), { redirect: 'manual' })
+    expect(started.status).toBe(302)
+    const binding = /sign_in_flow=([^;]+)/.exec(started.headers.getSetCookie().join('\n'))?.[1]
+    const subject = person()
+    const landed = await callback(t, await op.signIn(started.headers.get('location')!, subject), binding)
+    await auth.finishProviderSignIn(new URL(landed.headers.location as string).searchParams.get('code')!)
+    expect(await unwrap(api.GET('/api/v2/users/me'))).toMatchObject({ email: `${subject}@corp.example` })
+    await expect(auth.finishProviderSignIn('used-or-unknown')).rejects.toMatchObject({ status: 400, code: 'invalid_code' })
+  })
+})
+
+describe('providers that are away', () => {
+  it('starts without a provider whose discovery fails, and sends the browser back with provider_unavailable when the provider goes away mid-flow', async () => {
+    const other = await startOidcProvider([CALLBACK])
+    const app = await createTestApp({ ...providerEnv(other), OIDC_PROVIDERS: 'corp,gone', OIDC_GONE_ISSUER: 'http://127.0.0.1:9', OIDC_GONE_CLIENT_ID: 'x', OIDC_GONE_CLIENT_SECRET: 'y' })
+    try {
+      expect((await app.app.inject({ url: `${V2}/auth/providers` })).json()).toEqual([{ name: 'corp', label: 'Corp SSO' }])
+      const subject = `away-${Date.now()}`
+      other.accounts.set(subject, { email: `${subject}@corp.example`, email_verified: true })
+      const { providerUrl, binding } = await authorize(app)
+      const returned = await other.signIn(providerUrl, subject)
+      await other.stop()
+      const answer = await callback(app, returned, binding)
+      const landed = new URL(answer.headers.location as string)
+      expect(landed.searchParams.get('error')).toBe('provider_unavailable')
+      expect(await app.db.selectFrom('users').select('id').where('email', '=', `${subject}@corp.example`).execute()).toHaveLength(0)
+    } finally {
+      await app.close()
+      await other.stop()
+    }
+  })
+
+  it('creates no account under USER_SIGNUP=authenticated', async () => {
+    const app = await createTestApp(providerEnv(op, { USER_SIGNUP: 'authenticated' }))
+    try {
+      expect((await signIn(person(), app)).searchParams.get('error')).toBe('signup_disabled')
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('counts new accounts against the per-address sign-up limit', async () => {
+    const app = await createTestApp(providerEnv(op, { SIGNUP_RATE_LIMIT: '1/3600' }))
+    try {
+      expect((await signIn(person(), app)).searchParams.get('code')).toBeTruthy()
+      expect((await signIn(person(), app)).searchParams.get('error')).toBe('rate_limited')
+    } finally {
+      await app.close()
+    }
+  })
+})
