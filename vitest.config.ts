@@ -62,6 +62,7 @@ const databaseTests = [
   'test/multi-process/**/*.test.ts',
   'test/browser/admin.test.ts',
   'test/browser/frontend.test.ts',
+  'test/browser/provider-sign-in.test.ts',
 ]
 
 // The tests of the data paths (users, auth, posts, sessions, the mail outbox, rate limits and

@@ -36,6 +36,16 @@ export interface OidcProviderConfig {
   label: string
 }
 
+/** GitHub sign-in (GITHUB_CLIENT_ID, GITHUB_CLIENT_SECRET; GITHUB_URL and GITHUB_API_URL for GitHub Enterprise). */
+export interface GitHubConfig {
+  clientId: string
+  clientSecret: string
+  /** Where the OAuth endpoints live: https://github.com, or a GitHub Enterprise Server. */
+  url: string
+  /** The REST API: https://api.github.com, or https://HOST/api/v3. */
+  apiUrl: string
+}
+
 export interface AdminAccount {
   name: string
   email: string
@@ -88,6 +98,8 @@ export interface Config {
   authRedirectOrigins: OriginList
   /** OpenID Connect providers to sign in with, in OIDC_PROVIDERS' order. */
   oidcProviders: OidcProviderConfig[]
+  /** GitHub sign-in; undefined: off. */
+  github: GitHubConfig | undefined
   accessTokenMinutes: number
   refreshTokenDays: number
   loginRateLimit: number
@@ -312,7 +324,7 @@ const OIDC_PRESETS: Record<string, { issuer: string; label: string }> = {
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
 
 /** OIDC_PROVIDERS=google,corp and, per name, OIDC_<NAME>_ISSUER, _CLIENT_ID, _CLIENT_SECRET, _SCOPES, _LABEL. */
-function oidcProviders(env: Env): OidcProviderConfig[] {
+function oidcProvidersOf(env: Env): OidcProviderConfig[] {
   const names = (read(env, 'OIDC_PROVIDERS') ?? '').split(',').map((name) => name.trim()).filter(Boolean)
   const seen = new Set<string>()
   return names.map((name) => {
@@ -332,6 +344,20 @@ function oidcProviders(env: Env): OidcProviderConfig[] {
     if (!scopes.split(/\s+/).includes('openid')) throw new ConfigError(`${prefix}SCOPES must include openid, got "${scopes}"`)
     return { name, issuer, clientId, clientSecret, scopes, label: read(env, `${prefix}LABEL`) ?? preset?.label ?? name }
   })
+}
+
+function github(env: Env, oidcNames: string[]): GitHubConfig | undefined {
+  const clientId = read(env, 'GITHUB_CLIENT_ID')
+  const clientSecret = read(env, 'GITHUB_CLIENT_SECRET')
+  if (!clientId && !clientSecret) return undefined
+  if (!clientId || !clientSecret) throw new ConfigError('GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET go together')
+  if (oidcNames.includes('github')) throw new ConfigError('OIDC_PROVIDERS cannot name "github": GitHub signs in through GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET')
+  const endpoint = (name: string, fallback: string) => {
+    const value = (url(env, name, ['http:', 'https:']) ?? fallback).replace(/\/+$/, '')
+    if (value.startsWith('http:') && !LOOPBACK_HOSTS.has(new URL(value).hostname)) throw new ConfigError(`${name} must use https (http only on localhost), got "${value}"`)
+    return value
+  }
+  return { clientId, clientSecret, url: endpoint('GITHUB_URL', 'https://github.com'), apiUrl: endpoint('GITHUB_API_URL', 'https://api.github.com') }
 }
 
 function admin(env: Env): AdminAccount | undefined {
@@ -462,6 +488,7 @@ export function loadConfig(env: Env): Config {
   // A person trying the service by hand signs up and logs in more than a stranger would.
   const development = nodeEnv === 'development'
   const mailConfig = mail(env, nodeEnv, port, host)
+  const oidcProviders = oidcProvidersOf(env)
   return {
     port,
     host,
@@ -488,7 +515,8 @@ export function loadConfig(env: Env): Config {
       rateLimit: integer(env, 'EMAIL_LOGIN_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     },
     authRedirectOrigins: redirectOrigins(env, 'AUTH_REDIRECT_ORIGINS', mailConfig.publicUrl),
-    oidcProviders: oidcProviders(env),
+    oidcProviders,
+    github: github(env, oidcProviders.map((provider) => provider.name)),
     uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     accessTokenMinutes: integer(env, 'ACCESS_TOKEN_MINUTES', 15, 1, 24 * 60),
     refreshTokenDays: integer(env, 'REFRESH_TOKEN_DAYS', 7, 1, 365),

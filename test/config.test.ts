@@ -78,6 +78,20 @@ describe('loadConfig', () => {
     expect(loadConfig({}).oidcProviders).toEqual([])
   })
 
+  it('reads GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET, with GitHub Enterprise endpoints', () => {
+    expect(loadConfig({ GITHUB_CLIENT_ID: 'id', GITHUB_CLIENT_SECRET: 'secret' }).github).toEqual({
+      clientId: 'id',
+      clientSecret: 'secret',
+      url: 'https://github.com',
+      apiUrl: 'https://api.github.com',
+    })
+    expect(loadConfig({ GITHUB_CLIENT_ID: 'id', GITHUB_CLIENT_SECRET: 'secret', GITHUB_URL: 'https://git.corp.example/', GITHUB_API_URL: 'https://git.corp.example/api/v3' }).github).toMatchObject({
+      url: 'https://git.corp.example',
+      apiUrl: 'https://git.corp.example/api/v3',
+    })
+    expect(loadConfig({}).github).toBeUndefined()
+  })
+
   it('reads AUTH_REDIRECT_ORIGINS (PUBLIC_URL\'s origin by default), EMAIL_LOGIN and EMAIL_LOGIN_URL', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://api.example.com/base/' }).authRedirectOrigins).toEqual({ exact: ['https://api.example.com'], anyPort: [] })
     expect(loadConfig({ AUTH_REDIRECT_ORIGINS: 'https://app.example.com, http://localhost:*' }).authRedirectOrigins).toEqual({
@@ -198,6 +212,9 @@ describe('loadConfig', () => {
     [{ EMAIL_LOGIN_URL: 'https://app.example.com/magic' }, /^EMAIL_LOGIN_URL must contain \{token\}/],
     [{ EMAIL_LOGIN: 'maybe' }, /^EMAIL_LOGIN must be one of/],
     [{ OIDC_PROVIDERS: 'Corp' }, /^OIDC_PROVIDERS names must be lowercase/],
+    [{ GITHUB_CLIENT_ID: 'id' }, /^GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET go together/],
+    [{ GITHUB_CLIENT_ID: 'id', GITHUB_CLIENT_SECRET: 's', GITHUB_URL: 'http://git.corp.example' }, /^GITHUB_URL must use https/],
+    [{ GITHUB_CLIENT_ID: 'id', GITHUB_CLIENT_SECRET: 's', OIDC_PROVIDERS: 'github', OIDC_GITHUB_ISSUER: 'https://x.example', OIDC_GITHUB_CLIENT_ID: 'a', OIDC_GITHUB_CLIENT_SECRET: 'b' }, /^OIDC_PROVIDERS cannot name "github"/],
     [{ OIDC_PROVIDERS: 'corp' }, /^OIDC_CORP_ISSUER is required/],
     [{ OIDC_PROVIDERS: 'corp', OIDC_CORP_ISSUER: 'http://sso.corp.example', OIDC_CORP_CLIENT_ID: 'a', OIDC_CORP_CLIENT_SECRET: 'b' }, /^OIDC_CORP_ISSUER must use https/],
     [{ OIDC_PROVIDERS: 'google' }, /^OIDC_GOOGLE_CLIENT_ID and OIDC_GOOGLE_CLIENT_SECRET are required/],

@@ -8,7 +8,7 @@ import type { ApiKeysTable } from '../modules/api-keys/api-keys.table.js'
 import type { RefreshTokensTable, RevokedTokensTable, SessionsTable } from '../modules/auth/auth.table.js'
 import type { AvatarsTable } from '../modules/avatars/avatars.table.js'
 import type { EmailLoginRequestsTable } from '../modules/email-login/email-login.table.js'
-import type { SignInCodesTable, SignInFlowsTable, UserIdentitiesTable } from '../modules/identities/identities.table.js'
+import type { IdentityLinkTicketsTable, SignInCodesTable, SignInFlowsTable, UserIdentitiesTable } from '../modules/identities/identities.table.js'
 import type { MailOutboxTable } from '../modules/mail/outbox.table.js'
 import type { DailyCountsTable } from '../modules/overview/overview.table.js'
 import type { PostsTable } from '../modules/posts/posts.table.js'
@@ -34,6 +34,7 @@ export interface Database {
   user_identities: UserIdentitiesTable
   sign_in_flows: SignInFlowsTable
   sign_in_codes: SignInCodesTable
+  identity_link_tickets: IdentityLinkTicketsTable
   mail_outbox: MailOutboxTable
   security_events: SecurityEventsTable
   revoked_tokens: RevokedTokensTable

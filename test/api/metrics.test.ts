@@ -1,7 +1,6 @@
 // Prometheus metrics on their own listener: requests by method, route template and status,
 // never raw URLs; logins; rate-limit refusals; the outbox; the pool; the process — and, with
 // WORKERS > 1, one scrape for every worker.
-import net from 'node:net'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 
@@ -11,7 +10,7 @@ import type { MetricsServer } from '../../src/metrics-server.js'
 import { registrySource, startMetricsServer } from '../../src/metrics-server.js'
 import type { TestApp } from '../helpers/app.js'
 import { createTestApp, dialect } from '../helpers/app.js'
-import { emptyDirectory, startServer } from '../helpers/process.js'
+import { emptyDirectory, freePort, startServer } from '../helpers/process.js'
 import { login, seedUser,V1, V2 } from '../helpers/users.js'
 
 describe('metrics', () => {
@@ -66,14 +65,6 @@ describe('metrics', () => {
     expect((await t.app.inject({ url: '/metrics' })).statusCode).toBe(404)
   })
 })
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
 
 describe('metrics of a server process', () => {
   it('are served on METRICS_PORT by one process, and it still shuts down cleanly', async () => {

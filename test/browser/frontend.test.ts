@@ -3,13 +3,9 @@
 // service, signs up through v2, creates and lists posts, resumes after a reload through the
 // refresh cookie alone, and logs out. A page from an origin CORS_ORIGINS does not list is
 // refused by the browser itself.
-import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { promisify } from 'node:util'
 
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
@@ -17,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
 import { launchChromium, watchProblems } from '../helpers/browser.js'
+import { buildClient, serveFrontend } from '../helpers/frontend.js'
 import { userFields } from '../helpers/users.js'
 
 const chromiumPath = inject('chromiumPath')
-const root = path.resolve(import.meta.dirname, '../..')
 
 /** The frontend: one page whose module script drives the client; the test calls (globalThis as unknown as FrontendWindow).frontend. */
 const pageHtml = (apiBase: string) => `<!doctype html>
@@ -48,29 +44,6 @@ const pageHtml = (apiBase: string) => `<!doctype html>
   document.body.dataset.ready = 'yes'
 </script></head><body><h1>A frontend</h1></body></html>`
 
-/** A static server on its own port: the page, the built client and openapi-fetch. */
-async function serveFrontend(clientDir: string, apiBase: () => string): Promise<{ origin: string; close(): Promise<void> }> {
-  const vendor = await readFile(path.join(root, 'node_modules', 'openapi-fetch', 'dist', 'index.mjs'))
-  const server = http.createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://localhost')
-    const send = (type: string, body: string | Buffer) => response.writeHead(200, { 'content-type': type }).end(body)
-    if (url.pathname === '/') return send('text/html; charset=utf-8', pageHtml(apiBase()))
-    if (url.pathname === '/vendor/openapi-fetch.mjs') return send('text/javascript', vendor)
-    const file = /^\/client\/([a-z-]+\.js)$/.exec(url.pathname)?.[1]
-    if (!file) return response.writeHead(404).end()
-    readFile(path.join(clientDir, file)).then(
-      (body) => send('text/javascript', body),
-      () => response.writeHead(404).end(),
-    )
-    return undefined
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    origin: `http://localhost:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  }
-}
-
 describe.skipIf(!chromiumPath)('a frontend on another origin, in Chromium', () => {
   let t: TestApp
   let apiBase = ''
@@ -84,9 +57,9 @@ describe.skipIf(!chromiumPath)('a frontend on another origin, in Chromium', () =
   beforeAll(async () => {
     // The client built as it ships (JavaScript and declarations), into a directory of this test's own.
     clientDir = await mkdtemp(path.join(tmpdir(), 'ups-frontend-'))
-    await promisify(execFile)(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', path.join(root, 'clients', 'typescript', 'tsconfig.json'), '--outDir', clientDir])
-    listed = await serveFrontend(clientDir, () => apiBase)
-    unlisted = await serveFrontend(clientDir, () => apiBase)
+    await buildClient(clientDir)
+    listed = await serveFrontend(clientDir, () => pageHtml(apiBase))
+    unlisted = await serveFrontend(clientDir, () => pageHtml(apiBase))
     t = await createTestApp({ CORS_ORIGINS: listed.origin })
     const address = await t.app.listen({ host: '127.0.0.1', port: 0 })
     apiBase = address.replace('127.0.0.1', 'localhost')

@@ -34,7 +34,8 @@ export async function startOidcProvider(redirectUris: string[]): Promise<TestOid
   const provider = new Provider(issuer, {
     clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: redirectUris, response_types: ['code'], grant_types: ['authorization_code'] }],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'] },
-    cookies: { keys: ['a-test-cookie-signing-key'] },
+    // Lax everywhere: a SameSite=None cookie without Secure is dropped by Chromium over plain http.
+    cookies: { keys: ['a-test-cookie-signing-key'], long: { sameSite: 'lax' }, short: { sameSite: 'lax' } },
     features: { devInteractions: { enabled: true } },
     async findAccount(_context, id) {
       const account = accounts.get(id)

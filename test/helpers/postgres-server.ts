@@ -4,10 +4,11 @@
 import { execFile } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
 import { chown, mkdtemp, rm } from 'node:fs/promises'
-import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
+
+import { freePort } from './process.js'
 
 const run = promisify(execFile)
 const DEBIAN_POSTGRES_ROOT = '/usr/lib/postgresql'
@@ -17,17 +18,6 @@ export function postgresBinDir(): string | undefined {
   if (!existsSync(DEBIAN_POSTGRES_ROOT)) return undefined
   const versions = readdirSync(DEBIAN_POSTGRES_ROOT).sort((a, b) => Number(b) - Number(a))
   return versions.map((version) => path.join(DEBIAN_POSTGRES_ROOT, version, 'bin')).find((dir) => existsSync(path.join(dir, 'pg_ctl')))
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 export interface PostgresServer {

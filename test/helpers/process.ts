@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process'
 import { spawn } from 'node:child_process'
 import { mkdtemp } from 'node:fs/promises'
 import { createRequire } from 'node:module'
+import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -66,4 +67,15 @@ export async function startServer(env: Record<string, string>, cwd: string): Pro
   const server = runEntry('src/server.ts', [], { PORT: '0', LOG_LEVEL: 'info', ...env }, cwd)
   const url = await waitForOutput(server, (stdout) => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1])
   return { ...server, url }
+}
+
+/** A TCP port free on the loopback address right now (for a server whose address must be known before it starts). */
+export function freePort(): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo
+      probe.close(() => resolve(port))
+    })
+    probe.on('error', reject)
+  })
 }

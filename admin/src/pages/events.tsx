@@ -19,6 +19,7 @@ const LISTED: Record<SecurityEvent['type'], true> = {
   password_reset_requested: true,
   email_login_requested: true,
   identity_linked: true,
+  identity_unlinked: true,
   password_reset: true,
   email_changed: true,
   email_change_undone: true,

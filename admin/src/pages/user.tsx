@@ -185,6 +185,49 @@ function ApiKeys({ userId }: { userId: number }) {
   )
 }
 
+function Identities({ userId }: { userId: number }) {
+  const loaded = useLoad(() => call(() => client.GET('/api/v2/admin/users/{user_id}/identities', userPath(userId))), `identities-${userId}`)
+  return (
+    <Loading loaded={loaded}>
+      {(identities) =>
+        identities.length === 0 ? (
+          <p class="muted">No identity provider linked.</p>
+        ) : (
+          <TableFrame label="Linked identities">
+            <thead>
+              <tr>
+                <th scope="col">Provider</th>
+                <th scope="col">Email there</th>
+                <th scope="col">Linked</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {identities.map((identity) => (
+                <tr key={identity.id}>
+                  <td>{identity.provider}</td>
+                  <td>{identity.email ?? '—'}</td>
+                  <td>{formatTime(identity.created_at)}</td>
+                  <td>
+                    <ActionButton
+                      label={`Unlink ${identity.provider}`}
+                      kind="danger"
+                      run={() => call(() => client.DELETE('/api/v2/admin/users/{user_id}/identities/{identity_id}', { params: { path: { user_id: userId, identity_id: identity.id } } }))}
+                      onDone={loaded.reload}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </TableFrame>
+        )
+      }
+    </Loading>
+  )
+}
+
 function RecentEvents({ userId, round }: { userId: number; round: number }) {
   const loaded = useLoad(() => call(() => client.GET('/api/v2/security-events', { params: { query: { user_id: userId, limit: 10, page: 1 } } })), `events-${userId}-${round}`)
   return (
@@ -308,6 +351,10 @@ export function UserPage({ id }: { id: number }) {
           <section>
             <h2>API keys</h2>
             <ApiKeys userId={user.id} />
+          </section>
+          <section>
+            <h2>Identity providers</h2>
+            <Identities userId={user.id} />
           </section>
           <section>
             <h2>Recent security events</h2>

@@ -326,7 +326,7 @@ export interface paths {
         };
         /**
          * Start a sign-in: redirects the browser to the provider's login page
-         * @description Answers 302 to the provider with state, nonce and PKCE (S256), and sets a short-lived HttpOnly cookie that binds the sign-in to this browser. Open it in the browser (a link or `location.href`), not with fetch. A `redirect_to` off AUTH_REDIRECT_ORIGINS: 400 `invalid_redirect`.
+         * @description Answers 302 to the provider with state, nonce and PKCE (S256), and sets a short-lived HttpOnly cookie that binds the sign-in to this browser. Open it in the browser (a link or `location.href`), not with fetch. A `redirect_to` off AUTH_REDIRECT_ORIGINS: 400 `invalid_redirect`. With `link_ticket` (the `authorize_url` of POST /api/v2/users/me/identities/{provider}) the identity is linked to that user instead, and `redirect_to` comes from the ticket.
          */
         get: operations["getAuthByProviderAuthorize"];
         put?: never;
@@ -372,6 +372,30 @@ export interface paths {
          */
         post: operations["postAuthToken"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/users/me/identities/{identity}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link a provider to the caller's account: answers the URL to open in the browser
+         * @description Answers `{authorize_url}`, carrying a one-time ticket (5 minutes; a browser redirect cannot carry a bearer token) and sets an HttpOnly cookie that binds it to this browser. Opening it signs in at the provider and links that identity; the browser then lands on `redirect_to` with `linked=<provider>`, or with `error` (`identity_taken` when another account holds it).
+         */
+        post: operations["postUsersMeIdentitiesByIdentity"];
+        /**
+         * Unlink one of the caller's identities
+         * @description 409 `last_sign_in_method` when it is the last way to sign in (no password and no other identity): set a password through a reset, or link another first.
+         */
+        delete: operations["deleteUsersMeIdentitiesByIdentity"];
         options?: never;
         head?: never;
         patch?: never;
@@ -795,6 +819,43 @@ export interface paths {
         post?: never;
         /** Revoke one of a user's API keys */
         delete: operations["deleteAdminUsersByUserIdApiKeysByApiKeyId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/users/{user_id}/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The identity providers linked to a user */
+        get: operations["getAdminUsersByUserIdIdentities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/users/{user_id}/identities/{identity_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unlink one of a user's identities
+         * @description Even the last one: the user can still set a password through a reset.
+         */
+        delete: operations["deleteAdminUsersByUserIdIdentitiesByIdentityId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1779,7 +1840,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
                 user_id?: number;
             };
             header?: never;
@@ -1799,9 +1860,9 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
                             /**
-                             * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code` or `oidc:<provider>`; the provider on identity_linked; null for other events
+                             * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
                              */
                             method: string | null;
@@ -1876,7 +1937,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
             };
             header?: never;
             path?: never;
@@ -1895,9 +1956,9 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "user_deleted_permanently";
                             /**
-                             * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code` or `oidc:<provider>`; the provider on identity_linked; null for other events
+                             * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
                              */
                             method: string | null;
@@ -2326,12 +2387,14 @@ export interface operations {
     };
     getAuthByProviderAuthorize: {
         parameters: {
-            query: {
+            query?: {
+                /** @description From POST /api/v2/users/me/identities/{provider}: link instead of sign in */
+                link_ticket?: string;
                 /**
-                 * @description Where the browser goes when the sign-in ends, with `code` or `error`; its origin must be on AUTH_REDIRECT_ORIGINS.
+                 * @description Where the browser goes when the sign-in ends, with `code` or `error`; its origin must be on AUTH_REDIRECT_ORIGINS. Required unless `link_ticket` is given.
                  * @example http://localhost:5173/signed-in
                  */
-                redirect_to: string;
+                redirect_to?: string;
             };
             header?: never;
             path: {
@@ -2515,6 +2578,202 @@ export interface operations {
                             msg: string;
                             type: string;
                         }[];
+                    };
+                };
+            };
+        };
+    };
+    postUsersMeIdentitiesByIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description POST: the provider to link (`google`); DELETE: the id of the linked identity */
+                identity: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Where the browser lands once linked, with `linked` or `error`; its origin must be on AUTH_REDIRECT_ORIGINS.
+                     * @example http://localhost:5173/settings
+                     */
+                    redirect_to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Open it in the browser that made this call (its cookie binds the ticket) */
+                        authorize_url: string;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteUsersMeIdentitiesByIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description POST: the provider to link (`google`); DELETE: the id of the linked identity */
+                identity: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
                     };
                 };
             };
@@ -5640,6 +5899,191 @@ export interface operations {
             path: {
                 user_id: number;
                 api_key_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getAdminUsersByUserIdIdentities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @example google */
+                        provider: string;
+                        /** @description The email the provider gave when the identity was linked */
+                        email: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    }[];
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminUsersByUserIdIdentitiesByIdentityId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+                identity_id: string;
             };
             cookie?: never;
         };

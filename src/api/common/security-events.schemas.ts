@@ -15,7 +15,7 @@ export const SecurityEventRead = Type.Object(
     user_id: Type.Union([Type.Integer(), Type.Null()]),
     type: EventType,
     method: Type.Union([Type.String(), Type.Null()], {
-      description: 'How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code` or `oidc:<provider>`; the provider on identity_linked; null for other events',
+      description: 'How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events',
       examples: ['password'],
     }),
     ip: Type.Union([Type.String(), Type.Null()]),

@@ -17,6 +17,8 @@ import { protectedRoute, superusersOnly } from '../common/protected-route.js'
 import { errorResponses,MessageResponse } from '../common/responses.js'
 import { toSessionRead } from '../common/sessions.mappers.js'
 import { ManagedUserRead, OverviewRead, UserDirectoryQuery as UserDirectoryParameters } from './admin.schemas.js'
+import { toIdentityRead } from './auth-providers.mappers.js'
+import { IdentityIdParams, IdentityRead } from './auth-providers.schemas.js'
 
 const tags = ['admin']
 
@@ -47,6 +49,7 @@ export const toManagedUserRead = (user: ManagedUser) => ({
 
 const ManagedUserPage = PageEnvelopeSchema(ManagedUserRead, 'ManagedUserPage')
 const UserApiKeyParams = Type.Object({ ...UserIdParams.properties, ...ApiKeyIdParams.properties })
+const UserIdentityParams = Type.Object({ ...UserIdParams.properties, ...IdentityIdParams.properties })
 /** `-name` sorts by name descending. */
 const sortOf = (value: `${'' | '-'}${UserDirectoryQuery['sort']}`) => ({
   sort: value.replace(/^-/, '') as UserDirectoryQuery['sort'],
@@ -55,7 +58,7 @@ const sortOf = (value: `${'' | '-'}${UserDirectoryQuery['sort']}`) => ({
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
 
 const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { overview, users, auth, apiKeys, account } = app.services
+  const { overview, users, auth, apiKeys, account, identities } = app.services
   const superuser = (request: Parameters<typeof tokenCallerOf>[0]) => tokenCallerOf(request).user
 
   app.get(
@@ -113,6 +116,27 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       await apiKeys.revokeOf(superuser(request), request.params.user_id, request.params.api_key_id)
       return { message: 'API key revoked' }
+    },
+  )
+
+  app.get(
+    '/users/:user_id/identities',
+    protectedRoute(app, { tags, summary: "The identity providers linked to a user", params: UserIdParams, response: { 200: Type.Array(IdentityRead), ...errorResponses(403, 404, 422) } }, superusersOnly),
+    async (request) => (await identities.identitiesOfUser(superuser(request), request.params.user_id)).map(toIdentityRead),
+  )
+
+  app.delete(
+    '/users/:user_id/identities/:identity_id',
+    protectedRoute(app, {
+      tags,
+      summary: "Unlink one of a user's identities",
+      description: 'Even the last one: the user can still set a password through a reset.',
+      params: UserIdentityParams,
+      response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
+    }, superusersOnly),
+    async (request) => {
+      await identities.unlinkOf(superuser(request), request.params.user_id, request.params.identity_id, clientOf(request))
+      return { message: 'Identity unlinked' }
     },
   )
 

@@ -7,22 +7,28 @@ import { Type } from 'typebox'
 
 import type { CallbackOutcome } from '../../modules/identities/identities.service.js'
 import { tokenCallerOf } from '../../plugins/authentication.js'
+import { RuleViolation } from '../../shared/errors.js'
 import { TokenResponse } from '../common/auth.schemas.js'
 import { clientOf } from '../common/client-info.js'
 import { protectedRoute } from '../common/protected-route.js'
-import { errorResponses } from '../common/responses.js'
+import { errorResponses, MessageResponse } from '../common/responses.js'
 import { refuseCrossSiteLogins, tokenReplies } from '../common/token-reply.js'
-import { AuthorizeQuery, CodeExchange, IdentityRead, ProviderParams, ProviderRead } from './auth-providers.schemas.js'
+import { toIdentityRead } from './auth-providers.mappers.js'
+import { AuthorizeQuery, CodeExchange, IdentityRead, LinkRequest, LinkStarted, OwnIdentityParams, ProviderParams, ProviderRead } from './auth-providers.schemas.js'
 
 const tags = ['login']
 /** Binds a flow to the browser that started it; sent back only to the callback. */
 const FLOW_COOKIE = 'sign_in_flow'
 const FLOW_COOKIE_SECONDS = 600
+/** Binds a link ticket to the browser that asked for it; sent only to authorize. */
+const LINK_COOKIE = 'identity_link'
+const LINK_COOKIE_SECONDS = 300
 
 /** redirect_to with the outcome's parameters added (any it had are kept). */
 function outcomeUrl(outcome: CallbackOutcome): string {
   const url = new URL(outcome.redirectTo)
   if ('code' in outcome) url.searchParams.set('code', outcome.code)
+  else if ('linked' in outcome) url.searchParams.set('linked', outcome.linked)
   else {
     url.searchParams.set('error', outcome.failure.error)
     url.searchParams.set('error_description', outcome.failure.message)
@@ -30,11 +36,18 @@ function outcomeUrl(outcome: CallbackOutcome): string {
   return url.href
 }
 
+/** A sign-in needs somewhere to come back to (a link's ticket carries its own). */
+function missingRedirect(): never {
+  throw new RuleViolation('redirect_to', 'Field required', 'missing', 'query')
+}
+
 const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { identities } = app.services
   const { sendTokens, setDeviceCookie } = tokenReplies(app)
   const { publicUrl } = app.config.mail
   const flowCookie = { httpOnly: true, sameSite: 'lax', secure: app.config.cookieSecure, path: `${app.prefix}/auth/` } as const
+  // Set by a call from the frontend (like the refresh cookie, it needs COOKIE_SAMESITE=none on another site).
+  const linkCookie = { ...flowCookie, sameSite: app.config.cookieSameSite } as const
   await app.register(cookie)
 
   app.get(
@@ -51,14 +64,21 @@ const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "Start a sign-in: redirects the browser to the provider's login page",
         description:
           'Answers 302 to the provider with state, nonce and PKCE (S256), and sets a short-lived HttpOnly cookie that binds the sign-in to this browser. ' +
-          'Open it in the browser (a link or `location.href`), not with fetch. A `redirect_to` off AUTH_REDIRECT_ORIGINS: 400 `invalid_redirect`.',
+          'Open it in the browser (a link or `location.href`), not with fetch. A `redirect_to` off AUTH_REDIRECT_ORIGINS: 400 `invalid_redirect`. ' +
+          'With `link_ticket` (the `authorize_url` of POST /api/v2/users/me/identities/{provider}) the identity is linked to that user instead, and `redirect_to` comes from the ticket.',
         params: ProviderParams,
         querystring: AuthorizeQuery,
         response: { 302: Type.Null({ description: 'To the provider' }), ...errorResponses(400, 404, 422) },
       },
     },
     async (request, reply) => {
-      const flow = await identities.start(request.params.provider, request.query.redirect_to)
+      const { provider } = request.params
+      const { link_ticket: ticket, redirect_to: redirectTo } = request.query
+      if (ticket !== undefined) reply.clearCookie(LINK_COOKIE, linkCookie)
+      const flow =
+        ticket !== undefined
+          ? await identities.startLink(provider, ticket, request.cookies[LINK_COOKIE])
+          : await identities.start(provider, redirectTo ?? missingRedirect())
       reply.setCookie(FLOW_COOKIE, flow.browserBinding, { ...flowCookie, maxAge: FLOW_COOKIE_SECONDS })
       return reply.header('cache-control', 'no-store').redirect(flow.authorizationUrl, 302)
     },
@@ -108,10 +128,45 @@ const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   )
 
+  app.post(
+    '/users/me/identities/:identity',
+    protectedRoute(app, {
+      tags: ['account'],
+      summary: "Link a provider to the caller's account: answers the URL to open in the browser",
+      description:
+        'Answers `{authorize_url}`, carrying a one-time ticket (5 minutes; a browser redirect cannot carry a bearer token) and sets an HttpOnly cookie that binds it to this browser. ' +
+        'Opening it signs in at the provider and links that identity; the browser then lands on `redirect_to` with `linked=<provider>`, or with `error` (`identity_taken` when another account holds it).',
+      params: OwnIdentityParams,
+      body: LinkRequest,
+      response: { 200: LinkStarted, ...errorResponses(400, 403, 404, 422) },
+    }, { apiKeys: false }),
+    async (request, reply) => {
+      const provider = request.params.identity
+      const { ticket, browserBinding } = await identities.issueLinkTicket(tokenCallerOf(request).user.id, provider, request.body.redirect_to)
+      reply.setCookie(LINK_COOKIE, browserBinding, { ...linkCookie, maxAge: LINK_COOKIE_SECONDS })
+      return { authorize_url: `${publicUrl}${app.prefix}/auth/${encodeURIComponent(provider)}/authorize?link_ticket=${encodeURIComponent(ticket)}` }
+    },
+  )
+
+  app.delete(
+    '/users/me/identities/:identity',
+    protectedRoute(app, {
+      tags: ['account'],
+      summary: 'Unlink one of the caller\'s identities',
+      description: '409 `last_sign_in_method` when it is the last way to sign in (no password and no other identity): set a password through a reset, or link another first.',
+      params: OwnIdentityParams,
+      response: { 200: MessageResponse, ...errorResponses(403, 404, 409) },
+    }, { apiKeys: false }),
+    async (request) => {
+      await identities.unlink(tokenCallerOf(request).user.id, request.params.identity, clientOf(request))
+      return { message: 'Identity unlinked' }
+    },
+  )
+
   app.get(
     '/users/me/identities',
     protectedRoute(app, { tags: ['account'], summary: "The identity providers linked to the caller's account", response: { 200: Type.Array(IdentityRead), ...errorResponses(403) } }, { apiKeys: false }),
-    async (request) => (await identities.identitiesOf(tokenCallerOf(request).user.id)).map((identity) => ({ id: identity.id, provider: identity.provider, email: identity.email, created_at: identity.createdAt })),
+    async (request) => (await identities.identitiesOf(tokenCallerOf(request).user.id)).map(toIdentityRead),
   )
 }
 

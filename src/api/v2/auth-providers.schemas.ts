@@ -11,11 +11,38 @@ export const ProviderRead = Type.Object(
 export const ProviderParams = Type.Object({ provider: Type.String({ minLength: 1, maxLength: 40 }) })
 
 export const AuthorizeQuery = Type.Object({
-  redirect_to: Type.String({
+  link_ticket: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'From POST /api/v2/users/me/identities/{provider}: link instead of sign in' })),
+  redirect_to: Type.Optional(Type.String({
     maxLength: 2048,
-    description: 'Where the browser goes when the sign-in ends, with `code` or `error`; its origin must be on AUTH_REDIRECT_ORIGINS.',
+    description: 'Where the browser goes when the sign-in ends, with `code` or `error`; its origin must be on AUTH_REDIRECT_ORIGINS. Required unless `link_ticket` is given.',
     examples: ['http://localhost:5173/signed-in'],
-  }),
+  })),
+})
+
+export const LinkRequest = Type.Object(
+  {
+    redirect_to: Type.String({
+      maxLength: 2048,
+      description: 'Where the browser lands once linked, with `linked` or `error`; its origin must be on AUTH_REDIRECT_ORIGINS.',
+      examples: ['http://localhost:5173/settings'],
+    }),
+  },
+  { additionalProperties: false, title: 'LinkRequest' },
+)
+
+export const LinkStarted = Type.Object(
+  { authorize_url: Type.String({ description: 'Open it in the browser that made this call (its cookie binds the ticket)' }) },
+  { title: 'LinkStarted' },
+)
+
+export const IdentityIdParams = Type.Object({ identity_id: Type.String({ minLength: 1, maxLength: 36 }) })
+
+/**
+ * /users/me/identities/{identity}: one path segment that names the provider to link (POST) or
+ * the linked identity to remove (DELETE). OpenAPI allows one parameter name per path shape.
+ */
+export const OwnIdentityParams = Type.Object({
+  identity: Type.String({ minLength: 1, maxLength: 40, description: 'POST: the provider to link (`google`); DELETE: the id of the linked identity' }),
 })
 
 export const CodeExchange = Type.Object(

@@ -15,6 +15,7 @@ import * as adminOverview from './2026-11-22-04-admin-overview.js'
 import * as trigramIndexesWithoutPendingList from './2026-11-23-01-trigram-indexes-without-pending-list.js'
 import * as emailLogin from './2026-11-24-01-email-login.js'
 import * as identities from './2026-11-24-02-identities.js'
+import * as identityLinks from './2026-11-24-03-identity-links.js'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-users-and-tiers': usersAndTiers,
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-01-trigram-indexes-without-pending-list': trigramIndexesWithoutPendingList,
   '2026-11-24-01-email-login': emailLogin,
   '2026-11-24-02-identities': identities,
+  '2026-11-24-03-identity-links': identityLinks,
 }

@@ -5,7 +5,7 @@ import type { Insertable } from 'kysely'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
-import type { SignInCodesTable, SignInFlowsTable, UserIdentitiesTable, UserIdentityRow } from './identities.table.js'
+import type { IdentityLinkTicketsTable, SignInCodesTable, SignInFlowsTable, UserIdentitiesTable, UserIdentityRow } from './identities.table.js'
 
 export function findIdentity(db: Executor, provider: string, subject: string): Promise<UserIdentityRow | undefined> {
   return db.selectFrom('user_identities').selectAll().where('provider', '=', provider).where('subject', '=', subject).executeTakeFirst()
@@ -32,7 +32,7 @@ export function spendSignInFlow(db: Executor, stateHash: string) {
     .where('state_hash', '=', stateHash)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
-    .returning(['browser_hash', 'provider', 'nonce', 'code_verifier', 'redirect_to'])
+    .returning(['browser_hash', 'provider', 'nonce', 'code_verifier', 'redirect_to', 'link_user_id'])
     .executeTakeFirst()
 }
 
@@ -53,10 +53,34 @@ export function spendSignInCode(db: Executor, codeHash: string): Promise<{ user_
     .executeTakeFirst()
 }
 
+/** Removes one of the user's identities; false when the user has no such identity. */
+export async function deleteIdentityOf(db: Executor, userId: number, identityId: string): Promise<boolean> {
+  const result = await db.deleteFrom('user_identities').where('id', '=', identityId).where('user_id', '=', userId).executeTakeFirst()
+  return result.numDeletedRows > 0n
+}
+
+export async function insertLinkTicket(db: Executor, row: Insertable<IdentityLinkTicketsTable>): Promise<void> {
+  await db.insertInto('identity_link_tickets').values(row).execute()
+}
+
+/** Spends a live link ticket; undefined for an unknown, used or expired one. */
+export function spendLinkTicket(db: Executor, ticketHash: string) {
+  const now = nowIso()
+  return db
+    .updateTable('identity_link_tickets')
+    .set({ used_at: now })
+    .where('ticket_hash', '=', ticketHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['browser_hash', 'user_id', 'provider', 'redirect_to'])
+    .executeTakeFirst()
+}
+
 export async function deleteExpiredSignInState(db: Executor): Promise<void> {
   const now = nowIso()
   await db.deleteFrom('sign_in_flows').where('expires_at', '<', now).execute()
   await db.deleteFrom('sign_in_codes').where('expires_at', '<', now).execute()
+  await db.deleteFrom('identity_link_tickets').where('expires_at', '<', now).execute()
 }
 
 /** This module's data access for its service (src/db/repository.ts). */
@@ -68,6 +92,9 @@ export const identitiesFunctions = {
   spendSignInFlow,
   insertSignInCode,
   spendSignInCode,
+  deleteIdentityOf,
+  insertLinkTicket,
+  spendLinkTicket,
   deleteExpiredSignInState,
 }
 export type IdentitiesRepository = Repository<typeof identitiesFunctions>

@@ -5,7 +5,8 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 
 import type { Unit } from '../../db/unit-of-work.js'
-import { DomainError } from '../../shared/errors.js'
+import type { Actor } from '../../shared/actor.js'
+import { assertSuperuser, DomainError } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { RedirectAllowList } from '../../shared/redirect-allow-list.js'
 import type { AuthService, TokenPair } from '../auth/auth.service.js'
@@ -15,13 +16,17 @@ import type { SecurityEventService } from '../security-events/security-events.se
 import type { SignupPolicy, User } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
 import type { IdentitiesRepository } from './identities.repository.js'
-import type { OidcProvider, ProviderIdentity } from './oidc-provider.js'
-import { OidcProvider as Provider, ProviderFlowError } from './oidc-provider.js'
+import type { IdentityProvider, ProviderIdentity } from './identity-provider.js'
+import { newFlowSecrets, ProviderFlowError } from './identity-provider.js'
 
 /** How long a browser has to come back from the provider. */
 const FLOW_MINUTES = 10
 /** How long the frontend has to trade the hand-off code. */
 const HAND_OFF_SECONDS = 60
+/** How long a link ticket waits for its browser to open the authorize URL. */
+const LINK_TICKET_MINUTES = 5
+
+export const LAST_SIGN_IN_METHOD = 'Cannot remove the last way to sign in'
 
 export const INVALID_OR_EXPIRED_CODE = 'Invalid or expired code'
 
@@ -38,6 +43,7 @@ export type SignInErrorCode =
   | 'signup_disabled'
   | 'rate_limited'
   | 'server_error'
+  | 'identity_taken'
 
 export class SignInFailed extends Error {
   constructor(
@@ -61,8 +67,14 @@ export interface StartedFlow {
   browserBinding: string
 }
 
-/** A finished callback: where the browser goes next, carrying either a code or an error. */
-export type CallbackOutcome = { redirectTo: string; code: string } | { redirectTo: string; failure: SignInFailed }
+/** A finished callback: where the browser goes next, carrying a code, the provider it linked, or an error. */
+export type CallbackOutcome = { redirectTo: string; code: string } | { redirectTo: string; linked: string } | { redirectTo: string; failure: SignInFailed }
+
+/** A link ticket for the signed-in user, and the cookie that binds it to the browser that asked. */
+export interface LinkTicket {
+  ticket: string
+  browserBinding: string
+}
 
 export interface Identity {
   id: string
@@ -71,12 +83,17 @@ export interface Identity {
   createdAt: string
 }
 
+/** A provider sign-in in the security log: `github`, or `oidc:<name>`. */
+const methodOf = (provider: string): LoginMethod => (provider === 'github' ? 'github' : `oidc:${provider}`)
+
 const providerNotFound = () => new DomainError('not_found', 'Provider not found', { code: 'provider_not_found' })
 const invalidState = () => new DomainError('invalid', 'Invalid or expired sign-in', { code: 'invalid_state' })
 const invalidCode = () => new DomainError('invalid', INVALID_OR_EXPIRED_CODE, { code: 'invalid_code' })
+const invalidTicket = () => new DomainError('invalid', 'Invalid or expired link ticket', { code: 'invalid_link_ticket' })
+const identityNotFound = () => new DomainError('not_found', 'Identity not found', { code: 'identity_not_found' })
 
 export class IdentityService {
-  private readonly providers = new Map<string, OidcProvider>()
+  private readonly providers = new Map<string, IdentityProvider>()
 
   constructor(
     private readonly repository: IdentitiesRepository,
@@ -89,7 +106,7 @@ export class IdentityService {
   ) {}
 
   /** Adds a discovered provider (src/modules/identities/discover.ts decides which). */
-  add(provider: OidcProvider): void {
+  add(provider: IdentityProvider): void {
     this.providers.set(provider.name, provider)
   }
 
@@ -99,10 +116,47 @@ export class IdentityService {
 
   /** Starts a sign-in: 404 for an unknown provider, 400 `invalid_redirect` for a redirect_to off the list. */
   async start(providerName: string, redirectTo: string): Promise<StartedFlow> {
-    const provider = this.providers.get(providerName)
-    if (!provider) throw providerNotFound()
+    const provider = this.provider(providerName)
+    return this.beginFlow(provider, this.redirects.check(redirectTo), null)
+  }
+
+  /**
+   * The signed-in user asks to link a provider: a one-time ticket (5 minutes) for the authorize
+   * URL, bound to this browser by a cookie, so nobody can hand their ticket to someone else's
+   * browser and collect that person's identity on their own account.
+   */
+  async issueLinkTicket(userId: number, providerName: string, redirectTo: string): Promise<LinkTicket> {
+    const provider = this.provider(providerName)
     const redirect = this.redirects.check(redirectTo)
-    const secrets = Provider.newFlowSecrets()
+    const ticket = randomBytes(32).toString('base64url')
+    const browserBinding = randomBytes(32).toString('base64url')
+    await this.repository.insertLinkTicket({
+      ticket_hash: hashedKey(ticket),
+      browser_hash: hashedKey(browserBinding),
+      user_id: userId,
+      provider: provider.name,
+      redirect_to: redirect,
+      expires_at: new Date(Date.now() + LINK_TICKET_MINUTES * 60_000).toISOString(),
+      created_at: new Date().toISOString(),
+    })
+    return { ticket, browserBinding }
+  }
+
+  /** Starts a linking flow from its ticket: once, from the browser that asked for it. */
+  async startLink(providerName: string, ticket: string, browserBinding: string | undefined): Promise<StartedFlow> {
+    const spent = await this.repository.spendLinkTicket(hashedKey(ticket))
+    if (!spent || spent.provider !== providerName || browserBinding === undefined || hashedKey(browserBinding) !== spent.browser_hash) throw invalidTicket()
+    return this.beginFlow(this.provider(providerName), spent.redirect_to, spent.user_id)
+  }
+
+  private provider(name: string): IdentityProvider {
+    const provider = this.providers.get(name)
+    if (!provider) throw providerNotFound()
+    return provider
+  }
+
+  private async beginFlow(provider: IdentityProvider, redirect: string, linkUserId: number | null): Promise<StartedFlow> {
+    const secrets = newFlowSecrets()
     const browserBinding = randomBytes(32).toString('base64url')
     await this.repository.insertSignInFlow({
       state_hash: hashedKey(secrets.state),
@@ -111,6 +165,7 @@ export class IdentityService {
       nonce: secrets.nonce,
       code_verifier: secrets.codeVerifier,
       redirect_to: redirect,
+      link_user_id: linkUserId,
       expires_at: new Date(Date.now() + FLOW_MINUTES * 60_000).toISOString(),
       created_at: new Date().toISOString(),
     })
@@ -131,12 +186,16 @@ export class IdentityService {
     if (!provider) throw invalidState()
     try {
       const identity = await provider.finish(callbackUrl, { state, nonce: flow.nonce, codeVerifier: flow.code_verifier })
+      if (flow.link_user_id !== null) {
+        await this.linkTo(flow.link_user_id, provider.name, identity)
+        return { redirectTo: flow.redirect_to, linked: provider.name }
+      }
       const user = await this.resolveUser(provider.name, identity, client)
       const code = randomBytes(32).toString('base64url')
       await this.repository.insertSignInCode({
         code_hash: hashedKey(code),
         user_id: user.id,
-        method: `oidc:${provider.name}`,
+        method: methodOf(provider.name),
         expires_at: new Date(Date.now() + HAND_OFF_SECONDS * 1000).toISOString(),
         created_at: new Date().toISOString(),
       })
@@ -164,8 +223,50 @@ export class IdentityService {
     }))
   }
 
+  /** A user's identities, for a superuser (404 for a user that does not exist). */
+  async identitiesOfUser(actor: Actor, userId: number): Promise<Identity[]> {
+    assertSuperuser(actor)
+    await this.users.getManaged(actor, userId)
+    return this.identitiesOf(userId)
+  }
+
+  /**
+   * A superuser unlinks one of a user's identities (one that is not theirs any more), even the
+   * last: the user can still recover the account through a password reset.
+   */
+  async unlinkOf(actor: Actor, userId: number, identityId: string, client: ClientInfo): Promise<void> {
+    assertSuperuser(actor)
+    const identity = (await this.repository.listIdentitiesOf(userId)).find((candidate) => candidate.id === identityId)
+    if (!identity || !(await this.repository.deleteIdentityOf(userId, identityId))) throw identityNotFound()
+    await this.events.record('identity_unlinked', userId, client, { method: methodOf(identity.provider) })
+  }
+
+  /**
+   * Unlinks one of the user's identities; 409 when it is their last way to sign in (no password
+   * and no other identity: a password reset sets one).
+   */
+  async unlink(userId: number, identityId: string, client: ClientInfo): Promise<void> {
+    const identities = await this.repository.listIdentitiesOf(userId)
+    const identity = identities.find((candidate) => candidate.id === identityId)
+    if (!identity) throw identityNotFound()
+    if (identities.length === 1 && !(await this.users.hasPassword(userId))) {
+      throw new DomainError('conflict', LAST_SIGN_IN_METHOD, { code: 'last_sign_in_method' })
+    }
+    if (!(await this.repository.deleteIdentityOf(userId, identityId))) throw identityNotFound()
+    await this.events.record('identity_unlinked', userId, client, { method: methodOf(identity.provider) })
+  }
+
   prune(): Promise<void> {
     return this.repository.deleteExpiredSignInState()
+  }
+
+  /** Links the identity to the signed-in user who asked; refused when another account holds it. */
+  private async linkTo(userId: number, provider: string, identity: ProviderIdentity): Promise<void> {
+    const user = await this.activeUser(userId)
+    const linked = await this.repository.findIdentity(provider, identity.subject)
+    if (linked?.user_id === user.id) return
+    if (linked) throw new SignInFailed('identity_taken', 'This identity is linked to another account')
+    await this.link(user, provider, identity)
   }
 
   /**
@@ -177,7 +278,7 @@ export class IdentityService {
   private async resolveUser(provider: string, identity: ProviderIdentity, client: ClientInfo): Promise<User> {
     const linked = await this.repository.findIdentity(provider, identity.subject)
     if (linked) return this.activeUser(linked.user_id)
-    if (!identity.email) throw new SignInFailed('email_required', 'The provider shared no email address')
+    if (!identity.email) throw new SignInFailed('email_required', 'The provider shared no usable email address')
     const holder = await this.users.findActiveByEmail(identity.email)
     if (holder) {
       if (!identity.emailVerified || !holder.isVerified) throw new SignInFailed('account_exists', 'An account with this email exists: sign in to it first, then link this provider')
@@ -214,7 +315,7 @@ export class IdentityService {
       email: identity.email ?? null,
       created_at: new Date().toISOString(),
     })
-    await this.events.record('identity_linked', user.id, null, { unit, method: `oidc:${provider}` })
+    await this.events.record('identity_linked', user.id, null, { unit, method: methodOf(provider) })
   }
 }
 

@@ -26,6 +26,21 @@ export interface SignInFlowsTable {
   nonce: string
   code_verifier: string
   redirect_to: string
+  /** The signed-in user this flow links the identity to; null for a sign-in. */
+  link_user_id: number | null
+  expires_at: Timestamp
+  used_at: NullableTimestamp
+  created_at: Timestamp
+}
+
+export interface IdentityLinkTicketsTable {
+  /** SHA-256 of the ticket in the authorize URL. */
+  ticket_hash: string
+  /** SHA-256 of the HttpOnly cookie set on the browser that asked for the ticket. */
+  browser_hash: string
+  user_id: number
+  provider: string
+  redirect_to: string
   expires_at: Timestamp
   used_at: NullableTimestamp
   created_at: Timestamp

@@ -4,37 +4,10 @@
 import * as oidc from 'openid-client'
 
 import type { OidcProviderConfig } from '../../config.js'
+import type { FlowSecrets, IdentityProvider, ProviderIdentity } from './identity-provider.js'
+import { asFlowError, authorizationUrlOf, PROVIDER_TIMEOUT_SECONDS, ProviderFlowError, returnedTo } from './identity-provider.js'
 
-/** Seconds any one request to a provider may take. */
-const PROVIDER_TIMEOUT_SECONDS = 10
-
-/** What the provider vouches for about the person who signed in. */
-export interface ProviderIdentity {
-  subject: string
-  email: string | undefined
-  emailVerified: boolean
-  name: string | undefined
-  username: string | undefined
-}
-
-/** Secrets of one flow: sent (state, nonce, the verifier's challenge) and checked on return. */
-export interface FlowSecrets {
-  state: string
-  nonce: string
-  codeVerifier: string
-}
-
-/** Why a callback failed, as the `error` the frontend gets. */
-export class ProviderFlowError extends Error {
-  constructor(
-    readonly error: 'access_denied' | 'provider_error' | 'provider_unavailable' | 'invalid_response',
-    message: string,
-  ) {
-    super(message)
-  }
-}
-
-export class OidcProvider {
+export class OidcProvider implements IdentityProvider {
   private constructor(
     readonly name: string,
     readonly label: string,
@@ -52,29 +25,14 @@ export class OidcProvider {
     return new OidcProvider(config.name, config.label, configuration, config.scopes, redirectUri)
   }
 
-  static newFlowSecrets(): FlowSecrets {
-    return { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier() }
-  }
-
-  async authorizationUrl(secrets: FlowSecrets): Promise<string> {
-    const parameters = {
-      redirect_uri: this.redirectUri,
-      scope: this.scopes,
-      state: secrets.state,
-      nonce: secrets.nonce,
-      code_challenge: await oidc.calculatePKCECodeChallenge(secrets.codeVerifier),
-      code_challenge_method: 'S256',
-    }
-    return oidc.buildAuthorizationUrl(this.configuration, parameters).href
+  authorizationUrl(secrets: FlowSecrets): Promise<string> {
+    return authorizationUrlOf(this.configuration, this.redirectUri, this.scopes, secrets, true)
   }
 
   /** Exchanges the callback's code and validates the ID token; the claims, with userinfo's when the ID token lacks the email. */
   async finish(callbackUrl: URL, secrets: FlowSecrets): Promise<ProviderIdentity> {
-    // The callback's parameters on the registered redirect URI, whatever host the request came in by.
-    const current = new URL(this.redirectUri)
-    current.search = callbackUrl.search
     try {
-      const tokens = await oidc.authorizationCodeGrant(this.configuration, current, {
+      const tokens = await oidc.authorizationCodeGrant(this.configuration, returnedTo(this.redirectUri, callbackUrl), {
         pkceCodeVerifier: secrets.codeVerifier,
         expectedState: secrets.state,
         expectedNonce: secrets.nonce,
@@ -95,18 +53,4 @@ export class OidcProvider {
       throw asFlowError(error)
     }
   }
-}
-
-function asFlowError(error: unknown): ProviderFlowError {
-  if (error instanceof ProviderFlowError) return error
-  if (error instanceof oidc.AuthorizationResponseError) {
-    return error.error === 'access_denied'
-      ? new ProviderFlowError('access_denied', 'The sign-in was cancelled at the provider')
-      : new ProviderFlowError('provider_error', 'The provider refused the sign-in')
-  }
-  // fetch() failing (refused, reset, timed out) is a TypeError or an AbortError/TimeoutError.
-  if (error instanceof TypeError || (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError'))) {
-    return new ProviderFlowError('provider_unavailable', 'The provider could not be reached')
-  }
-  return new ProviderFlowError('invalid_response', 'The provider answered with something that does not check out')
 }

@@ -11,6 +11,7 @@ export const SECURITY_EVENT_TYPES = [
   'password_reset_requested',
   'email_login_requested',
   'identity_linked',
+  'identity_unlinked',
   'password_reset',
   'email_changed',
   'email_change_undone',
@@ -22,9 +23,9 @@ export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
 
 /**
  * How a login was made, named on its login_succeeded and login_failed events (and the provider
- * on identity_linked): a password, a mailed link or code, or an identity provider (`oidc:google`).
+ * on identity_linked): a password, a mailed link or code, GitHub, or an OpenID Connect provider (`oidc:google`).
  */
-export type LoginMethod = 'password' | 'email_link' | 'email_code' | `oidc:${string}`
+export type LoginMethod = 'password' | 'email_link' | 'email_code' | 'github' | `oidc:${string}`
 
 /** Where a request came from, as the log keeps it. */
 export interface ClientInfo {

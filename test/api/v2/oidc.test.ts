@@ -6,22 +6,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { createClient, unwrap } from '../../../clients/typescript/src/index.js'
+import { buildApp } from '../../../src/app.js'
+import { loadConfig } from '../../../src/config.js'
+import { createLogger } from '../../../src/logger.js'
 import type { TestApp } from '../../helpers/app.js'
-import { createTestApp } from '../../helpers/app.js'
+import { createTestApp, TEST_SECRET_KEY } from '../../helpers/app.js'
 import { expectError } from '../../helpers/expect.js'
 import type { TestOidcProvider } from '../../helpers/oidc-provider.js'
 import { startOidcProvider } from '../../helpers/oidc-provider.js'
-import { seedUser, V2 } from '../../helpers/users.js'
+import { seedAndLogin, seedUser, V2 } from '../../helpers/users.js'
 
 const PUBLIC_URL = 'http://localhost:8000'
 const FRONTEND = 'http://localhost:5173'
 const CALLBACK = `${PUBLIC_URL}${V2}/auth/corp/callback`
+const BACKUP_CALLBACK = `${PUBLIC_URL}${V2}/auth/backup/callback`
 
 let op: TestOidcProvider
 let t: TestApp
 let subjects = 0
 beforeAll(async () => {
-  op = await startOidcProvider([CALLBACK])
+  op = await startOidcProvider([CALLBACK, BACKUP_CALLBACK])
   t = await createTestApp(providerEnv(op))
 })
 afterAll(async () => {
@@ -33,11 +37,15 @@ function providerEnv(provider: TestOidcProvider, extra: Record<string, string> =
   return {
     PUBLIC_URL,
     AUTH_REDIRECT_ORIGINS: FRONTEND,
-    OIDC_PROVIDERS: 'corp',
     OIDC_CORP_ISSUER: provider.issuer,
     OIDC_CORP_CLIENT_ID: provider.clientId,
     OIDC_CORP_CLIENT_SECRET: provider.clientSecret,
     OIDC_CORP_LABEL: 'Corp SSO',
+    // The same provider under a second name: a user with two identities.
+    OIDC_PROVIDERS: 'corp,backup',
+    OIDC_BACKUP_ISSUER: provider.issuer,
+    OIDC_BACKUP_CLIENT_ID: provider.clientId,
+    OIDC_BACKUP_CLIENT_SECRET: provider.clientSecret,
     ...extra,
   }
 }
@@ -83,11 +91,15 @@ async function tokensFor(subject: string) {
   return answer.json() as { access_token: string }
 }
 
+const me_ = async (tokens: { access_token: string }) => me(tokens.access_token)
 const me = async (accessToken: string) => (await t.app.inject({ url: `${V2}/users/me`, headers: { authorization: `Bearer ${accessToken}` } })).json()
 
 describe('sign-in through an OpenID Connect provider', () => {
   it('lists the discovered providers for buttons', async () => {
-    expect((await t.app.inject({ url: `${V2}/auth/providers` })).json()).toEqual([{ name: 'corp', label: 'Corp SSO' }])
+    expect((await t.app.inject({ url: `${V2}/auth/providers` })).json()).toEqual([
+      { name: 'corp', label: 'Corp SSO' },
+      { name: 'backup', label: 'backup' },
+    ])
   })
 
   it('sends the browser to the provider with state, nonce and PKCE (S256)', async () => {
@@ -210,6 +222,114 @@ describe('sign-in through an OpenID Connect provider', () => {
       expectError(await t.app.inject({ url: `${V2}/auth/corp/authorize?redirect_to=${encodeURIComponent(redirect)}` }), 400, 'Invalid redirect', 'invalid_redirect')
     }
     expectError(await t.app.inject({ url: `${V2}/auth/nobody/authorize?redirect_to=${encodeURIComponent(FRONTEND)}` }), 404, 'Provider not found', 'provider_not_found')
+  })
+})
+
+describe('linking and unlinking while signed in', () => {
+  const settings = `${FRONTEND}/settings`
+
+  /** Asks for a link ticket as `headers`' user, opens it in the same browser, and signs in at the provider as `subject`. */
+  async function link(headers: Record<string, string>, provider: string, subject: string): Promise<URL> {
+    const asked = await t.app.inject({ method: 'POST', url: `${V2}/users/me/identities/${provider}`, headers, payload: { redirect_to: settings } })
+    expect(asked.statusCode, asked.body).toBe(200)
+    const authorizeUrl = new URL(asked.json().authorize_url)
+    expect(authorizeUrl.origin).toBe(PUBLIC_URL)
+    const ticketCookie = asked.cookies.find((cookie) => cookie.name === 'identity_link')!
+    const started = await t.app.inject({ url: authorizeUrl.pathname + authorizeUrl.search, cookies: { identity_link: ticketCookie.value } })
+    expect(started.statusCode, started.body).toBe(302)
+    const binding = started.cookies.find((cookie) => cookie.name === 'sign_in_flow')!.value
+    const answer = await callback(t, await op.signIn(started.headers.location as string, subject), binding)
+    return new URL(answer.headers.location as string)
+  }
+
+  const identitiesOf = async (headers: Record<string, string>) => (await t.app.inject({ url: `${V2}/users/me/identities`, headers })).json() as { id: string; provider: string }[]
+
+  it('links a provider to the signed-in user, who then signs in with it', async () => {
+    const me = await seedAndLogin(t.app)
+    const subject = person({ email: `elsewhere-${Date.now()}@corp.example` })
+    const landed = await link(me.headers, 'corp', subject)
+    expect(landed.origin + landed.pathname).toBe(settings)
+    expect(landed.searchParams.get('linked')).toBe('corp')
+    expect((await identitiesOf(me.headers)).map((identity) => identity.provider)).toEqual(['corp'])
+    expect((await me_(await tokensFor(subject))).id).toBe(me.user.id)
+  })
+
+  it('refuses a ticket opened in another browser or twice, and an identity another account holds', async () => {
+    const me = await seedAndLogin(t.app)
+    const asked = await t.app.inject({ method: 'POST', url: `${V2}/users/me/identities/corp`, headers: me.headers, payload: { redirect_to: settings } })
+    const authorizeUrl = new URL(asked.json().authorize_url)
+    const ticketCookie = asked.cookies.find((cookie) => cookie.name === 'identity_link')!.value
+    expectError(await t.app.inject({ url: authorizeUrl.pathname + authorizeUrl.search }), 400, 'Invalid or expired link ticket', 'invalid_link_ticket')
+    // The try from the other browser spent it.
+    expectError(await t.app.inject({ url: authorizeUrl.pathname + authorizeUrl.search, cookies: { identity_link: ticketCookie } }), 400, 'Invalid or expired link ticket', 'invalid_link_ticket')
+
+    const taken = person()
+    await tokensFor(taken)
+    expect((await link(me.headers, 'corp', taken)).searchParams.get('error')).toBe('identity_taken')
+    expect(await identitiesOf(me.headers)).toEqual([])
+    expectError(await t.app.inject({ method: 'POST', url: `${V2}/users/me/identities/nobody`, headers: me.headers, payload: { redirect_to: settings } }), 404, 'Provider not found')
+    expectError(await t.app.inject({ method: 'POST', url: `${V2}/users/me/identities/corp`, headers: me.headers, payload: { redirect_to: 'https://evil.example.net/' } }), 400, 'Invalid redirect')
+  })
+
+  it('refuses to unlink the last way to sign in, and unlinks any other', async () => {
+    const subject = person()
+    const tokens = await tokensFor(subject)
+    const headers = { authorization: `Bearer ${tokens.access_token}` }
+    const [only] = await identitiesOf(headers)
+    const unlink = (id: string) => t.app.inject({ method: 'DELETE', url: `${V2}/users/me/identities/${id}`, headers })
+    expectError(await unlink(only!.id), 409, 'Cannot remove the last way to sign in', 'last_sign_in_method')
+    expect((await link(headers, 'backup', subject)).searchParams.get('linked')).toBe('backup')
+    expect((await unlink(only!.id)).statusCode).toBe(200)
+    const [backup] = await identitiesOf(headers)
+    expect(backup?.provider).toBe('backup')
+    expectError(await unlink(backup!.id), 409, 'Cannot remove the last way to sign in')
+    expectError(await unlink(only!.id), 404, 'Identity not found', 'identity_not_found')
+
+    // A user with a password may unlink their only identity.
+    const withPassword = await seedAndLogin(t.app)
+    await link(withPassword.headers, 'corp', person({ email: `pw-${Date.now()}@corp.example` }))
+    const [linked] = await identitiesOf(withPassword.headers)
+    expect((await t.app.inject({ method: 'DELETE', url: `${V2}/users/me/identities/${linked!.id}`, headers: withPassword.headers })).statusCode).toBe(200)
+    const events = await t.db.selectFrom('security_events').select(['type', 'method']).where('user_id', '=', withPassword.user.id).where('type', 'in', ['identity_linked', 'identity_unlinked']).execute()
+    expect(events).toEqual(expect.arrayContaining([{ type: 'identity_linked', method: 'oidc:corp' }, { type: 'identity_unlinked', method: 'oidc:corp' }]))
+  })
+})
+
+describe('several server processes', () => {
+  it('finishes a sign-in at another instance than the one that started it, and trades the code at a third', async () => {
+    // A second app on the same database: its own services and memory, as another process has.
+    const other = await buildApp({ config: loadConfig(t.env), secretKey: TEST_SECRET_KEY, prepare: false, logger: createLogger('silent') })
+    try {
+      const subject = person()
+      const { providerUrl, binding } = await authorize()
+      const returned = await op.signIn(providerUrl, subject)
+      const answer = await other.inject({ url: returned.pathname + returned.search, cookies: { sign_in_flow: binding } })
+      const code = new URL(answer.headers.location as string).searchParams.get('code')
+      expect(code, answer.headers.location as string).toBeTruthy()
+      expect((await exchange(code!)).statusCode).toBe(200)
+      // And the state is spent for every instance.
+      expectError(await callback(t, returned, binding), 400, 'Invalid or expired sign-in')
+    } finally {
+      await other.close()
+    }
+  })
+})
+
+describe('identities in the admin API', () => {
+  it('lets a superuser list a user\'s identities and unlink even the last one; nobody else', async () => {
+    const tokens = await tokensFor(person())
+    const user = await me_(tokens)
+    const admin = await seedAndLogin(t.app, {}, { superuser: true })
+    const listed = await t.app.inject({ url: `${V2}/admin/users/${user.id}/identities`, headers: admin.headers })
+    expect(listed.statusCode, listed.body).toBe(200)
+    const [identity] = listed.json() as { id: string; provider: string }[]
+    expect(identity?.provider).toBe('corp')
+    const ordinary = await seedAndLogin(t.app)
+    expectError(await t.app.inject({ url: `${V2}/admin/users/${user.id}/identities`, headers: ordinary.headers }), 403)
+    expectError(await t.app.inject({ method: 'DELETE', url: `${V2}/admin/users/${user.id}/identities/${identity!.id}`, headers: ordinary.headers }), 403)
+    expect((await t.app.inject({ method: 'DELETE', url: `${V2}/admin/users/${user.id}/identities/${identity!.id}`, headers: admin.headers })).statusCode).toBe(200)
+    expect((await t.app.inject({ url: `${V2}/users/me/identities`, headers: { authorization: `Bearer ${tokens.access_token}` } })).json()).toEqual([])
+    expectError(await t.app.inject({ url: `${V2}/admin/users/999999/identities`, headers: admin.headers }), 404)
   })
 })
 
