@@ -4,6 +4,8 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 
+import type { CryptoKey, JWTPayload } from 'jose'
+import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose'
 import Provider from 'oidc-provider'
 
 export interface TestAccount {
@@ -19,6 +21,11 @@ export interface TestOidcProvider {
   clientSecret: string
   /** Accounts by subject (`sub`); add or change them at any time. */
   accounts: Map<string, TestAccount>
+  /**
+   * From now on the token endpoint answers with an ID token whose claims `rewrite` changed, signed
+   * with the provider's own key (so only the claims are wrong); undefined stops it.
+   */
+  forgeIdTokens(rewrite: ((claims: JWTPayload) => JWTPayload) | undefined): void
   /** Follows `authorizationUrl` through the provider's login as `subject`; the URL it sends the browser back to. */
   signIn(authorizationUrl: string, subject: string): Promise<URL>
   stop(): Promise<void>
@@ -31,7 +38,12 @@ export async function startOidcProvider(redirectUris: string[]): Promise<TestOid
   const server = http.createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  // A signing key the test knows, so it can sign ID tokens the provider's keys verify.
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true })
+  const signingKey = { ...(await exportJWK(privateKey)), kid: 'test-signing-key', alg: 'RS256', use: 'sig' }
+  let rewrite: ((claims: JWTPayload) => JWTPayload) | undefined
   const provider = new Provider(issuer, {
+    jwks: { keys: [signingKey] },
     clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: redirectUris, response_types: ['code'], grant_types: ['authorization_code'] }],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'] },
     // Lax everywhere: a SameSite=None cookie without Secure is dropped by Chromium over plain http.
@@ -53,13 +65,21 @@ export async function startOidcProvider(redirectUris: string[]): Promise<TestOid
       return grant
     },
   })
-  server.on('request', provider.callback())
+  const handle = provider.callback()
+  server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
+    const forge = rewrite
+    if (forge && request.method === 'POST' && request.url?.startsWith('/token')) replaceIdToken(response, forge, privateKey)
+    void handle(request, response)
+  })
 
   return {
     issuer,
     clientId,
     clientSecret,
     accounts,
+    forgeIdTokens(next) {
+      rewrite = next
+    },
     async signIn(authorizationUrl, subject) {
       const jar = new Map<string, string>()
       let url = authorizationUrl
@@ -101,4 +121,22 @@ export async function startOidcProvider(redirectUris: string[]): Promise<TestOid
         server.closeAllConnections()
       }),
   }
+}
+
+/** Rewrites the token endpoint's answer as it is sent: the ID token's claims changed, signed again with the same key. */
+function replaceIdToken(response: http.ServerResponse, rewrite: (claims: JWTPayload) => JWTPayload, key: CryptoKey): void {
+  const end = response.end.bind(response) as (body?: string | Buffer) => http.ServerResponse
+  response.end = ((body?: string | Buffer) => {
+    const answer = JSON.parse(String(body)) as { id_token?: string }
+    if (!answer.id_token) return end(body)
+    new SignJWT(rewrite(decodeJwt(answer.id_token)))
+      .setProtectedHeader({ alg: 'RS256', kid: 'test-signing-key', typ: 'JWT' })
+      .sign(key)
+      .then((forged) => {
+        const text = JSON.stringify({ ...answer, id_token: forged })
+        response.setHeader('content-length', Buffer.byteLength(text))
+        end(text)
+      }, (error: unknown) => response.destroy(error as Error))
+    return response
+  }) as typeof response.end
 }

@@ -2,7 +2,7 @@
 // 15 minutes, five tries a request, no enumeration, no account created, limits per address and
 // per email, redirect_to on AUTH_REDIRECT_ORIGINS only, the service's own page that a mail
 // scanner cannot spend, login CSRF refused, EMAIL_LOGIN=off.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
 import type { TestApp } from '../../helpers/app.js'
 import { createTestApp } from '../../helpers/app.js'
@@ -246,6 +246,19 @@ describe('sign-in by email settings', () => {
       expectError(await request('A@example.com', '10.8.0.3'), 429, 'Too many requests')
     } finally {
       await limited.close()
+    }
+  })
+
+  it.skipIf(!inject('redisUrl'))('signs in with the counters in Redis', async () => {
+    const setup = await createAppWithSmtp({ REDIS_URL: inject('redisUrl') })
+    try {
+      const user = await seedUser(setup.t.app)
+      await setup.t.app.inject({ method: 'POST', url: `${V2}/login/email`, payload: { email: user.email } })
+      const [mail] = await setup.smtp.waitFor(user.email)
+      const signedIn = await setup.t.app.inject({ method: 'POST', url: `${V2}/login/email/confirm`, payload: { email: user.email, code: codeIn(mail!) } })
+      expect(signedIn.statusCode, signedIn.body).toBe(200)
+    } finally {
+      await setup.close()
     }
   })
 

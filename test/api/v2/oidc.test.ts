@@ -3,7 +3,7 @@
 // provider's own login form, the callback, the one-time code and its exchange; the linking rules
 // (verified and unverified emails on both sides); replayed and foreign state, a tampered nonce or
 // verifier, reused and expired codes, redirect_to off the list, the provider down.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
 import { createClient, unwrap } from '../../../clients/typescript/src/index.js'
 import { buildApp } from '../../../src/app.js'
@@ -201,6 +201,32 @@ describe('sign-in through an OpenID Connect provider', () => {
     }
   })
 
+  it('refuses an ID token for another audience or from another issuer, validly signed, and creates nothing', async () => {
+    const forgeries: [string, (claims: Record<string, unknown>) => Record<string, unknown>][] = [
+      ['another audience', (claims) => ({ ...claims, aud: 'another-client' })],
+      ['another issuer', (claims) => ({ ...claims, iss: 'https://evil.example.net' })],
+      ['expired', (claims) => ({ ...claims, exp: Math.floor(Date.now() / 1000) - 3600, iat: Math.floor(Date.now() / 1000) - 7200 })],
+    ]
+    try {
+      for (const [name, rewrite] of forgeries) {
+        op.forgeIdTokens(rewrite)
+        const subject = person()
+        const landed = await signIn(subject)
+        expect(landed.searchParams.get('error'), name).toBe('invalid_response')
+        expect(await t.db.selectFrom('users').select('id').where('email', '=', `${subject}@corp.example`).execute()).toHaveLength(0)
+      }
+    } finally {
+      op.forgeIdTokens(undefined)
+    }
+    // The same forging path, changing nothing, signs in: the refusals above are the claims'.
+    op.forgeIdTokens((claims) => claims)
+    try {
+      expect((await signIn(person())).searchParams.get('code')).toBeTruthy()
+    } finally {
+      op.forgeIdTokens(undefined)
+    }
+  })
+
   it('hands off a code that works once, for 60 seconds', async () => {
     const landed = await signIn(person())
     const code = landed.searchParams.get('code')!
@@ -311,6 +337,19 @@ describe('several server processes', () => {
       expectError(await callback(t, returned, binding), 400, 'Invalid or expired sign-in')
     } finally {
       await other.close()
+    }
+  })
+})
+
+describe.skipIf(!inject('redisUrl'))('with Redis', () => {
+  it('signs in, counting new accounts in Redis', async () => {
+    const app = await createTestApp(providerEnv(op, { REDIS_URL: inject('redisUrl') }))
+    try {
+      const code = (await signIn(person(), app)).searchParams.get('code')
+      expect(code).toBeTruthy()
+      expect((await exchange(code!, app)).statusCode).toBe(200)
+    } finally {
+      await app.close()
     }
   })
 })
