@@ -1,7 +1,9 @@
-// Sign-in through OpenID Connect providers. A flow starts with state, nonce and a PKCE verifier
-// stored (state by its hash) and bound to the browser by an HttpOnly cookie; the callback spends
-// the flow once, lets openid-client validate the provider's answer, resolves the user by the
-// linking rules, and hands the frontend a one-time code (60 s) it trades for the token pair.
+// Sign-in through identity providers (OpenID Connect, GitHub), and linking them while signed in.
+// A flow starts with state, nonce and a PKCE verifier stored (state by its hash) and bound to the
+// browser by an HttpOnly cookie; the callback spends the flow once, lets openid-client validate
+// the provider's answer, then either links the identity to the user who asked (a link ticket
+// started the flow) or resolves the user by the linking rules and hands the frontend a one-time
+// code (60 s) it trades for the token pair.
 import { randomBytes, randomUUID } from 'node:crypto'
 
 import type { Unit } from '../../db/unit-of-work.js'
@@ -105,7 +107,7 @@ export class IdentityService {
     private readonly signupPolicy: SignupPolicy,
   ) {}
 
-  /** Adds a discovered provider (src/modules/identities/discover.ts decides which). */
+  /** Adds a provider that answered at start (src/modules/identities/discovery.ts decides which). */
   add(provider: IdentityProvider): void {
     this.providers.set(provider.name, provider)
   }
