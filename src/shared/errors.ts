@@ -133,6 +133,8 @@ export const FILE_MUST_BE_AN_IMAGE = 'File must be an image'
 export const MALFORMED_MULTIPART = 'Malformed multipart body'
 export const API_KEYS_REFUSED = 'API keys cannot be used here'
 export const API_KEY_SCOPE_TOO_NARROW = 'API key scope does not allow this'
+export const INVALID_OR_EXPIRED_TOKEN = 'Invalid or expired token'
+export const INVALID_OR_EXPIRED_CODE = 'Invalid or expired code'
 
 export const notAuthenticated = () => new DomainError('unauthenticated', NOT_AUTHENTICATED)
 export const forbidden = () => new DomainError('forbidden', NOT_ENOUGH_PERMISSIONS)
@@ -140,6 +142,10 @@ export const serviceUnavailable = () => new DomainError('unavailable', SERVICE_U
 export const notFound = () => new DomainError('not_found', NOT_FOUND)
 export const apiKeysRefused = () => new DomainError('forbidden', API_KEYS_REFUSED, { code: 'api_key_not_allowed' })
 export const apiKeyScopeTooNarrow = () => new DomainError('forbidden', API_KEY_SCOPE_TOO_NARROW, { code: 'api_key_scope_insufficient' })
+/** A mailed token (verification, reset, sign-in link) that is unknown, used or expired. */
+export const invalidToken = () => new DomainError('invalid', INVALID_OR_EXPIRED_TOKEN, { code: 'invalid_token' })
+/** A sign-in code (mailed, or handed over after a provider sign-in) that is wrong, used or expired. */
+export const invalidCode = () => new DomainError('invalid', INVALID_OR_EXPIRED_CODE, { code: 'invalid_code' })
 export const rateLimited = (retryAfterSeconds: number) => new DomainError('rate_limited', TOO_MANY_REQUESTS, { retryAfterSeconds })
 
 /** Superusers only. */

@@ -7,7 +7,7 @@ import type { MailConfig } from '../../config.js'
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
 import { BackgroundWork } from '../../shared/background-work.js'
-import { assertSuperuser,DomainError } from '../../shared/errors.js'
+import { assertSuperuser, DomainError, invalidToken } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { ApiKeyService } from '../api-keys/api-keys.service.js'
 import type { AuthService, TokenCaller, TokenPair } from '../auth/auth.service.js'
@@ -22,10 +22,7 @@ import type { UserService } from '../users/users.service.js'
 import { incorrectPassword } from '../users/users.service.js'
 import type { TokenPurpose, UserTokensRepository } from './user-tokens.repository.js'
 
-export const INVALID_OR_EXPIRED_TOKEN = 'Invalid or expired token'
-
 const hashToken = hashedKey
-const invalidToken = () => new DomainError('invalid', INVALID_OR_EXPIRED_TOKEN, { code: 'invalid_token' })
 
 /** What a password change did to the caller's API keys. */
 export interface PasswordChanged {

@@ -5,7 +5,7 @@ import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto
 
 import type { UnitOfWork } from '../../db/unit-of-work.js'
 import type { BackgroundWork } from '../../shared/background-work.js'
-import { DomainError } from '../../shared/errors.js'
+import { invalidCode, invalidToken } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { RedirectAllowList } from '../../shared/redirect-allow-list.js'
 import type { AuthService, TokenPair } from '../auth/auth.service.js'
@@ -20,10 +20,6 @@ import type { EmailLoginRepository } from './email-login.repository.js'
 export const EMAIL_LOGIN_MINUTES = 15
 /** Codes tried against one request, right or wrong, before it is spent. */
 export const EMAIL_LOGIN_MAX_ATTEMPTS = 5
-export const INVALID_OR_EXPIRED_CODE = 'Invalid or expired code'
-
-const invalidToken = () => new DomainError('invalid', 'Invalid or expired token', { code: 'invalid_token' })
-const invalidCode = () => new DomainError('invalid', INVALID_OR_EXPIRED_CODE, { code: 'invalid_code' })
 
 export interface EmailLoginSettings {
   /** Base of the service's own pages, without a trailing slash. */

@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 
 import type { Unit } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
-import { assertSuperuser, DomainError } from '../../shared/errors.js'
+import { assertSuperuser, DomainError, invalidCode } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { RedirectAllowList } from '../../shared/redirect-allow-list.js'
 import type { AuthService, TokenPair } from '../auth/auth.service.js'
@@ -29,8 +29,6 @@ const HAND_OFF_SECONDS = 60
 const LINK_TICKET_MINUTES = 5
 
 export const LAST_SIGN_IN_METHOD = 'Cannot remove the last way to sign in'
-
-export const INVALID_OR_EXPIRED_CODE = 'Invalid or expired code'
 
 /** Why a sign-in failed, as the `error` and `error_description` the frontend's redirect_to gets. */
 export type SignInErrorCode =
@@ -90,7 +88,6 @@ const methodOf = (provider: string): LoginMethod => (provider === 'github' ? 'gi
 
 const providerNotFound = () => new DomainError('not_found', 'Provider not found', { code: 'provider_not_found' })
 const invalidState = () => new DomainError('invalid', 'Invalid or expired sign-in', { code: 'invalid_state' })
-const invalidCode = () => new DomainError('invalid', INVALID_OR_EXPIRED_CODE, { code: 'invalid_code' })
 const invalidTicket = () => new DomainError('invalid', 'Invalid or expired link ticket', { code: 'invalid_link_ticket' })
 const identityNotFound = () => new DomainError('not_found', 'Identity not found', { code: 'identity_not_found' })
 
