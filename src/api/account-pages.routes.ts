@@ -108,7 +108,7 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
  */
 async function emailLoginPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
   const { emailLogin } = app.services
-  const { setDeviceCookie, sendTokens } = tokenReplies(app)
+  const { sendSession } = tokenReplies(app)
   await app.register(cookie)
   const title = 'Sign in'
   const Query = Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })), redirect_to: Type.Optional(Type.String({ maxLength: 2048 })) })
@@ -133,8 +133,7 @@ async function emailLoginPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
       if (error instanceof DomainError && error.kind === 'invalid') return page(reply, 400, title, `<p>${escapeHtml(error.message)}. Ask for a new link.</p>`)
       throw error
     }
-    setDeviceCookie(reply, signedIn.device)
-    sendTokens(reply, signedIn.pair)
+    sendSession(reply, signedIn)
     const redirect = allowed(request.body.redirect_to)
     if (redirect) return reply.code(303).header('location', redirect).send()
     return page(reply, 200, title, '<p>You are signed in.</p>')

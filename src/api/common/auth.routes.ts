@@ -16,7 +16,7 @@ const tags = ['login']
 
 const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { auth } = app.services
-  const { sendTokens, setDeviceCookie, clearRefreshCookie } = tokenReplies(app)
+  const { sendTokens, sendSession, clearRefreshCookie } = tokenReplies(app)
 
   // Form bodies and cookies are only understood here; every other route speaks JSON.
   await app.register(formbody, { bodyLimit: 16 * 1024 })
@@ -46,9 +46,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       // Limited per address and account (auth's LoginThrottle), the same in every version.
-      const pair = await auth.login(request.body.username, request.body.password, clientOf(request), request.cookies[DEVICE_COOKIE])
-      setDeviceCookie(reply, await auth.deviceToken(pair.userId))
-      return sendTokens(reply, pair)
+      return sendSession(reply, await auth.login(request.body.username, request.body.password, clientOf(request), request.cookies[DEVICE_COOKIE]))
     },
   )
 

@@ -3,7 +3,7 @@
 // which logged in before past the account lockout. Login and the v2 sign-up answer the same way.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
-import type { TokenPair } from '../../modules/auth/auth.service.js'
+import type { BrowserSession, TokenPair } from '../../modules/auth/auth.service.js'
 import { corsAllows } from '../../plugins/cors.js'
 import { refuseCrossSite } from './cross-site.js'
 
@@ -16,20 +16,26 @@ export function tokenReplies(app: FastifyInstance) {
   const refreshCookie = { httpOnly: true, sameSite: cookieSameSite, secure: cookieSecure, path: '/' } as const
   // Strict unless the frontend is on another site, where a strict cookie would never be sent.
   const deviceSameSite = cookieSameSite === 'none' ? 'none' : 'strict'
+  const setDeviceCookie = (reply: FastifyReply, device: BrowserSession['device']) => {
+    reply.setCookie(DEVICE_COOKIE, device.token, { httpOnly: true, sameSite: deviceSameSite, secure: cookieSecure, path: '/', expires: device.expiresAt })
+  }
+  /** The token pair as the body, its refresh token also as the cookie. */
+  const sendTokens = (reply: FastifyReply, pair: TokenPair) => {
+    reply.setCookie(REFRESH_COOKIE, pair.refreshToken, { ...refreshCookie, expires: pair.refreshExpiresAt })
+    reply.header('cache-control', 'no-store')
+    return {
+      access_token: pair.accessToken,
+      token_type: 'bearer' as const,
+      expires_in: pair.accessExpiresIn,
+      refresh_token: pair.refreshToken,
+    }
+  }
   return {
-    /** The token pair as the body, its refresh token also as the cookie. */
-    sendTokens(reply: FastifyReply, pair: TokenPair) {
-      reply.setCookie(REFRESH_COOKIE, pair.refreshToken, { ...refreshCookie, expires: pair.refreshExpiresAt })
-      reply.header('cache-control', 'no-store')
-      return {
-        access_token: pair.accessToken,
-        token_type: 'bearer' as const,
-        expires_in: pair.accessExpiresIn,
-        refresh_token: pair.refreshToken,
-      }
-    },
-    setDeviceCookie(reply: FastifyReply, device: { token: string; expiresAt: Date }) {
-      reply.setCookie(DEVICE_COOKIE, device.token, { httpOnly: true, sameSite: deviceSameSite, secure: cookieSecure, path: '/', expires: device.expiresAt })
+    sendTokens,
+    /** A new browser session: the device cookie, then the token pair as sendTokens answers it. */
+    sendSession(reply: FastifyReply, session: BrowserSession) {
+      setDeviceCookie(reply, session.device)
+      return sendTokens(reply, session.pair)
     },
     clearRefreshCookie(reply: FastifyReply) {
       reply.clearCookie(REFRESH_COOKIE, refreshCookie)

@@ -43,7 +43,7 @@ function missingRedirect(): never {
 
 const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { identities } = app.services
-  const { sendTokens, setDeviceCookie } = tokenReplies(app)
+  const { sendSession } = tokenReplies(app)
   const { publicUrl } = app.config.mail
   const flowCookie = { httpOnly: true, sameSite: 'lax', secure: app.config.cookieSecure, path: `${app.prefix}/auth/` } as const
   // Set by a call from the frontend (like the refresh cookie, it needs COOKIE_SAMESITE=none on another site).
@@ -122,9 +122,7 @@ const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const signedIn = await identities.exchange(request.body.code, clientOf(request))
-      setDeviceCookie(reply, signedIn.device)
-      return sendTokens(reply, signedIn.pair)
+      return sendSession(reply, await identities.exchange(request.body.code, clientOf(request)))
     },
   )
 

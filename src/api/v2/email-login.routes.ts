@@ -16,7 +16,7 @@ export const EMAIL_LOGIN_REQUESTED = 'If an account uses that email, a sign-in l
 
 const emailLoginRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { emailLogin } = app.services
-  const { sendTokens, setDeviceCookie } = tokenReplies(app)
+  const { sendSession } = tokenReplies(app)
   await app.register(cookie)
 
   app.post(
@@ -57,8 +57,7 @@ const emailLoginRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { body } = request
       const client = clientOf(request)
       const signedIn = 'token' in body ? await emailLogin.confirmToken(body.token, client) : await emailLogin.confirmCode(body.email, body.code, client)
-      setDeviceCookie(reply, signedIn.device)
-      return sendTokens(reply, signedIn.pair)
+      return sendSession(reply, signedIn)
     },
   )
 }

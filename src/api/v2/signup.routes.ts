@@ -28,7 +28,7 @@ export const SignUpRead = Type.Object(
 const signupRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { account } = app.services
   const { signupLogin } = app.config
-  const { sendTokens, setDeviceCookie } = tokenReplies(app)
+  const { sendSession } = tokenReplies(app)
   await app.register(cookie)
 
   const route = signUpRoute(app, app.config.userSignup, {
@@ -49,8 +49,7 @@ const signupRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { user, session } = await account.signUp(input, clientOf(request), { logIn: signupLogin && !request.caller })
     const read = toUserReadV2(user, true)
     if (!session) return reply.code(201).send(read)
-    setDeviceCookie(reply, session.device)
-    return reply.code(201).send({ ...read, tokens: sendTokens(reply, session.pair) })
+    return reply.code(201).send({ ...read, tokens: sendSession(reply, session) })
   })
 }
 

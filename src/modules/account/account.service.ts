@@ -10,7 +10,7 @@ import { BackgroundWork } from '../../shared/background-work.js'
 import { assertSuperuser, DomainError, invalidToken } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { ApiKeyService } from '../api-keys/api-keys.service.js'
-import type { AuthService, TokenCaller, TokenPair } from '../auth/auth.service.js'
+import type { AuthService, BrowserSession, TokenCaller } from '../auth/auth.service.js'
 import type { DomainEvents } from '../domain-events.js'
 import type { MailService } from '../mail/mail.service.js'
 import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
@@ -40,7 +40,7 @@ function duration(minutes: number): string {
 /** A sign-up, and the session it opened when the new user was logged in at once. */
 export interface SignedUp {
   user: User
-  session?: { pair: TokenPair; device: { token: string; expiresAt: Date } }
+  session?: BrowserSession
 }
 
 /** How long the previous address can undo an email change. */
@@ -74,8 +74,7 @@ export class AccountService {
   async signUp(input: NewUserInput, client: ClientInfo, options: { logIn: boolean }): Promise<SignedUp> {
     const user = await this.users.signUp(input, client)
     if (!options.logIn) return { user }
-    const pair = await this.auth.startSession(user.id, client, 'password')
-    return { user, session: { pair, device: await this.auth.deviceToken(user.id) } }
+    return { user, session: await this.auth.startBrowserSession(user.id, client, 'password') }
   }
 
   /** A new sign-up's verification link, queued in the sign-up's own transaction (the outbox sends it shortly after). */

@@ -21,6 +21,12 @@ import type { TokenService, VerifiedToken } from './tokens.js'
 export const INCORRECT_CREDENTIALS = 'Incorrect username or password'
 
 /** A freshly issued access and refresh token; the API decides how it travels (body, cookie). */
+/** A browser's new session: the token pair, and the device token a login sets as its cookie. */
+export interface BrowserSession {
+  pair: TokenPair
+  device: { token: string; expiresAt: Date }
+}
+
 export interface TokenPair {
   accessToken: string
   /** Seconds until the access token expires. */
@@ -74,7 +80,7 @@ export class AuthService {
   ) {}
 
   /** A device token for the browser that just logged in to the account. */
-  deviceToken(userId: number): Promise<{ token: string; expiresAt: Date }> {
+  private deviceToken(userId: number): Promise<{ token: string; expiresAt: Date }> {
     return this.tokens.signDevice(userId)
   }
 
@@ -82,7 +88,7 @@ export class AuthService {
    * Counted by the login throttle first (429 once a budget is spent). Same error text and the
    * same hashing work whether the account is unknown or the password is wrong.
    */
-  async login(login: string, password: string, client: ClientInfo, deviceToken?: string): Promise<TokenPair> {
+  async login(login: string, password: string, client: ClientInfo, deviceToken?: string): Promise<BrowserSession> {
     await this.throttle.count(login, deviceToken, client.ip ?? '')
     const credentials = await this.users.findCredentials(login.trim())
     // An account made through a provider has no password: the same work as an unknown account.
@@ -95,7 +101,13 @@ export class AuthService {
       await this.events.record('login_failed', account?.id ?? null, client, { method: 'password' })
       throw new DomainError('unauthenticated', INCORRECT_CREDENTIALS, { code: 'invalid_credentials' })
     }
-    return this.startSession(credentials.id, client, 'password')
+    return this.startBrowserSession(credentials.id, client, 'password')
+  }
+
+  /** startSession, with the device token for the browser that signed in (sign-up, email and provider sign-in). */
+  async startBrowserSession(userId: number, client: ClientInfo, method: LoginMethod): Promise<BrowserSession> {
+    const pair = await this.startSession(userId, client, method)
+    return { pair, device: await this.deviceToken(userId) }
   }
 
   /** A new session for a user whose identity is proven `method`'s way (a login, or a sign-up that logs in). */

@@ -8,7 +8,7 @@ import type { BackgroundWork } from '../../shared/background-work.js'
 import { invalidCode, invalidToken } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { RedirectAllowList } from '../../shared/redirect-allow-list.js'
-import type { AuthService, TokenPair } from '../auth/auth.service.js'
+import type { AuthService, BrowserSession } from '../auth/auth.service.js'
 import type { DomainEvents } from '../domain-events.js'
 import type { MailService } from '../mail/mail.service.js'
 import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
@@ -28,12 +28,6 @@ export interface EmailLoginSettings {
   linkTemplate: string | undefined
   /** Keys the codes' hashes (the service's secret key). */
   codeKey: string
-}
-
-/** What a sign-in opened: the token pair and the browser's device token, as a login answers. */
-export interface EmailSignIn {
-  pair: TokenPair
-  device: { token: string; expiresAt: Date }
 }
 
 export class EmailLoginService {
@@ -91,7 +85,7 @@ export class EmailLoginService {
   }
 
   /** Signs in with the link's token. */
-  async confirmToken(token: string, client: ClientInfo): Promise<EmailSignIn> {
+  async confirmToken(token: string, client: ClientInfo): Promise<BrowserSession> {
     const spent = await this.repository.spendEmailLoginByToken(hashedKey(token), EMAIL_LOGIN_MAX_ATTEMPTS)
     if (!spent) throw invalidToken()
     return this.signIn(spent, client, 'email_link')
@@ -102,7 +96,7 @@ export class EmailLoginService {
    * is compared, so even concurrent guesses try at most EMAIL_LOGIN_MAX_ATTEMPTS codes; then the
    * request is spent, link included.
    */
-  async confirmCode(email: string, code: string, client: ClientInfo): Promise<EmailSignIn> {
+  async confirmCode(email: string, code: string, client: ClientInfo): Promise<BrowserSession> {
     const user = await this.users.findActiveByEmail(email)
     if (!user) throw invalidCode()
     const live = await this.repository.takeEmailLoginAttempt(user.id, EMAIL_LOGIN_MAX_ATTEMPTS)
@@ -115,15 +109,14 @@ export class EmailLoginService {
     return this.signIn(spent, client, 'email_code')
   }
 
-  private async signIn(spent: { user_id: number; email: string }, client: ClientInfo, method: LoginMethod): Promise<EmailSignIn> {
+  private async signIn(spent: { user_id: number; email: string }, client: ClientInfo, method: LoginMethod): Promise<BrowserSession> {
     const user = await this.users.find(spent.user_id)
     // Deactivated, deleted or moved to another address since the mail went out.
     const current = user?.isActive === true && user.email.toLowerCase() === spent.email.toLowerCase()
     if (!user || !current) throw method === 'email_link' ? invalidToken() : invalidCode()
     await this.users.markEmailVerified(user.id, spent.email)
     await this.repository.retireEmailLoginRequests(user.id)
-    const pair = await this.auth.startSession(user.id, client, method)
-    return { pair, device: await this.auth.deviceToken(user.id) }
+    return this.auth.startBrowserSession(user.id, client, method)
   }
 
   /** A redirect_to the service's sign-in page may send the browser on to, or undefined. */

@@ -11,7 +11,7 @@ import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser, DomainError, invalidCode } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { RedirectAllowList } from '../../shared/redirect-allow-list.js'
-import type { AuthService, TokenPair } from '../auth/auth.service.js'
+import type { AuthService, BrowserSession } from '../auth/auth.service.js'
 import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
 import type { ClientInfo, LoginMethod } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
@@ -205,12 +205,11 @@ export class IdentityService {
   }
 
   /** Trades a hand-off code for a session, once, within 60 seconds. */
-  async exchange(code: string, client: ClientInfo): Promise<{ pair: TokenPair; device: { token: string; expiresAt: Date } }> {
+  async exchange(code: string, client: ClientInfo): Promise<BrowserSession> {
     const spent = await this.repository.spendSignInCode(hashedKey(code))
     const user = spent && (await this.users.find(spent.user_id))
     if (!spent || !user?.isActive) throw invalidCode()
-    const pair = await this.auth.startSession(user.id, client, spent.method as LoginMethod)
-    return { pair, device: await this.auth.deviceToken(user.id) }
+    return this.auth.startBrowserSession(user.id, client, spent.method as LoginMethod)
   }
 
   async identitiesOf(userId: number): Promise<Identity[]> {
