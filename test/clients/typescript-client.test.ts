@@ -7,7 +7,7 @@ import type { Session } from '../../clients/typescript/src/index.js'
 import { allItems, ApiError, createClient, unwrap } from '../../clients/typescript/src/index.js'
 import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
-import { createAppWithSmtp } from '../helpers/smtp.js'
+import { codeIn, createAppWithSmtp } from '../helpers/smtp.js'
 import { seedUser, userFields } from '../helpers/users.js'
 
 let t: TestApp
@@ -99,7 +99,7 @@ describe('the typed client signs in by email', () => {
       const { api, auth } = createClient({ baseUrl: url })
       await auth.requestEmailLogin(user.email)
       const [mail] = await setup.smtp.waitFor(user.email)
-      const code = /enter this code where you asked: (\d{6})/.exec(mail!.text)![1]!
+      const code = codeIn(mail!)
       await expect(auth.confirmEmailLogin({ email: user.email, code: code === '000000' ? '111111' : '000000' })).rejects.toMatchObject({ status: 400, code: 'invalid_code' })
       const session = await auth.confirmEmailLogin({ email: user.email, code })
       expect(session.accessToken).toBeTruthy()

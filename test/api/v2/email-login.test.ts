@@ -8,7 +8,7 @@ import type { TestApp } from '../../helpers/app.js'
 import { createTestApp } from '../../helpers/app.js'
 import { expectError, expectValidationError } from '../../helpers/expect.js'
 import type { DeliveredMail, TestSmtpServer } from '../../helpers/smtp.js'
-import { createAppWithSmtp, expectAnswerBeforeLookup, tokenIn } from '../../helpers/smtp.js'
+import { codeIn, createAppWithSmtp, expectAnswerBeforeLookup, expectLimitedPerAddressAndEmail, tokenIn } from '../../helpers/smtp.js'
 import { seedUser, V2 } from '../../helpers/users.js'
 
 const FRONTEND = 'http://localhost:5173'
@@ -27,12 +27,6 @@ afterAll(() => close())
 const post = (url: string, payload: object, headers: Record<string, string> = {}) => t.app.inject({ method: 'POST', url, payload, headers })
 const ask = (email: string, extra: object = {}) => post(`${V2}/login/email`, { email, ...extra })
 const confirm = (payload: object, headers: Record<string, string> = {}) => post(`${V2}/login/email/confirm`, payload, headers)
-
-function codeIn(mail: DeliveredMail): string {
-  const match = /enter this code where you asked: (\d{6})/.exec(mail.text)
-  if (!match?.[1]) throw new Error(`no code in mail: ${mail.text}`)
-  return match[1]
-}
 
 /** Asks for a sign-in mail for `email` and returns it (the n-th to that address). */
 async function mailFor(email: string, extra: object = {}): Promise<DeliveredMail> {
@@ -236,14 +230,7 @@ describe('sign-in by email settings', () => {
   it('limits requests per client address and per email (EMAIL_LOGIN_RATE_LIMIT an hour)', async () => {
     const limited = await createTestApp({ SMTP_URL: smtp.url, EMAIL_LOGIN_RATE_LIMIT: '2' })
     try {
-      const request = (email: string, remoteAddress: string) => limited.app.inject({ method: 'POST', url: `${V2}/login/email`, payload: { email }, remoteAddress })
-      expect((await request('a@example.com', '10.8.0.1')).statusCode).toBe(202)
-      expect((await request('b@example.com', '10.8.0.1')).statusCode).toBe(202)
-      const byAddress = await request('c@example.com', '10.8.0.1')
-      expectError(byAddress, 429, 'Too many requests')
-      expect(Number(byAddress.headers['retry-after'])).toBeGreaterThan(0)
-      expect((await request('a@example.com', '10.8.0.2')).statusCode).toBe(202)
-      expectError(await request('A@example.com', '10.8.0.3'), 429, 'Too many requests')
+      await expectLimitedPerAddressAndEmail(limited.app, `${V2}/login/email`, '10.8.0')
     } finally {
       await limited.close()
     }
