@@ -5,7 +5,8 @@ import * as oidc from 'openid-client'
 
 import type { GitHubConfig } from '../../config.js'
 import type { FlowSecrets, IdentityProvider, ProviderIdentity } from './identity-provider.js'
-import { asFlowError, authorizationUrlOf, PROVIDER_TIMEOUT_SECONDS, ProviderFlowError, returnedTo } from './identity-provider.js'
+import { PROVIDER_TIMEOUT_SECONDS, ProviderFlowError } from './identity-provider.js'
+import { asFlowError, authorizationUrlOf, returnedTo } from './oauth-flow.js'
 
 const SCOPES = 'read:user user:email'
 

@@ -1,6 +1,7 @@
 // What every identity provider does for a sign-in flow (OpenID Connect by discovery, GitHub's
 // OAuth 2.0): the URL that sends the browser there, and the identity its answer vouches for.
-import * as oidc from 'openid-client'
+// openid-client is not loaded here: only a configured provider loads it (discovery.ts).
+import { randomBytes } from 'node:crypto'
 
 /** Seconds any one request to a provider may take. */
 export const PROVIDER_TIMEOUT_SECONDS = 10
@@ -39,41 +40,8 @@ export interface IdentityProvider {
   finish(callbackUrl: URL, secrets: FlowSecrets): Promise<ProviderIdentity>
 }
 
-/** The provider's authorization URL for a flow: state, PKCE (S256), and the nonce when `withNonce` (OpenID Connect). */
-export async function authorizationUrlOf(configuration: oidc.Configuration, redirectUri: string, scope: string, secrets: FlowSecrets, withNonce: boolean): Promise<string> {
-  const parameters = {
-    redirect_uri: redirectUri,
-    scope,
-    state: secrets.state,
-    ...(withNonce ? { nonce: secrets.nonce } : {}),
-    code_challenge: await oidc.calculatePKCECodeChallenge(secrets.codeVerifier),
-    code_challenge_method: 'S256',
-  }
-  return oidc.buildAuthorizationUrl(configuration, parameters).href
-}
-
-/** The callback's parameters on the registered redirect URI, whatever host the request came in by. */
-export function returnedTo(redirectUri: string, callbackUrl: URL): URL {
-  const current = new URL(redirectUri)
-  current.search = callbackUrl.search
-  return current
-}
-
+/** 256 random bits each, base64url: a PKCE verifier of 43 characters (RFC 7636 asks 43-128). */
 export function newFlowSecrets(): FlowSecrets {
-  return { state: oidc.randomState(), nonce: oidc.randomNonce(), codeVerifier: oidc.randomPKCECodeVerifier() }
-}
-
-/** Any failure of a callback, as the error the frontend gets. */
-export function asFlowError(error: unknown): ProviderFlowError {
-  if (error instanceof ProviderFlowError) return error
-  if (error instanceof oidc.AuthorizationResponseError) {
-    return error.error === 'access_denied'
-      ? new ProviderFlowError('access_denied', 'The sign-in was cancelled at the provider')
-      : new ProviderFlowError('provider_error', 'The provider refused the sign-in')
-  }
-  // fetch() failing (refused, reset, timed out) is a TypeError or an AbortError/TimeoutError.
-  if (error instanceof TypeError || (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError'))) {
-    return new ProviderFlowError('provider_unavailable', 'The provider could not be reached')
-  }
-  return new ProviderFlowError('invalid_response', 'The provider answered with something that does not check out')
+  const random = () => randomBytes(32).toString('base64url')
+  return { state: random(), nonce: random(), codeVerifier: random() }
 }
