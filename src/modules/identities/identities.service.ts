@@ -234,20 +234,22 @@ export class IdentityService {
    */
   async unlinkOf(actor: Actor, userId: number, identityId: string, client: ClientInfo): Promise<void> {
     assertSuperuser(actor)
-    const identity = (await this.repository.listIdentitiesOf(userId)).find((candidate) => candidate.id === identityId)
-    if (!identity || !(await this.repository.deleteIdentityOf(userId, identityId))) throw identityNotFound()
-    await this.events.record('identity_unlinked', userId, client, { method: methodOf(identity.provider) })
+    await this.removeIdentity(userId, identityId, client, { keepTheLastWayIn: false })
   }
 
   /**
    * Unlinks one of the user's identities; 409 when it is their last way to sign in (no password
    * and no other identity: a password reset sets one).
    */
-  async unlink(userId: number, identityId: string, client: ClientInfo): Promise<void> {
+  unlink(userId: number, identityId: string, client: ClientInfo): Promise<void> {
+    return this.removeIdentity(userId, identityId, client, { keepTheLastWayIn: true })
+  }
+
+  private async removeIdentity(userId: number, identityId: string, client: ClientInfo, options: { keepTheLastWayIn: boolean }): Promise<void> {
     const identities = await this.repository.listIdentitiesOf(userId)
     const identity = identities.find((candidate) => candidate.id === identityId)
     if (!identity) throw identityNotFound()
-    if (identities.length === 1 && !(await this.users.hasPassword(userId))) {
+    if (options.keepTheLastWayIn && identities.length === 1 && !(await this.users.hasPassword(userId))) {
       throw new DomainError('conflict', LAST_SIGN_IN_METHOD, { code: 'last_sign_in_method' })
     }
     if (!(await this.repository.deleteIdentityOf(userId, identityId))) throw identityNotFound()
