@@ -28,6 +28,7 @@ COPY package.json ./
 # `npm run migrate`, `backup`, `restore`, `create-superuser`: the launcher runs dist/cli here (no dev tools).
 COPY scripts/run-cli.mjs ./scripts/run-cli.mjs
 COPY mail-templates ./mail-templates
+COPY account-pages ./account-pages
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]

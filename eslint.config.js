@@ -119,6 +119,11 @@ export default tseslint.config(
     languageOptions: { globals: globals.browser },
   },
   {
+    // The account security page's script runs in the browser.
+    files: ['account-pages/**/*.js'],
+    languageOptions: { globals: globals.browser },
+  },
+  {
     // CLI entry points, scripts and the benchmark report to a terminal on purpose.
     files: ['src/cli/**', 'bench/**', 'scripts/**', 'vitest.config.ts'],
     rules: { 'no-console': 'off' },

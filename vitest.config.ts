@@ -61,6 +61,8 @@ const databaseTests = [
   'test/faults/**/*.test.ts',
   'test/multi-process/**/*.test.ts',
   'test/browser/admin.test.ts',
+  'test/browser/admin-mfa.test.ts',
+  'test/browser/passkeys.test.ts',
   'test/browser/frontend.test.ts',
   'test/browser/provider-sign-in.test.ts',
 ]

@@ -63,7 +63,7 @@ try {
   await page.goto(`${base}/admin/`)
   await page.getByLabel('Username or email').fill('operator')
   await page.getByLabel('Password').fill(PASSWORD)
-  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
   await page.getByRole('heading', { name: 'Overview' }).waitFor()
 
   const shoot = async (view: string, file: string, ready: string) => {

@@ -94,6 +94,10 @@ export interface Config {
   signupLogin: boolean
   /** Sign-in by a mailed link or code (EMAIL_LOGIN); its requests an hour, per client address and per email. */
   emailLogin: { enabled: boolean; rateLimit: number }
+  /** Second factors: attempts an hour per account or known device (MFA_RATE_LIMIT), the name apps show (MFA_ISSUER), and whether superusers must enrol (REQUIRE_MFA_FOR_SUPERUSERS). */
+  mfa: { rateLimit: number; issuer: string; requireForSuperusers: boolean }
+  /** Passkeys' relying party: WEBAUTHN_RP_ID (a host name), WEBAUTHN_RP_NAME, WEBAUTHN_ORIGINS (the page origins that may use them). */
+  webauthn: { rpId: string; rpName: string; origins: string[] }
   /** Origins a sign-in flow may send the browser back to (AUTH_REDIRECT_ORIGINS). */
   authRedirectOrigins: OriginList
   /** OpenID Connect providers to sign in with, in OIDC_PROVIDERS' order. */
@@ -218,6 +222,25 @@ function backups(env: Env, databaseUrl: string | undefined): BackupConfig | unde
     throw new ConfigError('BACKUP_INTERVAL_HOURS backs up the embedded SQLite database only; back up PostgreSQL with pg_dump (docs/deploy.md)')
   }
   return { intervalMs: Math.round(hours * 3_600_000), keep }
+}
+
+/** Passkeys' relying party, by default PUBLIC_URL's host and origin. */
+function webauthn(env: Env, publicUrl: string): Config['webauthn'] {
+  const publicOrigin = new URL(publicUrl)
+  const rpId = (read(env, 'WEBAUTHN_RP_ID') ?? publicOrigin.hostname).toLowerCase()
+  if (!/^[a-z0-9.-]+$/.test(rpId)) throw new ConfigError(`WEBAUTHN_RP_ID must be a host name (no scheme, port or path), got "${rpId}"`)
+  const origins = (read(env, 'WEBAUTHN_ORIGINS') ?? publicOrigin.origin).split(',').map((origin) => origin.trim()).filter(Boolean)
+  for (const origin of origins) {
+    let parsed: URL
+    try {
+      parsed = new URL(origin)
+    } catch {
+      throw new ConfigError(`WEBAUTHN_ORIGINS must list origins such as https://app.example.com, got "${origin}"`)
+    }
+    if (parsed.origin !== origin.replace(/\/+$/, '')) throw new ConfigError(`WEBAUTHN_ORIGINS must list origins (scheme, host and port only), got "${origin}"`)
+    if (parsed.hostname !== rpId && !parsed.hostname.endsWith(`.${rpId}`)) throw new ConfigError(`WEBAUTHN_ORIGINS: ${origin} is not on WEBAUTHN_RP_ID ${rpId} or a subdomain of it`)
+  }
+  return { rpId, rpName: read(env, 'WEBAUTHN_RP_NAME') ?? rpId, origins: origins.map((origin) => new URL(origin).origin) }
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
@@ -514,6 +537,12 @@ export function loadConfig(env: Env): Config {
       enabled: oneOf(env, 'EMAIL_LOGIN', ['on', 'off'] as const, 'on') === 'on',
       rateLimit: integer(env, 'EMAIL_LOGIN_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     },
+    mfa: {
+      rateLimit: integer(env, 'MFA_RATE_LIMIT', development ? 100 : 10, 1, 1_000_000),
+      issuer: read(env, 'MFA_ISSUER') ?? new URL(mailConfig.publicUrl).host,
+      requireForSuperusers: boolean(env, 'REQUIRE_MFA_FOR_SUPERUSERS', false),
+    },
+    webauthn: webauthn(env, mailConfig.publicUrl),
     authRedirectOrigins: redirectOrigins(env, 'AUTH_REDIRECT_ORIGINS', mailConfig.publicUrl),
     oidcProviders,
     github: github(env, oidcProviders.map((provider) => provider.name)),

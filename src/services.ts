@@ -33,8 +33,13 @@ import { IdentityService } from './modules/identities/identities.service.js'
 import { MailService } from './modules/mail/mail.service.js'
 import { outboxFunctions } from './modules/mail/outbox.repository.js'
 import { createMailTransport } from './modules/mail/transports.js'
+import { mfaFunctions } from './modules/mfa/mfa.repository.js'
+import { SecondFactorService } from './modules/mfa/second-factors.service.js'
+import { SecretBox } from './modules/mfa/secret-box.js'
 import { overviewFunctions } from './modules/overview/overview.repository.js'
 import { OverviewService } from './modules/overview/overview.service.js'
+import { passkeysFunctions } from './modules/passkeys/passkeys.repository.js'
+import { PasskeyService } from './modules/passkeys/passkeys.service.js'
 import { postsFunctions } from './modules/posts/posts.repository.js'
 import { PostService } from './modules/posts/posts.service.js'
 import { DatabaseCounterStore, RedisCounterStore } from './modules/rate-limits/counter-store.js'
@@ -44,6 +49,8 @@ import { RateLimitService } from './modules/rate-limits/rate-limits.service.js'
 import type { Limit } from './modules/rate-limits/rule.js'
 import { securityEventsFunctions } from './modules/security-events/security-events.repository.js'
 import { SecurityEventService } from './modules/security-events/security-events.service.js'
+import { signInMethodsFunctions } from './modules/sign-in-methods/sign-in-methods.repository.js'
+import { SignInMethods } from './modules/sign-in-methods/sign-in-methods.service.js'
 import { tiersFunctions } from './modules/tiers/tiers.repository.js'
 import { TierService } from './modules/tiers/tiers.service.js'
 import { compactSearchIndex } from './modules/users/search-index.js'
@@ -67,6 +74,10 @@ export interface Services {
   emailLogin: EmailLoginService
   /** Sign-in through OpenID Connect providers, and the identities linked to users. */
   identities: IdentityService
+  /** TOTP authenticators and recovery codes; sign-in asks them through AuthService. */
+  secondFactors: SecondFactorService
+  /** Users' passkeys (WebAuthn): registration, sign-in, and the second factor through secondFactors. */
+  passkeys: PasskeyService
   mail: MailService
   securityEvents: SecurityEventService
   apiKeys: ApiKeyService
@@ -95,10 +106,12 @@ const LOGIN_WINDOW_SECONDS = 60
 const PASSWORD_RESET_WINDOW_SECONDS = 3600
 const VERIFICATION_MAIL_WINDOW_SECONDS = 3600
 const EMAIL_LOGIN_WINDOW_SECONDS = 3600
+const MFA_WINDOW_SECONDS = 3600
 
 /** The budgets of the flows that guard credentials and mail, from their settings. */
 function limitBuckets(config: Config): Record<LimitBucket, Limit> {
   const login = { limit: config.loginRateLimit, periodSeconds: LOGIN_WINDOW_SECONDS }
+  const mfa = { limit: config.mfa.rateLimit, periodSeconds: MFA_WINDOW_SECONDS }
   const reset = { limit: config.passwordResetRateLimit, periodSeconds: PASSWORD_RESET_WINDOW_SECONDS }
   const emailLogin = { limit: config.emailLogin.rateLimit, periodSeconds: EMAIL_LOGIN_WINDOW_SECONDS }
   const verification = { limit: config.verificationMailRateLimit, periodSeconds: VERIFICATION_MAIL_WINDOW_SECONDS }
@@ -106,6 +119,9 @@ function limitBuckets(config: Config): Record<LimitBucket, Limit> {
     'login-address': login,
     'login-account': login,
     'login-device': login,
+    'mfa-address': mfa,
+    'mfa-account': mfa,
+    'mfa-device': mfa,
     'signup-address': config.rateLimits.signup,
     'password-reset-address': reset,
     'password-reset-email': reset,
@@ -153,7 +169,16 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   }, signals)
   const users = new UserService(bindRepository(usersFunctions, db), bindRepository(userDirectoryFunctions, db), unitOfWork, domainEvents, passwords, avatars, tiers, securityEvents, new PasswordGuesses(rateLimits))
   const apiKeys = new ApiKeyService(bindRepository(apiKeysFunctions, db), users, domainEvents)
-  const auth = new AuthService(authRepository, users, passwords, tokens, revocations, securityEvents, apiKeys, signals, new LoginThrottle(users, tokens, rateLimits))
+  const signInMethods = new SignInMethods(bindRepository(signInMethodsFunctions, db))
+  const passkeys = new PasskeyService(bindRepository(passkeysFunctions, db), users, securityEvents, signInMethods, {
+    id: config.webauthn.rpId,
+    name: config.webauthn.rpName,
+    origins: config.webauthn.origins,
+  })
+  const secondFactors = new SecondFactorService(bindRepository(mfaFunctions, db), unitOfWork, new SecretBox(secretKey, config.secretKeyPrevious), users, passkeys, securityEvents, {
+    issuer: config.mfa.issuer,
+  })
+  const auth = new AuthService(authRepository, users, passwords, tokens, revocations, securityEvents, apiKeys, signals, new LoginThrottle(users, tokens, rateLimits), secondFactors, passkeys)
   const account = new AccountService(bindRepository(userTokensFunctions, db), unitOfWork, domainEvents, users, auth, apiKeys, mail, securityEvents, rateLimits, config.mail, (error) =>
     logger.error({ err: error }, 'mailing a password-reset link failed'),
   )
@@ -171,7 +196,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     new BackgroundWork((error) => logger.error({ err: error }, 'mailing a sign-in link failed')),
     { publicUrl: config.mail.publicUrl, linkTemplate: config.mail.emailLoginUrl, codeKey: secretKey },
   )
-  const identities = new IdentityService(bindRepository(identitiesFunctions, db), users, auth, securityEvents, rateLimits, redirectAllowList, config.userSignup)
+  const identities = new IdentityService(bindRepository(identitiesFunctions, db), users, auth, securityEvents, rateLimits, signInMethods, redirectAllowList, config.userSignup)
   const overview = new OverviewService(bindRepository(overviewFunctions, db), {
     database: () => pingDatabase(db),
     ...(redis ? { redis: () => redis.ping() } : {}),
@@ -185,6 +210,8 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     account,
     emailLogin,
     identities,
+    secondFactors,
+    passkeys,
     mail,
     securityEvents,
     apiKeys,
@@ -197,6 +224,8 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       await account.prune()
       await emailLogin.prune()
       await identities.prune()
+      await secondFactors.pruneExpired()
+      await passkeys.prune()
       await mail.pruneSent()
       await securityEvents.prune()
       await compactSearchIndex(searchIndex)

@@ -102,6 +102,15 @@ describe('loadConfig', () => {
     expect(loadConfig({ EMAIL_LOGIN_URL: 'https://app.example.com/magic?token={token}' }).mail.emailLoginUrl).toBe('https://app.example.com/magic?token={token}')
   })
 
+  it('reads the second-factor and passkey settings, by default from PUBLIC_URL', () => {
+    const defaults = loadConfig({ PUBLIC_URL: 'https://api.example.com:8443/base/' })
+    expect(defaults.webauthn).toEqual({ rpId: 'api.example.com', rpName: 'api.example.com', origins: ['https://api.example.com:8443'] })
+    expect(defaults.mfa).toMatchObject({ issuer: 'api.example.com:8443', requireForSuperusers: false })
+    const set = loadConfig({ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_RP_NAME: 'Example', WEBAUTHN_ORIGINS: 'https://app.example.com, https://example.com', MFA_ISSUER: 'Example', MFA_RATE_LIMIT: '3', REQUIRE_MFA_FOR_SUPERUSERS: 'true' })
+    expect(set.webauthn).toEqual({ rpId: 'example.com', rpName: 'Example', origins: ['https://app.example.com', 'https://example.com'] })
+    expect(set.mfa).toEqual({ rateLimit: 3, issuer: 'Example', requireForSuperusers: true })
+  })
+
   it('reads every setting', () => {
     const config = loadConfig({
       PORT: '9000',
@@ -211,6 +220,10 @@ describe('loadConfig', () => {
     [{ AUTH_REDIRECT_ORIGINS: 'https://app.example.com/path' }, /^AUTH_REDIRECT_ORIGINS must list origins like/],
     [{ EMAIL_LOGIN_URL: 'https://app.example.com/magic' }, /^EMAIL_LOGIN_URL must contain \{token\}/],
     [{ EMAIL_LOGIN: 'maybe' }, /^EMAIL_LOGIN must be one of/],
+    [{ WEBAUTHN_RP_ID: 'https://example.com' }, /^WEBAUTHN_RP_ID must be a host name/],
+    [{ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_ORIGINS: 'https://evil.example' }, /^WEBAUTHN_ORIGINS: https:\/\/evil.example is not on WEBAUTHN_RP_ID example.com/],
+    [{ WEBAUTHN_ORIGINS: 'https://app.example.com/path' }, /^WEBAUTHN_ORIGINS must list origins/],
+    [{ MFA_RATE_LIMIT: '0' }, /^MFA_RATE_LIMIT must be between/],
     [{ OIDC_PROVIDERS: 'Corp' }, /^OIDC_PROVIDERS names must be lowercase/],
     [{ GITHUB_CLIENT_ID: 'id' }, /^GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET go together/],
     [{ GITHUB_CLIENT_ID: 'id', GITHUB_CLIENT_SECRET: 's', GITHUB_URL: 'http://git.corp.example' }, /^GITHUB_URL must use https/],

@@ -20,14 +20,31 @@ export type QueuedMail = Answer<'/api/v2/admin/mail', 'get'>['data'][number]
 
 export const NOT_A_SUPERUSER = 'This account is not a superuser. The admin console is for superusers only.'
 
-/** What the API said went wrong (its `detail`), or why it could not be asked. */
+export const MFA_ENROLMENT_REQUIRED =
+  'This superuser has no second factor, and the service requires one for superusers (REQUIRE_MFA_FOR_SUPERUSERS). Set up an authenticator app for the account, then sign in again.'
+
+/** What the API said went wrong (its `detail` and `code`), or why it could not be asked. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly code?: string,
   ) {
     super(message)
   }
+}
+
+/** A password that was right for an account with a second factor: the token to finish with, and how. */
+export interface SecondFactorDue {
+  mfaToken: string
+  methods: string[]
+}
+
+/** The browser's passkey for WebAuthn request options (JSON in, JSON out). */
+async function passkeyAnswer(options: unknown) {
+  const credential = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options as PublicKeyCredentialRequestOptionsJSON) })
+  if (!(credential instanceof PublicKeyCredential)) throw new ApiError(0, 'No passkey was chosen.')
+  return credential.toJSON() as never
 }
 
 let accessToken: string | undefined
@@ -46,6 +63,9 @@ interface Outcome<T> {
   error?: unknown
   response: Response
 }
+
+const codeOf = (error: unknown): string | undefined =>
+  typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined
 
 function detailOf(error: unknown, response: Response): string {
   if (typeof error === 'object' && error !== null && 'detail' in error && typeof error.detail === 'string') return error.detail
@@ -88,7 +108,7 @@ export async function call<T>(run: () => Promise<Outcome<T>>): Promise<T> {
       signedOut()
     }
   }
-  if (!outcome.response.ok) throw new ApiError(outcome.response.status, detailOf(outcome.error, outcome.response))
+  if (!outcome.response.ok) throw new ApiError(outcome.response.status, detailOf(outcome.error, outcome.response), codeOf(outcome.error))
   return outcome.data as T
 }
 
@@ -99,14 +119,45 @@ async function requireSuperuser(): Promise<void> {
   } catch (error) {
     if (error instanceof ApiError && error.status === 403) {
       await signOut()
-      throw new ApiError(403, NOT_A_SUPERUSER)
+      throw new ApiError(403, error.code === 'mfa_enrolment_required' ? MFA_ENROLMENT_REQUIRED : NOT_A_SUPERUSER, error.code)
     }
     throw error
   }
 }
 
-export async function signIn(username: string, password: string): Promise<void> {
-  const tokens = await call(() => client.POST('/api/v2/login', { body: { username, password } }))
+/** Signs in with a password; when the account has a second factor, answers what finishSignIn needs. */
+export async function signIn(username: string, password: string): Promise<SecondFactorDue | undefined> {
+  const { data, error, response } = await attempt(() => client.POST('/api/v2/login', { body: { username, password } }))
+  if (codeOf(error) === 'mfa_required' && typeof error === 'object' && error !== null && 'mfa_token' in error && typeof error.mfa_token === 'string') {
+    return { mfaToken: error.mfa_token, methods: 'methods' in error && Array.isArray(error.methods) ? error.methods.map(String) : [] }
+  }
+  if (!data) throw new ApiError(response.status, detailOf(error, response), codeOf(error))
+  accessToken = data.access_token
+  await requireSuperuser()
+  return undefined
+}
+
+/** Signs in with a passkey (a complete sign-in: no second step). */
+export async function signInWithPasskey(): Promise<void> {
+  const options = await call(() => client.POST('/api/v2/login/passkey/options', { body: {} }))
+  const tokens = await call(async () => client.POST('/api/v2/login/passkey', { body: { response: await passkeyAnswer(options) } }))
+  accessToken = tokens.access_token
+  await requireSuperuser()
+}
+
+/** The second step with a passkey. */
+export async function finishSignInWithPasskey(due: SecondFactorDue): Promise<void> {
+  const options = await call(() => client.POST('/api/v2/login/mfa/passkey/options', { body: { mfa_token: due.mfaToken } }))
+  const tokens = await call(async () => client.POST('/api/v2/login/mfa', { body: { mfa_token: due.mfaToken, passkey_response: await passkeyAnswer(options) } }))
+  accessToken = tokens.access_token
+  await requireSuperuser()
+}
+
+/** The second step: a code from the authenticator app (six digits) or a recovery code. */
+export async function finishSignIn(due: SecondFactorDue, code: string): Promise<void> {
+  const typed = code.trim()
+  const body = /^\d{6}$/.test(typed) ? { mfa_token: due.mfaToken, code: typed } : { mfa_token: due.mfaToken, recovery_code: typed }
+  const tokens = await call(() => client.POST('/api/v2/login/mfa', { body }))
   accessToken = tokens.access_token
   await requireSuperuser()
 }

@@ -1,17 +1,22 @@
 // The pages that mailed links open when no frontend is configured (VERIFY_EMAIL_URL,
 // RESET_PASSWORD_URL, EMAIL_LOGIN_URL): a form that POSTs the token back, so that a mail scanner
 // following the link consumes nothing. Plain HTML, no script, a strict CSP.
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 
+import type { BrowserSession } from '../modules/auth/auth.service.js'
 import { Password } from '../modules/users/user-fields.js'
 import { DomainError, RuleViolation } from '../shared/errors.js'
 import { escapeHtml } from '../shared/escape-html.js'
 import { clientOf } from './common/client-info.js'
-import { refuseCrossSiteLogins, tokenReplies } from './common/token-reply.js'
+import { DEVICE_COOKIE, refuseCrossSiteLogins, tokenReplies } from './common/token-reply.js'
 
 /** The pages' CSP; a form may also post on to `formTargets` (the sign-in page's redirect_to, reached by a 303). */
 const pagePolicy = (formTargets: string[] = []) =>
@@ -99,6 +104,29 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
   )
 
   if (app.config.emailLogin.enabled) await emailLoginPage(app)
+  securityPage(app)
+}
+
+/** Where the security page's files are, beside src/ and dist/ alike. */
+const SECURITY_PAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../account-pages')
+const securityPagePolicy = "default-src 'none'; script-src 'self'; connect-src 'self'; img-src data:; style-src 'unsafe-inline'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
+
+/**
+ * The account security page: sign in with a password and a second factor, or a passkey; manage
+ * passkeys and the authenticator app. Its script calls the v2 API on this origin; the files are
+ * read at the first request.
+ */
+function securityPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
+  const files = new Map<string, Promise<string>>()
+  const read = (name: string) => {
+    let file = files.get(name)
+    if (!file) files.set(name, (file = readFile(path.join(SECURITY_PAGE_DIR, name), 'utf8')))
+    return file
+  }
+  const serve = (name: string, type: string) => async (_request: unknown, reply: FastifyReply) =>
+    reply.type(type).header('content-security-policy', securityPagePolicy).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send(await read(name))
+  app.get('/security', { schema: { hide: true } }, serve('security.html', 'text/html; charset=utf-8'))
+  app.get('/security.js', { schema: { hide: true } }, serve('security.js', 'text/javascript; charset=utf-8'))
 }
 
 /**
@@ -107,7 +135,7 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
  * lists its origin, where the frontend's client picks the session up from the cookie.
  */
 async function emailLoginPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
-  const { emailLogin } = app.services
+  const { emailLogin, auth } = app.services
   const { sendSession } = tokenReplies(app)
   await app.register(cookie)
   const title = 'Sign in'
@@ -125,18 +153,57 @@ async function emailLoginPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
     return page(reply, 200, title, `<form method="post" action="${app.prefix}/email-login">${fields}</form>`, formTargets)
   })
 
-  app.post('/email-login', { onRequest: refuseCrossSiteLogins(app), schema: { hide: true, body: Body } }, async (request, reply) => {
-    let signedIn
-    try {
-      signedIn = await emailLogin.confirmToken(request.body.token, clientOf(request))
-    } catch (error) {
-      if (error instanceof DomainError && error.kind === 'invalid') return page(reply, 400, title, `<p>${escapeHtml(error.message)}. Ask for a new link.</p>`)
-      throw error
-    }
+  /** The session's cookies, then on to redirect_to (303) when it is allowed. */
+  const signedInPage = (reply: FastifyReply, signedIn: BrowserSession, redirectTo: string | undefined) => {
     sendSession(reply, signedIn)
-    const redirect = allowed(request.body.redirect_to)
+    const redirect = allowed(redirectTo)
     if (redirect) return reply.code(303).header('location', redirect).send()
     return page(reply, 200, title, '<p>You are signed in.</p>')
+  }
+  /** The second step, when the account has a second factor: a code from the app or a recovery code. */
+  const codeForm = (mfaToken: string, redirectTo: string | undefined, notice = '') => {
+    const redirect = allowed(redirectTo)
+    const fields =
+      `<input type="hidden" name="mfa_token" value="${escapeHtml(mfaToken)}">` +
+      (redirect ? `<input type="hidden" name="redirect_to" value="${escapeHtml(redirect)}">` : '') +
+      '<label>Code from your authenticator app, or a recovery code <input name="code" required autocomplete="one-time-code" maxlength="64"></label>' +
+      '<br><button type="submit">Continue</button>'
+    return { body: `${notice}<form method="post" action="${app.prefix}/email-login/mfa">${fields}</form>`, formTargets: redirect ? [new URL(redirect).origin] : [] }
+  }
+
+  app.post('/email-login', { onRequest: refuseCrossSiteLogins(app), schema: { hide: true, body: Body } }, async (request, reply) => {
+    try {
+      return signedInPage(reply, await emailLogin.confirmToken(request.body.token, clientOf(request)), request.body.redirect_to)
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === 'invalid') return page(reply, 400, title, `<p>${escapeHtml(error.message)}. Ask for a new link.</p>`)
+      if (error instanceof DomainError && error.code === 'mfa_required') {
+        // A passkey cannot be asked for by a plain form: the security page signs in with it (a complete sign-in).
+        const methods = (error.fields?.methods ?? []) as string[]
+        if (!methods.includes('totp')) {
+          return page(reply, 200, title, `<p>This account's second factor is a passkey. <a href="${app.prefix}/security">Sign in with your passkey</a>.</p>`)
+        }
+        const form = codeForm(String(error.fields?.mfa_token), request.body.redirect_to)
+        return page(reply, 200, title, form.body, form.formTargets)
+      }
+      throw error
+    }
+  })
+
+  const CodeBody = Type.Object({ mfa_token: Type.String({ minLength: 1, maxLength: 128 }), code: Type.String({ minLength: 1, maxLength: 64 }), redirect_to: Type.Optional(Type.String({ maxLength: 2048 })) })
+  app.post('/email-login/mfa', { onRequest: refuseCrossSiteLogins(app), schema: { hide: true, body: CodeBody } }, async (request, reply) => {
+    const { mfa_token, redirect_to } = request.body
+    const code = request.body.code.trim()
+    const proof = /^\d{6}$/.test(code) ? { code } : { recoveryCode: code }
+    try {
+      return signedInPage(reply, await auth.completeSecondFactor(mfa_token, proof, clientOf(request), request.cookies[DEVICE_COOKIE]), redirect_to)
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'invalid_mfa_code') {
+        const form = codeForm(mfa_token, redirect_to, `<p role="alert">${escapeHtml(error.message)}. Try again.</p>`)
+        return page(reply, 401, title, form.body, form.formTargets)
+      }
+      if (error instanceof DomainError && error.kind === 'unauthenticated') return page(reply, 401, title, `<p>${escapeHtml(error.message)}. Ask for a new link.</p>`)
+      throw error
+    }
   })
 }
 

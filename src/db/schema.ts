@@ -10,7 +10,9 @@ import type { AvatarsTable } from '../modules/avatars/avatars.table.js'
 import type { EmailLoginRequestsTable } from '../modules/email-login/email-login.table.js'
 import type { IdentityLinkTicketsTable, SignInCodesTable, SignInFlowsTable, UserIdentitiesTable } from '../modules/identities/identities.table.js'
 import type { MailOutboxTable } from '../modules/mail/outbox.table.js'
+import type { MfaChallengesTable, RecoveryCodesTable, TotpFactorsTable } from '../modules/mfa/mfa.table.js'
 import type { DailyCountsTable } from '../modules/overview/overview.table.js'
+import type { PasskeysTable, WebauthnChallengesTable } from '../modules/passkeys/passkeys.table.js'
 import type { PostsTable } from '../modules/posts/posts.table.js'
 import type { RateLimitRulesTable, RateLimitsTable } from '../modules/rate-limits/rate-limits.table.js'
 import type { SecurityEventsTable } from '../modules/security-events/security-events.table.js'
@@ -35,6 +37,11 @@ export interface Database {
   sign_in_flows: SignInFlowsTable
   sign_in_codes: SignInCodesTable
   identity_link_tickets: IdentityLinkTicketsTable
+  totp_factors: TotpFactorsTable
+  recovery_codes: RecoveryCodesTable
+  mfa_challenges: MfaChallengesTable
+  passkeys: PasskeysTable
+  webauthn_challenges: WebauthnChallengesTable
   mail_outbox: MailOutboxTable
   security_events: SecurityEventsTable
   revoked_tokens: RevokedTokensTable

@@ -56,6 +56,16 @@ export const ERROR_CODES = {
   last_sign_in_method: 'The identity is the last way to sign in to the account: set a password (a reset) or link another first (409).',
   provider_not_found: 'No sign-in provider of that name is configured and discovered (404).',
   incorrect_password: 'The current password is wrong (400).',
+  // Second factors
+  mfa_required: 'The first factor was right and the account has a second one: finish with POST /login/mfa and the `mfa_token` (401).',
+  invalid_mfa_token: 'The `mfa_token` is unknown, used, expired, or spent by five wrong codes: sign in again (401).',
+  invalid_mfa_code: 'The TOTP or recovery code is wrong or was already used (401 when signing in, 400 while signed in).',
+  mfa_not_enabled: 'The account has no confirmed authenticator, or no pending one to confirm (409).',
+  mfa_already_enabled: 'The account has a confirmed authenticator: turn it off before setting up another (409).',
+  invalid_passkey: 'The passkey response does not verify, answers no live challenge of its kind, or its signature counter went backwards (a cloned authenticator): 401 when signing in, 400 when registering.',
+  passkey_not_found: 'The caller has no passkey with this id (404).',
+  passkey_exists: 'This authenticator\'s passkey is registered already (409).',
+  mfa_enrolment_required: 'REQUIRE_MFA_FOR_SUPERUSERS is on and this superuser has no second factor yet: enrol at /users/me/mfa first (403).',
   session_not_found: 'No live session of the caller with this id (404).',
   // Posts, tiers, limits, keys, avatars
   post_not_found: 'No live post with this id (404).',
@@ -87,6 +97,8 @@ const CODE_BY_KIND: Record<ErrorKind, ErrorCode> = {
 export interface DomainErrorOptions {
   /** The stable code clients match on; by default the kind's general one. */
   code?: ErrorCode
+  /** More fields of the error body, beside `detail` and `code` (what a client needs to go on). */
+  fields?: Record<string, unknown>
   /** For rate_limited: seconds until another attempt may succeed. */
   retryAfterSeconds?: number
 }
@@ -94,6 +106,7 @@ export interface DomainErrorOptions {
 export class DomainError extends Error {
   readonly code: ErrorCode
   readonly retryAfterSeconds?: number
+  readonly fields?: Record<string, unknown>
 
   constructor(
     readonly kind: ErrorKind,
@@ -104,6 +117,7 @@ export class DomainError extends Error {
     this.name = 'DomainError'
     this.code = options.code ?? CODE_BY_KIND[kind]
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds
+    if (options.fields !== undefined) this.fields = options.fields
   }
 }
 

@@ -2,12 +2,14 @@
 // a route added next year is held to the same rules without being listed here.
 // - A `read` API key is refused on every method but GET and HEAD, public routes included.
 // - A route an ordinary user is refused on even for their own records is a superusers' route:
-//   it must not offer the API-key scheme, and refuses every key, a superuser's included.
+//   it must not offer the API-key scheme, and refuses every key, a superuser's included; and
+//   with REQUIRE_MFA_FOR_SUPERUSERS (on here) it refuses a superuser with no second factor.
 // - A tier rule on a GET route applies to its HEAD and to the same route in the other version.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
+import { enrolTotp } from '../helpers/totp.js'
 import type { LoggedIn } from '../helpers/users.js'
 import { seedAndLogin, V1, V2 } from '../helpers/users.js'
 
@@ -21,6 +23,8 @@ interface Operation {
 
 let t: TestApp
 let admin: LoggedIn
+/** A superuser with no second factor, whom REQUIRE_MFA_FOR_SUPERUSERS refuses on superusers' routes. */
+let unenrolledAdmin: LoggedIn
 let user: LoggedIn
 let operations: Operation[]
 const keys = { userRead: '', adminReadWrite: '' }
@@ -44,8 +48,10 @@ async function ownRecords(owner?: LoggedIn): Promise<LoggedIn> {
 }
 
 beforeAll(async () => {
-  t = await createTestApp({ LOGIN_RATE_LIMIT: '1000', DEFAULT_RATE_LIMIT: '100000/60' })
+  t = await createTestApp({ LOGIN_RATE_LIMIT: '1000', DEFAULT_RATE_LIMIT: '100000/60', REQUIRE_MFA_FOR_SUPERUSERS: 'true' })
   admin = await seedAndLogin(t.app, {}, { superuser: true })
+  await enrolTotp(t.app, admin.headers)
+  unenrolledAdmin = await seedAndLogin(t.app, {}, { superuser: true })
   user = await seedAndLogin(t.app)
   keys.adminReadWrite = (await createKey(admin, ['read', 'write'])).key
   keys.userRead = (await createKey(user, ['read'])).key
@@ -97,10 +103,14 @@ describe('the route table', () => {
       if (offersApiKeys(operation)) problems.push(`${operation.method} ${operation.path} documents the API-key scheme`)
       const withKey = await call(operation, { 'x-api-key': keys.adminReadWrite })
       if (withKey.statusCode !== 403 || withKey.json().code !== 'api_key_not_allowed') problems.push(`${operation.method} ${operation.path}: a superuser's key got ${withKey.statusCode}`)
+      const unenrolled = await call(operation, unenrolledAdmin.headers)
+      if (unenrolled.statusCode !== 403 || unenrolled.json().code !== 'mfa_enrolment_required') problems.push(`${operation.method} ${operation.path}: a superuser with no second factor got ${unenrolled.statusCode}`)
     }
     expect(problems).toEqual([])
     // The walk found them: restore, permanent removal, tiers, rate-limit rules, the event log, admin.
-    expect(superuserRoutes).toEqual(expect.arrayContaining(['POST /services/v1/users/{user_id}/restore', 'DELETE /api/v2/posts/{post_id}/permanent', 'GET /api/v2/admin/overview', 'GET /api/v2/security-events']))
+    expect(superuserRoutes).toEqual(
+      expect.arrayContaining(['POST /services/v1/users/{user_id}/restore', 'DELETE /api/v2/posts/{post_id}/permanent', 'GET /api/v2/admin/overview', 'GET /api/v2/security-events', 'DELETE /api/v2/admin/users/{user_id}/mfa']),
+    )
   })
 
   it("applies a tier rule on a GET route to its HEAD and to the same route in the other version", async () => {

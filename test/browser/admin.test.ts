@@ -70,7 +70,7 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
   async function signIn(username: string, password: string): Promise<void> {
     await page.getByLabel('Username or email').fill(username)
     await page.getByLabel('Password').fill(password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
   }
 
   const heading = (name: string) => page.getByRole('heading', { level: 1, name })

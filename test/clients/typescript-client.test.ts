@@ -8,6 +8,7 @@ import { allItems, ApiError, createClient, unwrap } from '../../clients/typescri
 import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
 import { codeIn, createAppWithSmtp } from '../helpers/smtp.js'
+import { aWrongCode, enrolTotp, totpCode } from '../helpers/totp.js'
 import { seedUser, userFields } from '../helpers/users.js'
 
 let t: TestApp
@@ -87,6 +88,23 @@ describe('the typed client', () => {
     const titles: string[] = []
     for await (const post of allItems((cursor) => unwrap(api.GET('/api/v2/posts/', { params: { query: { author_id: me.id, limit: 2, ...(cursor ? { cursor } : {}) } } })))) titles.push(post.title)
     expect(titles).toHaveLength(5)
+  })
+})
+
+describe('the typed client signs in with a second factor', () => {
+  it('throws mfa_required with the token, and finishes with a code from the app', async () => {
+    const user = await seedUser(t.app)
+    const { api, auth } = createClient({ baseUrl })
+    await auth.login(user.username, user.password)
+    const { secret, confirmedStep } = await enrolTotp(t.app, { authorization: `Bearer ${auth.session!.accessToken}` })
+    await auth.logout()
+    const refused = await auth.login(user.username, user.password).catch((error: unknown) => error)
+    expect(refused).toBeInstanceOf(ApiError)
+    expect(refused).toMatchObject({ status: 401, code: 'mfa_required', mfa: { token: expect.any(String), methods: ['totp', 'recovery_code'] } })
+    await expect(auth.finishSecondFactor((refused as ApiError).mfa!.token, { code: aWrongCode(secret) })).rejects.toMatchObject({ status: 401, code: 'invalid_mfa_code' })
+    const session = await auth.finishSecondFactor((refused as ApiError).mfa!.token, { code: totpCode(secret, confirmedStep + 1) })
+    expect(session.accessToken).toBeTruthy()
+    expect(await unwrap(api.GET('/api/v2/users/me/mfa'))).toMatchObject({ totp: { enabled: true }, recovery_codes_left: 10 })
   })
 })
 

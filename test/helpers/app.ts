@@ -90,6 +90,7 @@ export const TEST_ENV: Record<string, string> = {
   SECRET_KEY: TEST_SECRET_KEY,
   // High enough that ordinary tests never meet a limit; rate-limit tests lower them.
   LOGIN_RATE_LIMIT: '10000',
+  MFA_RATE_LIMIT: '10000',
   ANONYMOUS_RATE_LIMIT: '1000000/60',
   DEFAULT_RATE_LIMIT: '1000000/60',
   SIGNUP_RATE_LIMIT: '1000000/60',

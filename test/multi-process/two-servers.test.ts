@@ -1,12 +1,15 @@
 // Two server processes on one database (and optionally one Redis) behave as one service:
 // a token revoked through one is refused by the other, the login limit counts attempts made
-// at either, and an avatar uploaded to one is served by the other.
+// at either, an avatar uploaded to one is served by the other, and a sign-in's second factor
+// started at one is finished at the other, a TOTP code is taken once between them, and the
+// second-factor budget counts at both.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
 import { createTestDatabase, dialect,TEST_SECRET_KEY } from '../helpers/app.js'
 import { PNG_1X1 } from '../helpers/multipart.js'
 import type { RunningProcess } from '../helpers/process.js'
 import { emptyDirectory, startServer } from '../helpers/process.js'
+import { awayFromStepEdge, aWrongCode, totpCode } from '../helpers/totp.js'
 import { userFields } from '../helpers/users.js'
 
 type Server = RunningProcess & { url: string }
@@ -30,6 +33,7 @@ for (const shared of ['database', 'redis'] as const) {
         ...database.env,
         SECRET_KEY: TEST_SECRET_KEY,
         LOGIN_RATE_LIMIT: '4',
+        MFA_RATE_LIMIT: '3',
         // Each test step speaks from its own client address.
         TRUST_PROXY: 'true',
         ...(shared === 'redis' ? { REDIS_URL: redisUrl } : {}),
@@ -88,6 +92,29 @@ for (const shared of ['database', 'redis'] as const) {
       const statuses = []
       for (const server of [b, a, b, a, b]) statuses.push((await attempt(server)).status)
       expect(statuses).toEqual([401, 401, 401, 401, 429])
+    })
+
+    it('finishes at B a second factor asked for at A, takes a TOTP code once between them, and counts the budget at both', async () => {
+      const user = await signUp(a)
+      const { access_token } = await logIn(a, user.username, user.password)
+      const bearer = { authorization: `Bearer ${access_token}` }
+      const setup = (await (await fetch(`${a.url}/api/v2/users/me/mfa/totp`, { method: 'POST', headers: bearer })).json()) as { secret: string }
+      const step = await awayFromStepEdge()
+      expect((await fetch(`${b.url}/api/v2/users/me/mfa/totp/confirm`, json({ code: totpCode(setup.secret, step - 1) }, bearer))).status).toBe(200)
+
+      const stepUp = async (server: Server) => {
+        const answer = await fetch(`${server.url}/api/v2/login`, json({ username: user.username, password: user.password }, from(address())))
+        expect(answer.status).toBe(401)
+        return ((await answer.json()) as { mfa_token: string }).mfa_token
+      }
+      const finish = (server: Server, token: string, code: string) => fetch(`${server.url}/api/v2/login/mfa`, json({ mfa_token: token, code }, from(address())))
+      const code = totpCode(setup.secret, step)
+      expect((await finish(b, await stepUp(a), code)).status).toBe(200)
+      const again = await stepUp(b)
+      const statuses = []
+      // The code B took, then two wrong ones: with the success, the account's three an hour are spent.
+      for (const [server, tried] of [[a, code], [b, aWrongCode(setup.secret)], [a, aWrongCode(setup.secret)]] as const) statuses.push((await finish(server, again, tried)).status)
+      expect(statuses).toEqual([401, 401, 429])
     })
 
     it('serves from B an avatar uploaded to A', async () => {

@@ -25,6 +25,16 @@ const LISTED: Record<SecurityEvent['type'], true> = {
   email_change_undone: true,
   email_verified: true,
   session_revoked: true,
+  mfa_enabled: true,
+  mfa_disabled: true,
+  mfa_verified: true,
+  mfa_failed: true,
+  recovery_codes_regenerated: true,
+  recovery_code_used: true,
+  mfa_reset_by_admin: true,
+  passkey_added: true,
+  passkey_removed: true,
+  passkey_counter_refused: true,
   user_deleted_permanently: true,
 }
 const TYPES = Object.keys(LISTED) as SecurityEvent['type'][]

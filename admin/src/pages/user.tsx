@@ -1,4 +1,5 @@
-// One user: every field, tier, verification, sessions, API keys and recent security events, and
+// One user: every field, tier, verification, sessions, API keys, second factors, identities and
+// recent security events, and
 // what a superuser does to an account (edit, tier, resend verification, end sessions, soft
 // delete, restore, permanent delete).
 import { useState } from 'preact/hooks'
@@ -7,6 +8,7 @@ import type { ManagedUser } from '../api.js'
 import { call, client } from '../api.js'
 import { ActionButton, ActionForm, Confirmed, EventName, formatTime, Loading, Notice, TableFrame, useLoad } from '../components.js'
 import { href, navigate } from '../router.js'
+import { SecondFactors } from './user-factors.js'
 
 const userPath = (id: number) => ({ params: { path: { user_id: id } } })
 
@@ -351,6 +353,10 @@ export function UserPage({ id }: { id: number }) {
           <section>
             <h2>API keys</h2>
             <ApiKeys userId={user.id} />
+          </section>
+          <section>
+            <h2>Second factors</h2>
+            <SecondFactors userId={user.id} round={round} onRemoved={done} />
           </section>
           <section>
             <h2>Identity providers</h2>

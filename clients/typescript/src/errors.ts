@@ -21,6 +21,8 @@ export class ApiError extends Error {
     readonly errors: FieldError[] = [],
     /** Seconds to wait, from Retry-After (429 and 503). */
     readonly retryAfterSeconds?: number,
+    /** With `mfa_required`: the token for `auth.finishSecondFactor` and the factors the account accepts. */
+    readonly mfa?: { token: string; methods: string[] },
   ) {
     super(`${status} ${code}: ${detail}`)
   }
@@ -36,7 +38,7 @@ interface Result {
 export async function unwrap<R extends Result>(result: R | Promise<R>): Promise<NonNullable<R['data']>> {
   const { data, error, response } = await result
   if (response.ok) return data as NonNullable<R['data']>
-  const body = (error ?? {}) as { detail?: unknown; code?: unknown; errors?: FieldError[] }
+  const body = (error ?? {}) as { detail?: unknown; code?: unknown; errors?: FieldError[]; mfa_token?: unknown; methods?: unknown }
   const retryAfter = Number(response.headers.get('retry-after'))
   throw new ApiError(
     response.status,
@@ -44,5 +46,6 @@ export async function unwrap<R extends Result>(result: R | Promise<R>): Promise<
     typeof body.detail === 'string' ? body.detail : response.statusText,
     Array.isArray(body.errors) ? body.errors : [],
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    typeof body.mfa_token === 'string' ? { token: body.mfa_token, methods: Array.isArray(body.methods) ? body.methods.map(String) : [] } : undefined,
   )
 }

@@ -67,7 +67,7 @@ export function createApiClient(options: ApiClientOptions) {
 
 const PREFIX = '/api/v2'
 /** Answers to these are about tokens themselves: a 401 from them is final. */
-const TOKEN_PATHS = ['/login', '/refresh', '/logout', '/signup'].map((path) => PREFIX + path)
+const TOKEN_PATHS = ['/login', '/login/mfa', '/refresh', '/logout', '/signup'].map((path) => PREFIX + path)
 
 export function createClient(options: ClientOptions) {
   const fetchImpl = options.fetch ?? ((input: Request) => globalThis.fetch(input))
@@ -125,7 +125,11 @@ export function createClient(options: ClientOptions) {
     get session(): Session | null {
       return keeper.session
     },
-    /** Logs in with a username or email and a password; throws ApiError (401 `invalid_credentials`, 429 …). */
+    /**
+     * Logs in with a username or email and a password; throws ApiError (401 `invalid_credentials`,
+     * 429 …). An account with a second factor throws 401 `mfa_required` with `error.mfa`: finish
+     * with `finishSecondFactor(error.mfa.token, …)`. Email and provider sign-in throw the same.
+     */
     async login(username: string, password: string): Promise<Session> {
       const session = toSession(await unwrap(api.POST('/api/v2/login', { body: { username, password } })))
       await keeper.set(session)
@@ -155,6 +159,12 @@ export function createClient(options: ClientOptions) {
     /** On redirect_to's page: trades the `code` it received for a session; throws ApiError (400 `invalid_code`). */
     async finishProviderSignIn(code: string): Promise<Session> {
       const session = toSession(await unwrap(api.POST('/api/v2/auth/token', { body: { code } })))
+      await keeper.set(session)
+      return session
+    },
+    /** The second step of a sign-in that threw `mfa_required`: a code from the authenticator app, or a recovery code. */
+    async finishSecondFactor(mfaToken: string, proof: { code: string } | { recovery_code: string }): Promise<Session> {
+      const session = toSession(await unwrap(api.POST('/api/v2/login/mfa', { body: { mfa_token: mfaToken, ...proof } })))
       await keeper.set(session)
       return session
     },

@@ -9,7 +9,7 @@ import { notAuthenticated } from '../../shared/errors.js'
 import { LoginRequest, RefreshRequest, TokenResponse } from './auth.schemas.js'
 import { clientOf } from './client-info.js'
 import { protectedRoute } from './protected-route.js'
-import { errorResponses, MessageResponse } from './responses.js'
+import { errorResponses, MessageResponse, signInRefusal } from './responses.js'
 import { DEVICE_COOKIE, REFRESH_COOKIE, refuseCrossSiteLogins, tokenReplies } from './token-reply.js'
 
 const tags = ['login']
@@ -38,10 +38,11 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Log in with a username or email and a password',
         description:
           'OAuth2 password form (application/x-www-form-urlencoded) or JSON. Returns an access token and a ' +
-          'refresh token; the refresh token is also set as an HttpOnly cookie. Rate limited per address and per account.',
+          'refresh token; the refresh token is also set as an HttpOnly cookie. Rate limited per address and per account. ' +
+          'An account with a second factor answers 401 `mfa_required` with an `mfa_token` instead: finish at POST /api/v2/login/mfa.',
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         body: LoginRequest,
-        response: { 200: TokenResponse, ...errorResponses(401, 403, 422, 429) },
+        response: { 200: TokenResponse, ...errorResponses(403, 422, 429), ...signInRefusal },
       },
     },
     async (request, reply) => {

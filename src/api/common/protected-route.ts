@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TSchema } from 'typebox'
 
 import { callerOf } from '../../plugins/authentication.js'
-import { apiKeysRefused, assertSuperuser } from '../../shared/errors.js'
+import { apiKeysRefused, assertSuperuser, DomainError } from '../../shared/errors.js'
 import { errorResponses } from './responses.js'
 import { bearer, bearerOrApiKey } from './security-scheme.js'
 
@@ -16,13 +16,21 @@ async function refuseApiKeys(request: FastifyRequest): Promise<void> {
   if (request.caller?.apiKey) throw apiKeysRefused()
 }
 
+/** With REQUIRE_MFA_FOR_SUPERUSERS, a superuser without a second factor is refused until they enrol. */
+const MFA_ENROLMENT_REQUIRED = 'Second factor required for superusers'
+
 async function requireSuperuser(request: FastifyRequest): Promise<void> {
-  assertSuperuser(callerOf(request).user)
+  const { user } = callerOf(request)
+  assertSuperuser(user)
+  if (request.server.config.mfa.requireForSuperusers && !(await request.server.services.secondFactors.isEnrolled(user.id))) {
+    throw new DomainError('forbidden', MFA_ENROLMENT_REQUIRED, { code: 'mfa_enrolment_required' })
+  }
 }
 
 /**
  * Options of a route only superusers may use: API keys are refused on it, whoever owns them, and
- * anyone else is refused (403) before the request is validated. The service checks again.
+ * anyone else is refused (403) before the request is validated; so is, with
+ * REQUIRE_MFA_FOR_SUPERUSERS, a superuser with no second factor. The service checks again.
  */
 export const superusersOnly = { apiKeys: false, onRequest: [requireSuperuser] }
 

@@ -36,6 +36,22 @@ export const ValidationErrorResponse = Type.Object(
   { title: 'ValidationErrorResponse' },
 )
 
+/**
+ * A refused sign-in (401): wrong credentials, or, with code `mfa_required`, a first factor that was
+ * right for an account with a second factor, and the token to finish with at POST /api/v2/login/mfa.
+ */
+export const SignInRefusedResponse = Type.Object(
+  {
+    ...ErrorResponse.properties,
+    mfa_token: Type.Optional(Type.String({ description: 'With `mfa_required`: single use, for 5 minutes, for this user and first factor.' })),
+    methods: Type.Optional(Type.Array(Type.Union([Type.Literal('totp'), Type.Literal('recovery_code'), Type.Literal('passkey')]), { description: 'With `mfa_required`: the second factors the account accepts.' })),
+  },
+  { title: 'SignInRefused', description: 'Wrong credentials, or a second factor is due (`mfa_required`)' },
+)
+
+/** The 401 of a route that proves a first factor. */
+export const signInRefusal = { 401: SignInRefusedResponse }
+
 export const MessageResponse = Type.Object({ message: Type.String() }, { title: 'Message' })
 
 const DESCRIPTIONS: Record<number, string> = {

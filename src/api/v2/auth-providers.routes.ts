@@ -11,7 +11,7 @@ import { RuleViolation } from '../../shared/errors.js'
 import { TokenResponse } from '../common/auth.schemas.js'
 import { clientOf } from '../common/client-info.js'
 import { protectedRoute } from '../common/protected-route.js'
-import { errorResponses, MessageResponse } from '../common/responses.js'
+import { errorResponses, MessageResponse, signInRefusal } from '../common/responses.js'
 import { refuseCrossSiteLogins, tokenReplies } from '../common/token-reply.js'
 import { toIdentityRead } from './auth-providers.mappers.js'
 import { AuthorizeQuery, CodeExchange, IdentityRead, LinkRequest, LinkStarted, OwnIdentityParams, ProviderParams, ProviderRead } from './auth-providers.schemas.js'
@@ -116,9 +116,9 @@ const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Trade the one-time code from a provider sign-in for the token pair',
-        description: 'Answers as POST /login does (token pair, refresh cookie). The code works once, for 60 seconds: 400 `invalid_code` otherwise.',
+        description: 'Answers as POST /login does (token pair, refresh cookie, or 401 `mfa_required`). The code works once, for 60 seconds: 400 `invalid_code` otherwise.',
         body: CodeExchange,
-        response: { 200: TokenResponse, ...errorResponses(400, 403, 422) },
+        response: { 200: TokenResponse, ...errorResponses(400, 403, 422), ...signInRefusal },
       },
     },
     async (request, reply) => {

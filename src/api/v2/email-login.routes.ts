@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 
 import { TokenResponse } from '../common/auth.schemas.js'
 import { clientOf } from '../common/client-info.js'
-import { errorResponses, MessageResponse } from '../common/responses.js'
+import { errorResponses, MessageResponse, signInRefusal } from '../common/responses.js'
 import { refuseCrossSiteLogins, tokenReplies } from '../common/token-reply.js'
 import { EmailLoginConfirmation, EmailLoginRequest } from './email-login.schemas.js'
 
@@ -47,10 +47,10 @@ const emailLoginRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Sign in with the token from the mailed link, or the email and the code',
         description:
-          'Answers the token pair and sets the refresh cookie, as POST /login does; the email counts as verified. ' +
+          'Answers the token pair and sets the refresh cookie, as POST /login does (401 `mfa_required` when the account has a second factor); the email counts as verified. ' +
           'Five codes tried against one request, right or wrong, spend it (link included): ask for a new one.',
         body: EmailLoginConfirmation,
-        response: { 200: TokenResponse, ...errorResponses(400, 403, 422) },
+        response: { 200: TokenResponse, ...errorResponses(400, 403, 422), ...signInRefusal },
       },
     },
     async (request, reply) => {

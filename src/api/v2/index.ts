@@ -13,6 +13,8 @@ import adminRoutes from './admin.routes.js'
 import adminMailRoutes from './admin-mail.routes.js'
 import authProviderRoutes from './auth-providers.routes.js'
 import emailLoginRoutes from './email-login.routes.js'
+import mfaRoutes from './mfa.routes.js'
+import passkeysRoutes from './passkeys.routes.js'
 import signupRoutes from './signup.routes.js'
 import usersRoutesV2 from './users.routes.js'
 
@@ -23,6 +25,8 @@ const v2: FastifyPluginAsync = async (app) => {
   await app.register(signupRoutes)
   if (app.config.emailLogin.enabled) await app.register(emailLoginRoutes)
   await app.register(authProviderRoutes)
+  await app.register(mfaRoutes)
+  await app.register(passkeysRoutes)
   await app.register(usersRoutesV2, { prefix: '/users' })
   await app.register(postsRoutes, { prefix: '/posts', list: 'envelope', toPostRead })
   await app.register(tiersRoutes, { prefix: '/tiers' })

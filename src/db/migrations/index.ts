@@ -16,6 +16,8 @@ import * as trigramIndexesWithoutPendingList from './2026-11-23-01-trigram-index
 import * as emailLogin from './2026-11-24-01-email-login.js'
 import * as identities from './2026-11-24-02-identities.js'
 import * as identityLinks from './2026-11-24-03-identity-links.js'
+import * as secondFactors from './2026-11-24-04-second-factors.js'
+import * as passkeys from './2026-11-24-05-passkeys.js'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-users-and-tiers': usersAndTiers,
@@ -33,4 +35,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24-01-email-login': emailLogin,
   '2026-11-24-02-identities': identities,
   '2026-11-24-03-identity-links': identityLinks,
+  '2026-11-24-04-second-factors': secondFactors,
+  '2026-11-24-05-passkeys': passkeys,
 }

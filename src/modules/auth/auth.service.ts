@@ -10,12 +10,15 @@ import type { ApiKeyService } from '../api-keys/api-keys.service.js'
 import type { ClientInfo, LoginMethod } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
 import type { User } from '../users/user.js'
+import { limitIdentity } from '../users/user.js'
 import { NO_PASSWORD } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
 import type { AuthRepository } from './auth.repository.js'
 import type { LoginThrottle } from './login-throttle.js'
 import type { PasswordHasher } from './passwords.js'
 import type { RevocationStore } from './revocation-store.js'
+import type { PasskeyResponse, PasskeySignIn, SecondFactorGate, SecondFactorProof } from './second-factor-gate.js'
+import { secondFactorRequired } from './second-factor-gate.js'
 import type { TokenService, VerifiedToken } from './tokens.js'
 
 export const INCORRECT_CREDENTIALS = 'Incorrect username or password'
@@ -77,6 +80,8 @@ export class AuthService {
     private readonly apiKeys: ApiKeyService,
     private readonly signals: Signals,
     private readonly throttle: LoginThrottle,
+    private readonly secondFactors: SecondFactorGate,
+    private readonly passkeys: PasskeySignIn,
   ) {}
 
   /** A device token for the browser that just logged in to the account. */
@@ -104,14 +109,54 @@ export class AuthService {
     return this.startBrowserSession(credentials.id, client, 'password')
   }
 
-  /** startSession, with the device token for the browser that signed in (sign-up, email and provider sign-in). */
+  /**
+   * A first factor was proven `method`'s way (password, sign-up, email, provider): the browser's
+   * session, or, when the user has a second factor, 401 mfa_required with a challenge for it.
+   */
   async startBrowserSession(userId: number, client: ClientInfo, method: LoginMethod): Promise<BrowserSession> {
+    const challenge = await this.secondFactors.challengeFor(userId, method)
+    if (challenge) throw secondFactorRequired(challenge)
+    return this.openBrowserSession(userId, client, method)
+  }
+
+  /** Sign-in with a passkey, which verified its user: a complete sign-in, never stepped up. */
+  async signInWithPasskey(response: PasskeyResponse, client: ClientInfo): Promise<BrowserSession> {
+    await this.throttle.countPasskey(client.ip ?? '')
+    const userId = await this.passkeys.verifySignIn(response, client)
+    const user = await this.users.find(userId)
+    if (!user || !user.isActive) throw notAuthenticated()
+    return this.openBrowserSession(userId, client, 'passkey')
+  }
+
+  /**
+   * The second step of a sign-in: the code (or recovery code) for the challenge an mfa_token
+   * names. Counted per account (or per known device) before it is checked; five wrong codes end
+   * the token.
+   */
+  async completeSecondFactor(mfaToken: string, proof: SecondFactorProof, client: ClientInfo, deviceToken?: string): Promise<BrowserSession> {
+    const challenge = await this.secondFactors.takeAttempt(mfaToken)
+    const user = await this.users.find(challenge.userId)
+    if (!user || !user.isActive) throw notAuthenticated()
+    await this.throttle.countSecondFactor(limitIdentity(user), user.id, deviceToken, client.ip ?? '')
+    await this.secondFactors.prove(challenge, proof, client)
+    return this.openBrowserSession(user.id, client, challenge.method)
+  }
+
+  /** Removes every second factor of a user and ends their sessions (superusers; 404 when there is no such user). */
+  async resetSecondFactorsOf(actor: Actor, userId: number, client: ClientInfo): Promise<void> {
+    await this.users.getManaged(actor, userId)
+    await this.secondFactors.removeAllOf(userId, client)
+    await this.revokeSessionsOf(userId, client)
+  }
+
+  /** startSession, with the device token for the browser that signed in. */
+  private async openBrowserSession(userId: number, client: ClientInfo, method: LoginMethod): Promise<BrowserSession> {
     const pair = await this.startSession(userId, client, method)
     return { pair, device: await this.deviceToken(userId) }
   }
 
   /** A new session for a user whose identity is proven `method`'s way (a login, or a sign-up that logs in). */
-  async startSession(userId: number, client: ClientInfo, method: LoginMethod): Promise<TokenPair> {
+  private async startSession(userId: number, client: ClientInfo, method: LoginMethod): Promise<TokenPair> {
     const sessionId = randomUUID()
     await this.repository.insertSession({
       id: sessionId,

@@ -20,6 +20,24 @@ export class LoginThrottle {
     await this.limits.consumeBuckets(await this.bucketsOf(login, deviceToken, address))
   }
 
+  /** Counts one passkey sign-in attempt from `address` (the login's address budget): a flood of forged answers is cut short. */
+  async countPasskey(address: string): Promise<void> {
+    await this.limits.consumeBuckets([['login-address', address]])
+  }
+
+  /**
+   * Counts one second-factor attempt (a code after a first factor) for the account; the same
+   * device rule as login, so a stranger holding the password cannot spend the owner's budget.
+   */
+  async countSecondFactor(accountIdentity: string, userId: number, deviceToken: string | undefined, address: string): Promise<void> {
+    const device = deviceToken === undefined ? undefined : await this.tokens.verifyDevice(deviceToken)
+    if (device && device.userId === userId) return this.limits.consumeBuckets([['mfa-device', hashedKey(device.deviceId)]])
+    return this.limits.consumeBuckets([
+      ['mfa-address', address],
+      ['mfa-account', loginAccountKey(accountIdentity)],
+    ])
+  }
+
   /**
    * The account is the one the name resolves to, or the normalised name when none matches.
    * Keys are hashed, so any login name makes a key of bounded length.

@@ -15,6 +15,7 @@ import type { AuthService, BrowserSession } from '../auth/auth.service.js'
 import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
 import type { ClientInfo, LoginMethod } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
+import type { SignInMethods } from '../sign-in-methods/sign-in-methods.service.js'
 import type { SignupPolicy, User } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
 import type { IdentitiesRepository } from './identities.repository.js'
@@ -28,7 +29,6 @@ const HAND_OFF_SECONDS = 60
 /** How long a link ticket waits for its browser to open the authorize URL. */
 const LINK_TICKET_MINUTES = 5
 
-export const LAST_SIGN_IN_METHOD = 'Cannot remove the last way to sign in'
 
 /** Why a sign-in failed, as the `error` and `error_description` the frontend's redirect_to gets. */
 export type SignInErrorCode =
@@ -100,6 +100,7 @@ export class IdentityService {
     private readonly auth: AuthService,
     private readonly events: SecurityEventService,
     private readonly limits: RateLimitService,
+    private readonly signInMethods: SignInMethods,
     private readonly redirects: RedirectAllowList,
     private readonly signupPolicy: SignupPolicy,
   ) {}
@@ -238,8 +239,8 @@ export class IdentityService {
   }
 
   /**
-   * Unlinks one of the user's identities; 409 when it is their last way to sign in (no password
-   * and no other identity: a password reset sets one).
+   * Unlinks one of the user's identities; 409 when it is their last way to sign in (no password,
+   * no other identity and no passkey: a password reset sets one).
    */
   unlink(userId: number, identityId: string, client: ClientInfo): Promise<void> {
     return this.removeIdentity(userId, identityId, client, { keepTheLastWayIn: true })
@@ -249,9 +250,7 @@ export class IdentityService {
     const identities = await this.repository.listIdentitiesOf(userId)
     const identity = identities.find((candidate) => candidate.id === identityId)
     if (!identity) throw identityNotFound()
-    if (options.keepTheLastWayIn && identities.length === 1 && !(await this.users.hasPassword(userId))) {
-      throw new DomainError('conflict', LAST_SIGN_IN_METHOD, { code: 'last_sign_in_method' })
-    }
+    if (options.keepTheLastWayIn) await this.signInMethods.assertAnotherWayIn(userId)
     if (!(await this.repository.deleteIdentityOf(userId, identityId))) throw identityNotFound()
     await this.events.record('identity_unlinked', userId, client, { method: methodOf(identity.provider) })
   }

@@ -29,6 +29,9 @@ export type LimitBucket =
   | 'login-address'
   | 'login-account'
   | 'login-device'
+  | 'mfa-address'
+  | 'mfa-account'
+  | 'mfa-device'
   | 'signup-address'
   | 'password-reset-address'
   | 'password-reset-email'
@@ -50,7 +53,7 @@ export interface RateLimitOptions {
 }
 
 /** The buckets counted per client address: their key is the address's group (addressGroup). */
-const ADDRESS_BUCKETS: ReadonlySet<LimitBucket> = new Set(['login-address', 'signup-address', 'password-reset-address', 'email-login-address'])
+const ADDRESS_BUCKETS: ReadonlySet<LimitBucket> = new Set(['login-address', 'mfa-address', 'signup-address', 'password-reset-address', 'email-login-address'])
 
 /** Who is asking, and for what. */
 export interface LimitedRequest {

@@ -17,6 +17,16 @@ export const SECURITY_EVENT_TYPES = [
   'email_change_undone',
   'email_verified',
   'session_revoked',
+  'mfa_enabled',
+  'mfa_disabled',
+  'mfa_verified',
+  'mfa_failed',
+  'recovery_codes_regenerated',
+  'recovery_code_used',
+  'mfa_reset_by_admin',
+  'passkey_added',
+  'passkey_removed',
+  'passkey_counter_refused',
   'user_deleted_permanently',
 ] as const
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
@@ -25,7 +35,13 @@ export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
  * How a login was made, named on its login_succeeded and login_failed events (and the provider
  * on identity_linked): a password, a mailed link or code, GitHub, or an OpenID Connect provider (`oidc:google`).
  */
-export type LoginMethod = 'password' | 'email_link' | 'email_code' | 'github' | `oidc:${string}`
+export type LoginMethod = 'password' | 'email_link' | 'email_code' | 'passkey' | 'github' | `oidc:${string}`
+
+/** A second factor, named on the mfa_* events (mfa_verified, mfa_failed …). */
+export type SecondFactorMethod = 'totp' | 'recovery_code' | 'passkey'
+
+/** What an event's `method` names: the first factor of a login, or the second factor used. */
+export type EventMethod = LoginMethod | SecondFactorMethod
 
 /** Where a request came from, as the log keeps it. */
 export interface ClientInfo {
@@ -37,8 +53,8 @@ export interface SecurityEvent {
   id: string
   userId: number | null
   type: SecurityEventType
-  /** How the login was made; null for events that are not logins. */
-  method: LoginMethod | null
+  /** How the login was made, or which second factor; null for other events. */
+  method: EventMethod | null
   ip: string | null
   userAgent: string | null
   createdAt: string
@@ -53,7 +69,7 @@ export const toSecurityEvent = (row: SecurityEventRow): SecurityEvent => ({
   id: row.id,
   userId: row.user_id,
   type: row.type as SecurityEventType,
-  method: row.method as LoginMethod | null,
+  method: row.method as EventMethod | null,
   ip: row.ip,
   userAgent: row.user_agent,
   createdAt: toIsoString(row.created_at),

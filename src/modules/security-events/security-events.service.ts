@@ -10,7 +10,7 @@ import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { DomainEvents } from '../domain-events.js'
-import type { ClientInfo, LoginMethod, SecurityEvent, SecurityEventFilter, SecurityEventType } from './security-event.js'
+import type { ClientInfo, EventMethod, SecurityEvent, SecurityEventFilter, SecurityEventType } from './security-event.js'
 import { toSecurityEvent } from './security-event.js'
 import type { SecurityEventsRepository } from './security-events.repository.js'
 
@@ -29,7 +29,7 @@ export class SecurityEventService {
    * Records an event now, or inside `unit` when another module's change reports it (a domain
    * event). A login names its `method`.
    */
-  async record(type: SecurityEventType, userId: number | null, client: ClientInfo | null, options: { unit?: Unit; method?: LoginMethod } = {}): Promise<void> {
+  async record(type: SecurityEventType, userId: number | null, client: ClientInfo | null, options: { unit?: Unit; method?: EventMethod } = {}): Promise<void> {
     const { unit, method } = options
     await (unit ? this.repository.in(unit) : this.repository).insertSecurityEvent({
       id: randomUUID(),

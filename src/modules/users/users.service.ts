@@ -304,12 +304,6 @@ export class UserService {
     return row && toUser(row)
   }
 
-  /** Whether the user has a password (an account a provider made has none until a reset sets one). */
-  async hasPassword(id: number): Promise<boolean> {
-    const hashed = await this.users.findHashedPassword(id)
-    return hashed !== undefined && hashed !== NO_PASSWORD
-  }
-
   async passwordMatches(id: number, password: string): Promise<boolean> {
     const hashed = await this.users.findHashedPassword(id)
     return hashed === undefined ? false : this.passwords.verify(hashed, password)

@@ -14,6 +14,7 @@ import { createTestApp, TEST_SECRET_KEY } from '../../helpers/app.js'
 import { expectError } from '../../helpers/expect.js'
 import type { TestOidcProvider } from '../../helpers/oidc-provider.js'
 import { startOidcProvider } from '../../helpers/oidc-provider.js'
+import { enrolTotp, totpCode } from '../../helpers/totp.js'
 import { seedAndLogin, seedUser, V2 } from '../../helpers/users.js'
 
 const PUBLIC_URL = 'http://localhost:8000'
@@ -127,6 +128,22 @@ describe('sign-in through an OpenID Connect provider', () => {
     // No password was set: no password logs in.
     const login = await t.app.inject({ method: 'POST', url: `${V2}/login`, payload: { username: user.username, password: '!' } })
     expect(login.statusCode).toBe(401)
+  })
+
+  it('steps up a provider sign-in for an account with a second factor: the exchange answers mfa_required', async () => {
+    const subject = person()
+    const first = await tokensFor(subject)
+    const headers = { authorization: `Bearer ${first.access_token}` }
+    const { secret, confirmedStep } = await enrolTotp(t.app, headers)
+    const landed = await signIn(subject)
+    const stepUp = await exchange(landed.searchParams.get('code')!)
+    expectError(stepUp, 401, 'Second factor required', 'mfa_required')
+    const { mfa_token } = stepUp.json() as { mfa_token: string }
+    const done = await t.app.inject({ method: 'POST', url: `${V2}/login/mfa`, payload: { mfa_token, code: totpCode(secret, confirmedStep + 1) } })
+    expect(done.statusCode, done.body).toBe(200)
+    const user = await me(first.access_token)
+    const methods = await t.db.selectFrom('security_events').select('method').where('user_id', '=', user.id).where('type', '=', 'login_succeeded').execute()
+    expect(methods.map((row) => row.method)).toEqual(['oidc:corp', 'oidc:corp'])
   })
 
   it('makes the username unique when another account holds it', async () => {

@@ -1,0 +1,53 @@
+// What sign-in asks of second factors, as an interface so that the auth module does not depend on
+// the mfa module (which implements it, src/modules/mfa/second-factors.service.ts). Every first
+// factor but a passkey goes through AuthService.startBrowserSession, which asks challengeFor.
+import { DomainError } from '../../shared/errors.js'
+import type { ClientInfo, LoginMethod, SecondFactorMethod } from '../security-events/security-event.js'
+
+export const SECOND_FACTOR_REQUIRED = 'Second factor required'
+
+/** What a client must do next: prove a second factor with this token, by one of these methods. */
+export interface SecondFactorChallenge {
+  mfaToken: string
+  methods: SecondFactorMethod[]
+}
+
+/** A live challenge with an attempt taken from it. */
+export interface TakenChallenge {
+  tokenHash: string
+  userId: number
+  /** The first factor that was proven. */
+  method: LoginMethod
+}
+
+/** A passkey's answer as the browser packs it (PublicKeyCredential.toJSON()); the passkeys module verifies it. */
+export interface PasskeyResponse {
+  id: string
+  rawId: string
+  type: 'public-key'
+  response: { clientDataJSON: string; authenticatorData: string; signature: string; userHandle?: string }
+  clientExtensionResults: object
+}
+
+/** A second factor as a client presents it. */
+export type SecondFactorProof = { code: string } | { recoveryCode: string } | { passkeyResponse: PasskeyResponse }
+
+/** Sign-in with a passkey: a complete sign-in (the passkey verified its user), never stepped up. */
+export interface PasskeySignIn {
+  /** The user the response proves; 401 invalid_passkey otherwise. */
+  verifySignIn(response: PasskeyResponse, client: ClientInfo): Promise<number>
+}
+
+export interface SecondFactorGate {
+  /** A challenge when the user has a second factor (the first factor was `method`); else undefined. */
+  challengeFor(userId: number, method: LoginMethod): Promise<SecondFactorChallenge | undefined>
+  /** Takes one attempt from the challenge an mfa_token names (401 invalid_mfa_token when it is dead). */
+  takeAttempt(mfaToken: string): Promise<TakenChallenge>
+  /** Checks the proof against the challenge's user and spends the challenge (401 invalid_mfa_code when wrong). */
+  prove(challenge: TakenChallenge, proof: SecondFactorProof, client: ClientInfo): Promise<void>
+  /** Removes every second factor of the user (a superuser's reset); false when there was none. */
+  removeAllOf(userId: number, client: ClientInfo): Promise<boolean>
+}
+
+export const secondFactorRequired = (challenge: SecondFactorChallenge) =>
+  new DomainError('unauthenticated', SECOND_FACTOR_REQUIRED, { code: 'mfa_required', fields: { mfa_token: challenge.mfaToken, methods: challenge.methods } })

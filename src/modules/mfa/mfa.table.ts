@@ -1,0 +1,36 @@
+// Second factors: TOTP secrets, recovery codes, and the challenges between a first and second factor.
+import type { Generated } from 'kysely'
+
+import type { NullableTimestamp, Timestamp } from '../../db/column-types.js'
+
+export interface TotpFactorsTable {
+  user_id: number
+  /** The shared secret, encrypted with a key derived from SECRET_KEY (secret-box.ts). */
+  secret: string
+  /** Null while pending: set up but not yet proven with a code. */
+  confirmed_at: NullableTimestamp
+  /** The last 30-second step whose code was accepted: a code is good once. */
+  last_used_step: Generated<number>
+  created_at: Timestamp
+}
+
+export interface RecoveryCodesTable {
+  /** SHA-256 of the normalised code; the user was shown the only copy. */
+  code_hash: string
+  user_id: number
+  used_at: NullableTimestamp
+  created_at: Timestamp
+}
+
+export interface MfaChallengesTable {
+  /** SHA-256 of the mfa_token handed to the client. */
+  token_hash: string
+  user_id: number
+  /** The first factor proven (a LoginMethod). */
+  method: string
+  /** Codes tried against this challenge; at the limit it is spent. */
+  attempts: Generated<number>
+  expires_at: Timestamp
+  used_at: NullableTimestamp
+  created_at: Timestamp
+}

@@ -1,0 +1,94 @@
+// Passkeys' rows. A challenge is spent by one conditional UPDATE, so it answers one response,
+// once, in whichever process it arrives.
+import type { Insertable } from 'kysely'
+
+import type { Repository } from '../../db/repository.js'
+import type { Executor } from '../../db/schema.js'
+import { nowIso } from '../../shared/timestamps.js'
+import type { ChallengePurpose, PasskeysTable, WebauthnChallengesTable } from './passkeys.table.js'
+
+export function listPasskeysOf(db: Executor, userId: number) {
+  return db.selectFrom('passkeys').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute()
+}
+
+export function findPasskeyByCredentialId(db: Executor, credentialId: string) {
+  return db.selectFrom('passkeys').selectAll().where('credential_id', '=', credentialId).executeTakeFirst()
+}
+
+export async function countPasskeysOf(db: Executor, userId: number): Promise<number> {
+  const row = await db.selectFrom('passkeys').select((eb) => eb.fn.countAll().as('count')).where('user_id', '=', userId).executeTakeFirst()
+  return Number(row?.count ?? 0)
+}
+
+/** False when the credential is registered already (to this account or another). */
+export async function insertPasskey(db: Executor, row: Insertable<PasskeysTable>): Promise<boolean> {
+  const result = await db.insertInto('passkeys').values(row).onConflict((conflict) => conflict.column('credential_id').doNothing()).executeTakeFirst()
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0
+}
+
+/**
+ * Takes the new signature counter, only forward: of two responses racing with one counter value,
+ * one wins. A counter of 0 (authenticators that keep none) always passes.
+ */
+export async function advancePasskeyCounter(db: Executor, id: string, counter: number, previous: number): Promise<boolean> {
+  const result = await db
+    .updateTable('passkeys')
+    .set({ counter, last_used_at: nowIso() })
+    .where('id', '=', id)
+    .where('counter', '=', previous)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+export async function renamePasskey(db: Executor, userId: number, id: string, name: string): Promise<boolean> {
+  const result = await db.updateTable('passkeys').set({ name }).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst()
+  return Number(result.numUpdatedRows) > 0
+}
+
+export async function deletePasskey(db: Executor, userId: number, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('passkeys').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst()
+  return Number(result.numDeletedRows) > 0
+}
+
+export async function deletePasskeysOf(db: Executor, userId: number): Promise<number> {
+  const result = await db.deleteFrom('passkeys').where('user_id', '=', userId).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
+export async function insertWebauthnChallenge(db: Executor, row: Insertable<WebauthnChallengesTable>): Promise<void> {
+  await db.insertInto('webauthn_challenges').values(row).execute()
+}
+
+/** Spends a live challenge handed out for `purpose`; undefined when unknown, used, expired or for something else. */
+export function spendWebauthnChallenge(db: Executor, challengeHash: string, purpose: ChallengePurpose) {
+  const now = nowIso()
+  return db
+    .updateTable('webauthn_challenges')
+    .set({ used_at: now })
+    .where('challenge_hash', '=', challengeHash)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['user_id', 'mfa_token_hash'])
+    .executeTakeFirst()
+}
+
+export async function deleteExpiredWebauthnChallenges(db: Executor): Promise<void> {
+  await db.deleteFrom('webauthn_challenges').where('expires_at', '<', nowIso()).execute()
+}
+
+/** This module's data access for its service (src/db/repository.ts). */
+export const passkeysFunctions = {
+  listPasskeysOf,
+  findPasskeyByCredentialId,
+  countPasskeysOf,
+  insertPasskey,
+  advancePasskeyCounter,
+  renamePasskey,
+  deletePasskey,
+  deletePasskeysOf,
+  insertWebauthnChallenge,
+  spendWebauthnChallenge,
+  deleteExpiredWebauthnChallenges,
+}
+export type PasskeysRepository = Repository<typeof passkeysFunctions>

@@ -1,0 +1,206 @@
+// Passkeys (WebAuthn): a signed-in user registers, renames and removes them; anyone signs in with
+// one (with a username, or without: a discoverable credential); and one proves the second factor
+// of a sign-in. Every challenge is made here, stored by its hash, spent once within five minutes,
+// and bound to what it was made for; the signature counter only moves forward, and a counter
+// that does not (a cloned authenticator) is refused and logged.
+import { createHash, randomUUID } from 'node:crypto'
+
+import { DomainError } from '../../shared/errors.js'
+import { toIsoString } from '../../shared/timestamps.js'
+import type { PasskeyResponse, PasskeySignIn } from '../auth/second-factor-gate.js'
+import type { ClientInfo } from '../security-events/security-event.js'
+import type { SecurityEventService } from '../security-events/security-events.service.js'
+import type { SignInMethods } from '../sign-in-methods/sign-in-methods.service.js'
+import type { User } from '../users/user.js'
+import { limitIdentity } from '../users/user.js'
+import type { UserService } from '../users/users.service.js'
+import type { PasskeysRepository } from './passkeys.repository.js'
+import type { ChallengePurpose, PasskeyRow } from './passkeys.table.js'
+import type { PasskeyCreationResponse, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RelyingParty, StoredCredential } from './webauthn.js'
+import { challengeOf, creationOptions, requestOptions, verifyAssertion, verifyCreation } from './webauthn.js'
+
+const CHALLENGE_SECONDS = 5 * 60
+export const INVALID_PASSKEY = 'Invalid passkey'
+export const PASSKEY_NOT_FOUND = 'Passkey not found'
+
+export interface Passkey {
+  id: string
+  name: string
+  deviceType: string
+  backedUp: boolean
+  createdAt: string
+  lastUsedAt: string | null
+}
+
+const hashOf = (text: string) => createHash('sha256').update(text).digest('hex')
+/** A response that does not verify, or answers no live challenge of its kind: 401 when signing in, 400 when registering. */
+const invalidPasskey = (signingIn: boolean) => new DomainError(signingIn ? 'unauthenticated' : 'invalid', INVALID_PASSKEY, { code: 'invalid_passkey' })
+const passkeyNotFound = () => new DomainError('not_found', PASSKEY_NOT_FOUND, { code: 'passkey_not_found' })
+
+const toPasskey = (row: PasskeyRow): Passkey => ({
+  id: row.id,
+  name: row.name,
+  deviceType: row.device_type,
+  backedUp: Boolean(row.backed_up),
+  createdAt: toIsoString(row.created_at),
+  lastUsedAt: row.last_used_at === null ? null : toIsoString(row.last_used_at),
+})
+const storedOf = (row: PasskeyRow): StoredCredential => ({ credentialId: row.credential_id, publicKey: row.public_key, transports: row.transports ? row.transports.split(',') : [] })
+
+export class PasskeyService implements PasskeySignIn {
+  constructor(
+    private readonly repository: PasskeysRepository,
+    private readonly users: UserService,
+    private readonly events: SecurityEventService,
+    private readonly signInMethods: SignInMethods,
+    private readonly rp: RelyingParty,
+  ) {}
+
+  async list(userId: number): Promise<Passkey[]> {
+    return (await this.repository.listPasskeysOf(userId)).map(toPasskey)
+  }
+
+  async count(userId: number): Promise<number> {
+    return this.repository.countPasskeysOf(userId)
+  }
+
+  /** Creation options for a new passkey of the signed-in user; its own passkeys are excluded. */
+  async registrationOptions(user: User): Promise<PublicKeyCredentialCreationOptionsJSON> {
+    const existing = await this.repository.listPasskeysOf(user.id)
+    // The WebAuthn user handle: stable for the account, and naming nothing about it.
+    const handle = new Uint8Array(createHash('sha256').update(`webauthn-user:${limitIdentity(user)}`).digest())
+    const options = await creationOptions(this.rp, { handle, name: user.username, displayName: user.name }, existing.map(storedOf))
+    await this.storeChallenge(options.challenge, 'register', user.id)
+    return options
+  }
+
+  async register(user: User, response: PasskeyCreationResponse, name: string, client: ClientInfo): Promise<Passkey> {
+    const challenge = await this.spendChallenge(response, 'register', false)
+    if (challenge.userId !== user.id) throw invalidPasskey(false)
+    const credential = await verifyCreation(this.rp, response, challenge.value)
+    if (!credential) throw invalidPasskey(false)
+    const passkey: Passkey = { id: randomUUID(), name, deviceType: credential.deviceType, backedUp: credential.backedUp, createdAt: new Date().toISOString(), lastUsedAt: null }
+    const inserted = await this.repository.insertPasskey({
+      id: passkey.id,
+      user_id: user.id,
+      credential_id: credential.credentialId,
+      public_key: credential.publicKey,
+      counter: credential.counter,
+      transports: credential.transports.join(',') || null,
+      name,
+      device_type: credential.deviceType,
+      backed_up: credential.backedUp ? 1 : 0,
+      created_at: passkey.createdAt,
+    })
+    if (!inserted) throw new DomainError('conflict', 'This passkey is registered already', { code: 'passkey_exists' })
+    await this.events.record('passkey_added', user.id, client, { method: 'passkey' })
+    return passkey
+  }
+
+  async rename(userId: number, id: string, name: string): Promise<Passkey> {
+    if (!(await this.repository.renamePasskey(userId, id, name))) throw passkeyNotFound()
+    const row = (await this.repository.listPasskeysOf(userId)).find((candidate) => candidate.id === id)
+    if (!row) throw passkeyNotFound()
+    return toPasskey(row)
+  }
+
+  /** Removes one of the user's passkeys; 409 last_sign_in_method when it is their only way in. */
+  async remove(userId: number, id: string, client: ClientInfo): Promise<void> {
+    const own = await this.repository.listPasskeysOf(userId)
+    if (!own.some((row) => row.id === id)) throw passkeyNotFound()
+    await this.signInMethods.assertAnotherWayIn(userId)
+    if (!(await this.repository.deletePasskey(userId, id))) throw passkeyNotFound()
+    await this.events.record('passkey_removed', userId, client, { method: 'passkey' })
+  }
+
+  /** Removes every passkey of a user (a superuser's reset of their second factors); how many. */
+  removeAllOf(userId: number): Promise<number> {
+    return this.repository.deletePasskeysOf(userId)
+  }
+
+  /**
+   * Request options for signing in: with a username, that account's passkeys; without one (or
+   * for a name no account has, so the answer tells nothing), any discoverable passkey.
+   */
+  async signInOptions(username: string | undefined): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const account = username === undefined ? undefined : await this.users.findLoginAccount(username.trim().toLowerCase())
+    const allow = account ? await this.repository.listPasskeysOf(account.id) : []
+    const options = await requestOptions(this.rp, allow.map(storedOf))
+    await this.storeChallenge(options.challenge, 'sign_in', account?.id ?? null)
+    return options
+  }
+
+  /** The user a sign-in response proves (a passkey with user verification: a complete sign-in); 401 otherwise. */
+  async verifySignIn(response: PasskeyResponse, client: ClientInfo): Promise<number> {
+    // The route's schema checked the shape; the library checks the rest.
+    const challenge = await this.spendChallenge(response, 'sign_in', true)
+    const passkey = await this.repository.findPasskeyByCredentialId(response.id)
+    if (!passkey || (challenge.userId !== null && challenge.userId !== passkey.user_id)) {
+      await this.events.record('login_failed', passkey?.user_id ?? null, client, { method: 'passkey' })
+      throw invalidPasskey(true)
+    }
+    await this.checkAssertion(passkey, response, challenge.value, client, 'login_failed')
+    return passkey.user_id
+  }
+
+  /** Request options for the second factor of the sign-in `mfaTokenHash` names, for its user's passkeys. */
+  async secondFactorOptions(userId: number, mfaTokenHash: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const allow = await this.repository.listPasskeysOf(userId)
+    const options = await requestOptions(this.rp, allow.map(storedOf))
+    await this.storeChallenge(options.challenge, 'second_factor', userId, mfaTokenHash)
+    return options
+  }
+
+  /** Whether the response proves the second factor for that sign-in (its challenge, its user's passkey). */
+  async proveSecondFactor(userId: number, mfaTokenHash: string, response: PasskeyResponse, client: ClientInfo): Promise<boolean> {
+    const challenge = challengeOf(response)
+    const spent = challenge === undefined ? undefined : await this.repository.spendWebauthnChallenge(hashOf(challenge), 'second_factor')
+    const passkey = await this.repository.findPasskeyByCredentialId(response.id)
+    if (!spent || !challenge || spent.user_id !== userId || spent.mfa_token_hash !== mfaTokenHash || passkey?.user_id !== userId) return false
+    try {
+      await this.checkAssertion(passkey, response, challenge, client)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  prune(): Promise<void> {
+    return this.repository.deleteExpiredWebauthnChallenges()
+  }
+
+  /** Verifies an assertion and moves the counter forward; a counter that did not move is a clone, refused and logged. */
+  private async checkAssertion(passkey: PasskeyRow, response: PasskeyResponse, challenge: string, client: ClientInfo, failure?: 'login_failed'): Promise<void> {
+    const counter = await verifyAssertion(this.rp, response, challenge, storedOf(passkey))
+    if (counter === undefined) {
+      if (failure) await this.events.record(failure, passkey.user_id, client, { method: 'passkey' })
+      throw invalidPasskey(true)
+    }
+    const previous = Number(passkey.counter)
+    if ((counter > 0 || previous > 0) && counter <= previous) {
+      await this.events.record('passkey_counter_refused', passkey.user_id, client, { method: 'passkey' })
+      throw invalidPasskey(true)
+    }
+    if (!(await this.repository.advancePasskeyCounter(passkey.id, counter, previous))) throw invalidPasskey(true)
+  }
+
+  private async storeChallenge(challenge: string, purpose: ChallengePurpose, userId: number | null, mfaTokenHash: string | null = null): Promise<void> {
+    const now = Date.now()
+    await this.repository.insertWebauthnChallenge({
+      challenge_hash: hashOf(challenge),
+      purpose,
+      user_id: userId,
+      mfa_token_hash: mfaTokenHash,
+      expires_at: new Date(now + CHALLENGE_SECONDS * 1000).toISOString(),
+      created_at: new Date(now).toISOString(),
+    })
+  }
+
+  /** The live challenge of `purpose` the response answers, spent; else invalid_passkey. */
+  private async spendChallenge(response: { response: { clientDataJSON: string } }, purpose: ChallengePurpose, signingIn: boolean): Promise<{ value: string; userId: number | null }> {
+    const value = challengeOf(response)
+    const spent = value === undefined ? undefined : await this.repository.spendWebauthnChallenge(hashOf(value), purpose)
+    if (!spent || value === undefined) throw invalidPasskey(signingIn)
+    return { value, userId: spent.user_id }
+  }
+}
