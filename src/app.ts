@@ -98,9 +98,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // without holding up readiness; shutdown stops it between steps.
   const stopCompacting = new AbortController()
   let compacting: Promise<void> = Promise.resolve()
-  // Every process sends queued mail; claiming keeps two from sending one message.
+  // Every process sends queued mail and webhook deliveries; claiming keeps two from sending one.
   app.addHook('onReady', async () => {
     services.mail.start()
+    services.webhooks.start()
     compacting = services
       .compactSearchIndex(stopCompacting.signal)
       .catch((error: unknown) => logger.warn({ err: error }, 'merging the search index failed'))
@@ -112,6 +113,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await services.account.settle()
     await services.emailLogin.settle()
     await services.mail.stop()
+    await services.webhooks.stop()
     await backends.close()
   })
 

@@ -130,6 +130,9 @@ export interface Config {
   /** Serve the admin console at /admin/ (ADMIN_CONSOLE). */
   adminConsole: boolean
   securityEventRetentionDays: number
+  /** Outgoing events: how long change events stay readable (EVENT_RETENTION_MINUTES) and how webhooks are sent. */
+  events: { retentionMinutes: number }
+  webhooks: { allowPrivate: boolean; retryBaseMs: number }
   /** Password-reset requests an hour, per client address and per email. */
   passwordResetRateLimit: number
   /** Verification mails an hour, per user and per recipient address. */
@@ -563,6 +566,11 @@ export function loadConfig(env: Env): Config {
     otel: otel(env),
     adminConsole: oneOf(env, 'ADMIN_CONSOLE', ['on', 'off'] as const, 'on') === 'on',
     securityEventRetentionDays: integer(env, 'SECURITY_EVENT_RETENTION_DAYS', 90, 1, 3650),
+    events: { retentionMinutes: integer(env, 'EVENT_RETENTION_MINUTES', 60, 1, 7 * 24 * 60) },
+    webhooks: {
+      allowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+      retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 600_000),
+    },
     passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     verificationMailRateLimit: integer(env, 'VERIFICATION_MAIL_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     metrics: read(env, 'METRICS_PORT') === undefined ? undefined : { port: integer(env, 'METRICS_PORT', 9464, 0, 65535), host: read(env, 'METRICS_HOST') ?? '127.0.0.1' },

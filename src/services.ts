@@ -5,6 +5,8 @@ import path from 'node:path'
 
 import type { Redis } from 'ioredis'
 
+import { toPostRead } from './api/common/posts.mappers.js'
+import { toUserReadV2 } from './api/v2/mappers.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { pingDatabase } from './db/health.js'
@@ -25,6 +27,8 @@ import { TokenService } from './modules/auth/tokens.js'
 import { DatabaseAvatarStorage, DiskAvatarStorage } from './modules/avatars/avatar-storage.js'
 import { avatarsFunctions } from './modules/avatars/avatars.repository.js'
 import { AvatarService } from './modules/avatars/avatars.service.js'
+import { changeEventsFunctions } from './modules/change-events/change-events.repository.js'
+import { ChangeEventService } from './modules/change-events/change-events.service.js'
 import { DomainEvents } from './modules/domain-events.js'
 import { emailLoginFunctions } from './modules/email-login/email-login.repository.js'
 import { EmailLoginService } from './modules/email-login/email-login.service.js'
@@ -58,6 +62,8 @@ import { searchIndexFunctions } from './modules/users/search-index.repository.js
 import { userDirectoryFunctions } from './modules/users/user-directory.repository.js'
 import { usersFunctions } from './modules/users/users.repository.js'
 import { UserService } from './modules/users/users.service.js'
+import { webhooksFunctions } from './modules/webhooks/webhooks.repository.js'
+import { WebhookService } from './modules/webhooks/webhooks.service.js'
 import { BackgroundWork } from './shared/background-work.js'
 import { RedirectAllowList } from './shared/redirect-allow-list.js'
 import { Signals } from './shared/signals.js'
@@ -79,6 +85,10 @@ export interface Services {
   /** Users' passkeys (WebAuthn): registration, sign-in, and the second factor through secondFactors. */
   passkeys: PasskeyService
   mail: MailService
+  /** What changed (users, posts), for webhooks and realtime streams. */
+  changeEvents: ChangeEventService
+  /** Webhook endpoints and the dispatcher that delivers change events to them. */
+  webhooks: WebhookService
   securityEvents: SecurityEventService
   apiKeys: ApiKeyService
   rateLimits: RateLimitService
@@ -155,8 +165,20 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const securityEvents = new SecurityEventService(bindRepository(securityEventsFunctions, db), config.securityEventRetentionDays, domainEvents)
   const transport = createMailTransport({ kind: config.mail.transport, smtpUrl: config.mail.smtpUrl, from: config.mail.from, dataDir: config.dataDir, logger })
   const mail = new MailService(bindRepository(outboxFunctions, db), transport, logger, { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs, preview: config.mail.preview }, domainEvents)
+  // Change events carry version 2's read shapes; a superuser's view, so the email is always there.
+  const changeEvents = new ChangeEventService(bindRepository(changeEventsFunctions, db), unitOfWork, domainEvents, { user: (user) => toUserReadV2(user, true), post: toPostRead }, config.events)
+  const webhooks = new WebhookService(
+    bindRepository(webhooksFunctions, db),
+    unitOfWork,
+    domainEvents,
+    changeEvents,
+    new SecretBox(secretKey, config.secretKeyPrevious, 'user-post-service webhook secrets'),
+    securityEvents,
+    logger,
+    config.webhooks,
+  )
   const tiers = new TierService(bindRepository(tiersFunctions, db))
-  const posts = new PostService(bindRepository(postsFunctions, db), domainEvents, { requireVerifiedEmail: config.requireVerifiedEmail })
+  const posts = new PostService(bindRepository(postsFunctions, db), unitOfWork, domainEvents, { requireVerifiedEmail: config.requireVerifiedEmail })
   const signals = new Signals()
   const counters = redis ? new RedisCounterStore(redis) : new DatabaseCounterStore(rateLimitsRepository)
   const rateLimits = new RateLimitService(rateLimitsRepository, counters, tiers, logger, {
@@ -213,6 +235,8 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     secondFactors,
     passkeys,
     mail,
+    changeEvents,
+    webhooks,
     securityEvents,
     apiKeys,
     rateLimits,
@@ -227,6 +251,8 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       await secondFactors.pruneExpired()
       await passkeys.prune()
       await mail.pruneSent()
+      await changeEvents.prune()
+      await webhooks.prune()
       await securityEvents.prune()
       await compactSearchIndex(searchIndex)
     },

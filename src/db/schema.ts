@@ -7,6 +7,7 @@ import type { UserTokensTable } from '../modules/account/user-tokens.table.js'
 import type { ApiKeysTable } from '../modules/api-keys/api-keys.table.js'
 import type { RefreshTokensTable, RevokedTokensTable, SessionsTable } from '../modules/auth/auth.table.js'
 import type { AvatarsTable } from '../modules/avatars/avatars.table.js'
+import type { ChangeEventsTable } from '../modules/change-events/change-events.table.js'
 import type { EmailLoginRequestsTable } from '../modules/email-login/email-login.table.js'
 import type { IdentityLinkTicketsTable, SignInCodesTable, SignInFlowsTable, UserIdentitiesTable } from '../modules/identities/identities.table.js'
 import type { MailOutboxTable } from '../modules/mail/outbox.table.js'
@@ -18,6 +19,7 @@ import type { RateLimitRulesTable, RateLimitsTable } from '../modules/rate-limit
 import type { SecurityEventsTable } from '../modules/security-events/security-events.table.js'
 import type { TiersTable } from '../modules/tiers/tiers.table.js'
 import type { UsersTable } from '../modules/users/users.table.js'
+import type { WebhookDeliveriesTable, WebhooksTable } from '../modules/webhooks/webhooks.table.js'
 
 /** Trigger-maintained totals of live rows (migration 2026-11-21-05-row-counts), read by every module that counts. */
 export interface RowCountsTable {
@@ -52,6 +54,9 @@ export interface Database {
   posts: PostsTable
   row_counts: RowCountsTable
   daily_counts: DailyCountsTable
+  change_events: ChangeEventsTable
+  webhooks: WebhooksTable
+  webhook_deliveries: WebhookDeliveriesTable
 }
 
 /** What repositories take as their first argument: the database or an open transaction. */

@@ -2,27 +2,38 @@
 // in `unitOfWork.run(async (unit) => …)`: its own repository joins with `repository.in(unit)`,
 // and other modules join through the domain events it publishes with the unit
 // (src/modules/domain-events.ts), so no service hands a transaction to another. The unit
-// commits when the function resolves and rolls back when it throws. Prepared queries never take
-// their direct path inside it (src/db/fast-path: a transaction has no direct executor).
+// commits when the function resolves and rolls back when it throws; what `afterCommit` hands it
+// runs only once it has committed. Prepared queries never take their direct path inside it
+// (src/db/fast-path: a transaction has no direct executor).
 import type { Kysely } from 'kysely'
 
 import type { Database, Executor } from './schema.js'
 
 const EXECUTOR = Symbol('executor')
+const AFTER_COMMIT = Symbol('afterCommit')
 
 /** An open transaction, opaque outside src/db: pass it to a repository's `in()`. */
 export interface Unit {
   readonly [EXECUTOR]: Executor
+  readonly [AFTER_COMMIT]: (() => void)[]
 }
 
 export function executorOf(unit: Unit): Executor {
   return unit[EXECUTOR]
 }
 
+/** Runs `then` once the unit has committed (never when it rolls back), e.g. to wake a dispatcher. */
+export function afterCommit(unit: Unit, then: () => void): void {
+  unit[AFTER_COMMIT].push(then)
+}
+
 export class UnitOfWork {
   constructor(private readonly db: Kysely<Database>) {}
 
-  run<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => work({ [EXECUTOR]: trx }))
+  async run<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
+    const committed: (() => void)[] = []
+    const result = await this.db.transaction().execute((trx) => work({ [EXECUTOR]: trx, [AFTER_COMMIT]: committed }))
+    for (const then of committed) then()
+    return result
   }
 }

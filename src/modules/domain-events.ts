@@ -4,7 +4,9 @@
 // transaction, so their rows commit with the change, or not at all.
 import type { Unit } from '../db/unit-of-work.js'
 import { EventBus } from '../shared/event-bus.js'
+import type { ChangeEvent, PostEventType, UserEventType } from './change-events/change-event.js'
 import type { MailTemplateName } from './mail/mail.js'
+import type { Post } from './posts/post.js'
 import type { ClientInfo, SecurityEventType } from './security-events/security-event.js'
 import type { User } from './users/user.js'
 
@@ -19,6 +21,12 @@ export interface DomainEventMap {
   'user.restored': { unit: Unit; userId: number; deletedAt: string | null }
   /** Something for the security event log happened inside a unit of work. */
   'security.event': { unit: Unit; type: SecurityEventType; userId: number | null; client: ClientInfo | null }
+  /** A user was created, changed, verified, deleted, restored or removed: `user` as it is after the change (before, for a removal). */
+  'user.changed': { unit: Unit; type: UserEventType; user: User }
+  /** A post was created, changed, deleted or removed: `post` as it is after the change (before, for a removal). */
+  'post.changed': { unit: Unit; type: PostEventType; post: Post }
+  /** Change events are being forwarded (webhooks make their deliveries in the same unit). */
+  'change_events.forwarding': { unit: Unit; events: ChangeEvent[] }
   /** A module asks for a mail, queued with its change (the mail module renders and queues it). */
   'mail.requested': { unit: Unit; template: MailTemplateName; to: string; values: Record<string, string> }
 }

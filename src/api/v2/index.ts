@@ -17,6 +17,7 @@ import mfaRoutes from './mfa.routes.js'
 import passkeysRoutes from './passkeys.routes.js'
 import signupRoutes from './signup.routes.js'
 import usersRoutesV2 from './users.routes.js'
+import webhookRoutes from './webhooks.routes.js'
 
 const v2: FastifyPluginAsync = async (app) => {
   await registerVersionBasics(app, 'v2')
@@ -34,6 +35,7 @@ const v2: FastifyPluginAsync = async (app) => {
   await app.register(apiKeysRoutes, { prefix: '/api-keys' })
   await app.register(adminRoutes, { prefix: '/admin' })
   await app.register(adminMailRoutes, { prefix: '/admin' })
+  await app.register(webhookRoutes, { prefix: '/admin' })
 }
 
 export default v2

@@ -18,6 +18,7 @@ import * as identities from './2026-11-24-02-identities.js'
 import * as identityLinks from './2026-11-24-03-identity-links.js'
 import * as secondFactors from './2026-11-24-04-second-factors.js'
 import * as passkeys from './2026-11-24-05-passkeys.js'
+import * as webhooks from './2026-11-24-06-webhooks.js'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-users-and-tiers': usersAndTiers,
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24-03-identity-links': identityLinks,
   '2026-11-24-04-second-factors': secondFactors,
   '2026-11-24-05-passkeys': passkeys,
+  '2026-11-24-06-webhooks': webhooks,
 }

@@ -8,6 +8,7 @@ import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser, DomainError } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
+import { PollLoop } from '../../shared/poll-loop.js'
 import type { DomainEvents } from '../domain-events.js'
 import type { MailTransport } from './mail.js'
 import type { QueuedMail } from './mail.js'
@@ -34,10 +35,11 @@ const SENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
 export class MailService {
   private readonly templates: ReturnType<typeof loadTemplates>
   private readonly worker = randomUUID()
-  private timer: NodeJS.Timeout | undefined
-  private running: Promise<void> | undefined
-  private again = false
-  private stopped = true
+  private readonly loop = new PollLoop(
+    () => this.dispatch(),
+    POLL_INTERVAL_MS,
+    (error) => this.logger.warn({ err: error }, 'mail dispatch failed; retrying on the next pass'),
+  )
 
   constructor(
     private readonly outbox: OutboxRepository,
@@ -55,33 +57,16 @@ export class MailService {
 
   /** Starts polling the outbox (every process may: claims keep them from sending a message twice). */
   start(): void {
-    this.stopped = false
-    this.timer = setInterval(() => this.kick(), POLL_INTERVAL_MS).unref()
-    this.kick()
+    this.loop.start()
   }
 
   /** Runs a dispatch pass soon (after a commit that queued mail), or once more after the current one. */
   kick(): void {
-    if (this.stopped) return
-    if (this.running) {
-      this.again = true
-      return
-    }
-    this.running = this.dispatch()
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'mail dispatch failed; retrying on the next pass'))
-      .finally(() => {
-        this.running = undefined
-        if (this.again) {
-          this.again = false
-          this.kick()
-        }
-      })
+    this.loop.kick()
   }
 
   async stop(): Promise<void> {
-    this.stopped = true
-    clearInterval(this.timer)
-    await this.running
+    await this.loop.stop()
     this.transport.close()
   }
 
@@ -92,7 +77,7 @@ export class MailService {
       const claimed = await this.outbox.claimDueMessages(this.worker, now, now + CLAIM_LEASE_MS, CLAIM_BATCH)
       if (claimed.length === 0) return
       for (const message of claimed) await this.deliver(message)
-      if (this.stopped) return
+      if (this.loop.isStopped) return
     }
   }
 

@@ -1,4 +1,4 @@
-// Secrets the service must read back (TOTP seeds), encrypted at rest: AES-256-GCM under a key
+// Secrets the service must read back (TOTP seeds, webhook signing secrets), encrypted at rest: AES-256-GCM under a key
 // derived from SECRET_KEY by HKDF, so a copied database gives no seed away. Each box names its
 // key by a fingerprint; boxes made under a key listed in SECRET_KEY_PREVIOUS still open, so
 // rotating SECRET_KEY keeps every enrolled authenticator working.
@@ -7,17 +7,18 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import { keyIdOf } from '../auth/tokens.js'
 
 const FORMAT = 'v1'
-const INFO = 'user-post-service second-factor secrets'
+/** What the keys are for, bound into their derivation: a box made for one purpose opens for no other. */
+const SECOND_FACTOR_SECRETS = 'user-post-service second-factor secrets'
 
-const deriveKey = (secret: string) => Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.alloc(0), INFO, 32))
+const deriveKey = (secret: string, purpose: string) => Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.alloc(0), purpose, 32))
 
 export class SecretBox {
   private readonly current: { id: string; key: Buffer }
   private readonly keysById: Map<string, Buffer>
 
-  constructor(secret: string, previousSecrets: readonly string[] = []) {
-    this.current = { id: keyIdOf(secret), key: deriveKey(secret) }
-    this.keysById = new Map([[this.current.id, this.current.key], ...previousSecrets.map((old) => [keyIdOf(old), deriveKey(old)] as const)])
+  constructor(secret: string, previousSecrets: readonly string[] = [], purpose = SECOND_FACTOR_SECRETS) {
+    this.current = { id: keyIdOf(secret), key: deriveKey(secret, purpose) }
+    this.keysById = new Map([[this.current.id, this.current.key], ...previousSecrets.map((old) => [keyIdOf(old), deriveKey(old, purpose)] as const)])
   }
 
   /** `v1.<key id>.<iv>.<ciphertext>.<tag>`, base64url parts. */

@@ -178,10 +178,9 @@ export function softDeletePost(db: Executor, id: number): Promise<boolean> {
   return softDeleteRow(db, 'posts', id)
 }
 
-/** Removes the row whether soft-deleted or not. */
-export async function deletePostPermanently(db: Executor, id: number): Promise<boolean> {
-  const result = await db.deleteFrom('posts').where('id', '=', id).executeTakeFirst()
-  return result.numDeletedRows > 0n
+/** Removes the row whether soft-deleted or not; the row as it was, or undefined when there was none. */
+export function deletePostPermanently(db: Executor, id: number): Promise<PostRow | undefined> {
+  return db.deleteFrom('posts').where('id', '=', id).returning(POST_COLUMNS).executeTakeFirst()
 }
 
 /** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */

@@ -1,9 +1,12 @@
 // Post rules: anyone reads, a logged-in caller writes as themselves, the author or a
-// superuser edits and deletes, only a superuser removes permanently. No HTTP here.
+// superuser edits and deletes, only a superuser removes permanently. No HTTP here. Each change
+// publishes 'post.changed' in its own unit of work (its change event commits with it).
+import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser, DomainError, forbidden, notAuthenticated } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
+import type { PostEventType } from '../change-events/change-event.js'
 import type { DomainEvents } from '../domain-events.js'
 import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
 import { toPost } from './post.js'
@@ -26,7 +29,8 @@ const toRowChanges = ({ mediaUrl, ...rest }: PostChanges) => (mediaUrl === undef
 export class PostService {
   constructor(
     private readonly posts: PostsRepository,
-    domainEvents: DomainEvents,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly domainEvents: DomainEvents,
     private readonly options: { requireVerifiedEmail: boolean } = { requireVerifiedEmail: false },
   ) {
     // An author's posts disappear and come back with them, in the same transaction.
@@ -51,32 +55,53 @@ export class PostService {
   /** The author is always the caller; a client cannot write as someone else. */
   async create(author: Writer, input: PostInput): Promise<Post> {
     this.assertMayWrite(author)
-    const row = await this.posts.insertPost({
-      author_id: author.id,
-      title: input.title,
-      text: input.text,
-      media_url: input.mediaUrl ?? null,
+    const post = await this.unitOfWork.run(async (unit) => {
+      const row = await this.posts.in(unit).insertPost({
+        author_id: author.id,
+        title: input.title,
+        text: input.text,
+        media_url: input.mediaUrl ?? null,
+      })
+      return row && (await this.changed(unit, 'post.created', toPost(row)))
     })
     // The caller's account was deleted while the request was on its way: their token is done.
-    if (!row) throw notAuthenticated()
-    return toPost(row)
+    if (!post) throw notAuthenticated()
+    return post
   }
 
   async update(actor: Writer, id: number, changes: PostChanges): Promise<Post> {
     this.assertMayWrite(actor)
     await this.assertAuthorOrSuperuser(actor, id)
-    const row = await this.posts.updatePost(id, toRowChanges(changes))
-    return row ? toPost(row) : postNotFound()
+    const post = await this.unitOfWork.run(async (unit) => {
+      const row = await this.posts.in(unit).updatePost(id, toRowChanges(changes))
+      return row && (await this.changed(unit, 'post.updated', toPost(row)))
+    })
+    return post ?? postNotFound()
   }
 
   async softDelete(actor: Actor, id: number): Promise<void> {
-    await this.assertAuthorOrSuperuser(actor, id)
-    if (!(await this.posts.softDeletePost(id))) postNotFound()
+    const post = await this.assertAuthorOrSuperuser(actor, id)
+    const deleted = await this.unitOfWork.run(async (unit) => {
+      if (!(await this.posts.in(unit).softDeletePost(id))) return false
+      await this.changed(unit, 'post.deleted', post)
+      return true
+    })
+    if (!deleted) postNotFound()
   }
 
   async deletePermanently(actor: Actor, id: number): Promise<void> {
     assertSuperuser(actor)
-    if (!(await this.posts.deletePostPermanently(id))) postNotFound()
+    const removed = await this.unitOfWork.run(async (unit) => {
+      const row = await this.posts.in(unit).deletePostPermanently(id)
+      return row && (await this.changed(unit, 'post.removed', toPost(row)))
+    })
+    if (!removed) postNotFound()
+  }
+
+  /** Publishes the change in its unit (its change event is written there) and gives the post back. */
+  private async changed(unit: Unit, type: PostEventType, post: Post): Promise<Post> {
+    await this.domainEvents.publish('post.changed', { unit, type, post })
+    return post
   }
 
   private assertMayWrite(writer: Writer): void {
@@ -86,8 +111,9 @@ export class PostService {
   }
 
   /** Posts are public, so their existence is no secret: 404 comes before 403. */
-  private async assertAuthorOrSuperuser(actor: Actor, id: number): Promise<void> {
+  private async assertAuthorOrSuperuser(actor: Actor, id: number): Promise<Post> {
     const post = await this.get(id)
     if (post.authorId !== actor.id && !actor.isSuperuser) throw forbidden()
+    return post
   }
 }

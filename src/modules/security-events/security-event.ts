@@ -28,6 +28,10 @@ export const SECURITY_EVENT_TYPES = [
   'passkey_removed',
   'passkey_counter_refused',
   'user_deleted_permanently',
+  'webhook_created',
+  'webhook_deleted',
+  'webhook_secret_rotated',
+  'webhook_disabled',
 ] as const
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
 

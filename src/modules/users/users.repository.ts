@@ -161,6 +161,17 @@ export async function findUserById(db: Executor, id: number): Promise<UserRow | 
   return row
 }
 
+/** A user whether soft-deleted or not (the last shape of one being deleted or removed, for its change event). */
+export function findAnyUserById(db: Executor, id: number): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .leftJoin('tiers', 'tiers.id', 'users.tier_id')
+    .select(USER_TABLE_COLUMNS.map((column) => `users.${column}` as const))
+    .select('tiers.name as tier_name')
+    .where('users.id', '=', id)
+    .executeTakeFirst()
+}
+
 export async function findUserInLiveSession(db: Executor, id: number, sessionId: string): Promise<UserRow | undefined> {
   const [row] = await preparedUserInLiveSession(db, id, sessionId)
   return row
@@ -378,5 +389,5 @@ export async function setUserTier(db: Executor, id: number, tierId: number | nul
 }
 
 /** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const usersFunctions = { findUserById, findUserInLiveSession, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier }
+export const usersFunctions = { findUserById, findAnyUserById, findUserInLiveSession, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier }
 export type UsersRepository = Repository<typeof usersFunctions>

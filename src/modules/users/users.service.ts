@@ -14,6 +14,7 @@ import type { PasswordGuesses } from '../auth/password-guesses.js'
 import type { PasswordHasher } from '../auth/passwords.js'
 import type { AvatarService, AvatarUpload } from '../avatars/avatars.service.js'
 import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/avatars.service.js'
+import type { UserEventType } from '../change-events/change-event.js'
 import type { DomainEvents } from '../domain-events.js'
 import type { ClientInfo } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
@@ -163,15 +164,20 @@ export class UserService {
     assertSuperuser(actor)
     await this.get(id)
     if (tierId !== null) await this.tiers.get(tierId)
-    if (!(await this.users.setUserTier(id, tierId))) userNotFound()
-    return this.get(id)
+    const user = await this.unitOfWork.run(async (unit) => {
+      const users = this.users.in(unit)
+      if (!(await users.setUserTier(id, tierId))) return undefined
+      const row = await users.findUserById(id)
+      return row && (await this.changed(unit, 'user.updated', toUser(row)))
+    })
+    return user ?? userNotFound()
   }
 
   /** Checks for a taken email, then username, before hashing; the unique indexes settle any race. */
   async create(input: NewUserInput, options: { superuser?: boolean } = {}): Promise<User> {
     const row = await this.newUserRow(input, options.superuser ?? false)
     try {
-      return toUser(await this.users.insertUser(row))
+      return await this.unitOfWork.run(async (unit) => this.changed(unit, 'user.created', toUser(await this.users.in(unit).insertUser(row))))
     } catch (error) {
       return conflictFrom(error)
     }
@@ -188,7 +194,7 @@ export class UserService {
         const user = toUser(await this.users.in(unit).insertUser(row))
         await this.domainEvents.publish('security.event', { unit, type: 'user_signed_up', userId: user.id, client })
         await this.domainEvents.publish('user.signed_up', { unit, user })
-        return user
+        return await this.changed(unit, 'user.created', user)
       })
     } catch (error) {
       return conflictFrom(error)
@@ -212,7 +218,7 @@ export class UserService {
         await alsoInUnit(unit, user)
         await this.domainEvents.publish('security.event', { unit, type: 'user_signed_up', userId: user.id, client })
         await this.domainEvents.publish('user.signed_up', { unit, user })
-        return user
+        return await this.changed(unit, 'user.created', user)
       })
     } catch (error) {
       return conflictFrom(error)
@@ -270,15 +276,14 @@ export class UserService {
     const link = profileImageUrl === undefined ? {} : { profile_image_url: profileImageUrl, avatar_key: null }
     // A new address is unverified until its owner proves they read it.
     const emailChanged = changes.email !== undefined && changes.email.toLowerCase() !== current.email.toLowerCase()
-    let row
+    let updated
     try {
-      row = await this.users.updateUser(id, { ...columns, ...link, ...(emailChanged ? { is_verified: 0 as const } : {}) })
+      updated = await this.updateRow(id, { ...columns, ...link, ...(emailChanged ? { is_verified: 0 as const } : {}) })
     } catch (error) {
       return conflictFrom(error)
     }
-    if (!row) userNotFound()
+    if (!updated) userNotFound()
     if (profileImageUrl !== undefined) await this.avatars.remove(current.avatarKey)
-    const updated = toUser(row)
     if (emailChanged) await this.domainEvents.publish('user.email_changed', { user: updated, previousEmail: current.email })
     return updated
   }
@@ -289,13 +294,13 @@ export class UserService {
    */
   async revertEmail(userId: number, email: string): Promise<User> {
     if (await this.users.emailTaken(email, userId)) throw emailTaken()
-    let row
+    let updated
     try {
-      row = await this.users.updateUser(userId, { email, is_verified: 1 })
+      updated = await this.updateRow(userId, { email, is_verified: 1 })
     } catch (error) {
       return conflictFrom(error)
     }
-    return toUser(row ?? userNotFound())
+    return updated ?? userNotFound()
   }
 
   /** A live, active user by email (password reset), or undefined. */
@@ -315,17 +320,26 @@ export class UserService {
     if (!(await this.users.setHashedPassword(user.id, await this.passwords.hash(password)))) userNotFound()
   }
 
-  /** Marks the user verified if `email` is still their address. */
+  /** Marks the user verified if `email` is still their address ('user.email_verified' only when they were not yet). */
   markEmailVerified(id: number, email: string): Promise<boolean> {
-    return this.users.markEmailVerified(id, email)
+    return this.unitOfWork.run(async (unit) => {
+      const users = this.users.in(unit)
+      const before = await users.findUserById(id)
+      if (!(await users.markEmailVerified(id, email))) return false
+      if (before && !before.is_verified) await this.changed(unit, 'user.email_verified', { ...toUser(before), isVerified: true })
+      return true
+    })
   }
 
   /** The user and their posts disappear together, in one transaction. */
   async softDelete(actor: Actor, id: number): Promise<void> {
     assertSelfOrSuperuser(actor, id)
     const deleted = await this.unitOfWork.run(async (unit) => {
-      if (!(await this.users.in(unit).softDeleteUser(id))) return false
+      const users = this.users.in(unit)
+      if (!(await users.softDeleteUser(id))) return false
       await this.domainEvents.publish('user.soft_deleted', { unit, userId: id })
+      const row = await users.findAnyUserById(id)
+      if (row) await this.changed(unit, 'user.deleted', toUser(row))
       return true
     })
     if (!deleted) userNotFound()
@@ -342,6 +356,8 @@ export class UserService {
       const deletedAt = await this.deletionOf(users, id)
       if (!(await users.restoreUser(id))) userNotFound()
       await this.domainEvents.publish('user.restored', { unit, userId: id, deletedAt })
+      const row = await users.findUserById(id)
+      if (row) await this.changed(unit, 'user.restored', toUser(row))
     })
     return this.get(id)
   }
@@ -363,24 +379,29 @@ export class UserService {
   /** Superusers only; finds soft-deleted users too. Their posts and tokens go with them. */
   async deletePermanently(actor: Actor, id: number, client: ClientInfo | null = null): Promise<void> {
     assertSuperuser(actor)
-    const removed = await this.users.deleteUserPermanently(id)
+    const removed = await this.unitOfWork.run(async (unit) => {
+      const users = this.users.in(unit)
+      const row = await users.findAnyUserById(id)
+      if (!row || !(await users.deleteUserPermanently(id))) return undefined
+      return this.changed(unit, 'user.removed', toUser(row))
+    })
     if (!removed) userNotFound()
     await this.events.record('user_deleted_permanently', id, client)
-    await this.avatars.remove(removed.avatar_key)
+    await this.avatars.remove(removed.avatarKey)
   }
 
   async setAvatar(actor: Actor, id: number, upload: AvatarUpload): Promise<User> {
     assertSelfOrSuperuser(actor, id)
     const previous = await this.get(id)
     const stored = await this.avatars.store(upload)
-    const updated = await this.users.updateUser(id, { profile_image_url: stored.url, avatar_key: stored.key })
+    const updated = await this.updateRow(id, { profile_image_url: stored.url, avatar_key: stored.key })
     if (!updated) {
       // Deleted while uploading: do not leave an orphaned file behind.
       await this.avatars.remove(stored.key)
       userNotFound()
     }
     await this.avatars.remove(previous.avatarKey)
-    return toUser(updated)
+    return updated
   }
 
   /**
@@ -414,6 +435,20 @@ export class UserService {
       )
     }
     return { user: await this.promote(user), outcome: 'promoted' }
+  }
+
+  /** Changes a live user's row and publishes 'user.updated' with it, in one unit; undefined when there is no live user. */
+  private updateRow(id: number, changes: Parameters<UsersRepository['updateUser']>[1]): Promise<User | undefined> {
+    return this.unitOfWork.run(async (unit) => {
+      const row = await this.users.in(unit).updateUser(id, changes)
+      return row && (await this.changed(unit, 'user.updated', toUser(row)))
+    })
+  }
+
+  /** Publishes the change in its unit (its change event is written there) and gives the user back. */
+  private async changed(unit: Unit, type: UserEventType, user: User): Promise<User> {
+    await this.domainEvents.publish('user.changed', { unit, type, user })
+    return user
   }
 
   private async promote(user: User): Promise<User> {

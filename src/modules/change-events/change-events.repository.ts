@@ -1,0 +1,55 @@
+// The change-events module's SQL. Forwarding claims unforwarded rows in id order: FOR UPDATE
+// SKIP LOCKED on PostgreSQL (two processes never forward one row), the single writer on SQLite.
+import { isPostgres } from '../../db/dialect.js'
+import type { Repository } from '../../db/repository.js'
+import type { Executor } from '../../db/schema.js'
+import type { ChangeEventRow } from './change-events.table.js'
+
+export interface NewChangeEventRow {
+  message_id: string
+  type: string
+  subject: string
+  user_id: number | null
+  data: string
+  created_at: string
+}
+
+export async function insertChangeEvent(db: Executor, row: NewChangeEventRow): Promise<void> {
+  await db.insertInto('change_events').values(row).execute()
+}
+
+/** Locks up to `limit` unforwarded events, oldest first (inside a transaction). */
+export function lockUnforwarded(db: Executor, limit: number): Promise<ChangeEventRow[]> {
+  return db
+    .selectFrom('change_events')
+    .selectAll()
+    .where('forwarded', '=', 0)
+    .orderBy('id')
+    .limit(limit)
+    .$if(isPostgres(db), (qb) => qb.forUpdate().skipLocked())
+    .execute()
+}
+
+export async function markForwarded(db: Executor, ids: number[]): Promise<void> {
+  if (ids.length > 0) await db.updateTable('change_events').set({ forwarded: 1 }).where('id', 'in', ids).execute()
+}
+
+/** Events written after `afterId`, oldest first. */
+export function listEventsAfter(db: Executor, afterId: number, limit: number): Promise<ChangeEventRow[]> {
+  return db.selectFrom('change_events').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute()
+}
+
+/** The newest event's id, 0 when there is none. */
+export async function latestEventId(db: Executor): Promise<number> {
+  const row = await db.selectFrom('change_events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst()
+  return Number(row?.id ?? 0)
+}
+
+/** Forwarded events older than `before` are gone (the realtime stream resumes only within the retention window). */
+export async function deleteForwardedBefore(db: Executor, before: string): Promise<void> {
+  await db.deleteFrom('change_events').where('forwarded', '=', 1).where('created_at', '<', before).execute()
+}
+
+/** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
+export const changeEventsFunctions = { insertChangeEvent, lockUnforwarded, markForwarded, listEventsAfter, latestEventId, deleteForwardedBefore }
+export type ChangeEventsRepository = Repository<typeof changeEventsFunctions>

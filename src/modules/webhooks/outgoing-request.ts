@@ -1,0 +1,90 @@
+// Webhook requests leave the service here, and only to public addresses: the host is resolved
+// at connect time by a lookup that refuses loopback, private, link-local (cloud metadata),
+// carrier-grade NAT and every other non-unicast range, so a name that resolves to a public
+// address when checked and a private one when connecting (DNS rebinding) gets nowhere. A host
+// written as an address never reaches a lookup, so it is checked first. Redirects are not
+// followed; at most 4 KiB of a response is read.
+import type { LookupAddress, LookupOptions } from 'node:dns'
+import { lookup as dnsLookup } from 'node:dns'
+import http from 'node:http'
+import https from 'node:https'
+import { isIP } from 'node:net'
+
+import ipaddr from 'ipaddr.js'
+
+const RESPONSE_BYTES = 4096
+const TIMEOUT_MS = 10_000
+
+export class RefusedAddressError extends Error {}
+
+/** Whether `address` is a public unicast address (IPv4-mapped IPv6 judged as the IPv4 it maps). */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false
+  let parsed = ipaddr.parse(address)
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address()
+  return parsed.range() === 'unicast'
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
+
+/** dns.lookup that fails for any answer holding a non-public address. */
+function publicOnlyLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, [])
+    const refused = addresses.find((entry) => !isPublicAddress(entry.address))
+    if (refused || addresses.length === 0) {
+      return callback(Object.assign(new RefusedAddressError(`${hostname} resolves to a non-public address (${refused?.address ?? 'none'})`), { code: 'EREFUSEDADDRESS' }), [])
+    }
+    if (options.all) return callback(null, addresses)
+    const [first] = addresses as [LookupAddress]
+    callback(null, first.address, first.family)
+  })
+}
+
+/** Refuses a URL whose host is written as a non-public address (names are checked when connecting). */
+export function assertPublicHost(url: URL): void {
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  if (isIP(host) !== 0 && !isPublicAddress(host)) throw new RefusedAddressError(`${host} is not a public address`)
+}
+
+export interface OutgoingResponse {
+  statusCode: number
+  /** The first bytes of the body, at most 4 KiB. */
+  body: string
+}
+
+/** POSTs `body` to `url`; rejects on a refused address, a network error or the 10 s timeout. */
+export function postJson(url: URL, headers: Record<string, string>, body: string, options: { allowPrivate: boolean }): Promise<OutgoingResponse> {
+  if (!options.allowPrivate) assertPublicHost(url)
+  const client = url.protocol === 'https:' ? https : http
+  return new Promise((resolve, reject) => {
+    const request = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body).toString(), 'user-agent': 'user-post-service-webhooks', ...headers },
+        agent: false,
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+        ...(options.allowPrivate ? {} : { lookup: publicOnlyLookup }),
+      },
+      (response) => {
+        const chunks: Buffer[] = []
+        let length = 0
+        const done = () => resolve({ statusCode: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8', 0, Math.min(length, RESPONSE_BYTES)) })
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk)
+          length += chunk.length
+          // Enough to say what went wrong; the rest is not read.
+          if (length >= RESPONSE_BYTES) {
+            response.destroy()
+            done()
+          }
+        })
+        response.on('end', done)
+        response.on('error', reject)
+      },
+    )
+    request.on('error', reject)
+    request.end(body)
+  })
+}
