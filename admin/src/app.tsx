@@ -12,6 +12,7 @@ import { SignIn } from './pages/sign-in.js'
 import { Tiers } from './pages/tiers.js'
 import { UserPage } from './pages/user.js'
 import { Users } from './pages/users.js'
+import { Webhooks } from './pages/webhooks.js'
 import type { Route } from './router.js'
 import { href, useRoute } from './router.js'
 
@@ -24,6 +25,7 @@ const SECTIONS = [
   ['tiers', 'Tiers'],
   ['events', 'Security events'],
   ['mail', 'Mail'],
+  ['webhooks', 'Webhooks'],
 ] as const
 
 function View({ route }: { route: Route }) {
@@ -42,6 +44,8 @@ function View({ route }: { route: Route }) {
       return <Events route={route} />
     case 'mail':
       return <Mail route={route} />
+    case 'webhooks':
+      return <Webhooks route={route} id={recordId} />
     default:
       return (
         <>

@@ -15,6 +15,8 @@ import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
 import { launchChromium, watchProblems } from '../helpers/browser.js'
 import { login, seedUser,V2 } from '../helpers/users.js'
+import { waitFor } from '../helpers/wait.js'
+import { WebhookReceiver } from '../helpers/webhook-receiver.js'
 
 const chromiumPath = inject('chromiumPath')
 const NOT_A_SUPERUSER = 'This account is not a superuser. The admin console is for superusers only.'
@@ -37,12 +39,14 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
   let member: Awaited<ReturnType<typeof seedUser>>
   let target: Awaited<ReturnType<typeof seedUser>>
   let adminToken: string
+  let receiver: WebhookReceiver
 
   const api = (url: string) => t.app.inject({ url: `${V2}${url}`, headers: { authorization: `Bearer ${adminToken}` } })
 
   beforeAll(async () => {
     // MAIL_PREVIEW as in development: the Mail page lists what the service queued.
-    t = await createTestApp({ MAIL_PREVIEW: 'on' })
+    t = await createTestApp({ MAIL_PREVIEW: 'on', WEBHOOK_ALLOW_PRIVATE: 'true' })
+    receiver = await new WebhookReceiver().start()
     base = await t.app.listen({ host: '127.0.0.1', port: 0 })
     admin = await seedUser(t.app, { name: 'Console Admin', username: 'console_admin', email: 'console.admin@example.com' }, { superuser: true })
     member = await seedUser(t.app, { name: 'Plain Member', username: 'plain_member' })
@@ -57,6 +61,7 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
   afterAll(async () => {
     await browser?.close()
     await t?.close()
+    await receiver?.close()
   })
 
   async function seriousViolations(): Promise<string[]> {
@@ -199,9 +204,34 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
     expect(await seriousViolations()).toEqual([])
   })
 
+  it('registers a webhook, shows its secret once, sends a ping and lists its deliveries', async () => {
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).click()
+    await heading('Webhooks').waitFor()
+    await page.getByLabel('URL').fill(receiver.url)
+    await page.getByLabel('Description').fill('Billing')
+    await page.getByRole('checkbox', { name: 'post.removed' }).uncheck()
+    await page.getByRole('button', { name: 'Add endpoint' }).click()
+    const secret = (await page.locator('code.secret').textContent()) ?? ''
+    expect(secret).toMatch(/^whsec_/)
+    receiver.secrets = [secret]
+    await page.getByRole('cell', { name: /Billing/ }).waitFor()
+    await page.getByRole('button', { name: 'Send ping' }).click()
+    await waitFor(() => receiver.received.length >= 1)
+    expect(receiver.received[0]!.verifiedWith).toEqual([true])
+    const [endpoint] = ((await api('/admin/webhooks')).json() as { data: { id: number; events: string[] }[] }).data
+    expect(endpoint!.events).not.toContain('post.removed')
+    await page.getByRole('link', { name: receiver.url }).click()
+    await heading(`Deliveries to ${receiver.url}`).waitFor()
+    await page.getByRole('cell', { name: 'ping' }).waitFor()
+    await page.getByRole('button', { name: 'Redeliver' }).first().click()
+    await waitFor(() => receiver.received.length >= 2)
+    expect(receiver.received[1]!.id).toBe(receiver.received[0]!.id)
+    expect(await seriousViolations()).toEqual([])
+  })
+
   it('fits a phone-width screen without sideways scrolling of the page', async () => {
     await page.setViewportSize({ width: 390, height: 844 })
-    for (const view of ['#/', '#/users', `#/users/${target.id}`, '#/posts', '#/tiers', '#/events', '#/mail']) {
+    for (const view of ['#/', '#/users', `#/users/${target.id}`, '#/posts', '#/tiers', '#/events', '#/mail', '#/webhooks']) {
       await page.goto(`${base}/admin/${view}`)
       await page.locator('main h1').first().waitFor()
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth')

@@ -36,6 +36,10 @@ const LISTED: Record<SecurityEvent['type'], true> = {
   passkey_removed: true,
   passkey_counter_refused: true,
   user_deleted_permanently: true,
+  webhook_created: true,
+  webhook_deleted: true,
+  webhook_secret_rotated: true,
+  webhook_disabled: true,
 }
 const TYPES = Object.keys(LISTED) as SecurityEvent['type'][]
 
