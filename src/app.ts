@@ -102,9 +102,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onReady', async () => {
     services.mail.start()
     services.webhooks.start()
+    await services.eventStreams.start()
     compacting = services
       .compactSearchIndex(stopCompacting.signal)
       .catch((error: unknown) => logger.warn({ err: error }, 'merging the search index failed'))
+  })
+  // Streams never end on their own: they end first, so the server can close.
+  app.addHook('preClose', async () => {
+    await services.eventStreams.stop()
   })
   app.addHook('onClose', async () => {
     clearInterval(pruneTimer)

@@ -132,6 +132,8 @@ export interface Config {
   securityEventRetentionDays: number
   /** Outgoing events: how long change events stay readable (EVENT_RETENTION_MINUTES) and how webhooks are sent. */
   events: { retentionMinutes: number }
+  /** Realtime streams: heartbeat interval, and how many one user and one address may hold open in a process. */
+  eventStreams: { heartbeatSeconds: number; perUser: number; perAddress: number }
   webhooks: { allowPrivate: boolean; retryBaseMs: number }
   /** Password-reset requests an hour, per client address and per email. */
   passwordResetRateLimit: number
@@ -567,6 +569,11 @@ export function loadConfig(env: Env): Config {
     adminConsole: oneOf(env, 'ADMIN_CONSOLE', ['on', 'off'] as const, 'on') === 'on',
     securityEventRetentionDays: integer(env, 'SECURITY_EVENT_RETENTION_DAYS', 90, 1, 3650),
     events: { retentionMinutes: integer(env, 'EVENT_RETENTION_MINUTES', 60, 1, 7 * 24 * 60) },
+    eventStreams: {
+      heartbeatSeconds: integer(env, 'EVENT_STREAM_HEARTBEAT_SECONDS', 15, 1, 300),
+      perUser: integer(env, 'EVENT_STREAMS_PER_USER', 5, 1, 1000),
+      perAddress: integer(env, 'EVENT_STREAMS_PER_ADDRESS', 20, 1, 100_000),
+    },
     webhooks: {
       allowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
       retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 600_000),

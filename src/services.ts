@@ -8,7 +8,9 @@ import type { Redis } from 'ioredis'
 import { toPostRead } from './api/common/posts.mappers.js'
 import { toUserReadV2 } from './api/v2/mappers.js'
 import type { Config } from './config.js'
+import { postgresSignal } from './db/change-notifications.js'
 import type { DatabaseHandle } from './db/database.js'
+import { isPostgres } from './db/dialect.js'
 import { pingDatabase } from './db/health.js'
 import { bindRepository } from './db/repository.js'
 import { UnitOfWork } from './db/unit-of-work.js'
@@ -32,6 +34,10 @@ import { ChangeEventService } from './modules/change-events/change-events.servic
 import { DomainEvents } from './modules/domain-events.js'
 import { emailLoginFunctions } from './modules/email-login/email-login.repository.js'
 import { EmailLoginService } from './modules/email-login/email-login.service.js'
+import { LocalSignal } from './modules/event-streams/change-signal.js'
+import { eventStreamsFunctions } from './modules/event-streams/event-streams.repository.js'
+import { EventStreamService } from './modules/event-streams/event-streams.service.js'
+import { redisSignal } from './modules/event-streams/redis-signal.js'
 import { identitiesFunctions } from './modules/identities/identities.repository.js'
 import { IdentityService } from './modules/identities/identities.service.js'
 import { MailService } from './modules/mail/mail.service.js'
@@ -89,6 +95,8 @@ export interface Services {
   changeEvents: ChangeEventService
   /** Webhook endpoints and the dispatcher that delivers change events to them. */
   webhooks: WebhookService
+  /** Realtime streams of change events (server-sent events). */
+  eventStreams: EventStreamService
   securityEvents: SecurityEventService
   apiKeys: ApiKeyService
   rateLimits: RateLimitService
@@ -201,6 +209,26 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     issuer: config.mfa.issuer,
   })
   const auth = new AuthService(authRepository, users, passwords, tokens, revocations, securityEvents, apiKeys, signals, new LoginThrottle(users, tokens, rateLimits), secondFactors, passkeys)
+  const signalError = (error: unknown) => logger.warn({ err: error }, 'the change signal between processes failed; streams fall back to polling')
+  const eventStreams = new EventStreamService(
+    bindRepository(eventStreamsFunctions, db),
+    auth,
+    changeEvents,
+    () =>
+      redis
+        ? redisSignal(redis, `${config.redisKeyPrefix}change-events`, signalError)
+        : isPostgres(db)
+          ? postgresSignal(config.databaseDirectUrl ?? config.databaseUrl ?? '', db, signalError)
+          : Promise.resolve(new LocalSignal()),
+    logger,
+    {
+      heartbeatMs: config.eventStreams.heartbeatSeconds * 1000,
+      perUser: config.eventStreams.perUser,
+      perAddress: config.eventStreams.perAddress,
+      // Without a signal between processes (SQLite alone), other processes' events are found by reading often.
+      pollMs: redis || isPostgres(db) ? 1000 : 250,
+    },
+  )
   const account = new AccountService(bindRepository(userTokensFunctions, db), unitOfWork, domainEvents, users, auth, apiKeys, mail, securityEvents, rateLimits, config.mail, (error) =>
     logger.error({ err: error }, 'mailing a password-reset link failed'),
   )
@@ -237,6 +265,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     mail,
     changeEvents,
     webhooks,
+    eventStreams,
     securityEvents,
     apiKeys,
     rateLimits,
@@ -253,6 +282,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       await mail.pruneSent()
       await changeEvents.prune()
       await webhooks.prune()
+      await eventStreams.prune()
       await securityEvents.prune()
       await compactSearchIndex(searchIndex)
     },

@@ -9,6 +9,7 @@ import type { RefreshTokensTable, RevokedTokensTable, SessionsTable } from '../m
 import type { AvatarsTable } from '../modules/avatars/avatars.table.js'
 import type { ChangeEventsTable } from '../modules/change-events/change-events.table.js'
 import type { EmailLoginRequestsTable } from '../modules/email-login/email-login.table.js'
+import type { StreamTicketsTable } from '../modules/event-streams/stream-tickets.table.js'
 import type { IdentityLinkTicketsTable, SignInCodesTable, SignInFlowsTable, UserIdentitiesTable } from '../modules/identities/identities.table.js'
 import type { MailOutboxTable } from '../modules/mail/outbox.table.js'
 import type { MfaChallengesTable, RecoveryCodesTable, TotpFactorsTable } from '../modules/mfa/mfa.table.js'
@@ -57,6 +58,7 @@ export interface Database {
   change_events: ChangeEventsTable
   webhooks: WebhooksTable
   webhook_deliveries: WebhookDeliveriesTable
+  stream_tickets: StreamTicketsTable
 }
 
 /** What repositories take as their first argument: the database or an open transaction. */

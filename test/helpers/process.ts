@@ -69,6 +69,15 @@ export async function startServer(env: Record<string, string>, cwd: string): Pro
   return { ...server, url }
 }
 
+/** Stops each running server with SIGTERM and waits for it to exit (one already gone is skipped). */
+export async function stopServers(...servers: (RunningProcess | undefined)[]): Promise<void> {
+  for (const server of servers) {
+    if (!server || server.child.exitCode !== null || server.child.signalCode !== null) continue
+    server.child.kill('SIGTERM')
+    await server.exited
+  }
+}
+
 /** A TCP port free on the loopback address right now (for a server whose address must be known before it starts). */
 export function freePort(): Promise<number> {
   return new Promise<number>((resolve, reject) => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createTestDatabase, dialect,TEST_SECRET_KEY } from '../helpers/app.js'
 import { PNG_1X1 } from '../helpers/multipart.js'
 import type { RunningProcess } from '../helpers/process.js'
-import { emptyDirectory, startServer } from '../helpers/process.js'
+import { emptyDirectory, startServer, stopServers } from '../helpers/process.js'
 import { awayFromStepEdge, aWrongCode, totpCode } from '../helpers/totp.js'
 import { userFields } from '../helpers/users.js'
 
@@ -43,10 +43,7 @@ for (const shared of ['database', 'redis'] as const) {
       b = await startServer(env, cwd)
     })
     afterAll(async () => {
-      for (const server of [a, b]) {
-        server?.child.kill('SIGTERM')
-        await server?.exited
-      }
+      await stopServers(a, b)
       await drop?.()
     })
 

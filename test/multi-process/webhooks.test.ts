@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { createTestDatabase, dialect, TEST_SECRET_KEY } from '../helpers/app.js'
 import type { RunningProcess } from '../helpers/process.js'
-import { emptyDirectory, startServer } from '../helpers/process.js'
+import { emptyDirectory, startServer, stopServers } from '../helpers/process.js'
 import { waitFor } from '../helpers/wait.js'
 import { WebhookReceiver } from '../helpers/webhook-receiver.js'
 
@@ -30,12 +30,6 @@ async function register(server: Server, token: string, receiver: WebhookReceiver
   return id
 }
 
-async function stop(server: Server | undefined): Promise<void> {
-  if (!server || server.child.exitCode !== null || server.child.signalCode !== null) return
-  server.child.kill('SIGTERM')
-  await server.exited
-}
-
 describe(`webhook deliveries across processes (${dialect()})`, () => {
   let env: Record<string, string>
   let cwd: string
@@ -53,7 +47,7 @@ describe(`webhook deliveries across processes (${dialect()})`, () => {
     cwd = await emptyDirectory()
   })
   afterAll(async () => {
-    for (const server of servers) await stop(server)
+    await stopServers(...servers)
     await drop?.()
   })
 
@@ -83,8 +77,7 @@ describe(`webhook deliveries across processes (${dialect()})`, () => {
     const attemptsById = new Map<string, number>()
     for (const id of receiver.attemptIds) attemptsById.set(id, (attemptsById.get(id) ?? 0) + 1)
     expect([...attemptsById.values()].every((attempts) => attempts === 2)).toBe(true)
-    await stop(a)
-    await stop(b)
+    await stopServers(a, b)
     await receiver.close()
   })
 
@@ -113,7 +106,7 @@ describe(`webhook deliveries across processes (${dialect()})`, () => {
     expect(receiver.attemptIds).toHaveLength(2)
     expect(receiver.attemptIds[1]).toBe(receiver.attemptIds[0])
     expect(receiver.received[0]!.message.type).toBe('post.created')
-    await stop(second)
+    await stopServers(second)
     await receiver.close()
   }, 90_000)
 })

@@ -13,6 +13,7 @@ import adminRoutes from './admin.routes.js'
 import adminMailRoutes from './admin-mail.routes.js'
 import authProviderRoutes from './auth-providers.routes.js'
 import emailLoginRoutes from './email-login.routes.js'
+import eventStreamRoutes from './event-streams.routes.js'
 import mfaRoutes from './mfa.routes.js'
 import passkeysRoutes from './passkeys.routes.js'
 import signupRoutes from './signup.routes.js'
@@ -36,6 +37,7 @@ const v2: FastifyPluginAsync = async (app) => {
   await app.register(adminRoutes, { prefix: '/admin' })
   await app.register(adminMailRoutes, { prefix: '/admin' })
   await app.register(webhookRoutes, { prefix: '/admin' })
+  await app.register(eventStreamRoutes)
 }
 
 export default v2

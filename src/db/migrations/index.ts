@@ -19,6 +19,7 @@ import * as identityLinks from './2026-11-24-03-identity-links.js'
 import * as secondFactors from './2026-11-24-04-second-factors.js'
 import * as passkeys from './2026-11-24-05-passkeys.js'
 import * as webhooks from './2026-11-24-06-webhooks.js'
+import * as eventStreamTickets from './2026-11-24-07-event-stream-tickets.js'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-users-and-tiers': usersAndTiers,
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24-04-second-factors': secondFactors,
   '2026-11-24-05-passkeys': passkeys,
   '2026-11-24-06-webhooks': webhooks,
+  '2026-11-24-07-event-stream-tickets': eventStreamTickets,
 }

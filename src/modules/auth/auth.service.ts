@@ -220,6 +220,13 @@ export class AuthService {
   async authenticate(accessToken: string): Promise<TokenCaller> {
     const token = await this.tokens.verify(accessToken, 'access')
     if (!token) throw notAuthenticated()
+    const user = await this.userOfLiveToken(token)
+    if (!user) throw notAuthenticated()
+    return { user, token }
+  }
+
+  /** The user a verified token speaks for while it stands (not revoked, its session live, the user active); long-lived streams ask again. */
+  async userOfLiveToken(token: VerifiedToken): Promise<User | undefined> {
     const [revoked, user] = await Promise.all([
       this.revocations.isRevoked(token.jti).catch((error: unknown) => {
         this.signals.emit('store-error', 'revocation')
@@ -227,8 +234,7 @@ export class AuthService {
       }),
       this.users.findInSession(token.userId, token.sessionId),
     ])
-    if (revoked || !user || !user.isActive) throw notAuthenticated()
-    return { user, token }
+    return revoked || !user || !user.isActive ? undefined : user
   }
 
   /** The caller's live sessions, newest first; `current` marks the one this request came with. */

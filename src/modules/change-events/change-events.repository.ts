@@ -39,17 +39,33 @@ export function listEventsAfter(db: Executor, afterId: number, limit: number): P
   return db.selectFrom('change_events').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute()
 }
 
+export function listEventsByIds(db: Executor, ids: number[]): Promise<ChangeEventRow[]> {
+  if (ids.length === 0) return Promise.resolve([])
+  return db.selectFrom('change_events').selectAll().where('id', 'in', ids).orderBy('id').execute()
+}
+
+/** The oldest event still kept, undefined when there is none. */
+export async function oldestEventId(db: Executor): Promise<number | undefined> {
+  const row = await db.selectFrom('change_events').select((eb) => eb.fn.min('id').as('id')).executeTakeFirst()
+  return row?.id === null || row?.id === undefined ? undefined : Number(row.id)
+}
+
 /** The newest event's id, 0 when there is none. */
 export async function latestEventId(db: Executor): Promise<number> {
   const row = await db.selectFrom('change_events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst()
   return Number(row?.id ?? 0)
 }
 
-/** Forwarded events older than `before` are gone (the realtime stream resumes only within the retention window). */
+/**
+ * Forwarded events older than `before` are gone (the realtime stream resumes only within the
+ * retention window). The newest event always stays: a stream resuming after it can then tell
+ * that nothing it missed was dropped.
+ */
 export async function deleteForwardedBefore(db: Executor, before: string): Promise<void> {
-  await db.deleteFrom('change_events').where('forwarded', '=', 1).where('created_at', '<', before).execute()
+  const newest = await latestEventId(db)
+  await db.deleteFrom('change_events').where('forwarded', '=', 1).where('created_at', '<', before).where('id', '<', newest).execute()
 }
 
 /** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const changeEventsFunctions = { insertChangeEvent, lockUnforwarded, markForwarded, listEventsAfter, latestEventId, deleteForwardedBefore }
+export const changeEventsFunctions = { insertChangeEvent, lockUnforwarded, markForwarded, listEventsAfter, listEventsByIds, oldestEventId, latestEventId, deleteForwardedBefore }
 export type ChangeEventsRepository = Repository<typeof changeEventsFunctions>

@@ -63,8 +63,16 @@ export class ChangeEventService {
     return (await this.events.listEventsAfter(afterId, limit)).map(toChangeEvent)
   }
 
+  async listByIds(ids: number[]): Promise<ChangeEvent[]> {
+    return (await this.events.listEventsByIds(ids)).map(toChangeEvent)
+  }
+
   latestId(): Promise<number> {
     return this.events.latestEventId()
+  }
+
+  oldestId(): Promise<number | undefined> {
+    return this.events.oldestEventId()
   }
 
   /** Forwarded events past the retention window are dropped. */

@@ -1,0 +1,110 @@
+// GET /api/v2/events/stream: change events as server-sent events, and POST /api/v2/events/ticket
+// for browsers, whose EventSource cannot send an Authorization header. Errors (a bad ticket, too
+// many streams) answer as JSON before the stream starts; once it has, it is text/event-stream.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
+import { Type } from 'typebox'
+
+import { eventBody } from '../../modules/change-events/change-event.js'
+import type { StreamSink } from '../../modules/event-streams/event-streams.service.js'
+import { tokenCallerOf } from '../../plugins/authentication.js'
+import { apiKeysRefused } from '../../shared/errors.js'
+import { protectedRoute } from '../common/protected-route.js'
+import { errorResponses } from '../common/responses.js'
+
+const tags = ['events']
+/** How long a browser waits before reconnecting. */
+const RETRY_MS = 3000
+
+const StreamQuery = Type.Object({
+  ticket: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'From POST /api/v2/events/ticket: single use, 30 seconds' })),
+  last_event_id: Type.Optional(Type.Integer({ minimum: 0, description: 'Resume after this event (the Last-Event-ID header says the same and wins)' })),
+})
+const TicketRead = Type.Object(
+  { ticket: Type.String(), expires_in: Type.Integer({ description: 'Seconds' }) },
+  { title: 'EventStreamTicket' },
+)
+
+function lastEventIdOf(header: string | string[] | undefined, query: number | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header
+  return value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : query
+}
+
+/** Writes the stream's frames; the response starts (200, text/event-stream) at the first one. */
+function sseSink(reply: FastifyReply): StreamSink & { start(): void } {
+  let started = false
+  const write = (frame: string) => {
+    start()
+    if (!reply.raw.writableEnded) reply.raw.write(frame)
+  }
+  const start = () => {
+    if (started) return
+    started = true
+    reply.hijack()
+    // The headers hooks set before the stream (CORS, security headers) go out with it.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value)
+    reply.raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      // nginx and similar proxies pass each event on at once.
+      'x-accel-buffering': 'no',
+    })
+    reply.raw.write(`retry: ${RETRY_MS}\n\n`)
+  }
+  return {
+    start,
+    event: (event) => write(`id: ${event.id}\nevent: ${event.type}\ndata: ${eventBody(event)}\n\n`),
+    reload: () => write(`event: reload\ndata: ${JSON.stringify({ type: 'reload' })}\n\n`),
+    heartbeat: () => write(': heartbeat\n\n'),
+    end: () => {
+      start()
+      reply.raw.end()
+    },
+  }
+}
+
+const eventStreamRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { eventStreams } = app.services
+
+  app.post(
+    '/events/ticket',
+    protectedRoute(app, {
+      tags,
+      summary: 'A single-use ticket (30 seconds) that opens the event stream as the caller, for EventSource',
+      response: { 200: TicketRead, ...errorResponses(403) },
+    }, { apiKeys: false }),
+    async (request) => {
+      const { ticket, expiresIn } = await eventStreams.issueTicket(tokenCallerOf(request))
+      return { ticket, expires_in: expiresIn }
+    },
+  )
+
+  app.get(
+    '/events/stream',
+    {
+      schema: {
+        tags,
+        summary: 'Change events as server-sent events: posts for anyone, the caller\'s own user events, everything for superusers',
+        description:
+          'Authenticate with a bearer token or `?ticket=`; anonymous listeners get post events. Each event has `id` (resume with `Last-Event-ID`), `event` (its type) and `data` (`{type, timestamp, data}`). An `event: reload` says the client missed more than the retention window keeps. Comments (`: heartbeat`) keep the connection alive.',
+        querystring: StreamQuery,
+        produces: ['text/event-stream'],
+        response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(401, 403, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      if (request.caller?.apiKey) throw apiKeysRefused()
+      const caller = request.caller && !request.caller.apiKey ? request.caller : null
+      // HEAD says what GET would start, and starts nothing (a ticket is not spent on it).
+      if (request.method === 'HEAD') return reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-store').send('')
+      const viewer = await eventStreams.viewerOf(caller, request.query.ticket)
+      const sink = sseSink(reply)
+      const close = await eventStreams.open(viewer, request.ip, lastEventIdOf(request.headers['last-event-id'], request.query.last_event_id), sink)
+      sink.start()
+      request.raw.once('close', close)
+      reply.raw.once('close', close)
+    },
+  )
+}
+
+export default eventStreamRoutes
