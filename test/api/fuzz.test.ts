@@ -2,6 +2,8 @@
 // content types and tokens against every documented endpoint of both versions. Whatever
 // arrives, the answer is never a 5xx, every error carries a `detail` string and a documented
 // `code`, and no answer ever holds a password or a password hash.
+import http from 'node:http'
+
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -16,7 +18,8 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 2000)
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
 
 let t: TestApp
-let routes: { method: string; path: string }[]
+let base: string
+let routes: { method: string; path: string; stream: boolean }[]
 let tokens: string[]
 
 beforeAll(async () => {
@@ -24,11 +27,15 @@ beforeAll(async () => {
   const user = await seedUser(t.app, { password: SECRET_PASSWORD })
   const admin = await seedUser(t.app, { password: SECRET_PASSWORD }, { superuser: true })
   tokens = [(await login(t.app, user.username, SECRET_PASSWORD)).accessToken, (await login(t.app, admin.username, SECRET_PASSWORD)).accessToken]
+  // Streams (text/event-stream) never end on their own: they are fuzzed over a real socket, and let go once they answer.
+  base = await t.app.listen({ host: '127.0.0.1', port: 0 })
   routes = []
   for (const prefix of ['/services/v1', '/api/v2']) {
-    const document = (await t.app.inject({ url: `${prefix}/openapi.json` })).json() as { paths: Record<string, Record<string, unknown>> }
+    const document = (await t.app.inject({ url: `${prefix}/openapi.json` })).json() as { paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, unknown> }> }>> }
     for (const [path, operations] of Object.entries(document.paths)) {
-      for (const method of Object.keys(operations)) routes.push({ method: method.toUpperCase(), path })
+      for (const [method, operation] of Object.entries(operations)) {
+        routes.push({ method: method.toUpperCase(), path, stream: operation.responses?.['200']?.content?.['text/event-stream'] !== undefined })
+      }
     }
   }
 })
@@ -68,6 +75,30 @@ const authorization = fc.oneof(
   printable.map((value) => `Bearer ${value}`),
   fc.nat(1).map((index) => `Bearer ${tokens[index]}`),
 )
+interface Answer {
+  statusCode: number
+  body: string
+  contentType: string | undefined
+}
+
+/** A GET that may open a stream, over a connection of its own: its status and, for an error, its body; the stream itself is let go. */
+function streamAnswer(url: string, headers: Record<string, string>): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(`${base}${url}`, { headers, agent: false }, (response) => {
+      const answer = (body: string) => resolve({ statusCode: response.statusCode ?? 0, body, contentType: response.headers['content-type'] })
+      if (response.statusCode === 200) {
+        request.destroy()
+        return answer('')
+      }
+      let body = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => (body += chunk))
+      response.on('end', () => answer(body))
+    })
+    request.on('error', reject)
+  })
+}
+
 const request = fc.record({
   route: fc.nat(),
   method: fc.option(fc.constantFrom('GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS', 'HEAD'), { nil: undefined }),
@@ -82,24 +113,26 @@ describe('fuzzing every endpoint', () => {
   it('never answers 5xx, always explains errors, never leaks a password', async () => {
     await fc.assert(
       fc.asyncProperty(request, async (input) => {
-        const route = routes[input.route % routes.length] as { method: string; path: string }
+        const route = routes[input.route % routes.length] as { method: string; path: string; stream: boolean }
         let index = 0
         const path = route.path.replace(/\{[^}]+\}/g, () => input.ids[index++ % 2] ?? '1')
         const headers: Record<string, string> = {}
         if (input.contentType) headers['content-type'] = input.contentType
         if (input.authorization) headers.authorization = input.authorization
-        const response = await t.app.inject({
-          method: (input.method ?? route.method) as 'GET',
-          url: `${path}${input.query ? `?${input.query}` : ''}`,
-          headers,
-          ...(input.body === undefined ? {} : { payload: input.body }),
-        })
+        const method = (input.method ?? route.method) as 'GET'
+        const url = `${path}${input.query ? `?${input.query}` : ''}`
+        let response: Answer
+        if (route.stream && method === 'GET') response = await streamAnswer(url, headers)
+        else {
+          const injected = await t.app.inject({ method, url, headers, ...(input.body === undefined ? {} : { payload: input.body }) })
+          response = { statusCode: injected.statusCode, body: injected.body, contentType: injected.headers['content-type']?.toString() }
+        }
         expect(response.statusCode, `${route.method} ${path}: ${response.body.slice(0, 300)}`).toBeLessThan(500)
         expect(response.body).not.toContain(SECRET_PASSWORD)
         expect(response.body).not.toContain('$argon2')
         // (HEAD answers carry the headers of the GET, with no body to read.)
-        if (response.statusCode >= 400 && response.body !== '' && response.headers['content-type']?.toString().startsWith('application/json')) {
-          const body = response.json() as { detail?: unknown; code?: unknown }
+        if (response.statusCode >= 400 && response.body !== '' && response.contentType?.startsWith('application/json')) {
+          const body = JSON.parse(response.body) as { detail?: unknown; code?: unknown }
           expect(typeof body.detail).toBe('string')
           expect(Object.keys(ERROR_CODES)).toContain(body.code)
         }

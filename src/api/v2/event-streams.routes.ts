@@ -31,7 +31,7 @@ function lastEventIdOf(header: string | string[] | undefined, query: number | un
 }
 
 /** Writes the stream's frames; the response starts (200, text/event-stream) at the first one. */
-function sseSink(reply: FastifyReply): StreamSink & { start(): void } {
+function sseSink(reply: FastifyReply): StreamSink & { start(): void; readonly started: boolean } {
   let started = false
   const write = (frame: string) => {
     start()
@@ -53,6 +53,9 @@ function sseSink(reply: FastifyReply): StreamSink & { start(): void } {
   }
   return {
     start,
+    get started() {
+      return started
+    },
     event: (event) => write(`id: ${event.id}\nevent: ${event.type}\ndata: ${eventBody(event)}\n\n`),
     reload: () => write(`event: reload\ndata: ${JSON.stringify({ type: 'reload' })}\n\n`),
     heartbeat: () => write(': heartbeat\n\n'),
@@ -99,7 +102,16 @@ const eventStreamRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (request.method === 'HEAD') return reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-store').send('')
       const viewer = await eventStreams.viewerOf(caller, request.query.ticket)
       const sink = sseSink(reply)
-      const close = await eventStreams.open(viewer, request.ip, lastEventIdOf(request.headers['last-event-id'], request.query.last_event_id), sink)
+      let close: () => void
+      try {
+        close = await eventStreams.open(viewer, request.ip, lastEventIdOf(request.headers['last-event-id'], request.query.last_event_id), sink)
+      } catch (error) {
+        // Failed mid-replay: the stream has begun, so it ends (the client reconnects and resumes); before that, the error answers.
+        if (!sink.started) throw error
+        request.log.warn({ err: error }, 'an event stream failed while replaying; ended it')
+        reply.raw.end()
+        return
+      }
       sink.start()
       request.raw.once('close', close)
       reply.raw.once('close', close)

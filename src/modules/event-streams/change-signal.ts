@@ -24,14 +24,3 @@ export class LocalSignal implements ChangeSignal {
 
   async close(): Promise<void> {}
 }
-
-/** Sends at most one signal per `windowMs` through `send`; a burst of commits costs one. */
-export function coalesced(send: () => void, windowMs: number): () => void {
-  let pending: NodeJS.Timeout | undefined
-  return () => {
-    pending ??= setTimeout(() => {
-      pending = undefined
-      send()
-    }, windowMs)
-  }
-}

@@ -49,6 +49,8 @@ const REPLAY_BATCH = 500
 /** More missed events than this, and the client is told to reload instead. */
 const REPLAY_MAX = 5_000
 const RECENT_IDS = 2_000
+/** setTimeout's longest delay; a token living longer is checked again every few seconds anyway. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 export const INVALID_STREAM_TICKET = 'Invalid or expired stream ticket'
 export const TOO_MANY_STREAMS = 'Too many event streams'
@@ -144,6 +146,13 @@ export class EventStreamService {
     if (users >= this.options.perUser || addresses >= this.options.perAddress) {
       throw new DomainError('rate_limited', TOO_MANY_STREAMS, { retryAfterSeconds: 5 })
     }
+    // Counted before the first await, so streams opened at the same moment cannot all pass the check.
+    count(this.perAddress, address, 1)
+    if (viewer.userId !== null) count(this.perUser, viewer.userId, 1)
+    const uncount = () => {
+      count(this.perAddress, address, -1)
+      if (viewer.userId !== null) count(this.perUser, viewer.userId, -1)
+    }
     const recent = new Set<number>()
     const deliver = (event: ChangeEvent) => {
       if (!visibleTo(viewer, event) || recent.has(event.id)) return
@@ -153,29 +162,34 @@ export class EventStreamService {
     }
     // Live events wait while the replay runs, so the client gets them in order after it.
     let waiting: ChangeEvent[] | undefined = []
-    const unsubscribe = await this.feed.subscribe((events) => (waiting ? waiting.push(...events) : events.forEach(deliver)))
+    let unsubscribe: () => void
+    try {
+      unsubscribe = await this.feed.subscribe((events) => (waiting ? waiting.push(...events) : events.forEach(deliver)))
+    } catch (error) {
+      uncount()
+      throw error
+    }
     let closed = false
     const heartbeat = setInterval(() => sink.heartbeat(), this.options.heartbeatMs)
-    const expiry = viewer.token ? setTimeout(() => close(), Math.max(0, viewer.token.expiresAt.getTime() - Date.now())) : undefined
+    const untilExpiry = viewer.token ? Math.min(MAX_TIMER_MS, Math.max(0, viewer.token.expiresAt.getTime() - Date.now())) : undefined
+    const expiry = untilExpiry === undefined ? undefined : setTimeout(() => close(), untilExpiry)
     const stream: OpenStream = { viewer, close: () => close() }
-    const close = () => {
+    // `ended` false: the stream never started (the replay failed), and the caller answers with the error instead.
+    const close = (ended = true) => {
       if (closed) return
       closed = true
       clearInterval(heartbeat)
       clearTimeout(expiry)
       unsubscribe()
       this.streams.delete(stream)
-      count(this.perAddress, address, -1)
-      if (viewer.userId !== null) count(this.perUser, viewer.userId, -1)
-      sink.end()
+      uncount()
+      if (ended) sink.end()
     }
     this.streams.add(stream)
-    count(this.perAddress, address, 1)
-    if (viewer.userId !== null) count(this.perUser, viewer.userId, 1)
     try {
       if (lastEventId !== undefined) await this.replay(lastEventId, deliver, sink)
     } catch (error) {
-      close()
+      close(false)
       throw error
     }
     const held = waiting

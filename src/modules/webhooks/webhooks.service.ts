@@ -10,6 +10,7 @@ import { Webhook as Signer } from 'standardwebhooks'
 import type { UnitOfWork } from '../../db/unit-of-work.js'
 import type { Logger } from '../../logger.js'
 import type { Actor } from '../../shared/actor.js'
+import { coalesced } from '../../shared/coalesced.js'
 import { assertSuperuser, DomainError, RuleViolation } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
@@ -38,6 +39,7 @@ const CLAIM_BATCH = 20
 /** Longer than an attempt can take (the 10 s timeout), so a live claim is never taken over. */
 const CLAIM_LEASE_MS = 30_000
 const POLL_INTERVAL_MS = 2_000
+const COMMIT_COALESCE_MS = 50
 const MAX_RETRY_DELAY_MS = 6 * 60 * 60 * 1000
 /** The first attempt and nine retries: about a day at the default base delay. */
 export const MAX_ATTEMPTS = 10
@@ -85,8 +87,8 @@ export class WebhookService {
       const rows = events.flatMap((event) => endpoints.filter((endpoint) => endpoint.events.includes(event.type)).map((endpoint) => deliveryOf(endpoint.id, event)))
       await webhooks.insertDeliveries(rows, Date.now())
     })
-    // A commit that wrote events wakes this process's dispatcher; others find them on their next poll.
-    changeEvents.onCommitted(() => this.loop.kick())
+    // Commits that wrote events wake this process's dispatcher, once per burst; others find them on their next poll.
+    changeEvents.onCommitted(coalesced(() => this.loop.kick(), COMMIT_COALESCE_MS))
   }
 
   start(): void {
