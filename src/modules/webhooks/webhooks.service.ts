@@ -84,7 +84,10 @@ export class WebhookService {
     domainEvents.subscribe('change_events.forwarding', async ({ unit, events }) => {
       const webhooks = this.webhooks.in(unit)
       const endpoints = (await webhooks.listEnabledWebhooks()).map(toWebhook)
-      const rows = events.flatMap((event) => endpoints.filter((endpoint) => endpoint.events.includes(event.type)).map((endpoint) => deliveryOf(endpoint.id, event)))
+      // An endpoint hears what happens from its creation on, not the events still waiting to be forwarded from before it.
+      const rows = events.flatMap((event) =>
+        endpoints.filter((endpoint) => endpoint.events.includes(event.type) && Date.parse(event.timestamp) >= Date.parse(endpoint.createdAt)).map((endpoint) => deliveryOf(endpoint.id, event)),
+      )
       await webhooks.insertDeliveries(rows, Date.now())
     })
     // Commits that wrote events wake this process's dispatcher, once per burst; others find them on their next poll.

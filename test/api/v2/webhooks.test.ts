@@ -145,6 +145,19 @@ describe('delivering change events', () => {
     await receiver.close()
   })
 
+  it('delivers to a new endpoint only what happens after it was registered', async () => {
+    const author = await seedAndLogin(t.app)
+    // Written just before the endpoint: still waiting to be forwarded when it is registered.
+    await call('POST', '/posts', { title: 'Before', text: '…' }, author.headers)
+    const { receiver, id } = await endpoint(['post.created'])
+    await call('POST', '/posts', { title: 'After', text: '…' }, author.headers)
+    await waitFor(() => receiver.received.length >= 1)
+    await call('POST', `/admin/webhooks/${id}/test`)
+    await waitFor(() => receiver.of('ping').length >= 1)
+    expect(receiver.of('post.created').map((entry) => entry.message.data.title)).toEqual(['After'])
+    await receiver.close()
+  })
+
   it('retries while the receiver is down and delivers each event once it is back, with the same webhook-id', async () => {
     const { receiver, id } = await endpoint(['post.created', 'post.updated'])
     const author = await seedAndLogin(t.app)
