@@ -21,6 +21,8 @@ import { createDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import SqliteDatabase from '../src/db/sqlite-driver.js'
 import { PASSWORD_HASH_PARAMETERS } from '../src/modules/auth/passwords.js'
+import type { EventsBenchTools } from './lib/events.js'
+import { benchStreamFanOut, benchWebhooks } from './lib/events.js'
 import type { SeedTarget } from './lib/seed.js'
 import { BENCH_PASSWORD, makeSuperuser, NEEDLE, needlePositions, seed } from './lib/seed.js'
 
@@ -107,6 +109,8 @@ interface LoadResult {
   cpuMicrosPerRequest?: number
   /** A mix whose requests name their kind: each kind's own count and latency (bench/lib/load-worker.mjs). */
   byKind?: Record<string, KindLatency>
+  /** Every response of one load (not kept by summarise). */
+  total?: number
 }
 
 interface KindLatency {
@@ -155,7 +159,8 @@ async function load(spec: LoadSpec, serverPid: number): Promise<LoadResult> {
   await new Promise((resolve) => child.on('exit', resolve))
   clearInterval(sampler)
   const cpuAfter = cpuMicros(serverPid)
-  const { total, ...result } = JSON.parse(output) as Omit<LoadResult, 'peakRssMb'> & { total: number }
+  const result = JSON.parse(output) as Omit<LoadResult, 'peakRssMb'> & { total: number }
+  const total = result.total
   const cpuMicrosPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && total > 0 ? (cpuAfter - cpuBefore) / total : undefined
   return { ...result, peakRssMb: Math.round(Math.max(peak, rssMb(serverPid))), cpuMicrosPerRequest }
 }
@@ -618,6 +623,24 @@ async function benchDialect(dialect: Dialect) {
   }
   await ours.stop()
 
+  // Outgoing events, each on a fresh service: webhook deliveries while posts are written and
+  // after, then one post reaching 1,000 open streams. The webhook routes need a superuser.
+  await makeSuperuser(target, 1)
+  const eventTools: EventsBenchTools = {
+    startService: (extra) => startService(target, undefined, FRESH_OUR_PORT, extra),
+    login,
+    load: (spec, pid) => load(spec as unknown as LoadSpec, pid),
+    pinned,
+    rssMb,
+    durationSeconds: DURATION,
+  }
+  process.stdout.write('   webhooks ... ')
+  const webhooks = await benchWebhooks(eventTools)
+  console.log(`${fmt(webhooks.live.deliveriesPerSecond)} deliveries/s while writing (lag p99 ${fmt(webhooks.live.lagP99Ms)} ms), a backlog at ${fmt(webhooks.backlog.deliveriesPerSecond)}/s`)
+  process.stdout.write('   event stream fan-out ... ')
+  const eventStream = await benchStreamFanOut(eventTools)
+  console.log(`${fmt(eventStream.opened)} streams, ${fmt(eventStream.framesPerSecond)} frames/s, p99 ${eventStream.p99Ms} ms`)
+
   const scale: ScaleRow[] = []
   // Full runs measure at scale; a quick run does when --scale-rows asks for it.
   if (!quick || args['scale-rows'] !== undefined) {
@@ -667,6 +690,8 @@ async function benchDialect(dialect: Dialect) {
     scenarios: results,
     loginsUnderLoad: { loginsPerSecond: loginLoad.requestsPerSecond, loginP99: loginLoad.p99, getUserP50: readsDuringLogins.p50, getUserP99: readsDuringLogins.p99, getUserRequestsPerSecond: readsDuringLogins.requestsPerSecond, errors: loginLoad.errors + readsDuringLogins.errors },
     withInfoLogging,
+    webhooks,
+    eventStream,
     scale: scale.length ? { smallRows: BASE_ROWS, largeRows: SCALE_ROWS, rows: scale } : undefined,
     seconds: Math.round((Date.now() - started) / 1000),
   }
@@ -711,6 +736,14 @@ function printReport(report: Report) {
   if (mixed) console.log(`\nmixed, by kind of request: ${kindsLine(mixed)}`)
   const l = report.loginsUnderLoad
   console.log(`\nlogins at full tilt: ${fmt(l.loginsPerSecond)} logins/s (argon2id m=${report.passwordHashing.memoryKiB} KiB, t=${report.passwordHashing.iterations}, p=${report.passwordHashing.parallelism}); get-user meanwhile: ${fmt(l.getUserRequestsPerSecond)} req/s, p50 ${l.getUserP50} ms, p99 ${l.getUserP99} ms`)
+  const w = report.webhooks
+  console.log(
+    `\nwebhooks (one endpoint, post.created, ${fmt(w.writers)} connections creating posts): while the receiver answers at once, ${fmt(w.live.written)} posts at ${fmt(w.live.writesPerSecond)}/s, ${fmt(w.live.delivered)} delivered at ${fmt(w.live.deliveriesPerSecond)}/s, lag after the write p50 ${fmt(w.live.lagP50Ms)} ms, p99 ${fmt(w.live.lagP99Ms)} ms; a backlog of ${fmt(w.backlog.written)} built while it held its answers: ${fmt(w.backlog.delivered)} delivered in ${w.backlog.drainSeconds} s after the writers stopped, ${fmt(w.backlog.deliveriesPerSecond)}/s${w.duplicates ? `; ${fmt(w.duplicates)} arrived twice` : ''}`,
+  )
+  const e = report.eventStream
+  console.log(
+    `event stream: ${fmt(e.opened)} of ${fmt(e.streams)} streams open${e.refused ? ` (${fmt(e.refused)} refused)` : ''}, ${fmt(e.posts)} posts written five at a time: ${fmt(e.frames)} frames, ${fmt(e.framesPerSecond)}/s; each post on every stream after its write p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms, max ${e.maxMs} ms; RSS ${e.rssBeforeStreamsMb} MB before the streams, peak ${e.peakRssMb} MB`,
+  )
   if (report.scale) {
     console.log(`\n| at scale | ${fmt(report.scale.smallRows)} rows req/s | p50 ms | ${fmt(report.scale.largeRows)} rows req/s | p50 ms | slowdown |`)
     console.log('|---|---:|---:|---:|---:|---:|')
