@@ -1,12 +1,12 @@
 // Prepared queries (prepared.ts) skip Kysely's pipeline where the driver allows: SQLite runs a
-// statement at once while no transaction holds its connection; PostgreSQL hands it straight to
-// the pool. Transactions (`trx`) have no direct executor and always go through Kysely.
+// statement at once, or once the transaction holding its connection ends; PostgreSQL hands it
+// straight to the pool. Transactions (`trx`) have no direct executor and always go through Kysely.
 
 export interface DirectExecutor {
   /**
-   * Runs the statement now and gives its rows (SQLite) or a promise of them (PostgreSQL), or
-   * undefined when it must wait its turn through Kysely (a transaction holds SQLite's
-   * connection). With `singleRow`, a read may stop at its first row.
+   * Runs the statement and gives its rows (SQLite, when its connection is free) or a promise of
+   * them (PostgreSQL; SQLite after the transaction holding the connection), or undefined when
+   * it must go through Kysely. With `singleRow`, a read may stop at its first row.
    */
   runNow<R>(sql: string, parameters: readonly unknown[], singleRow?: boolean): R[] | Promise<R[]> | undefined
 }

@@ -2,9 +2,9 @@
 // - the single connection is handed from one query to the next through a FIFO queue; Kysely's
 //   own mutex wakes every waiter on each release, which costs O(waiters) per query;
 // - prepared statements are kept by their SQL text instead of being prepared for every query;
-// - a direct path (runNow) for precompiled queries: better-sqlite3 is synchronous, so while no
-//   transaction holds the connection a statement can run at once, without Kysely's async
-//   pipeline (which costs more than the SQLite lookup itself);
+// - a direct path (runNow) for precompiled queries: better-sqlite3 is synchronous, so a
+//   statement runs at once, or after the transaction that holds the connection, without
+//   Kysely's async pipeline (which costs more than the SQLite lookup itself);
 // - parameters are written `+?`, so that a statement's plan never depends on the values bound
 //   to it (StablePlanQueryCompiler below).
 // Transactions still hold the connection from BEGIN to COMMIT, so they never interleave.
@@ -73,9 +73,26 @@ class QueuedSqliteDriver implements Driver, DirectExecutor {
     this.connection = new CachedStatementConnection(sqlite)
   }
 
-  /** Runs the statement now, or gives undefined while a transaction holds the connection. */
-  runNow<R>(sql: string, parameters: readonly unknown[], singleRow = false): R[] | undefined {
-    if (this.lock.locked) return undefined
+  /**
+   * Runs the statement now or, while a transaction holds the connection, as soon as the
+   * connection is free: waiting in the lock's queue costs a promise, where Kysely's pipeline
+   * would also build a connection provider and an executor chain for the statement.
+   */
+  runNow<R>(sql: string, parameters: readonly unknown[], singleRow = false): R[] | Promise<R[]> {
+    if (this.lock.locked) return this.whenFree(sql, parameters, singleRow)
+    return this.run(sql, parameters, singleRow)
+  }
+
+  private async whenFree<R>(sql: string, parameters: readonly unknown[], singleRow: boolean): Promise<R[]> {
+    await this.lock.acquire()
+    try {
+      return this.run(sql, parameters, singleRow)
+    } finally {
+      this.lock.release()
+    }
+  }
+
+  private run<R>(sql: string, parameters: readonly unknown[], singleRow: boolean): R[] {
     const statement = this.connection.prepare(sql)
     if (singleRow && statement.readonly) {
       const row = statement.get(parameters as unknown[]) as R | undefined

@@ -1,6 +1,7 @@
 // The change-events module's SQL. Forwarding claims unforwarded rows in id order: FOR UPDATE
 // SKIP LOCKED on PostgreSQL (two processes never forward one row), the single writer on SQLite.
 import { isPostgres } from '../../db/dialect.js'
+import { preparedQuery } from '../../db/fast-path/prepared.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import type { ChangeEventRow } from './change-events.table.js'
@@ -14,8 +15,13 @@ export interface NewChangeEventRow {
   created_at: string
 }
 
+// Every change writes one, in its own transaction: compiled once, not built for each.
+const preparedInsertChangeEvent = preparedQuery(6, (db: Executor, messageId: string, type: string, subject: string, userId: number | null, data: string, createdAt: string) =>
+  db.insertInto('change_events').values({ message_id: messageId, type, subject, user_id: userId, data, created_at: createdAt }),
+)
+
 export async function insertChangeEvent(db: Executor, row: NewChangeEventRow): Promise<void> {
-  await db.insertInto('change_events').values(row).execute()
+  await preparedInsertChangeEvent(db, row.message_id, row.type, row.subject, row.user_id, row.data, row.created_at)
 }
 
 /** Locks up to `limit` unforwarded events, oldest first (inside a transaction). */
