@@ -198,7 +198,7 @@ function summariseKinds(results: LoadResult[]): Record<string, KindLatency> {
 
 const kindsLine = (byKind: Record<string, KindLatency>) =>
   Object.entries(byKind)
-    .map(([kind, latency]) => `${kind}s p50 ${latency.p50} ms, p99 ${latency.p99} ms`)
+    .map(([kind, latency]) => `${kind}s (${fmt(latency.count)}) p50 ${latency.p50} ms, p99 ${latency.p99} ms`)
     .join('; ')
 
 interface Server {
@@ -603,7 +603,19 @@ async function benchDialect(dialect: Dialect) {
   const metricsCost = 1 - metricsOn.requestsPerSecond / metricsOff.requestsPerSecond
   console.log(`get-user ${fmt(metricsOn.requestsPerSecond)} req/s with, ${fmt(metricsOff.requestsPerSecond)} without (cost ${fmt(metricsCost * 100, 1)}%)`)
 
-  // Logins at full tilt on the thread pool while get-by-id runs: the event loop must stay free.
+  // The mixed load with the hashing threads at the lowest priority (PASSWORD_HASH_NICE=19)
+  // against the default, likewise: what reads gain while logins run, and what logins lose.
+  process.stdout.write('   hashing priority ... ')
+  const mixedScenario = scenarios(token, BASE_ROWS).find((scenario) => scenario.name === 'mixed')!.spec
+  const [niceMixed, defaultMixed] = await measureSideBySide(
+    () => startService(target, undefined, WITH_LIMITS_PORT, { PASSWORD_HASH_NICE: '19' }),
+    () => startService(target, undefined, NO_LIMITS_PORT),
+    mixedScenario,
+  )
+  const hashingPriority = { nice19: niceMixed.byKind ?? {}, default: defaultMixed.byKind ?? {} }
+  console.log(`mixed at nice 19: ${kindsLine(hashingPriority.nice19)}; at the default: ${kindsLine(hashingPriority.default)}`)
+
+  // Logins at full tilt on the hashing workers while get-by-id runs: the event loop must stay free.
   process.stdout.write('   logins under load ... ')
   const [loginLoad, readsDuringLogins] = await Promise.all([
     load({ ...scenarios(token, BASE_ROWS).find((scenario) => scenario.name === 'login')!.spec, url: ours.url, connections: 16, duration: DURATION * 2 }, ours.process.pid as number),
@@ -677,6 +689,7 @@ async function benchDialect(dialect: Dialect) {
     mode: quick ? 'quick' : 'full',
     requestLimits: { withLimits: limitsOn.requestsPerSecond, withoutLimits: limitsOff.requestsPerSecond, cost: requestLimitsCost },
     metrics: { withMetrics: metricsOn.requestsPerSecond, withoutMetrics: metricsOff.requestsPerSecond, cost: metricsCost },
+    hashingPriority,
     machine: {
       cpus: os.cpus().length,
       cpuModel: os.cpus()[0]?.model,
@@ -734,6 +747,8 @@ function printReport(report: Report) {
   }
   const mixed = report.scenarios.find((row) => row.name === 'mixed')?.ours.byKind
   if (mixed) console.log(`\nmixed, by kind of request: ${kindsLine(mixed)}`)
+  const priority = report.hashingPriority
+  console.log(`mixed with PASSWORD_HASH_NICE=19 (fresh servers, alternating with the default): ${kindsLine(priority.nice19)}; the default in the same rounds: ${kindsLine(priority.default)}`)
   const l = report.loginsUnderLoad
   console.log(`\nlogins at full tilt: ${fmt(l.loginsPerSecond)} logins/s (argon2id m=${report.passwordHashing.memoryKiB} KiB, t=${report.passwordHashing.iterations}, p=${report.passwordHashing.parallelism}); get-user meanwhile: ${fmt(l.getUserRequestsPerSecond)} req/s, p50 ${l.getUserP50} ms, p99 ${l.getUserP99} ms`)
   const w = report.webhooks

@@ -119,6 +119,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await services.emailLogin.settle()
     await services.mail.stop()
     await services.webhooks.stop()
+    await services.passwords.close()
     await backends.close()
   })
 

@@ -107,6 +107,8 @@ export interface Config {
   accessTokenMinutes: number
   refreshTokenDays: number
   loginRateLimit: number
+  /** Password hashes at once, one worker thread each (PASSWORD_HASH_WORKERS, default: one fewer than the cores), how many may wait (PASSWORD_HASH_QUEUE), and the workers' priority (PASSWORD_HASH_NICE). */
+  passwordHashing: { workers: number; queue: number; nice: number }
   deprecatedVersions: ApiVersion[]
   sunsetDates: Partial<Record<ApiVersion, string>>
   avatarStorage: AvatarStorageKind
@@ -555,6 +557,12 @@ export function loadConfig(env: Env): Config {
     accessTokenMinutes: integer(env, 'ACCESS_TOKEN_MINUTES', 15, 1, 24 * 60),
     refreshTokenDays: integer(env, 'REFRESH_TOKEN_DAYS', 7, 1, 365),
     loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', development ? 100 : 10, 1, 1_000_000),
+    passwordHashing: {
+      // One fewer than the cores, so the event loop keeps a core to itself (one on a single core).
+      workers: integer(env, 'PASSWORD_HASH_WORKERS', Math.max(1, Math.min(64, availableParallelism() - 1)), 1, 64),
+      queue: integer(env, 'PASSWORD_HASH_QUEUE', 100, 0, 100_000),
+      nice: integer(env, 'PASSWORD_HASH_NICE', 0, 0, 19),
+    },
     deprecatedVersions,
     sunsetDates: sunsets,
     avatarStorage: oneOf(env, 'AVATAR_STORAGE', ['disk', 'database'] as const, databaseUrl ? 'database' : 'disk'),

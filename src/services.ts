@@ -104,6 +104,8 @@ export interface Services {
   overview: OverviewService
   /** What the services report for monitoring (src/plugins/metrics.ts listens). */
   signals: Signals
+  /** Password hashing in its worker threads, stopped with the app. */
+  passwords: PasswordHasher
   /** Deletes expired tokens, sessions, revocations, rate-limit windows, old sent mail and old security events. */
   pruneExpiredState(): Promise<void>
   /** Merges SQLite's user search index back into one segment once it is in pieces (search-index.ts). */
@@ -158,7 +160,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const authRepository = bindRepository(authFunctions, db)
   const rateLimitsRepository = bindRepository(rateLimitsFunctions, db)
   const searchIndex = bindRepository(searchIndexFunctions, db)
-  const passwords = new PasswordHasher()
+  const passwords = new PasswordHasher(config.passwordHashing)
   const tokens = new TokenService(
     secretKey,
     { accessSeconds: config.accessTokenMinutes * 60, refreshSeconds: config.refreshTokenDays * 24 * 60 * 60 },
@@ -271,6 +273,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     rateLimits,
     overview,
     signals,
+    passwords,
     async pruneExpiredState() {
       await auth.pruneExpiredState()
       await rateLimits.prune()

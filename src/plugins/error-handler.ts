@@ -70,8 +70,8 @@ function handleError(this: FastifyInstance, error: FastifyError, request: Fastif
   if (error instanceof DomainError) {
     const status = STATUS_BY_KIND[error.kind]
     if (status === 401) reply.header('www-authenticate', 'Bearer')
-    if (status === 429 && error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds))
-    if (status >= 500) this.logger.warn({ err: error, reqId: request.id }, 'request failed: dependency unavailable')
+    if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds))
+    if (status >= 500 && error.code === 'service_unavailable') this.logger.warn({ err: error, reqId: request.id }, 'request failed: dependency unavailable')
     if (error.fields) return reply.code(status).send({ ...error.fields, detail: error.message, code: error.code })
     return send(reply, status, error.message, error.code)
   }

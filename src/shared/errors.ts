@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   not_found: 'No route, resource or file at this address (404).',
   rate_limited: 'A limit was reached; `Retry-After` says when to try again (429).',
   service_unavailable: 'The database, Redis or another store is unavailable, or the server is shutting down (503).',
+  password_hashing_busy: 'More passwords are waiting to be checked than PASSWORD_HASH_QUEUE allows; `Retry-After` says when to try again (503).',
   version_sunset: 'This API version has passed its sunset date (410).',
   internal_error: 'An unexpected failure; the server logged it with the request id (500).',
   // Authentication and permissions

@@ -1,10 +1,7 @@
-import { randomBytes } from 'node:crypto'
-import { availableParallelism } from 'node:os'
+import { HashingError, HashingPool } from './hashing-pool.js'
 
-import { hash, verify } from '@node-rs/argon2'
-
-// argon2id at OWASP's recommended minimum: 19 MiB memory, 2 passes, 1 lane.
-// Hashing runs on libuv's thread pool, so it never blocks the event loop.
+// argon2id at OWASP's recommended minimum: 19 MiB memory, 2 passes, 1 lane. Hashing runs in
+// worker threads (hashing-pool.ts), never on the event loop, and by default leaves it a core.
 export const PASSWORD_HASH_PARAMETERS = {
   algorithm: 2, // Algorithm.Argon2id (a const enum, which isolatedModules cannot import)
   memoryCost: 19_456,
@@ -12,50 +9,52 @@ export const PASSWORD_HASH_PARAMETERS = {
   parallelism: 1,
 } as const
 
-/** Runs at most `slots` tasks at once; the rest wait their turn in order. */
-class Semaphore {
-  private readonly waiting: (() => void)[] = []
+/**
+ * A real hash of a random password nobody kept, with the parameters above, so a login for an
+ * unknown user costs the same as for a known one, from the first. It can only ever fail to
+ * verify; a test holds its parameters to PASSWORD_HASH_PARAMETERS.
+ */
+export const DUMMY_HASH = '$argon2id$v=19$m=19456,t=2,p=1$ix+SBEFluFRxvi4nSRQMYg$RkjAlbZLjI0J8D2Ah4xXcCggJfYD7BuxVfjkuEedYUk'
 
-  constructor(private slots: number) {}
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.slots > 0) this.slots -= 1
-    else await new Promise<void>((resolve) => this.waiting.push(resolve))
-    try {
-      return await task()
-    } finally {
-      const next = this.waiting.shift()
-      if (next) next()
-      else this.slots += 1
-    }
-  }
+export interface PasswordHashingOptions {
+  /** Hashes at once (PASSWORD_HASH_WORKERS): one worker thread each. */
+  workers: number
+  /** Hashes that may wait for a worker (PASSWORD_HASH_QUEUE); past them, 503 password_hashing_busy. */
+  queue: number
+  /** The workers' scheduling priority, 0 to 19 (PASSWORD_HASH_NICE). */
+  nice: number
 }
 
 export class PasswordHasher {
-  // One hash per core at a time: more would not finish sooner, would hold 19 MiB each, and
-  // would crowd the event loop's core and the thread pool that file I/O shares.
-  private readonly slots = new Semaphore(Math.max(1, availableParallelism()))
+  private readonly pool: HashingPool
 
-  // A real hash of a random password, so a login for an unknown user costs the same as for a
-  // known one. Computed up front so even the first such login takes the usual time.
-  private readonly dummyHash: Promise<string> = this.hash(randomBytes(32).toString('hex'))
+  constructor(options: PasswordHashingOptions = { workers: 1, queue: 100, nice: 0 }) {
+    this.pool = new HashingPool(options.workers, options.queue, options.nice)
+  }
 
   hash(password: string): Promise<string> {
-    return this.slots.run(() => hash(password, PASSWORD_HASH_PARAMETERS))
+    return this.pool.run<string>({ operation: 'hash', password, parameters: PASSWORD_HASH_PARAMETERS })
   }
 
   async verify(hashedPassword: string, password: string): Promise<boolean> {
     try {
-      return await this.slots.run(() => verify(hashedPassword, password))
-    } catch {
-      // A malformed stored hash must read as "wrong password", never as a server error.
-      return false
+      return await this.pool.run<boolean>({ operation: 'verify', hashed: hashedPassword, password })
+    } catch (error) {
+      // A malformed stored hash must read as "wrong password", never as a server error; a full
+      // queue is the caller's 503, never a wrong password (it would count as a failed login).
+      if (error instanceof HashingError) return false
+      throw error
     }
   }
 
   /** Spends the same time as verify() and always fails. */
   async verifyAgainstDummy(password: string): Promise<false> {
-    await this.verify(await this.dummyHash, password)
+    await this.verify(DUMMY_HASH, password)
     return false
+  }
+
+  /** Stops the worker threads (the app's close). */
+  close(): Promise<void> {
+    return this.pool.close()
   }
 }
