@@ -1,5 +1,6 @@
 // Where request counters live: Redis when configured, the database otherwise. Either way one
-// hit is one atomic round trip (a Lua script, or one upsert), so every process counts the same.
+// hit is one atomic round trip (a Lua script, or one upsert), so every process counts the same,
+// and so is a release: hits counted ahead (a lease) and not used, given back while the window lasts.
 import type { Redis } from 'ioredis'
 
 import type { RateLimitsRepository } from './rate-limits.repository.js'
@@ -13,6 +14,8 @@ export interface WindowState {
 
 export interface CounterStore {
   hit(key: string, windowMs: number, cost: number): Promise<WindowState>
+  /** Takes `amount` hits back from the key's current window; nothing once it has ended. */
+  release(key: string, amount: number): Promise<void>
 }
 
 export class DatabaseCounterStore implements CounterStore {
@@ -21,6 +24,10 @@ export class DatabaseCounterStore implements CounterStore {
   async hit(key: string, windowMs: number, cost: number): Promise<WindowState> {
     const { current, ttl } = await this.repository.hitRateLimit(key, windowMs, cost)
     return { count: current, resetAt: Date.now() + ttl }
+  }
+
+  release(key: string, amount: number): Promise<void> {
+    return this.repository.releaseRateLimit(key, amount)
   }
 }
 
@@ -34,6 +41,14 @@ if ttl < 0 then
 end
 return { count, ttl }`
 
+// DECRBY while the window lasts (a key that has expired is not brought back), never below zero.
+const RELEASE_SCRIPT = `
+if redis.call('PTTL', KEYS[1]) > 0 then
+  local count = redis.call('DECRBY', KEYS[1], ARGV[1])
+  if count < 0 then redis.call('INCRBY', KEYS[1], -count) end
+end
+return 0`
+
 export class RedisCounterStore implements CounterStore {
   constructor(
     private readonly redis: Redis,
@@ -43,5 +58,9 @@ export class RedisCounterStore implements CounterStore {
   async hit(key: string, windowMs: number, cost: number): Promise<WindowState> {
     const [count, ttl] = (await this.redis.eval(HIT_SCRIPT, 1, this.prefix + key, cost, windowMs)) as [number, number]
     return { count, resetAt: Date.now() + ttl }
+  }
+
+  async release(key: string, amount: number): Promise<void> {
+    await this.redis.eval(RELEASE_SCRIPT, 1, this.prefix + key, amount)
   }
 }

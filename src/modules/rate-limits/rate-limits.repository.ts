@@ -78,10 +78,20 @@ export async function hitRateLimit(db: Executor, key: string, windowMs: number, 
   return { current: row.count, ttl: Number(row.reset_at) - now }
 }
 
+/** Takes back `amount` hits from key's window while it lasts (an ended window keeps nothing to take back). */
+export async function releaseRateLimit(db: Executor, key: string, amount: number): Promise<void> {
+  await db
+    .updateTable('rate_limits')
+    .set({ count: sql`case when count > ${amount} then count - ${amount} else 0 end` })
+    .where('key', '=', key)
+    .where('reset_at', '>', Date.now())
+    .execute()
+}
+
 export async function deleteExpiredRateLimits(db: Executor): Promise<void> {
   await db.deleteFrom('rate_limits').where('reset_at', '<', Date.now()).execute()
 }
 
 /** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const rateLimitsFunctions = { listAllRules, listRulesOfTier, insertRule, updateRule, deleteRule, hitRateLimit, deleteExpiredRateLimits }
+export const rateLimitsFunctions = { listAllRules, listRulesOfTier, insertRule, updateRule, deleteRule, hitRateLimit, releaseRateLimit, deleteExpiredRateLimits }
 export type RateLimitsRepository = Repository<typeof rateLimitsFunctions>

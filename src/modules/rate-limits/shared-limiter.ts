@@ -1,10 +1,18 @@
 // Fixed-window limits shared by every process through a CounterStore, at close to no cost per
-// request. A key's first request, every request of a small budget (at most EXACT_UP_TO), and
-// every request once half of a large budget is used go to the store at once (one round trip),
-// so they are decided exactly. Far from the limit of a large budget, hits are counted here and
-// sent to the store together every FLUSH_MS: across P processes a window can overshoot by what
-// they counted in one flush interval, never more. Once a window is used up, this process
-// refuses locally until it ends.
+// request, and never more requests let through than a limit allows.
+// - Budgets up to EXACT_UP_TO (the usual per-user and per-address limits) are taken from the
+//   store in leases: one round trip counts a share of what is left (a sixteenth, at most
+//   MAX_LEASE) for this process, whose next requests spend it without the store. A lease that
+//   would pass the limit is cut to what is left (the excess given back at once), so every process
+//   together lets through the limit exactly; near it the share is one request, decided in the
+//   store. A process that stops using a lease gives the rest back after LEASE_IDLE_MS, so a
+//   caller that moves to another process gets their whole budget there.
+// - `exact` budgets (those that guard credentials and mail) count every request in the store.
+// - Larger budgets are counted here far from their limit and sent to the store together every
+//   FLUSH_MS: across P processes a window can overshoot by what they counted in one flush
+//   interval, never more. Once half is used they are decided in the store.
+// Once a window is used up as far as this process knows, it refuses locally and asks the store
+// again after RECHECK_MS (a lease given back elsewhere may have freed some).
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { CounterStore } from './counter-store.js'
 
@@ -17,13 +25,31 @@ export interface LimitDecision {
 }
 
 interface KeyState {
+  /** The window's count in the store when this process last heard it, our unspent lease included. */
   known: number
+  /** Hits counted here and not yet sent (large budgets). */
   pending: number
+  /** Hits of our lease not yet spent. */
+  leased: number
   resetAt: number
   windowMs: number
+  /** When the store last decided (Date.now()). */
+  checkedAt: number
+  /** When a request last spent from the lease. */
+  spentAt: number
 }
 
 const EXACT_UP_TO = 1000
+/** A lease is this fraction of what is left of the budget... */
+const LEASE_SHARE = 16
+/** ...and at most this many requests. */
+const MAX_LEASE = 64
+/** An unspent lease idle this long goes back to the store. */
+const LEASE_IDLE_MS = 1000
+/** A window spent as far as this process knows is asked about again after this long. */
+const RECHECK_MS = 1000
+/** No lease is given back this close to its window's end (the store might start a new one first). */
+const RELEASE_MARGIN_MS = 1000
 
 /** The key a count is stored under: hashed, so any key has a bounded length, behind its readable kind ("login-address:…"). */
 export function storeKeyOf(key: string): string {
@@ -58,16 +84,21 @@ export class SharedLimiter {
   }
 
   /**
-   * Decides without the store when it can (a spent window, or far from a large limit unless
-   * `exact`), counting the request here; undefined when the decision needs the store (then call
-   * consume()).
+   * Decides without the store when it can (from a lease, a spent window, or far from a large
+   * limit unless `exact`), counting the request here; undefined when the decision needs the
+   * store (then call consume()).
    */
   consumeLocally(key: string, limit: number, windowMs: number, exact = false): LimitDecision | undefined {
     const now = Date.now()
     const state = this.states.get(key)
     if (state === undefined || now >= state.resetAt) return undefined
+    if (state.leased > 0 && !exact) {
+      state.leased -= 1
+      state.spentAt = now
+      return this.decision(true, limit, Math.min(limit, state.known - state.leased), state.resetAt, now, windowMs)
+    }
     const used = state.known + state.pending
-    if (used >= limit) return this.decision(false, limit, used + 1, state.resetAt, now, windowMs)
+    if (used >= limit) return now - state.checkedAt < RECHECK_MS || exact ? this.decision(false, limit, used + 1, state.resetAt, now, windowMs) : undefined
     if (exact || limit <= EXACT_UP_TO || used + 1 > limit / 2) return undefined
     state.pending += 1
     this.scheduleFlush()
@@ -75,21 +106,52 @@ export class SharedLimiter {
   }
 
   /**
-   * Counts one request against `key`; throws when the store cannot be reached for an exact
-   * decision. `exact`: every request that is not refused goes to the store, whatever the budget.
+   * Counts one request against `key`; throws when the store cannot be reached for a decision.
+   * `exact`: every request that is not refused goes to the store, whatever the budget.
    */
   async consume(key: string, limit: number, windowMs: number, exact = false): Promise<LimitDecision> {
     const local = this.consumeLocally(key, limit, windowMs, exact)
     if (local !== undefined) return local
+    if (!exact && limit <= EXACT_UP_TO) return this.lease(key, limit, windowMs)
     const now = Date.now()
     let state = this.states.get(key)
     if (state !== undefined && now >= state.resetAt) state = undefined
     const cost = (state?.pending ?? 0) + 1
     if (state) state.pending = 0
     const window = await this.store.hit(storeKeyOf(key), windowMs, cost)
-    this.states.set(key, { known: window.count, pending: 0, resetAt: window.resetAt, windowMs })
-    if (this.states.size > this.maxKeptWindows) this.forget(Date.now())
+    this.keep(key, { known: window.count, pending: 0, leased: 0, resetAt: window.resetAt, windowMs, checkedAt: Date.now(), spentAt: 0 })
     return this.decision(window.count <= limit, limit, window.count, window.resetAt, now, windowMs)
+  }
+
+  /** Takes a lease for this request and the next few; cut to what is left near the limit. */
+  private async lease(key: string, limit: number, windowMs: number): Promise<LimitDecision> {
+    const now = Date.now()
+    const before = this.states.get(key)
+    const knownUsed = before !== undefined && now < before.resetAt ? before.known : 0
+    const wanted = Math.max(1, Math.min(MAX_LEASE, Math.floor((limit - knownUsed) / LEASE_SHARE)))
+    const storeKey = storeKeyOf(key)
+    const window = await this.store.hit(storeKey, windowMs, wanted)
+    let count = window.count
+    let granted = wanted
+    if (count > limit) {
+      // Past the limit: what is over goes back at once, so that it never refuses anyone else.
+      const excess = Math.min(wanted, count - limit)
+      await this.store.release(storeKey, excess)
+      granted -= excess
+      count -= excess
+    }
+    const state = this.states.get(key)
+    // Requests of this process that leased at the same time keep every lease they got.
+    const unspent = state !== undefined && Date.now() < state.resetAt ? state.leased : 0
+    this.keep(key, { known: count, pending: 0, leased: unspent + Math.max(0, granted - 1), resetAt: window.resetAt, windowMs, checkedAt: Date.now(), spentAt: now })
+    if (granted > 1) this.scheduleFlush()
+    if (granted === 0) return this.decision(false, limit, limit + 1, window.resetAt, now, windowMs)
+    return this.decision(true, limit, Math.min(limit, count - (granted - 1)), window.resetAt, now, windowMs)
+  }
+
+  private keep(key: string, state: KeyState): void {
+    this.states.set(key, state)
+    if (this.states.size > this.maxKeptWindows) this.forget(Date.now())
   }
 
   stop(): void {
@@ -108,7 +170,8 @@ export class SharedLimiter {
 
   /**
    * Brings the kept windows down to nine tenths of the bound (so that this runs once per many
-   * new keys, not on each): ended ones first, then the oldest with nothing waiting to be sent.
+   * new keys, not on each): ended ones first, then the oldest with nothing waiting to be sent,
+   * their unspent leases given back.
    */
   private forget(now: number): void {
     const target = Math.floor(this.maxKeptWindows * 0.9)
@@ -117,11 +180,18 @@ export class SharedLimiter {
     }
     for (const [key, state] of this.states) {
       if (this.states.size <= target) break
-      if (state.pending === 0) this.states.delete(key)
+      if (state.pending > 0) continue
+      if (state.leased > 0) this.giveBack(key, state.leased)
+      this.states.delete(key)
     }
   }
 
-  /** Sends the hits counted here to the store, and forgets windows that have ended. */
+  /** Gives an unspent lease back without waiting (a failure is reported; the hits stay counted until the window ends). */
+  private giveBack(key: string, amount: number): void {
+    this.store.release(storeKeyOf(key), amount).catch((error: unknown) => this.onFlushError(error))
+  }
+
+  /** Sends the hits counted here to the store, gives idle leases back, and forgets windows that have ended. */
   private async flush(): Promise<void> {
     const now = Date.now()
     let waiting = false
@@ -129,6 +199,19 @@ export class SharedLimiter {
       if (now >= state.resetAt) {
         this.states.delete(key)
         continue
+      }
+      if (state.leased > 0) {
+        waiting = true
+        if (now - state.spentAt >= LEASE_IDLE_MS && state.resetAt - now > RELEASE_MARGIN_MS) {
+          const amount = state.leased
+          state.leased = 0
+          state.known -= amount
+          try {
+            await this.store.release(storeKeyOf(key), amount)
+          } catch (error) {
+            this.onFlushError(error)
+          }
+        }
       }
       if (state.pending === 0) continue
       const cost = state.pending
@@ -138,6 +221,7 @@ export class SharedLimiter {
         const window = await this.store.hit(storeKeyOf(key), state.windowMs, cost)
         state.known = window.count
         state.resetAt = window.resetAt
+        state.checkedAt = Date.now()
       } catch (error) {
         this.onFlushError(error)
       }
