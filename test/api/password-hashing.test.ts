@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { HASHING_BUSY } from '../../src/modules/auth/hashing-pool.js'
-import { DUMMY_HASH, PASSWORD_HASH_PARAMETERS } from '../../src/modules/auth/passwords.js'
+import { DUMMY_HASH, PASSWORD_HASH_PARAMETERS, PasswordHasher } from '../../src/modules/auth/passwords.js'
 import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
@@ -68,6 +68,13 @@ describe('password hashing', () => {
     expect(lowestPriorityThreads()).toBeGreaterThanOrEqual(before + 2)
     await other.close()
     expect(lowestPriorityThreads()).toBe(before)
+  })
+
+  it('reads a malformed stored hash as a wrong password, and a stopped pool as unavailable, never as one', async () => {
+    const hasher = new PasswordHasher({ workers: 1, queue: 1, nice: 0 })
+    expect(await hasher.verify('not a hash', DEFAULT_PASSWORD)).toBe(false)
+    await hasher.close()
+    await expect(hasher.verify(DUMMY_HASH, DEFAULT_PASSWORD)).rejects.toMatchObject({ code: 'service_unavailable' })
   })
 
   it('keeps the dummy hash at the real parameters, so an unknown user costs a real verification', () => {

@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 
-import { DomainError } from '../../shared/errors.js'
+import { DomainError, serviceUnavailable } from '../../shared/errors.js'
 
 export const HASHING_BUSY = 'Too many sign-ins at once: try again in a moment'
 /** A hash takes tens of milliseconds; a second is enough for a full queue to move on. */
@@ -46,7 +46,7 @@ interface QueuedTask {
   reject(error: Error): void
 }
 
-/** A hash that failed inside the worker (a malformed stored hash, for one). */
+/** A hash that failed inside the worker: the stored hash is malformed (a wrong password, to the caller). */
 export class HashingError extends Error {
   override readonly name = 'HashingError'
 }
@@ -67,9 +67,10 @@ class HashingWorker {
       else done?.resolve(message.result)
       onIdle(this)
     })
-    this.worker.on('error', (error) => this.fail(error))
+    // A worker that fails or stops mid-hash says nothing about the password: the caller's 503.
+    this.worker.on('error', () => this.fail(serviceUnavailable()))
     this.worker.on('exit', () => {
-      this.fail(new HashingError('the hashing worker stopped'))
+      this.fail(serviceUnavailable())
       onExit(this)
     })
   }
@@ -109,6 +110,7 @@ export class HashingPool {
 
   run<T>(task: HashingTask): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      if (this.closed) return reject(serviceUnavailable())
       const queued: QueuedTask = { task, resolve: resolve as (result: unknown) => void, reject }
       const worker = this.idle.pop() ?? this.startWorker()
       if (worker) return worker.run(queued)
@@ -119,7 +121,7 @@ export class HashingPool {
 
   async close(): Promise<void> {
     this.closed = true
-    for (const queued of this.waiting.splice(0)) queued.reject(new HashingError('the service is shutting down'))
+    for (const queued of this.waiting.splice(0)) queued.reject(serviceUnavailable())
     await Promise.all([...this.workers].map((worker) => worker.terminate()))
   }
 
