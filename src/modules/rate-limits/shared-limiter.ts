@@ -181,13 +181,21 @@ export class SharedLimiter {
     for (const [key, state] of this.states) {
       if (this.states.size <= target) break
       if (state.pending > 0) continue
-      if (state.leased > 0) this.giveBack(key, state.leased)
+      this.giveBack(key, state, now)
       this.states.delete(key)
     }
   }
 
-  /** Gives an unspent lease back without waiting (a failure is reported; the hits stay counted until the window ends). */
-  private giveBack(key: string, amount: number): void {
+  /**
+   * Gives the unspent lease back without waiting, unless its window is about to end (the store
+   * might start the next one first). A failure is reported; the hits then stay counted until the
+   * window ends.
+   */
+  private giveBack(key: string, state: KeyState, now: number): void {
+    const amount = state.leased
+    if (amount === 0 || state.resetAt - now <= RELEASE_MARGIN_MS) return
+    state.leased = 0
+    state.known -= amount
     this.store.release(storeKeyOf(key), amount).catch((error: unknown) => this.onFlushError(error))
   }
 
@@ -202,16 +210,7 @@ export class SharedLimiter {
       }
       if (state.leased > 0) {
         waiting = true
-        if (now - state.spentAt >= LEASE_IDLE_MS && state.resetAt - now > RELEASE_MARGIN_MS) {
-          const amount = state.leased
-          state.leased = 0
-          state.known -= amount
-          try {
-            await this.store.release(storeKeyOf(key), amount)
-          } catch (error) {
-            this.onFlushError(error)
-          }
-        }
+        if (now - state.spentAt >= LEASE_IDLE_MS) this.giveBack(key, state, now)
       }
       if (state.pending === 0) continue
       const cost = state.pending
