@@ -7,6 +7,8 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 
+import { nearestRank } from './percentile.mjs'
+
 export interface EventsBenchServer {
   process: ChildProcess
   url: string
@@ -68,8 +70,6 @@ const STREAMS = 1_000
 const STREAM_POSTS = 100
 const WRITERS = 10
 const DRAIN_TIMEOUT_MS = 120_000
-
-const nearestRank = (sorted: number[], fraction: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? 0
 
 async function postJson(url: string, token: string, body: unknown): Promise<Response> {
   const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
@@ -184,8 +184,8 @@ export async function benchWebhooks(tools: EventsBenchTools): Promise<WebhookBen
         writesPerSecond: liveWrites.perSecond,
         delivered: live.length,
         deliveriesPerSecond: Math.round(live.length / Math.max(0.001, liveSeconds)),
-        lagP50Ms: nearestRank(lags, 0.5),
-        lagP99Ms: nearestRank(lags, 0.99),
+        lagP50Ms: nearestRank(lags, 0.5) ?? 0,
+        lagP99Ms: nearestRank(lags, 0.99) ?? 0,
       },
       backlog: {
         written: backlogWrites.written,

@@ -8,6 +8,8 @@
 // mix reports its slowest kind.
 import autocannon from 'autocannon'
 
+import { nearestRank } from './percentile.mjs'
+
 const spec = JSON.parse(process.argv[2])
 let sequence = 0
 const unique = () => `${process.pid}x${(sequence += 1)}`
@@ -59,10 +61,8 @@ if ((spec.mix ?? []).some((item) => item.kind !== undefined)) {
 }
 const result = await instance
 
-/** Nearest-rank percentile, in whole milliseconds as autocannon reports its own. */
-function percentile(sorted, fraction) {
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)])
-}
+/** In whole milliseconds, as autocannon reports its own. */
+const percentile = (sorted, fraction) => Math.round(nearestRank(sorted, fraction))
 const byKind = Object.fromEntries(
   [...latenciesByKind].map(([kind, values]) => {
     const sorted = values.sort((a, b) => a - b)

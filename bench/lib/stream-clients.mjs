@@ -6,6 +6,8 @@
 // each arrival after the event's `timestamp` (the moment the change was written).
 import http from 'node:http'
 
+import { nearestRank } from './percentile.mjs'
+
 const spec = JSON.parse(process.argv[2])
 const latencies = []
 let opened = 0
@@ -18,7 +20,7 @@ const requests = []
 function finish() {
   for (const request of requests) request.destroy()
   const sorted = latencies.sort((a, b) => a - b)
-  const at = (fraction) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] : null)
+  const at = (fraction) => nearestRank(sorted, fraction) ?? null
   process.stdout.write(
     `${JSON.stringify({ opened, refused, frames: sorted.length, complete, p50: at(0.5), p99: at(0.99), max: at(1), spanMs: sorted.length ? lastArrival - firstArrival : 0 })}\n`,
   )

@@ -1,0 +1,1 @@
+export function nearestRank(sorted: readonly number[], fraction: number): number | undefined
