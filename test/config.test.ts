@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import path from 'node:path'
 
 import { describe, expect, it } from 'vitest'
@@ -109,6 +110,13 @@ describe('loadConfig', () => {
     const set = loadConfig({ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_RP_NAME: 'Example', WEBAUTHN_ORIGINS: 'https://app.example.com, https://example.com', MFA_ISSUER: 'Example', MFA_RATE_LIMIT: '3', REQUIRE_MFA_FOR_SUPERUSERS: 'true' })
     expect(set.webauthn).toEqual({ rpId: 'example.com', rpName: 'Example', origins: ['https://app.example.com', 'https://example.com'] })
     expect(set.mfa).toEqual({ rateLimit: 3, issuer: 'Example', requireForSuperusers: true })
+  })
+
+  it('hashes passwords in one fewer worker than the cores by default, and reads PASSWORD_HASH_*', () => {
+    expect(loadConfig({}).passwordHashing).toEqual({ workers: Math.max(1, availableParallelism() - 1), queue: 100, nice: 0 })
+    expect(loadConfig({ PASSWORD_HASH_WORKERS: '3', PASSWORD_HASH_QUEUE: '0', PASSWORD_HASH_NICE: '19' }).passwordHashing).toEqual({ workers: 3, queue: 0, nice: 19 })
+    expect(() => loadConfig({ PASSWORD_HASH_NICE: '20' })).toThrow(ConfigError)
+    expect(() => loadConfig({ PASSWORD_HASH_WORKERS: '0' })).toThrow(ConfigError)
   })
 
   it('reads every setting', () => {
