@@ -24,11 +24,11 @@ import appContext from './plugins/app-context.js'
 import authentication from './plugins/authentication.js'
 import cors from './plugins/cors.js'
 import errorHandler, { handleFrameworkError } from './plugins/error-handler.js'
-import metrics from './plugins/metrics.js'
 import requestLimits from './plugins/request-limits.js'
 import responseHeaders from './plugins/response-headers.js'
 import { routeTemplateOf } from './plugins/route-template.js'
-import tracing from './plugins/tracing.js'
+import type { SchemaCompilation } from './shared/validation/compiled-on-first-use.js'
+import { serializerBuilder } from './shared/validation/compiled-on-first-use.js'
 import { createValidatorCompiler } from './shared/validation/schema-validator.js'
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024
@@ -45,6 +45,8 @@ export interface AppOptions {
   backends?: Backends
   /** With OTEL_EXPORTER_OTLP_ENDPOINT set: export spans here instead of over OTLP (tests). */
   spanExporter?: SpanExporter
+  /** When each route's validators and serializers are compiled: on first use (default), or at start (the test that compiles them all). */
+  compileSchemas?: SchemaCompilation
 }
 
 const trustHops = (count: number) => (_address: string, hop: number) => hop < count
@@ -68,6 +70,7 @@ function requestIdOf(request: { headers: Record<string, string | string[] | unde
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, secretKey } = options
   const logger = options.logger ?? createLogger(config.logLevel)
+  const schemaCompilation = options.compileSchemas ?? 'on-first-use'
   const app = Fastify({
     logger: false,
     bodyLimit: JSON_BODY_LIMIT_BYTES,
@@ -80,8 +83,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: requestIdOf,
     // Router errors (malformed URL, over-long parameter) go through the one error handler too.
     frameworkErrors: handleFrameworkError,
+    schemaController: { compilersFactory: { buildSerializer: serializerBuilder(schemaCompilation) } },
   }).withTypeProvider<TypeBoxTypeProvider>()
-  app.setValidatorCompiler(createValidatorCompiler())
+  app.setValidatorCompiler(createValidatorCompiler(schemaCompilation))
   // The API speaks JSON (and forms/multipart where declared); plain text gets a 415.
   app.removeContentTypeParser('text/plain')
 
@@ -128,8 +132,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     for (const method of [route.method].flat()) services.rateLimits.routes.add(method, routeTemplateOf(route.url))
   })
   await app.register(appContext, { config, logger, services })
-  if (config.otel) await app.register(tracing, { database, exporter: options.spanExporter })
-  if (config.metrics) await app.register(metrics, { database })
+  // Loaded only when configured: a service without them does not parse their packages at start.
+  if (config.otel) await app.register((await import('./plugins/tracing.js')).default, { database, exporter: options.spanExporter })
+  if (config.metrics) await app.register((await import('./plugins/metrics.js')).default, { database })
   else app.decorate('metrics', null)
   await app.register(accessLog)
   await app.register(errorHandler)

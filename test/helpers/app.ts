@@ -104,7 +104,7 @@ export const TEST_ENV: Record<string, string> = {
 export async function createTestApp(
   env: Record<string, string> | ((databaseEnv: Record<string, string>) => Record<string, string>) = {},
   beforeReady?: (app: FastifyInstance) => void,
-  appOptions: Pick<AppOptions, 'spanExporter'> = {},
+  appOptions: Pick<AppOptions, 'spanExporter' | 'compileSchemas'> = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase()
   const allEnv = { ...TEST_ENV, ...database.env, ...(typeof env === 'function' ? env(database.env) : env) }

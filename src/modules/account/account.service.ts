@@ -146,7 +146,7 @@ export class AccountService {
     const user = usable && (await this.users.find(usable.user_id))
     if (!usable || !user || !user.isActive) throw invalidToken()
     // A refused password (422) leaves the link usable for a better one.
-    assertAcceptablePassword(newPassword, user, 'new_password')
+    await assertAcceptablePassword(newPassword, user, 'new_password')
     const used = await this.tokens.consumeUserToken(hash, 'reset_password')
     if (!used) throw invalidToken()
     await this.users.setPassword(user, newPassword)

@@ -1,12 +1,13 @@
 // How mail leaves: SMTP (nodemailer) when SMTP_URL is set; otherwise, outside production, each
 // message becomes an .eml file under DATA_DIR/mail (and one log line), with a .txt beside it
 // holding the plain text as written: the .eml's quoted-printable breaks long links (and the
-// tokens in them) across lines. `log` only logs.
+// tokens in them) across lines. `log` only logs. nodemailer is loaded with the first message,
+// not as the service starts (it is a large part of what a start would otherwise parse).
 import { randomUUID } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 
-import nodemailer from 'nodemailer'
+import type { Transporter, TransportOptions } from 'nodemailer'
 
 import type { Logger } from '../../logger.js'
 import type { MailMessage, MailTransport } from './mail.js'
@@ -38,23 +39,34 @@ function smtpOptions(smtpUrl: string) {
   }
 }
 
+/** A nodemailer transporter made when the first message needs it; closing before then closes nothing. */
+function transporterOnFirstUse(options: TransportOptions | Record<string, unknown>) {
+  let made: Promise<Transporter> | undefined
+  let transporter: Transporter | undefined
+  return {
+    get: () =>
+      (made ??= import('nodemailer').then(({ default: nodemailer }) => (transporter = nodemailer.createTransport(options)))),
+    close: () => transporter?.close(),
+  }
+}
+
 export function createMailTransport(options: MailTransportOptions): MailTransport {
   const { kind, from, logger } = options
   if (kind === 'smtp') {
-    const smtp = nodemailer.createTransport(smtpOptions(options.smtpUrl ?? ''))
+    const smtp = transporterOnFirstUse(smtpOptions(options.smtpUrl ?? ''))
     return {
       async send(message) {
-        await smtp.sendMail({ from, ...message })
+        await (await smtp.get()).sendMail({ from, ...message })
       },
-      close: () => smtp.close(),
+      close: smtp.close,
     }
   }
   if (kind === 'file') {
     const directory = path.join(options.dataDir, 'mail')
-    const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
+    const builder = transporterOnFirstUse({ streamTransport: true, buffer: true, newline: 'unix' })
     return {
       async send(message: MailMessage) {
-        const built = await builder.sendMail({ from, ...message })
+        const built = await (await builder.get()).sendMail({ from, ...message })
         await mkdir(directory, { recursive: true, mode: 0o700 })
         const name = path.join(directory, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}`)
         const file = `${name}.eml`
@@ -62,7 +74,7 @@ export function createMailTransport(options: MailTransportOptions): MailTranspor
         await writeFile(`${name}.txt`, `To: ${message.to}\nSubject: ${message.subject}\n\n${message.text}`, { mode: 0o600 })
         logger.info({ to: message.to, subject: message.subject, file }, 'mail written to a file (no SMTP_URL)')
       },
-      close: () => builder.close(),
+      close: builder.close,
     }
   }
   return {

@@ -238,7 +238,7 @@ export class UserService {
 
   /** Checks a new account's password and uniqueness, then hashes the password. */
   private async newUserRow(input: NewUserInput, superuser: boolean) {
-    assertAcceptablePassword(input.password, input)
+    await assertAcceptablePassword(input.password, input)
     if (await this.users.emailTaken(input.email)) throw emailTaken()
     if (await this.users.usernameTaken(input.username)) throw usernameTaken()
     return {
@@ -316,7 +316,7 @@ export class UserService {
 
   /** Sets a new password (after the same policy as at sign-up; a refusal names `new_password`, as both requests that set one do). */
   async setPassword(user: User, password: string): Promise<void> {
-    assertAcceptablePassword(password, user, 'new_password')
+    await assertAcceptablePassword(password, user, 'new_password')
     if (!(await this.users.setHashedPassword(user.id, await this.passwords.hash(password)))) userNotFound()
   }
 

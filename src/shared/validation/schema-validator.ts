@@ -6,6 +6,9 @@ import type { ErrorObject, Options as AjvOptions, ValidateFunction } from 'ajv'
 import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 
+import type { SchemaCompilation } from './compiled-on-first-use.js'
+import { compiledOnFirstUse } from './compiled-on-first-use.js'
+
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
@@ -92,31 +95,35 @@ function firstProblem(data: unknown, depth: number): { path: string; problem: Pr
   return undefined
 }
 
-export function createValidatorCompiler(): (target: SchemaTarget) => (data: unknown) => ValidationResult {
-  const strict = createAjv({ coerceTypes: false })
-  const coercing = createAjv({ coerceTypes: 'array' })
-  return ({ schema, httpPart }) => {
-    if (httpPart === 'body') {
-      const validate: ValidateFunction = strict.compile(schema as object)
-      return (data) => {
-        const control = controlCharacterError(data)
-        if (control) return { error: [control] }
-        return validate(data) ? { value: data } : { error: validate.errors ?? [] }
-      }
-    }
-    const validate: ValidateFunction = coercing.compile(schema as object)
-    const integers = integerProperties(schema as object)
+/** Fastify's validator compiler; `when`: each schema compiled on its route's first use (the service) or now (tests, the administrator account). */
+export function createValidatorCompiler(when: SchemaCompilation = 'at-start'): (target: SchemaTarget) => (data: unknown) => ValidationResult {
+  let ajv: { strict: Ajv; coercing: Ajv } | undefined
+  // Two Ajv instances with their formats are themselves worth deferring to the first request.
+  const instances = () => (ajv ??= { strict: createAjv({ coerceTypes: false }), coercing: createAjv({ coerceTypes: 'array' }) })
+  return (target) => compiledOnFirstUse(() => compileValidator(instances(), target), when)
+}
+
+function compileValidator({ strict, coercing }: { strict: Ajv; coercing: Ajv }, { schema, httpPart }: SchemaTarget): (data: unknown) => ValidationResult {
+  if (httpPart === 'body') {
+    const validate: ValidateFunction = strict.compile(schema as object)
     return (data) => {
       const control = controlCharacterError(data)
       if (control) return { error: [control] }
-      if (integers.length > 0 && typeof data === 'object' && data !== null) {
-        const record = data as Record<string, unknown>
-        for (const name of integers) {
-          const value = record[name]
-          if (typeof value === 'string' && value !== '' && !INTEGER_TEXT.test(value)) record[name] = NOT_AN_INTEGER
-        }
-      }
       return validate(data) ? { value: data } : { error: validate.errors ?? [] }
     }
+  }
+  const validate: ValidateFunction = coercing.compile(schema as object)
+  const integers = integerProperties(schema as object)
+  return (data) => {
+    const control = controlCharacterError(data)
+    if (control) return { error: [control] }
+    if (integers.length > 0 && typeof data === 'object' && data !== null) {
+      const record = data as Record<string, unknown>
+      for (const name of integers) {
+        const value = record[name]
+        if (typeof value === 'string' && value !== '' && !INTEGER_TEXT.test(value)) record[name] = NOT_AN_INTEGER
+      }
+    }
+    return validate(data) ? { value: data } : { error: validate.errors ?? [] }
   }
 }
