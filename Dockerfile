@@ -2,7 +2,7 @@
 # A production image of the service. CI does not build it (no container engine runs on the CI
 # machines); it runs the same install and build commands CI runs: `npm ci` and `npm run build`.
 
-# Build: every dependency, then the TypeScript build. The toolchain is for better-sqlite3-node20,
+# Build: every dependency, then the build (esbuild bundles the server and the CLI into dist/). The toolchain is for better-sqlite3-node20,
 # the Node 20 driver, which npm ci compiles as CI does; on Node 24 the service loads
 # better-sqlite3 13's prebuilt binary instead (src/db/sqlite-driver.ts).
 FROM node:24-bookworm-slim AS build
@@ -13,7 +13,7 @@ COPY package.json package-lock.json ./
 COPY admin ./admin
 COPY clients ./clients
 RUN npm ci
-COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs ./scripts/build.mjs
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 

@@ -3,7 +3,6 @@
 // following the link consumes nothing. Plain HTML, no script, a strict CSP.
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
@@ -15,6 +14,7 @@ import type { BrowserSession } from '../modules/auth/auth.service.js'
 import { Password } from '../modules/users/user-fields.js'
 import { DomainError, RuleViolation } from '../shared/errors.js'
 import { escapeHtml } from '../shared/escape-html.js'
+import { projectPath } from '../shared/project-files.js'
 import { clientOf } from './common/client-info.js'
 import { DEVICE_COOKIE, refuseCrossSiteLogins, tokenReplies } from './common/token-reply.js'
 
@@ -107,8 +107,7 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
   securityPage(app)
 }
 
-/** Where the security page's files are, beside src/ and dist/ alike. */
-const SECURITY_PAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../account-pages')
+const SECURITY_PAGE_DIR = projectPath('account-pages')
 const securityPagePolicy = "default-src 'none'; script-src 'self'; connect-src 'self'; img-src data:; style-src 'unsafe-inline'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
 
 /**

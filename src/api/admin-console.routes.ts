@@ -4,15 +4,14 @@
 // and requests from this origin alone: no inline script, no framing.
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 import fastifyStatic from '@fastify/static'
 import type { FastifyPluginAsync } from 'fastify'
 
 import { DomainError } from '../shared/errors.js'
+import { projectPath } from '../shared/project-files.js'
 
-/** src/api or dist/api → the repository root → dist/admin-console. */
-export const ADMIN_CONSOLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/admin-console')
+export const ADMIN_CONSOLE_DIR = projectPath('dist', 'admin-console')
 export const ADMIN_CONSOLE_NOT_BUILT = 'The admin console is not built: run npm run build'
 
 export const ADMIN_PAGE_POLICY = [

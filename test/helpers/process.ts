@@ -1,4 +1,5 @@
-// Runs the real entry points (src/server.ts, src/cli/*) in child processes through tsx.
+// Runs the real entry points (src/server.ts, src/cli/*) in child processes through tsx, or a
+// build of them (runBuilt) with Node alone.
 import type { ChildProcess } from 'node:child_process'
 import { spawn } from 'node:child_process'
 import { mkdtemp } from 'node:fs/promises'
@@ -22,7 +23,16 @@ export interface RunningProcess {
 export const emptyDirectory = () => mkdtemp(path.join(tmpdir(), 'ups-proc-'))
 
 export function runEntry(entry: string, args: string[], env: Record<string, string>, cwd: string): RunningProcess {
-  const child = spawn(process.execPath, ['--import', tsxLoader, path.join(root, entry), ...args], {
+  return runNode(['--import', tsxLoader, path.join(root, entry), ...args], env, cwd)
+}
+
+/** A built script (an absolute path) run by Node alone, as `npm start` and the container do. */
+export function runBuilt(script: string, args: string[], env: Record<string, string>, cwd: string): RunningProcess {
+  return runNode([script, ...args], env, cwd)
+}
+
+function runNode(nodeArgs: string[], env: Record<string, string>, cwd: string): RunningProcess {
+  const child = spawn(process.execPath, nodeArgs, {
     cwd,
     // Request limits out of the way unless a test sets its own.
     env: { PATH: process.env.PATH ?? '', ANONYMOUS_RATE_LIMIT: '1000000/60', DEFAULT_RATE_LIMIT: '1000000/60', SIGNUP_RATE_LIMIT: '1000000/60', ...env },
@@ -63,8 +73,16 @@ export function waitForOutput<T>(running: RunningProcess, find: (stdout: string)
 }
 
 /** Starts src/server.ts on a free port and resolves once it listens. */
-export async function startServer(env: Record<string, string>, cwd: string): Promise<RunningProcess & { url: string }> {
-  const server = runEntry('src/server.ts', [], { PORT: '0', LOG_LEVEL: 'info', ...env }, cwd)
+export function startServer(env: Record<string, string>, cwd: string): Promise<RunningProcess & { url: string }> {
+  return listening(runEntry('src/server.ts', [], { PORT: '0', LOG_LEVEL: 'info', ...env }, cwd))
+}
+
+/** Starts a built server (its server.js) on a free port and resolves once it listens. */
+export function startBuiltServer(script: string, env: Record<string, string>, cwd: string): Promise<RunningProcess & { url: string }> {
+  return listening(runBuilt(script, [], { PORT: '0', LOG_LEVEL: 'info', ...env }, cwd))
+}
+
+async function listening(server: RunningProcess): Promise<RunningProcess & { url: string }> {
   const url = await waitForOutput(server, (stdout) => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1])
   return { ...server, url }
 }

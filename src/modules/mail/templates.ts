@@ -3,13 +3,12 @@
 // MAIL_TEMPLATES_DIR names a directory whose files replace them one by one.
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 import { escapeHtml } from '../../shared/escape-html.js'
+import { projectPath } from '../../shared/project-files.js'
 import type { MailMessage, MailTemplateName } from './mail.js'
 
-/** src/modules/mail and dist/modules/mail both sit three levels below the project root. */
-export const DEFAULT_TEMPLATES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../mail-templates')
+export const DEFAULT_TEMPLATES_DIR = projectPath('mail-templates')
 
 const TEMPLATE_NAMES: MailTemplateName[] = ['verify-email', 'reset-password', 'email-changed', 'email-login']
 
