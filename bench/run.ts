@@ -25,6 +25,8 @@ import type { EventsBenchTools } from './lib/events.js'
 import { benchStreamFanOut, benchWebhooks } from './lib/events.js'
 import type { SeedTarget } from './lib/seed.js'
 import { BENCH_PASSWORD, makeSuperuser, NEEDLE, needlePositions, seed } from './lib/seed.js'
+import type { StartupBenchResult } from './lib/startup.js'
+import { benchStartup } from './lib/startup.js'
 
 const root = path.resolve(import.meta.dirname, '..')
 const { values: args } = parseArgs({
@@ -34,8 +36,12 @@ const { values: args } = parseArgs({
     rounds: { type: 'string' },
     duration: { type: 'string' },
     'scale-rows': { type: 'string' },
+    // `--only startup`: the cold-start lines alone (run it under each Node.js to compare them).
+    only: { type: 'string' },
   },
 })
+if (args.only !== undefined && args.only !== 'startup') throw new Error(`--only takes startup, got ${args.only}`)
+const startupOnly = args.only === 'startup'
 const quick = args.quick ?? false
 const ROUNDS = Math.max(3, Number(args.rounds ?? 3))
 const DURATION = Number(args.duration ?? (quick ? 2 : 5))
@@ -51,6 +57,7 @@ const WITH_LIMITS_PORT = 8403
 const METRICS_PORT = 8404
 const CEILING_PORT = 8405
 const FRESH_OUR_PORT = 8406
+const STARTUP_PORT = 8407
 
 type Dialect = 'sqlite' | 'postgres'
 const dialects: Dialect[] = args.db === 'all' ? ['sqlite', 'postgres'] : [args.db as Dialect]
@@ -277,8 +284,9 @@ function serviceEnv(target: SeedTarget, logLevel = 'warn', extra: Record<string,
 // As `npm start` runs it (see package.json): an explicit heap limit keeps V8 from growing the
 // heap towards its default of a quarter of the machine's memory before collecting, and 4 MB
 // semi-spaces (V8's default here is 16) keep the young generation 24 MB smaller.
+const SERVICE_NODE_FLAGS = ['--max-old-space-size=1024', '--max-semi-space-size=4']
 const startService = (target: SeedTarget, logLevel?: string, port = OUR_PORT, extra: Record<string, string> = {}) =>
-  startProcess(path.join(root, 'dist/server.js'), port, serviceEnv(target, logLevel, extra), '/health', ['--max-old-space-size=1024', '--max-semi-space-size=4'])
+  startProcess(path.join(root, 'dist/server.js'), port, serviceEnv(target, logLevel, extra), '/health', SERVICE_NODE_FLAGS)
 
 const referenceEnv = (target: SeedTarget) => ({
   BENCH_DIALECT: target.dialect,
@@ -543,11 +551,65 @@ async function versions(target: SeedTarget): Promise<{ sqlite: string; postgres?
 
 const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
+/** Empty storage of the dialect for one start: a new data directory, and for PostgreSQL a new database. */
+async function freshStorage(dialect: Dialect, index: number): Promise<{ target: SeedTarget; remove(): Promise<void> }> {
+  const dataDir = path.join(root, 'bench/.data', `fresh-${index}`)
+  rmSync(dataDir, { recursive: true, force: true })
+  mkdirSync(dataDir, { recursive: true })
+  const removeDir = () => rmSync(dataDir, { recursive: true, force: true })
+  if (dialect === 'sqlite') return { target: { dialect, dataDir }, remove: async () => removeDir() }
+  const name = `ups_bench_fresh_${index}`
+  const admin = new pg.Client({ connectionString: ADMIN_URL })
+  await admin.connect()
+  await admin.query(`drop database if exists ${name} with (force)`)
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  const url = new URL(ADMIN_URL)
+  url.pathname = `/${name}`
+  return {
+    target: { dialect, dataDir, databaseUrl: url.toString() },
+    async remove() {
+      const client = new pg.Client({ connectionString: ADMIN_URL })
+      await client.connect()
+      await client.query(`drop database if exists ${name} with (force)`)
+      await client.end()
+      removeDir()
+    },
+  }
+}
+
+/** Cold start on the seeded storage and on fresh storage, beside the references started the same way. */
+async function benchStartupOf(target: SeedTarget): Promise<StartupBenchResult> {
+  process.stdout.write('   cold start ... ')
+  const serviceCommand = (storage: SeedTarget) => ({ script: path.join(root, 'dist/server.js'), nodeFlags: SERVICE_NODE_FLAGS, env: serviceEnv(storage) })
+  let freshCount = 0
+  const result = await benchStartup({
+    existing: serviceCommand(target),
+    async fresh() {
+      const storage = await freshStorage(target.dialect, freshCount++)
+      return { command: serviceCommand(storage.target), remove: storage.remove }
+    },
+    references: [
+      { name: 'fastify', command: { script: path.join(root, 'bench/bare/fastify-server.mjs'), env: referenceEnv(target), firstAnswerPath: '/services/v1/users/1' } },
+      { name: 'bare', command: { script: path.join(root, 'bench/bare/node-http-server.mjs'), env: referenceEnv(target), firstAnswerPath: '/services/v1/users/1' } },
+    ],
+    pinned,
+    rounds: Math.max(5, ROUNDS),
+    port: STARTUP_PORT,
+    cwd: root,
+  })
+  console.log(
+    `to /health ${fmt(result.existing.firstAnswerMs)} ms (/ready ${fmt(result.existing.readyMs ?? 0)}), fresh storage ${fmt(result.fresh.firstAnswerMs)} ms; minimal Fastify ${fmt(result.references.fastify?.firstAnswerMs ?? 0)} ms, bare ${fmt(result.references.bare?.firstAnswerMs ?? 0)} ms`,
+  )
+  return result
+}
+
 async function benchDialect(dialect: Dialect) {
   const started = Date.now()
   console.log(`\n== ${dialect}: seeding ${fmt(BASE_ROWS)} users and posts`)
   const target = await prepareStorage(dialect)
   await seed(target, 1, BASE_ROWS, needlePositions(BASE_ROWS))
+  const startup = await benchStartupOf(target)
 
   let ours = await startService(target)
   const token = await login(ours.url)
@@ -705,6 +767,7 @@ async function benchDialect(dialect: Dialect) {
     withInfoLogging,
     webhooks,
     eventStream,
+    startup,
     scale: scale.length ? { smallRows: BASE_ROWS, largeRows: SCALE_ROWS, rows: scale } : undefined,
     seconds: Math.round((Date.now() - started) / 1000),
   }
@@ -731,6 +794,18 @@ function check(label: string, ok: boolean, detail: string) {
 const ratioCell = (ratio: number | undefined, range: [number, number] | undefined) =>
   ratio === undefined ? '—' : `${fmt(ratio, 2)}${range ? ` (${fmt(range[0], 2)}–${fmt(range[1], 2)})` : ''}`
 
+function printStartup(dialect: string, startup: StartupBenchResult) {
+  const times = (t: StartupBenchResult['existing']) => `${fmt(t.firstAnswerMs)} (${fmt(t.spread[0])}–${fmt(t.spread[1])})`
+  console.log(`\ncold start, ${dialect}, Node ${startup.node}: median of ${startup.starts} starts after one uncounted, ms from spawn to the first answer (lowest–highest)`)
+  console.log('| server | storage | first answer | /ready | first start of the run |')
+  console.log('|---|---|---:|---:|---:|')
+  console.log(`| ours | existing | ${times(startup.existing)} | ${fmt(startup.existing.readyMs ?? 0)} | ${fmt(startup.existing.firstStartMs)} |`)
+  console.log(`| ours | fresh (migrations) | ${times(startup.fresh)} | ${fmt(startup.fresh.readyMs ?? 0)} | ${fmt(startup.fresh.firstStartMs)} |`)
+  for (const [name, reference] of Object.entries(startup.references)) console.log(`| ${name} | existing | ${times(reference)} | — | ${fmt(reference.firstStartMs)} |`)
+  const fastify = startup.references.fastify?.firstAnswerMs ?? 0
+  console.log(`ours ÷ minimal Fastify: ${fmt(startup.existing.firstAnswerMs / fastify, 2)}×`)
+}
+
 function printReport(report: Report) {
   console.log(`\n### ${report.dialect} (${report.mode}) — ${report.machine.cpus} × ${report.machine.cpuModel}, Node ${report.machine.node}`)
   console.log(`medians of ${report.settings.rounds} alternating rounds of ${report.settings.durationSeconds} s; ratios are ours ÷ reference (lowest–highest round)`)
@@ -745,6 +820,7 @@ function printReport(report: Report) {
       `| ${row.name} | ${fmt(row.ours.requestsPerSecond)} | ${row.ours.p50} | ${row.ours.p99} | ${row.ours.peakRssMb} | ${row.bare ? fmt(row.bare.requestsPerSecond) : '—'} | ${ratioCell(row.ratio, row.ratioSpread)} | ${row.ceiling ? fmt(row.ceiling.requestsPerSecond) : '—'} | ${ratioCell(row.ceilingRatio, row.ceilingRatioSpread)} | ${cpu} | ${cpuRatios} |`,
     )
   }
+  printStartup(report.dialect, report.startup)
   const mixed = report.scenarios.find((row) => row.name === 'mixed')?.ours.byKind
   if (mixed) console.log(`\nmixed, by kind of request: ${kindsLine(mixed)}`)
   const priority = report.hashingPriority
@@ -803,6 +879,27 @@ function printReport(report: Report) {
       : []),
   ]
   console.log(`\n${lines.join('\n')}`)
+}
+
+/** `--only startup`: seed, measure cold starts, and nothing else. */
+async function startupOnlyReport(dialect: Dialect) {
+  console.log(`\n== ${dialect}: seeding ${fmt(BASE_ROWS)} users and posts`)
+  const target = await prepareStorage(dialect)
+  await seed(target, 1, BASE_ROWS, needlePositions(BASE_ROWS))
+  const startup = await benchStartupOf(target)
+  await dropStorage(target)
+  return { dialect, date: new Date().toISOString(), mode: 'startup', machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version }, startup }
+}
+
+if (startupOnly) {
+  const startupReports = []
+  for (const dialect of dialects) startupReports.push(await startupOnlyReport(dialect))
+  mkdirSync(path.join(root, 'bench/results'), { recursive: true })
+  for (const report of startupReports) {
+    writeFileSync(path.join(root, `bench/results/${report.dialect}-startup-${report.date.replace(/[:.]/g, '-')}.json`), `${JSON.stringify(report, null, 2)}\n`)
+    printStartup(report.dialect, report.startup)
+  }
+  process.exit(0)
 }
 
 const reports: Report[] = []
