@@ -37,11 +37,14 @@ const { values: args } = parseArgs({
     duration: { type: 'string' },
     'scale-rows': { type: 'string' },
     // `--only startup`: the cold-start lines alone (run it under each Node.js to compare them).
+    // `--only soak`: the mixed load on one process for --soak-seconds (600), its memory sampled.
     only: { type: 'string' },
+    'soak-seconds': { type: 'string' },
   },
 })
-if (args.only !== undefined && args.only !== 'startup') throw new Error(`--only takes startup, got ${args.only}`)
+if (args.only !== undefined && args.only !== 'startup' && args.only !== 'soak') throw new Error(`--only takes startup or soak, got ${args.only}`)
 const startupOnly = args.only === 'startup'
+const SOAK_SECONDS = Number(args['soak-seconds'] ?? 600)
 const quick = args.quick ?? false
 const ROUNDS = Math.max(3, Number(args.rounds ?? 3))
 const DURATION = Number(args.duration ?? (quick ? 2 : 5))
@@ -889,6 +892,63 @@ async function startupOnlyReport(dialect: Dialect) {
   const startup = await benchStartupOf(target)
   await dropStorage(target)
   return { dialect, date: new Date().toISOString(), mode: 'startup', machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version }, startup }
+}
+
+/** Least-squares slope of RSS over time, in MB a minute. */
+function slopePerMinute(samples: [number, number][]): number {
+  const n = samples.length
+  const meanT = samples.reduce((sum, [t]) => sum + t, 0) / n
+  const meanR = samples.reduce((sum, [, r]) => sum + r, 0) / n
+  const covariance = samples.reduce((sum, [t, r]) => sum + (t - meanT) * (r - meanR), 0)
+  const variance = samples.reduce((sum, [t]) => sum + (t - meanT) ** 2, 0)
+  return variance === 0 ? 0 : (covariance / variance) * 60
+}
+
+/**
+ * `--only soak`: the mixed load at 50 connections on one service process for SOAK_SECONDS, its
+ * RSS sampled every second; the slope is fitted from the second minute on (the first fills
+ * caches and the heap's working size).
+ */
+async function soakReport(dialect: Dialect) {
+  console.log(`\n== ${dialect}: seeding ${fmt(BASE_ROWS)} users and posts`)
+  const target = await prepareStorage(dialect)
+  await seed(target, 1, BASE_ROWS, needlePositions(BASE_ROWS))
+  const server = await startService(target)
+  const token = await login(server.url)
+  const pid = server.process.pid as number
+  process.stdout.write(`   soak: mixed load for ${fmt(SOAK_SECONDS)} s ... `)
+  const samples: [number, number][] = []
+  const started = performance.now()
+  const sampler = setInterval(() => samples.push([(performance.now() - started) / 1000, rssMb(pid)]), 1000)
+  const result = await load({ ...mixedSpec({ authorization: `Bearer ${token}` }, BASE_ROWS), url: server.url, connections: CONNECTIONS, duration: SOAK_SECONDS }, pid)
+  clearInterval(sampler)
+  await server.stop()
+  await dropStorage(target)
+  const settled = samples.filter(([t]) => t >= 60)
+  const at = (seconds: number) => Math.round(samples.reduce((best, sample) => (Math.abs(sample[0] - seconds) < Math.abs(best[0] - seconds) ? sample : best), samples[0] ?? [0, 0])[1])
+  const soak = {
+    seconds: SOAK_SECONDS,
+    requestsPerSecond: result.requestsPerSecond,
+    p99: result.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    rssAtOneMinuteMb: at(60),
+    rssAtEndMb: at(SOAK_SECONDS),
+    peakRssMb: result.peakRssMb,
+    slopeMbPerMinute: Math.round(slopePerMinute(settled) * 100) / 100,
+    samples: samples.map(([t, r]) => [Math.round(t), Math.round(r)]),
+  }
+  console.log(`${fmt(soak.requestsPerSecond)} req/s; RSS ${soak.rssAtOneMinuteMb} MB at 1 min, ${soak.rssAtEndMb} MB at the end, peak ${soak.peakRssMb} MB; slope ${fmt(soak.slopeMbPerMinute, 2)} MB/min from the second minute`)
+  return { dialect, date: new Date().toISOString(), mode: 'soak', machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version }, soak }
+}
+
+if (args.only === 'soak') {
+  mkdirSync(path.join(root, 'bench/results'), { recursive: true })
+  for (const dialect of dialects) {
+    const report = await soakReport(dialect)
+    writeFileSync(path.join(root, `bench/results/${dialect}-soak-${report.date.replace(/[:.]/g, '-')}.json`), `${JSON.stringify(report, null, 2)}\n`)
+  }
+  process.exit(0)
 }
 
 if (startupOnly) {

@@ -1,6 +1,7 @@
 // The server's start (src/server.ts loads it): read configuration, build the app, listen, and
-// shut down gracefully on SIGTERM. With WORKERS > 1 the primary process prepares the database once and runs that many workers
-// (node:cluster), which share the port; state they must agree on lives in the database or Redis.
+// shut down gracefully on SIGTERM. With WORKERS > 1 the primary process prepares the database
+// once and runs that many workers (node:cluster), which share the port; state they must agree on
+// lives in the database or Redis.
 import cluster from 'node:cluster'
 import path from 'node:path'
 
