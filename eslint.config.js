@@ -22,7 +22,7 @@ const processEnv = {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/', '**/dist/', '.build-test-*/', 'node_modules/', 'data/', 'coverage/'] },
+  { ignores: ['dist/', '**/dist/', '.build-*/', 'node_modules/', 'data/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { languageOptions: { globals: globals.node } },

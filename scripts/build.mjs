@@ -21,13 +21,17 @@ import { build } from 'esbuild'
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 const outdir = path.resolve(root, process.argv[2] ?? 'dist')
+// The output directory is emptied first: only dist/ or a scratch build directory of the project (the tests') may be.
+if (path.dirname(outdir) !== root || !/^(dist|\.build-[\w-]+)$/.test(path.basename(outdir))) {
+  throw new Error(`build: the output directory must be dist/ or .build-<name>/ in ${root}, not ${outdir}`)
+}
 
 /** Every package named in an import() under src/. */
 function importedOnDemand() {
   const names = new Set()
   for (const file of readdirSync(path.join(root, 'src'), { recursive: true })) {
     if (!file.endsWith('.ts')) continue
-    for (const match of readFileSync(path.join(root, 'src', file), 'utf8').matchAll(/\bimport\(\s*'([^.'][^']*)'\s*\)/g)) names.add(match[1])
+    for (const match of readFileSync(path.join(root, 'src', file), 'utf8').matchAll(/\bimport\(\s*['"]([^.'"][^'"]*)['"]\s*\)/g)) names.add(match[1])
   }
   return [...names]
 }
