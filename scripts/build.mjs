@@ -1,9 +1,8 @@
 // The server's build: esbuild bundles src/server.ts, the CLI commands and the SQLite driver's
 // loader (the benchmark's bare server uses it) into dist/, with the JavaScript dependencies
 // inside. Node.js then reads a few files as it starts instead of some 1,400 (typebox and Kysely
-// alone are 640 modules), which halved the time to import the service (docs/performance.md,
-// "Start-up"). Code loaded only when a setting asks for it (the PostgreSQL driver, Redis,
-// OpenTelemetry, ...) stays behind its dynamic import, in a chunk of its own.
+// alone are 640 modules), which cut the time to import the service from 430-500 ms to about 170
+// (docs/performance.md, "Start-up").
 //
 // Left outside the bundle: native addons, and every package the service imports with import()
 // (the PostgreSQL driver, Redis, the mailer, OpenTelemetry, ...: loaded only when a setting or a
