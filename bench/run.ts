@@ -23,6 +23,7 @@ import SqliteDatabase from '../src/db/sqlite-driver.js'
 import { PASSWORD_HASH_PARAMETERS } from '../src/modules/auth/passwords.js'
 import type { EventsBenchTools } from './lib/events.js'
 import { benchStreamFanOut, benchWebhooks } from './lib/events.js'
+import { median } from './lib/percentile.mjs'
 import type { SeedTarget } from './lib/seed.js'
 import { BENCH_PASSWORD, makeSuperuser, NEEDLE, needlePositions, seed } from './lib/seed.js'
 import type { StartupBenchResult } from './lib/startup.js'
@@ -175,12 +176,6 @@ async function load(spec: LoadSpec, serverPid: number): Promise<LoadResult> {
   return { ...result, peakRssMb: Math.round(Math.max(peak, rssMb(serverPid))), cpuMicrosPerRequest }
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
-}
-
 function summarise(results: LoadResult[]): LoadResult {
   return {
     requestsPerSecond: Math.round(median(results.map((r) => r.requestsPerSecond))),
@@ -307,33 +302,52 @@ const startBare = (target: SeedTarget) =>
 const startCeiling = (target: SeedTarget) =>
   startProcess(path.join(root, 'bench/bare/fastify-server.mjs'), CEILING_PORT, referenceEnv(target), '/services/v1/users/1')
 
-async function prepareStorage(dialect: Dialect): Promise<SeedTarget> {
-  const dataDir = path.join(root, 'bench/.data', dialect)
-  rmSync(dataDir, { recursive: true, force: true })
-  mkdirSync(dataDir, { recursive: true })
-  let databaseUrl: string | undefined
-  if (dialect === 'postgres') {
-    const admin = new pg.Client({ connectionString: ADMIN_URL })
-    await admin.connect()
-    await admin.query('drop database if exists ups_bench with (force)')
-    await admin.query('create database ups_bench')
-    await admin.end()
-    const url = new URL(ADMIN_URL)
-    url.pathname = '/ups_bench'
-    databaseUrl = url.toString()
-  }
-  const database = await createDatabase({ databaseUrl, dataDir })
-  await migrateToLatest(database.db)
-  await database.close()
-  return { dialect, dataDir, databaseUrl }
-}
-
-async function dropStorage(target: SeedTarget): Promise<void> {
-  if (target.dialect !== 'postgres') return
+/** Runs statements as the administrator of the benchmark's PostgreSQL server. */
+async function asPostgresAdmin(...statements: string[]): Promise<void> {
   const admin = new pg.Client({ connectionString: ADMIN_URL })
   await admin.connect()
-  await admin.query('drop database if exists ups_bench with (force)')
-  await admin.end()
+  try {
+    for (const statement of statements) await admin.query(statement)
+  } finally {
+    await admin.end()
+  }
+}
+
+/**
+ * Empty storage of the dialect: a new data directory `bench/.data/<directory>`, and for
+ * PostgreSQL a new database of that name (either one left by an earlier run is replaced);
+ * `remove` drops both.
+ */
+async function emptyStorage(dialect: Dialect, directory: string, databaseName: string): Promise<{ target: SeedTarget; remove(): Promise<void> }> {
+  const dataDir = path.join(root, 'bench/.data', directory)
+  rmSync(dataDir, { recursive: true, force: true })
+  mkdirSync(dataDir, { recursive: true })
+  const removeDir = () => rmSync(dataDir, { recursive: true, force: true })
+  if (dialect === 'sqlite') return { target: { dialect, dataDir }, remove: async () => removeDir() }
+  await asPostgresAdmin(`drop database if exists ${databaseName} with (force)`, `create database ${databaseName}`)
+  const url = new URL(ADMIN_URL)
+  url.pathname = `/${databaseName}`
+  return {
+    target: { dialect, dataDir, databaseUrl: url.toString() },
+    async remove() {
+      await asPostgresAdmin(`drop database if exists ${databaseName} with (force)`)
+      removeDir()
+    },
+  }
+}
+
+/** The benchmark's storage, migrated. */
+async function prepareStorage(dialect: Dialect): Promise<SeedTarget> {
+  const { target } = await emptyStorage(dialect, dialect, 'ups_bench')
+  const database = await createDatabase({ databaseUrl: target.databaseUrl, dataDir: target.dataDir })
+  await migrateToLatest(database.db)
+  await database.close()
+  return target
+}
+
+/** Drops the benchmark's PostgreSQL database (the data directory stays, for a look afterwards). */
+async function dropStorage(target: SeedTarget): Promise<void> {
+  if (target.dialect === 'postgres') await asPostgresAdmin('drop database if exists ups_bench with (force)')
 }
 
 async function login(url: string): Promise<string> {
@@ -554,33 +568,6 @@ async function versions(target: SeedTarget): Promise<{ sqlite: string; postgres?
 
 const fmt = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
-/** Empty storage of the dialect for one start: a new data directory, and for PostgreSQL a new database. */
-async function freshStorage(dialect: Dialect, index: number): Promise<{ target: SeedTarget; remove(): Promise<void> }> {
-  const dataDir = path.join(root, 'bench/.data', `fresh-${index}`)
-  rmSync(dataDir, { recursive: true, force: true })
-  mkdirSync(dataDir, { recursive: true })
-  const removeDir = () => rmSync(dataDir, { recursive: true, force: true })
-  if (dialect === 'sqlite') return { target: { dialect, dataDir }, remove: async () => removeDir() }
-  const name = `ups_bench_fresh_${index}`
-  const admin = new pg.Client({ connectionString: ADMIN_URL })
-  await admin.connect()
-  await admin.query(`drop database if exists ${name} with (force)`)
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(ADMIN_URL)
-  url.pathname = `/${name}`
-  return {
-    target: { dialect, dataDir, databaseUrl: url.toString() },
-    async remove() {
-      const client = new pg.Client({ connectionString: ADMIN_URL })
-      await client.connect()
-      await client.query(`drop database if exists ${name} with (force)`)
-      await client.end()
-      removeDir()
-    },
-  }
-}
-
 /** Cold start on the seeded storage and on fresh storage, beside the references started the same way. */
 async function benchStartupOf(target: SeedTarget): Promise<StartupBenchResult> {
   process.stdout.write('   cold start ... ')
@@ -589,7 +576,7 @@ async function benchStartupOf(target: SeedTarget): Promise<StartupBenchResult> {
   const result = await benchStartup({
     existing: serviceCommand(target),
     async fresh() {
-      const storage = await freshStorage(target.dialect, freshCount++)
+      const storage = await emptyStorage(target.dialect, `fresh-${freshCount}`, `ups_bench_fresh_${freshCount++}`)
       return { command: serviceCommand(storage.target), remove: storage.remove }
     },
     references: [

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_SECRET_KEY } from './helpers/app.js'
 import type { RunningProcess } from './helpers/process.js'
 import { emptyDirectory, runBuilt, startBuiltServer, stopServers } from './helpers/process.js'
+import { waitFor } from './helpers/wait.js'
 
 const root = path.resolve(import.meta.dirname, '..')
 const out = path.join(root, `.build-test-${process.pid}`)
@@ -47,14 +48,12 @@ async function start(env: Record<string, string>) {
   return server
 }
 
+/** The plain-text copies of the mail written to DATA_DIR/mail, once there is one. */
 async function waitForMail(dataDir: string): Promise<string[]> {
   const directory = path.join(dataDir, 'mail')
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const files = existsSync(directory) ? readdirSync(directory).filter((name) => name.endsWith('.txt')) : []
-    if (files.length > 0) return files.map((name) => readFileSync(path.join(directory, name), 'utf8'))
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`no mail in ${directory}`)
+  const written = () => (existsSync(directory) ? readdirSync(directory).filter((name) => name.endsWith('.txt')) : [])
+  await waitFor(() => written().length > 0)
+  return written().map((name) => readFileSync(path.join(directory, name), 'utf8'))
 }
 
 describe('the built server', () => {

@@ -1,1 +1,2 @@
 export function nearestRank(sorted: readonly number[], fraction: number): number | undefined
+export function median(values: readonly number[]): number

@@ -7,6 +7,8 @@ import type { ChildProcess } from 'node:child_process'
 import { spawn } from 'node:child_process'
 import http from 'node:http'
 
+import { median } from './percentile.mjs'
+
 export interface StartupCommand {
   script: string
   nodeFlags?: string[]
@@ -85,12 +87,6 @@ async function timeStart(tools: StartupBenchTools, command: StartupCommand): Pro
     child.kill('SIGTERM')
     if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve))
   }
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
 }
 
 function summarise(first: { firstAnswerMs: number }, counted: { firstAnswerMs: number; readyMs?: number }[]): StartTimes {
