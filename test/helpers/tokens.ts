@@ -13,12 +13,16 @@ export interface TokenOptions {
   expiresAt?: number
   audience?: string
   issuer?: string
+  /** Another HMAC algorithm than HS256, with the same key. */
+  algorithm?: 'HS256' | 'HS384' | 'HS512'
+  /** A key id in the header (none by default: tried against every known key). */
+  kid?: string
 }
 
 /** An HS256 access token with our claims (overridable by `claims`, `sub` included). */
 export function signToken(claims: Record<string, unknown>, options: TokenOptions = {}): Promise<string> {
   return new SignJWT({ typ: 'access', sid: 'session', ...claims })
-    .setProtectedHeader({ alg: 'HS256' })
+    .setProtectedHeader({ alg: options.algorithm ?? 'HS256', ...(options.kid === undefined ? {} : { kid: options.kid }) })
     .setSubject(String(claims.sub ?? '1'))
     .setJti('forged-jti')
     .setIssuedAt()

@@ -131,13 +131,15 @@ describe('bearer tokens', () => {
     expect(response.headers['www-authenticate']).toBe('Bearer')
   })
 
-  it('refuses forged, expired, wrong-audience, wrong-issuer and unsigned tokens', async () => {
+  it('refuses forged, expired, wrong-audience, wrong-issuer, other-algorithm, unknown-key and unsigned tokens', async () => {
     const user = await seedUser(t.app)
     const tokens = [
       await signToken({ sub: user.id }, { secret: 'another-secret-key-that-is-long-enough-xyz' }),
       await signToken({ sub: user.id }, { expiresAt: Math.floor(Date.now() / 1000) - 10 }),
       await signToken({ sub: user.id }, { audience: 'someone-else' }),
       await signToken({ sub: user.id }, { issuer: 'someone-else' }),
+      await signToken({ sub: user.id }, { algorithm: 'HS512' }),
+      await signToken({ sub: user.id }, { kid: 'no-such-key' }),
       unsignedToken(user.id),
       await signToken({ sub: user.id, typ: 'refresh' }),
       await signToken({ sub: 'abc' }),
