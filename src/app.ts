@@ -24,12 +24,14 @@ import appContext from './plugins/app-context.js'
 import authentication from './plugins/authentication.js'
 import cors from './plugins/cors.js'
 import errorHandler, { handleFrameworkError } from './plugins/error-handler.js'
+import { HandlersInFlight } from './plugins/handlers-in-flight.js'
 import requestLimits from './plugins/request-limits.js'
 import responseHeaders from './plugins/response-headers.js'
 import { routeTemplateOf } from './plugins/route-template.js'
 import type { SchemaCompilation } from './shared/validation/compiled-on-first-use.js'
 import { serializerBuilder } from './shared/validation/compiled-on-first-use.js'
 import { createValidatorCompiler } from './shared/validation/schema-validator.js'
+import { HANDLER_DRAIN_MS } from './shutdown.js'
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024
 const PRUNE_INTERVAL_MS = 10 * 60 * 1000
@@ -115,7 +117,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     await services.eventStreams.stop()
   })
+  const handlersInFlight = new HandlersInFlight()
+  // The server has closed: no request is left to answer, but handlers of clients that went away may run on.
   app.addHook('onClose', async () => {
+    const unfinished = await handlersInFlight.settled(HANDLER_DRAIN_MS)
+    if (unfinished > 0) logger.warn({ handlers: unfinished }, 'shutting down with request handlers still running')
     clearInterval(pruneTimer)
     stopCompacting.abort()
     await compacting
@@ -130,6 +136,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Every route the service answers, so a rate-limit rule naming none is refused.
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) services.rateLimits.routes.add(method, routeTemplateOf(route.url))
+    const handler = route.handler
+    route.handler = function trackedHandler(this: FastifyInstance, request, reply) {
+      return handlersInFlight.track(handler.call(this, request, reply))
+    }
   })
   await app.register(appContext, { config, logger, services })
   // Loaded only when configured: a service without them does not parse their packages at start.

@@ -154,3 +154,46 @@ describe('WORKERS (cluster mode)', () => {
     for (const pid of pids) expect(() => process.kill(Number(pid), 0)).toThrow()
   }, 180_000)
 })
+
+/** Sends a whole login on a connection of its own and leaves once the server has read it, before any answer. */
+async function loginAndLeave(port: number, username: string, password: string) {
+  const body = JSON.stringify({ username, password })
+  const socket = net.connect(port, '127.0.0.1')
+  await once(socket, 'connect')
+  socket.write(`POST /services/v1/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`)
+  // 100 Continue: the server has taken the request in and waits for its body.
+  await once(socket, 'data')
+  socket.write(body)
+  return socket
+}
+
+describe('SIGTERM with request handlers whose clients went away', () => {
+  it('lets them finish (every login writes its session) before closing the password pool and the database', { timeout: 60_000 }, async () => {
+    const env = { DATA_DIR: path.join(cwd, 'sigterm-abandoned'), SECRET_KEY: 'y'.repeat(40), LOGIN_RATE_LIMIT: '1000' }
+    const server = await startServer(env, cwd)
+    const port = Number(new URL(server.url).port)
+    const account = { name: 'Left Behind', username: 'left_behind', email: 'left@example.com', password: 'a long enough password' }
+    expect((await fetch(`${server.url}/services/v1/users/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(account) })).status).toBe(201)
+    // More logins than the hashing workers take at once, so some still wait in the pool's queue at the signal.
+    const logins = 24
+    const sockets = await Promise.all(Array.from({ length: logins }, () => loginAndLeave(port, account.username, account.password)))
+    // A request sent after the bodies, answered: the server has read them and the handlers have started.
+    expect((await fetch(`${server.url}/health`)).status).toBe(200)
+    for (const socket of sockets) socket.destroy()
+    server.child.kill('SIGTERM')
+    expect((await server.exited).code).toBe(0)
+    const warnings = server.stdout().split('\n').filter((line) => /"level":(40|50|60)/.test(line))
+    expect(warnings).toEqual([])
+
+    const again = await startServer(env, cwd)
+    try {
+      const login = await fetch(`${again.url}/services/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: account.username, password: account.password }) })
+      const { access_token: token } = (await login.json()) as { access_token: string }
+      const sessions = (await (await fetch(`${again.url}/services/v1/sessions`, { headers: { authorization: `Bearer ${token}` } })).json()) as unknown[]
+      expect(sessions).toHaveLength(logins + 1)
+    } finally {
+      again.child.kill('SIGTERM')
+      await again.exited
+    }
+  })
+})
