@@ -201,8 +201,9 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   }, signals)
   const users = new UserService(bindRepository(usersFunctions, db), bindRepository(userDirectoryFunctions, db), unitOfWork, domainEvents, passwords, avatars, tiers, securityEvents, new PasswordGuesses(rateLimits))
   const apiKeys = new ApiKeyService(bindRepository(apiKeysFunctions, db), users, domainEvents)
-  const signInMethods = new SignInMethods(bindRepository(signInMethodsFunctions, db))
-  const passkeys = new PasskeyService(bindRepository(passkeysFunctions, db), users, securityEvents, signInMethods, {
+  // Guards every removal of a way to sign in, through the domain events.
+  new SignInMethods(bindRepository(signInMethodsFunctions, db), domainEvents)
+  const passkeys = new PasskeyService(bindRepository(passkeysFunctions, db), users, securityEvents, unitOfWork, domainEvents, {
     id: config.webauthn.rpId,
     name: config.webauthn.rpName,
     origins: config.webauthn.origins,
@@ -248,7 +249,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     new BackgroundWork((error) => logger.error({ err: error }, 'mailing a sign-in link failed')),
     { publicUrl: config.mail.publicUrl, linkTemplate: config.mail.emailLoginUrl, codeKey: secretKey },
   )
-  const identities = new IdentityService(bindRepository(identitiesFunctions, db), users, auth, securityEvents, rateLimits, signInMethods, redirectAllowList, config.userSignup)
+  const identities = new IdentityService(bindRepository(identitiesFunctions, db), users, auth, securityEvents, rateLimits, unitOfWork, domainEvents, redirectAllowList, config.userSignup)
   const overview = new OverviewService(bindRepository(overviewFunctions, db), {
     database: () => pingDatabase(db),
     ...(redis ? { redis: () => redis.ping() } : {}),

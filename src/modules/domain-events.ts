@@ -19,6 +19,8 @@ export interface DomainEventMap {
   'user.soft_deleted': { unit: Unit; userId: number }
   /** A soft-deleted user came back; `deletedAt` is when they had been deleted (posts hidden with them come back). */
   'user.restored': { unit: Unit; userId: number; deletedAt: string | null }
+  /** A way to sign in (a passkey, a linked identity) is about to be removed in this unit (the sign-in methods read model refuses the last one). */
+  'sign_in_method.removing': { unit: Unit; userId: number }
   /** Something for the security event log happened inside a unit of work. */
   'security.event': { unit: Unit; type: SecurityEventType; userId: number | null; client: ClientInfo | null }
   /** A user was created, changed, verified, deleted, restored or removed: `user` as it is after the change (before, for a removal). */

@@ -7,15 +7,16 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 
 import type { Unit } from '../../db/unit-of-work.js'
+import type { UnitOfWork } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser, DomainError, invalidCode } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { RedirectAllowList } from '../../shared/redirect-allow-list.js'
 import type { AuthService, BrowserSession } from '../auth/auth.service.js'
+import type { DomainEvents } from '../domain-events.js'
 import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
 import type { ClientInfo, LoginMethod } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
-import type { SignInMethods } from '../sign-in-methods/sign-in-methods.service.js'
 import type { SignupPolicy, User } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
 import type { IdentitiesRepository } from './identities.repository.js'
@@ -100,7 +101,8 @@ export class IdentityService {
     private readonly auth: AuthService,
     private readonly events: SecurityEventService,
     private readonly limits: RateLimitService,
-    private readonly signInMethods: SignInMethods,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly domainEvents: DomainEvents,
     private readonly redirects: RedirectAllowList,
     private readonly signupPolicy: SignupPolicy,
   ) {}
@@ -250,8 +252,11 @@ export class IdentityService {
     const identities = await this.repository.listIdentitiesOf(userId)
     const identity = identities.find((candidate) => candidate.id === identityId)
     if (!identity) throw identityNotFound()
-    if (options.keepTheLastWayIn) await this.signInMethods.assertAnotherWayIn(userId)
-    if (!(await this.repository.deleteIdentityOf(userId, identityId))) throw identityNotFound()
+    const removed = await this.unitOfWork.run(async (unit) => {
+      if (options.keepTheLastWayIn) await this.domainEvents.publish('sign_in_method.removing', { unit, userId })
+      return this.repository.in(unit).deleteIdentityOf(userId, identityId)
+    })
+    if (!removed) throw identityNotFound()
     await this.events.record('identity_unlinked', userId, client, { method: methodOf(identity.provider) })
   }
 

@@ -5,12 +5,13 @@
 // that does not (a cloned authenticator) is refused and logged.
 import { createHash, randomUUID } from 'node:crypto'
 
+import type { UnitOfWork } from '../../db/unit-of-work.js'
 import { DomainError } from '../../shared/errors.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { PasskeyResponse, PasskeySignIn } from '../auth/second-factor-gate.js'
+import type { DomainEvents } from '../domain-events.js'
 import type { ClientInfo } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
-import type { SignInMethods } from '../sign-in-methods/sign-in-methods.service.js'
 import type { User } from '../users/user.js'
 import { limitIdentity } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
@@ -52,7 +53,8 @@ export class PasskeyService implements PasskeySignIn {
     private readonly repository: PasskeysRepository,
     private readonly users: UserService,
     private readonly events: SecurityEventService,
-    private readonly signInMethods: SignInMethods,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly domainEvents: DomainEvents,
     private readonly rp: RelyingParty,
   ) {}
 
@@ -108,8 +110,11 @@ export class PasskeyService implements PasskeySignIn {
   async remove(userId: number, id: string, client: ClientInfo): Promise<void> {
     const own = await this.repository.listPasskeysOf(userId)
     if (!own.some((row) => row.id === id)) throw passkeyNotFound()
-    await this.signInMethods.assertAnotherWayIn(userId)
-    if (!(await this.repository.deletePasskey(userId, id))) throw passkeyNotFound()
+    const removed = await this.unitOfWork.run(async (unit) => {
+      await this.domainEvents.publish('sign_in_method.removing', { unit, userId })
+      return this.repository.in(unit).deletePasskey(userId, id)
+    })
+    if (!removed) throw passkeyNotFound()
     await this.events.record('passkey_removed', userId, client, { method: 'passkey' })
   }
 

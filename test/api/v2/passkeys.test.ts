@@ -212,6 +212,19 @@ describe('managing passkeys', () => {
     expect(await eventsOf(who.user.id)).toContain('passkey_removed:passkey')
   })
 
+  it('keeps one way in when all of them are removed at once', async () => {
+    const who = await seedAndLogin(t.app)
+    const count = 6
+    for (let index = 0; index < count; index++) await registerPasskey(who, `Key ${index}`)
+    await t.db.updateTable('users').set({ hashed_password: '!' }).where('id', '=', who.user.id).execute()
+    const passkeys = (await t.app.inject({ url: `${V2}/users/me/passkeys`, headers: who.headers })).json() as { id: string }[]
+    // The route once before (its schemas are compiled on first use), so that the removals run side by side.
+    expect((await t.app.inject({ method: 'DELETE', url: `${V2}/users/me/passkeys/no-such-passkey`, headers: who.headers })).statusCode).toBe(404)
+    const removals = await Promise.all(passkeys.map(({ id }) => t.app.inject({ method: 'DELETE', url: `${V2}/users/me/passkeys/${id}`, headers: who.headers })))
+    expect(removals.map((response) => response.statusCode).sort()).toEqual([...Array<number>(count - 1).fill(200), 409])
+    expect((await t.app.inject({ url: `${V2}/users/me/passkeys`, headers: who.headers })).json()).toHaveLength(1)
+  })
+
   it("goes with a superuser's reset of the user's second factors", async () => {
     const admin = await seedAndLogin(t.app, {}, { superuser: true })
     const who = await seedAndLogin(t.app)
