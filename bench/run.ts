@@ -39,11 +39,12 @@ const { values: args } = parseArgs({
     'scale-rows': { type: 'string' },
     // `--only startup`: the cold-start lines alone (run it under each Node.js to compare them).
     // `--only soak`: the mixed load on one process for --soak-seconds (600), its memory sampled.
+    // `--only events`: webhook deliveries and the event stream's fan-out alone.
     only: { type: 'string' },
     'soak-seconds': { type: 'string' },
   },
 })
-if (args.only !== undefined && args.only !== 'startup' && args.only !== 'soak') throw new Error(`--only takes startup or soak, got ${args.only}`)
+if (args.only !== undefined && !['startup', 'soak', 'events'].includes(args.only)) throw new Error(`--only takes startup, soak or events, got ${args.only}`)
 const startupOnly = args.only === 'startup'
 const SOAK_SECONDS = Number(args['soak-seconds'] ?? 600)
 const quick = args.quick ?? false
@@ -687,23 +688,7 @@ async function benchDialect(dialect: Dialect) {
   }
   await ours.stop()
 
-  // Outgoing events, each on a fresh service: webhook deliveries while posts are written and
-  // after, then one post reaching 1,000 open streams. The webhook routes need a superuser.
-  await makeSuperuser(target, 1)
-  const eventTools: EventsBenchTools = {
-    startService: (extra) => startService(target, undefined, FRESH_OUR_PORT, extra),
-    login,
-    load: (spec, pid) => load(spec as unknown as LoadSpec, pid),
-    pinned,
-    rssMb,
-    durationSeconds: DURATION,
-  }
-  process.stdout.write('   webhooks ... ')
-  const webhooks = await benchWebhooks(eventTools)
-  console.log(`${fmt(webhooks.live.deliveriesPerSecond)} deliveries/s while writing (lag p99 ${fmt(webhooks.live.lagP99Ms)} ms), a backlog at ${fmt(webhooks.backlog.deliveriesPerSecond)}/s`)
-  process.stdout.write('   event stream fan-out ... ')
-  const eventStream = await benchStreamFanOut(eventTools)
-  console.log(`${fmt(eventStream.opened)} streams, ${fmt(eventStream.framesPerSecond)} frames/s, p99 ${eventStream.p99Ms} ms`)
+  const { webhooks, eventStream } = await benchOutgoingEvents(target)
 
   const scale: ScaleRow[] = []
   // Full runs measure at scale; a quick run does when --scale-rows asks for it.
@@ -871,6 +856,39 @@ function printReport(report: Report) {
   console.log(`\n${lines.join('\n')}`)
 }
 
+/**
+ * Outgoing events, each on a fresh service: webhook deliveries while posts are written and
+ * after, then one post reaching 1,000 open streams. The webhook routes need a superuser.
+ */
+async function benchOutgoingEvents(target: SeedTarget) {
+  await makeSuperuser(target, 1)
+  const eventTools: EventsBenchTools = {
+    startService: (extra) => startService(target, undefined, FRESH_OUR_PORT, extra),
+    login,
+    load: (spec, pid) => load(spec as unknown as LoadSpec, pid),
+    pinned,
+    rssMb,
+    durationSeconds: DURATION,
+  }
+  process.stdout.write('   webhooks ... ')
+  const webhooks = await benchWebhooks(eventTools)
+  console.log(`${fmt(webhooks.live.deliveriesPerSecond)} deliveries/s while writing (lag p99 ${fmt(webhooks.live.lagP99Ms)} ms), a backlog at ${fmt(webhooks.backlog.deliveriesPerSecond)}/s`)
+  process.stdout.write('   event stream fan-out ... ')
+  const eventStream = await benchStreamFanOut(eventTools)
+  console.log(`${fmt(eventStream.opened)} streams, ${fmt(eventStream.framesPerSecond)} frames/s, p99 ${eventStream.p99Ms} ms`)
+  return { webhooks, eventStream }
+}
+
+/** `--only events`: seed, then the outgoing events' lines alone. */
+async function eventsOnlyReport(dialect: Dialect) {
+  console.log(`\n== ${dialect}: seeding ${fmt(BASE_ROWS)} users and posts`)
+  const target = await prepareStorage(dialect)
+  await seed(target, 1, BASE_ROWS, needlePositions(BASE_ROWS))
+  const events = await benchOutgoingEvents(target)
+  await dropStorage(target)
+  return { dialect, date: new Date().toISOString(), mode: 'events', machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version }, ...events }
+}
+
 /** `--only startup`: seed, measure cold starts, and nothing else. */
 async function startupOnlyReport(dialect: Dialect) {
   console.log(`\n== ${dialect}: seeding ${fmt(BASE_ROWS)} users and posts`)
@@ -934,6 +952,15 @@ if (args.only === 'soak') {
   for (const dialect of dialects) {
     const report = await soakReport(dialect)
     writeFileSync(path.join(root, `bench/results/${dialect}-soak-${report.date.replace(/[:.]/g, '-')}.json`), `${JSON.stringify(report, null, 2)}\n`)
+  }
+  process.exit(0)
+}
+
+if (args.only === 'events') {
+  mkdirSync(path.join(root, 'bench/results'), { recursive: true })
+  for (const dialect of dialects) {
+    const report = await eventsOnlyReport(dialect)
+    writeFileSync(path.join(root, `bench/results/${dialect}-events-${report.date.replace(/[:.]/g, '-')}.json`), `${JSON.stringify(report, null, 2)}\n`)
   }
   process.exit(0)
 }
