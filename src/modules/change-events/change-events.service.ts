@@ -45,16 +45,16 @@ export class ChangeEventService {
   /**
    * Hands the oldest unforwarded events to whoever subscribes to 'change_events.forwarding'
    * (webhooks make deliveries of them) and marks them forwarded, in one unit: events are
-   * forwarded once, by one process. Returns how many it forwarded.
+   * forwarded once, by one process. Says whether it took a full batch (more may be waiting).
    */
-  forwardPending(): Promise<number> {
+  forwardPending(): Promise<boolean> {
     return this.unitOfWork.run(async (unit) => {
       const events = this.events.in(unit)
       const rows = await events.lockUnforwarded(FORWARD_BATCH)
-      if (rows.length === 0) return 0
+      if (rows.length === 0) return false
       await this.domainEvents.publish('change_events.forwarding', { unit, events: rows.map(toChangeEvent) })
       await events.markForwarded(rows.map((row) => Number(row.id)))
-      return rows.length
+      return rows.length === FORWARD_BATCH
     })
   }
 

@@ -198,7 +198,10 @@ export class WebhookService {
 
   /** Forwards new change events, then sends every due delivery this process can claim, batch by batch. */
   async dispatch(): Promise<void> {
-    while ((await this.changeEvents.forwardPending()) > 0) {
+    // Full batches mean a backlog; a partial one has caught up. Events written meanwhile wait for
+    // the next pass (their commit asks for one): under steady writes, forwarding until none were
+    // left would never get to sending.
+    while (await this.changeEvents.forwardPending()) {
       if (this.loop.isStopped) return
     }
     for (;;) {
