@@ -315,11 +315,12 @@ export async function countUsers(db: Executor, search: string | undefined, atMos
 }
 
 /**
- * Whether matching these texts reads the whole table (a text too short for the trigram index):
- * such a read runs off the event loop (src/db/read-worker.ts), so it holds up no other request.
+ * Whether matching these texts reads the whole table on SQLite (a text too short for the trigram
+ * index): such a read runs off the event loop (src/db/read-worker.ts), so it holds up no other
+ * request. PostgreSQL's trigram indexes serve every LIKE, and its queries never block the loop.
  */
 function scansTable(db: Executor, texts: readonly (string | undefined)[]): boolean {
-  return texts.some((text) => text !== undefined && matchKind(db, text) === 'like')
+  return !isPostgres(db) && texts.some((text) => text !== undefined && matchKind(db, text) === 'like')
 }
 
 const rowsOf = <R>(db: Executor, query: Compilable<R> & { execute(): Promise<R[]> }, scans: boolean): Promise<R[]> =>
