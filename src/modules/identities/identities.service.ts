@@ -6,8 +6,7 @@
 // code (60 s) it trades for the token pair.
 import { randomBytes, randomUUID } from 'node:crypto'
 
-import type { Unit } from '../../db/unit-of-work.js'
-import type { UnitOfWork } from '../../db/unit-of-work.js'
+import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser, DomainError, invalidCode } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
