@@ -45,7 +45,6 @@ const { values: args } = parseArgs({
   },
 })
 if (args.only !== undefined && !['startup', 'soak', 'events'].includes(args.only)) throw new Error(`--only takes startup, soak or events, got ${args.only}`)
-const startupOnly = args.only === 'startup'
 const SOAK_SECONDS = Number(args['soak-seconds'] ?? 600)
 const quick = args.quick ?? false
 const ROUNDS = Math.max(3, Number(args.rounds ?? 3))
@@ -595,11 +594,17 @@ async function benchStartupOf(target: SeedTarget): Promise<StartupBenchResult> {
   return result
 }
 
-async function benchDialect(dialect: Dialect) {
-  const started = Date.now()
+/** Fresh storage with the run's BASE_ROWS users and posts, needles included. */
+async function seededStorage(dialect: Dialect): Promise<SeedTarget> {
   console.log(`\n== ${dialect}: seeding ${fmt(BASE_ROWS)} users and posts`)
   const target = await prepareStorage(dialect)
   await seed(target, 1, BASE_ROWS, needlePositions(BASE_ROWS))
+  return target
+}
+
+async function benchDialect(dialect: Dialect) {
+  const started = Date.now()
+  const target = await seededStorage(dialect)
   const startup = await benchStartupOf(target)
 
   let ours = await startService(target)
@@ -879,26 +884,6 @@ async function benchOutgoingEvents(target: SeedTarget) {
   return { webhooks, eventStream }
 }
 
-/** `--only events`: seed, then the outgoing events' lines alone. */
-async function eventsOnlyReport(dialect: Dialect) {
-  console.log(`\n== ${dialect}: seeding ${fmt(BASE_ROWS)} users and posts`)
-  const target = await prepareStorage(dialect)
-  await seed(target, 1, BASE_ROWS, needlePositions(BASE_ROWS))
-  const events = await benchOutgoingEvents(target)
-  await dropStorage(target)
-  return { dialect, date: new Date().toISOString(), mode: 'events', machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version }, ...events }
-}
-
-/** `--only startup`: seed, measure cold starts, and nothing else. */
-async function startupOnlyReport(dialect: Dialect) {
-  console.log(`\n== ${dialect}: seeding ${fmt(BASE_ROWS)} users and posts`)
-  const target = await prepareStorage(dialect)
-  await seed(target, 1, BASE_ROWS, needlePositions(BASE_ROWS))
-  const startup = await benchStartupOf(target)
-  await dropStorage(target)
-  return { dialect, date: new Date().toISOString(), mode: 'startup', machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version }, startup }
-}
-
 /** Least-squares slope of RSS over time, in MB a minute. */
 function slopePerMinute(samples: [number, number][]): number {
   const n = samples.length
@@ -914,10 +899,7 @@ function slopePerMinute(samples: [number, number][]): number {
  * RSS sampled every second; the slope is fitted from the second minute on (the first fills
  * caches and the heap's working size).
  */
-async function soakReport(dialect: Dialect) {
-  console.log(`\n== ${dialect}: seeding ${fmt(BASE_ROWS)} users and posts`)
-  const target = await prepareStorage(dialect)
-  await seed(target, 1, BASE_ROWS, needlePositions(BASE_ROWS))
+async function benchSoak(target: SeedTarget) {
   const server = await startService(target)
   const token = await login(server.url)
   const pid = server.process.pid as number
@@ -928,7 +910,6 @@ async function soakReport(dialect: Dialect) {
   const result = await load({ ...mixedSpec({ authorization: `Bearer ${token}` }, BASE_ROWS), url: server.url, connections: CONNECTIONS, duration: SOAK_SECONDS }, pid)
   clearInterval(sampler)
   await server.stop()
-  await dropStorage(target)
   const settled = samples.filter(([t]) => t >= 60)
   const at = (seconds: number) => Math.round(samples.reduce((best, sample) => (Math.abs(sample[0] - seconds) < Math.abs(best[0] - seconds) ? sample : best), samples[0] ?? [0, 0])[1])
   const soak = {
@@ -944,34 +925,30 @@ async function soakReport(dialect: Dialect) {
     samples: samples.map(([t, r]) => [Math.round(t), Math.round(r)]),
   }
   console.log(`${fmt(soak.requestsPerSecond)} req/s; RSS ${soak.rssAtOneMinuteMb} MB at 1 min, ${soak.rssAtEndMb} MB at the end, peak ${soak.peakRssMb} MB; slope ${fmt(soak.slopeMbPerMinute, 2)} MB/min from the second minute`)
-  return { dialect, date: new Date().toISOString(), mode: 'soak', machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version }, soak }
+  return soak
 }
 
-if (args.only === 'soak') {
+/** Writes a run's report as bench/results/<dialect>-<mode>-<date>.json; gives the JSON. */
+function writeReport<R extends { dialect: string; mode: string; date: string }>(report: R): string {
   mkdirSync(path.join(root, 'bench/results'), { recursive: true })
+  const json = `${JSON.stringify(report, null, 2)}\n`
+  writeFileSync(path.join(root, `bench/results/${report.dialect}-${report.mode}-${report.date.replace(/[:.]/g, '-')}.json`), json)
+  return json
+}
+
+// `--only <mode>`: seed, measure that part alone, write its report, and nothing else.
+if (args.only !== undefined) {
+  const mode = args.only
   for (const dialect of dialects) {
-    const report = await soakReport(dialect)
-    writeFileSync(path.join(root, `bench/results/${dialect}-soak-${report.date.replace(/[:.]/g, '-')}.json`), `${JSON.stringify(report, null, 2)}\n`)
-  }
-  process.exit(0)
-}
-
-if (args.only === 'events') {
-  mkdirSync(path.join(root, 'bench/results'), { recursive: true })
-  for (const dialect of dialects) {
-    const report = await eventsOnlyReport(dialect)
-    writeFileSync(path.join(root, `bench/results/${dialect}-events-${report.date.replace(/[:.]/g, '-')}.json`), `${JSON.stringify(report, null, 2)}\n`)
-  }
-  process.exit(0)
-}
-
-if (startupOnly) {
-  const startupReports = []
-  for (const dialect of dialects) startupReports.push(await startupOnlyReport(dialect))
-  mkdirSync(path.join(root, 'bench/results'), { recursive: true })
-  for (const report of startupReports) {
-    writeFileSync(path.join(root, `bench/results/${report.dialect}-startup-${report.date.replace(/[:.]/g, '-')}.json`), `${JSON.stringify(report, null, 2)}\n`)
-    printStartup(report.dialect, report.startup)
+    const target = await seededStorage(dialect)
+    const report = { dialect, date: new Date().toISOString(), mode, machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version } }
+    if (mode === 'startup') {
+      const startup = await benchStartupOf(target)
+      writeReport({ ...report, startup })
+      printStartup(dialect, startup)
+    } else if (mode === 'soak') writeReport({ ...report, soak: await benchSoak(target) })
+    else writeReport({ ...report, ...(await benchOutgoingEvents(target)) })
+    await dropStorage(target)
   }
   process.exit(0)
 }
@@ -980,10 +957,7 @@ const reports: Report[] = []
 for (const dialect of dialects) {
   const report = await benchDialect(dialect)
   reports.push(report)
-  mkdirSync(path.join(root, 'bench/results'), { recursive: true })
-  const stamp = report.date.replace(/[:.]/g, '-')
-  const json = `${JSON.stringify(report, null, 2)}\n`
-  writeFileSync(path.join(root, `bench/results/${dialect}-${report.mode}-${stamp}.json`), json)
+  const json = writeReport(report)
   if (!quick) writeFileSync(path.join(root, `bench/results/latest-${dialect}.json`), json)
 }
 for (const report of reports) printReport(report)
