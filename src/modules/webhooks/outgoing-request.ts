@@ -17,11 +17,32 @@ const TIMEOUT_MS = 10_000
 
 export class RefusedAddressError extends Error {}
 
-/** Whether `address` is a public unicast address (IPv4-mapped IPv6 judged as the IPv4 it maps). */
+/**
+ * The IPv4 address an IPv6 address carries, for every form that embeds one: IPv4-compatible
+ * (::/96), IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96), NAT64 (64:ff9b::/96),
+ * 6to4 (2002::/16) and Teredo (2001::/32, whose client address is stored inverted). Such an
+ * address reaches whatever its IPv4 reaches, so it is judged by it. `::` and `::1` are not IPv4.
+ */
+export function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
+  const parts = address.parts
+  const ipv4 = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff])
+  const [p0 = 0, p1 = 0, p2 = 0, p3 = 0, p4 = 0, p5 = 0, p6 = 0, p7 = 0] = parts
+  const zeros = (...values: number[]) => values.every((value) => value === 0)
+  if (zeros(p0, p1, p2, p3, p4) && (p5 === 0 || p5 === 0xffff)) return p5 === 0 && p6 === 0 ? [] : [ipv4(p6, p7)]
+  if (zeros(p0, p1, p2, p3) && p4 === 0xffff && p5 === 0) return [ipv4(p6, p7)]
+  if (p0 === 0x64 && p1 === 0xff9b && zeros(p2, p3, p4, p5)) return [ipv4(p6, p7)]
+  if (p0 === 0x2002) return [ipv4(p1, p2)]
+  if (p0 === 0x2001 && p1 === 0) return [ipv4(p2, p3), ipv4(~p6 & 0xffff, ~p7 & 0xffff)]
+  return []
+}
+
+/** Whether `address` is a public unicast address; an IPv6 address that embeds an IPv4 one is judged by what it embeds. */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false
-  let parsed = ipaddr.parse(address)
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address()
+  const parsed = ipaddr.parse(address)
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast'
+  const inner = embeddedIPv4(parsed as ipaddr.IPv6)
+  if (inner.length > 0) return inner.every((ipv4) => ipv4.range() === 'unicast')
   return parsed.range() === 'unicast'
 }
 

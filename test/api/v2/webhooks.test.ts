@@ -285,6 +285,12 @@ describe('outgoing requests to non-public addresses (WEBHOOK_ALLOW_PRIVATE unset
     ['unique local IPv6', 'http://[fd00:ec2::254]/'],
     ['link-local IPv6', 'http://[fe80::1]/'],
     ['unspecified', 'http://0.0.0.0/'],
+    ['IPv4-compatible loopback', 'http://[::127.0.0.1]/hook'],
+    ['IPv4-compatible link-local (metadata)', 'http://[::a9fe:a9fe]/latest/meta-data/'],
+    ['IPv4-translated private', 'http://[::ffff:0:10.0.0.1]/hook'],
+    ['NAT64 loopback', 'http://[64:ff9b::127.0.0.1]/hook'],
+    ['6to4 private', 'http://[2002:c0a8:101::1]/hook'],
+    ['Teredo with a loopback client', 'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook'],
   ])('refuses %s when registered', async (_label, url) => {
     const response = await strict.app.inject({ method: 'POST', url: `${V2}/admin/webhooks`, headers: strictAdmin.headers, payload: { url, events: ['user.created'] } })
     expectUrlRefused(response)
@@ -309,9 +315,9 @@ describe('outgoing requests to non-public addresses (WEBHOOK_ALLOW_PRIVATE unset
   })
 
   it('judges addresses by class', () => {
-    for (const address of ['127.0.0.1', '10.0.0.1', '172.16.0.1', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '255.255.255.255', '224.0.0.1', '::1', '::', 'fe80::1', 'fc00::1', '::ffff:10.0.0.1', '64:ff9b::a00:1', '2002:a00:1::']) {
+    for (const address of ['127.0.0.1', '10.0.0.1', '172.16.0.1', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '255.255.255.255', '224.0.0.1', '::1', '::', 'fe80::1', 'fc00::1', '::ffff:10.0.0.1', '64:ff9b::a00:1', '2002:a00:1::', '::127.0.0.1', '::7f00:1', '::a9fe:a9fe', '::10.0.0.1', '::ffff:0:7f00:1', '2001:0:4136:e378:8000:63bf:80ff:fffe']) {
       expect(isPublicAddress(address), address).toBe(false)
     }
-    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isPublicAddress(address), address).toBe(true)
+    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1']) expect(isPublicAddress(address), address).toBe(true)
   })
 })
