@@ -9,6 +9,7 @@ import fp from 'fastify-plugin'
 import { isDatabaseUnavailable, isInvalidText } from '../db/errors.js'
 import type { ErrorCode, ErrorKind } from '../shared/errors.js'
 import { DomainError, FILE_TOO_LARGE, NOT_FOUND, REQUEST_BODY_TOO_LARGE, RuleViolation, SERVICE_UNAVAILABLE } from '../shared/errors.js'
+import { redactUrl } from '../shared/redact-url.js'
 import type { ValidationContext } from '../shared/validation/validation-issues.js'
 import { toValidationIssues, validationDetail } from '../shared/validation/validation-issues.js'
 import { setResponseHeaders } from './response-headers.js'
@@ -59,7 +60,7 @@ function handleError(this: FastifyInstance, error: FastifyError, request: Fastif
   // broken body): nobody hears the answer, and it is no outage of ours, so it must never reach
   // the database-unavailable path, whatever error the parser made of it.
   if (request.raw.readableAborted) {
-    this.logger.info({ reqId: request.id, method: request.method, url: request.url }, 'request aborted by the client')
+    this.logger.info({ reqId: request.id, method: request.method, url: redactUrl(request.url) }, 'request aborted by the client')
     return send(reply, 400, 'Request aborted', 'request_aborted')
   }
 

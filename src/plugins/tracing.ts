@@ -8,6 +8,7 @@ import fp from 'fastify-plugin'
 
 import type { DatabaseHandle } from '../db/database.js'
 import { observeQueries } from '../db/query-observer.js'
+import { redactUrl } from '../shared/redact-url.js'
 import { routeTemplateOf } from './route-template.js'
 
 export interface TracingOptions {
@@ -51,11 +52,10 @@ export default fp<TracingOptions>(
     app.addHook('onRequest', (request, _reply, done) => {
       const parent = propagator.extract(ROOT_CONTEXT, request.headers, defaultTextMapGetter)
       const route = request.routeOptions.url === undefined ? UNMATCHED : routeTemplateOf(request.routeOptions.url)
-      const span = tracer.startSpan(
-        `${request.method} ${route}`,
-        { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'http.route': route, 'url.path': request.url.split('?')[0] } },
-        parent,
-      )
+      // The query as the logs show it: a mailed link's token never reaches a trace either.
+      const [path = '', query] = redactUrl(request.url).split(/\?(.*)/s, 2)
+      const attributes = { 'http.request.method': request.method, 'http.route': route, 'url.path': path, ...(query ? { 'url.query': query } : {}) }
+      const span = tracer.startSpan(`${request.method} ${route}`, { kind: SpanKind.SERVER, attributes }, parent)
       spans.set(request, span)
       // The rest of the request (its hooks, handler and queries) runs inside the span's context.
       contexts.with(trace.setSpan(parent, span), done)
