@@ -3,7 +3,9 @@
 // draws, see the recovery codes once, and turn TOTP off. Plain browser JavaScript against the v2
 // API on the same origin; the access token lives in this page's memory, the refresh token in the
 // HttpOnly cookie the API sets. WebAuthn's JSON forms (parseCreationOptionsFromJSON,
-// parseRequestOptionsFromJSON, toJSON) carry the options and answers.
+// parseRequestOptionsFromJSON, toJSON) carry the options and answers. A change the API refuses
+// with 403 reauthentication_required opens "Confirm it is you" with the proofs the account can
+// give; once confirmed, the person tries the change again.
 const API = '/api/v2'
 let accessToken
 const $ = (id) => document.getElementById(id)
@@ -29,8 +31,64 @@ const attempt = (id, run) => async (event) => {
   try {
     await run()
   } catch (error) {
+    if (error.body?.code === 'reauthentication_required') {
+      askToReauthenticate(error.body.methods)
+      say(id, 'Confirm it is you (above), then try again.', true)
+      return
+    }
     say(id, error.message, true)
   }
+}
+
+// The proofs the account can give, as forms made when asked for (and removed once given).
+function askToReauthenticate(methods) {
+  const proofs = $('reauthenticate-proofs')
+  proofs.replaceChildren()
+  const form = (label, input, submit) => {
+    const element = document.createElement('form')
+    const text = document.createElement('label')
+    text.append(`${label} `, input)
+    const button = Object.assign(document.createElement('button'), { type: 'submit', textContent: 'Confirm' })
+    element.append(text, ' ', button)
+    element.addEventListener('submit', attempt('reauthenticate-message', () => submit(input.value.trim())))
+    proofs.append(element)
+  }
+  const field = (attributes) => Object.assign(document.createElement('input'), { required: true, ...attributes })
+  if (methods.includes('password')) form('Your current password', field({ type: 'password', autocomplete: 'current-password' }), (password) => reauthenticated({ password }))
+  if (methods.includes('totp')) {
+    form('Code from your authenticator app, or a recovery code', field({ autocomplete: 'one-time-code', maxLength: 64 }), (code) => reauthenticated(/^\d{6}$/.test(code) ? { code } : { recovery_code: code }))
+  }
+  if (methods.includes('passkey')) {
+    const button = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Confirm with a passkey' })
+    button.addEventListener(
+      'click',
+      attempt('reauthenticate-message', async () => {
+        const options = await call('POST', '/reauthenticate/passkey/options')
+        await reauthenticated({ passkey_response: await getPasskey(options) })
+      }),
+    )
+    proofs.append(button)
+  }
+  if (methods.includes('email_code')) {
+    const send = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Mail me a code' })
+    send.addEventListener(
+      'click',
+      attempt('reauthenticate-message', async () => {
+        await call('POST', '/reauthenticate/email')
+        say('reauthenticate-message', 'A code is on its way to your email address.')
+      }),
+    )
+    proofs.append(send)
+    form('Code from the mail', field({ inputMode: 'numeric', pattern: '[0-9]{6}' }), (code) => reauthenticated({ email_code: code }))
+  }
+  $('reauthenticate').hidden = false
+  $('reauthenticate').scrollIntoView()
+}
+
+async function reauthenticated(proof) {
+  await call('POST', '/reauthenticate', proof)
+  $('reauthenticate-proofs').replaceChildren()
+  say('reauthenticate-message', 'Confirmed: try the change again.')
 }
 
 async function createPasskey(options) {

@@ -10,6 +10,7 @@ import Fastify from 'fastify'
 
 import accountPages from './api/account-pages.routes.js'
 import adminConsoleRoutes from './api/admin-console.routes.js'
+import type { WayIn } from './api/common/protected-route.js'
 import healthRoutes from './api/health.routes.js'
 import { registerApiVersions } from './api/index.js'
 import mediaRoutes from './api/media.routes.js'
@@ -34,6 +35,23 @@ import { createValidatorCompiler } from './shared/validation/schema-validator.js
 import { HANDLER_DRAIN_MS } from './shutdown.js'
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024
+
+/** One method of one route, as the route-table checks read it. */
+export interface RouteTableEntry {
+  method: string
+  url: string
+  protectedRoute: boolean
+  wayIn: WayIn | undefined
+  /** Needs a recent proof of identity (403 `reauthentication_required`). */
+  reauthenticate: boolean
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route the app registered, with what protectedRoute declared. */
+    routeTable: readonly RouteTableEntry[]
+  }
+}
 const PRUNE_INTERVAL_MS = 10 * 60 * 1000
 
 export interface AppOptions {
@@ -133,9 +151,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await backends.close()
   })
 
-  // Every route the service answers, so a rate-limit rule naming none is refused.
+  // Every route the service answers, so a rate-limit rule naming none is refused; and every
+  // protected route that changes something must say whether it adds a way into the account.
+  const routeTable: RouteTableEntry[] = []
+  app.decorate('routeTable', routeTable)
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) services.rateLimits.routes.add(method, routeTemplateOf(route.url))
+    const methods = [route.method].flat()
+    const config = route.config ?? {}
+    if (config.protectedRoute && config.wayIn === undefined && methods.some((method) => method !== 'GET' && method !== 'HEAD')) {
+      throw new Error(`${methods.join(',')} ${route.url} must declare whether it adds a way into the account (protectedRoute's wayIn: 'adds' or 'none')`)
+    }
+    for (const method of methods) {
+      services.rateLimits.routes.add(method, routeTemplateOf(route.url))
+      routeTable.push({ method, url: route.url, protectedRoute: config.protectedRoute === true, wayIn: config.wayIn, reauthenticate: config.reauthenticate === true })
+    }
     const handler = route.handler
     route.handler = function trackedHandler(this: FastifyInstance, request, reply) {
       return handlersInFlight.track(handler.call(this, request, reply))

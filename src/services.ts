@@ -25,6 +25,7 @@ import { LoginThrottle } from './modules/auth/login-throttle.js'
 import { PasswordGuesses } from './modules/auth/password-guesses.js'
 import { PasswordHasher } from './modules/auth/passwords.js'
 import { DatabaseRevocationStore, RedisRevocationStore } from './modules/auth/revocation-store.js'
+import type { EnrolmentSessions } from './modules/auth/second-factor-gate.js'
 import { TokenService } from './modules/auth/tokens.js'
 import { DatabaseAvatarStorage, DiskAvatarStorage } from './modules/avatars/avatar-storage.js'
 import { avatarsFunctions } from './modules/avatars/avatars.repository.js'
@@ -46,6 +47,8 @@ import { createMailTransport } from './modules/mail/transports.js'
 import { mfaFunctions } from './modules/mfa/mfa.repository.js'
 import { SecondFactorService } from './modules/mfa/second-factors.service.js'
 import { SecretBox } from './modules/mfa/secret-box.js'
+import { oneTimeSecretsFunctions } from './modules/one-time-secrets/one-time-secrets.repository.js'
+import { OneTimeSecrets } from './modules/one-time-secrets/one-time-secrets.service.js'
 import { overviewFunctions } from './modules/overview/overview.repository.js'
 import { OverviewService } from './modules/overview/overview.service.js'
 import { passkeysFunctions } from './modules/passkeys/passkeys.repository.js'
@@ -57,6 +60,8 @@ import { rateLimitsFunctions } from './modules/rate-limits/rate-limits.repositor
 import type { LimitBucket } from './modules/rate-limits/rate-limits.service.js'
 import { RateLimitService } from './modules/rate-limits/rate-limits.service.js'
 import type { Limit } from './modules/rate-limits/rule.js'
+import { ReauthenticationService } from './modules/reauthentication/reauthentication.service.js'
+import { AccountRecovery } from './modules/recovery/recovery.service.js'
 import { securityEventsFunctions } from './modules/security-events/security-events.repository.js'
 import { SecurityEventService } from './modules/security-events/security-events.service.js'
 import { signInMethodsFunctions } from './modules/sign-in-methods/sign-in-methods.repository.js'
@@ -90,6 +95,12 @@ export interface Services {
   secondFactors: SecondFactorService
   /** Users' passkeys (WebAuthn): registration, sign-in, and the second factor through secondFactors. */
   passkeys: PasskeyService
+  /** Recent proof of identity for sensitive actions (POST /reauthenticate, and the check routes declare). */
+  reauthentication: ReauthenticationService
+  /** What the ways into an account are, and ending those someone else may have added. */
+  recovery: AccountRecovery
+  /** The one store for single-use secrets. */
+  oneTimeSecrets: OneTimeSecrets
   mail: MailService
   /** What changed (users, posts), for webhooks and realtime streams. */
   changeEvents: ChangeEventService
@@ -203,15 +214,21 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const apiKeys = new ApiKeyService(bindRepository(apiKeysFunctions, db), users, domainEvents)
   // Guards every removal of a way to sign in, through the domain events.
   new SignInMethods(bindRepository(signInMethodsFunctions, db), domainEvents)
+  // The auth module is built on these: what enrolment does to sessions is reached through it once it exists.
+  const enrolmentSessions: EnrolmentSessions = {
+    endOthers: (userId, client, exceptSessionId) => auth.revokeSessionsOf(userId, client, exceptSessionId),
+    markProven: (sessionId, proof) => auth.markSessionProven(sessionId, proof),
+  }
   const passkeys = new PasskeyService(bindRepository(passkeysFunctions, db), users, securityEvents, unitOfWork, domainEvents, {
     id: config.webauthn.rpId,
     name: config.webauthn.rpName,
     origins: config.webauthn.origins,
-  })
+  }, enrolmentSessions)
   const secondFactors = new SecondFactorService(bindRepository(mfaFunctions, db), unitOfWork, new SecretBox(secretKey, config.secretKeyPrevious), users, passkeys, securityEvents, {
     issuer: config.mfa.issuer,
-  })
-  const auth = new AuthService(authRepository, users, passwords, tokens, revocations, securityEvents, apiKeys, signals, new LoginThrottle(users, tokens, rateLimits), secondFactors, passkeys)
+  }, enrolmentSessions)
+  const loginThrottle = new LoginThrottle(users, tokens, rateLimits)
+  const auth = new AuthService(authRepository, users, passwords, tokens, revocations, securityEvents, apiKeys, signals, loginThrottle, secondFactors, passkeys)
   const signalError = (error: unknown) => logger.warn({ err: error }, 'the change signal between processes failed; streams fall back to polling')
   const eventStreams = new EventStreamService(
     bindRepository(eventStreamsFunctions, db),
@@ -230,12 +247,17 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       perAddress: config.eventStreams.perAddress,
       // Without a signal between processes (SQLite alone), other processes' events are found by reading often.
       pollMs: redis || isPostgres(db) ? 1000 : 250,
+      clientOf: (address) => rateLimits.clientOf(address),
     },
   )
-  const account = new AccountService(bindRepository(userTokensFunctions, db), unitOfWork, domainEvents, users, auth, apiKeys, mail, securityEvents, rateLimits, config.mail, (error) =>
+  const redirectAllowList = new RedirectAllowList(config.authRedirectOrigins)
+  const identities = new IdentityService(bindRepository(identitiesFunctions, db), users, auth, securityEvents, rateLimits, unitOfWork, domainEvents, redirectAllowList, config.userSignup)
+  const oneTimeSecrets = new OneTimeSecrets(bindRepository(oneTimeSecretsFunctions, db), secretKey)
+  const recovery = new AccountRecovery(users, auth, apiKeys, passkeys, identities, secondFactors, mail, unitOfWork, domainEvents)
+  const reauthentication = new ReauthenticationService(auth, users, secondFactors, passkeys, oneTimeSecrets, loginThrottle, rateLimits, mail, unitOfWork, domainEvents, securityEvents)
+  const account = new AccountService(bindRepository(userTokensFunctions, db), unitOfWork, domainEvents, users, auth, apiKeys, recovery, mail, securityEvents, rateLimits, config.mail, (error) =>
     logger.error({ err: error }, 'mailing a password-reset link failed'),
   )
-  const redirectAllowList = new RedirectAllowList(config.authRedirectOrigins)
   const emailLogin = new EmailLoginService(
     bindRepository(emailLoginFunctions, db),
     unitOfWork,
@@ -246,10 +268,10 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     securityEvents,
     rateLimits,
     redirectAllowList,
+    recovery,
     new BackgroundWork((error) => logger.error({ err: error }, 'mailing a sign-in link failed')),
     { publicUrl: config.mail.publicUrl, linkTemplate: config.mail.emailLoginUrl, codeKey: secretKey },
   )
-  const identities = new IdentityService(bindRepository(identitiesFunctions, db), users, auth, securityEvents, rateLimits, unitOfWork, domainEvents, redirectAllowList, config.userSignup)
   const overview = new OverviewService(bindRepository(overviewFunctions, db), {
     database: () => pingDatabase(db),
     ...(redis ? { redis: () => redis.ping() } : {}),
@@ -265,6 +287,9 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     identities,
     secondFactors,
     passkeys,
+    reauthentication,
+    recovery,
+    oneTimeSecrets,
     mail,
     changeEvents,
     webhooks,
@@ -283,6 +308,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       await identities.prune()
       await secondFactors.pruneExpired()
       await passkeys.prune()
+      await oneTimeSecrets.prune()
       await mail.pruneSent()
       await changeEvents.prune()
       await webhooks.prune()

@@ -85,22 +85,49 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
       ),
   )
 
-  const newPasswordFields =
-    '<label>New password <input type="password" name="new_password" minlength="8" maxlength="128" required autocomplete="new-password"></label>' +
-    '<br><button type="submit">Set my new password</button>'
-  formPage('reset-password', 'Choose a new password', newPasswordFields)
+  const resetTitle = 'Choose a new password'
+  /**
+   * The new password, and every way into the account with a box to keep it: a reset ends the
+   * passkeys and sign-in providers left unticked (whoever had the account may have added them).
+   */
+  const resetFields = async (token: string) => {
+    const ways = await account.waysInForReset(token).catch(() => undefined)
+    const choice = (name: string, id: string, label: string) =>
+      `<br><label><input type="checkbox" name="${name}" value="${escapeHtml(id)}"> ${escapeHtml(label)}</label>`
+    const choices = ways
+      ? [
+          ...ways.passkeys.map((passkey) => choice('keep_passkey', passkey.id, `Passkey "${passkey.name}", added ${passkey.createdAt.slice(0, 10)}`)),
+          ...ways.identities.map((identity) => choice('keep_identity', identity.id, `Sign-in with ${identity.provider}${identity.email ? ` (${identity.email})` : ''}, linked ${identity.createdAt.slice(0, 10)}`)),
+        ]
+      : []
+    const keep = choices.length === 0 ? '' : `<fieldset><legend>Keep only the ways in you recognise; the others end</legend>${choices.join('')}</fieldset>`
+    return (
+      '<label>New password <input type="password" name="new_password" minlength="8" maxlength="128" required autocomplete="new-password"></label>' +
+      `${keep}<p>Resetting signs out every session and ends every API key.</p><button type="submit">Set my new password</button>`
+    )
+  }
+  app.get('/reset-password', { schema: { hide: true, querystring: TokenQuery } }, async (request, reply) => {
+    const token = request.query.token ?? ''
+    return page(reply, 200, resetTitle, form('reset-password', token, await resetFields(token)))
+  })
 
+  const Kept = Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 })]))
+  const listOf = (value: string | string[] | undefined) => (value === undefined ? [] : [value].flat())
   app.post(
     '/reset-password',
-    { schema: { hide: true, body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }), new_password: Password }) } },
-    async (request, reply) =>
-      outcome(
+    { schema: { hide: true, body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }), new_password: Password, keep_passkey: Kept, keep_identity: Kept }) } },
+    async (request, reply) => {
+      const { token, new_password: password, keep_passkey: passkeys, keep_identity: identities } = request.body
+      return outcome(
         reply,
-        'Choose a new password',
-        'Your password is changed and every session is signed out. Log in with the new one.',
-        () => account.confirmPasswordReset(request.body.token, request.body.new_password, clientOf(request)),
-        form('reset-password', request.body.token, newPasswordFields),
-      ),
+        resetTitle,
+        'Your password is changed, every session is signed out, and the ways in you did not keep are ended. Log in with the new password.',
+        async () => {
+          await account.confirmPasswordReset(token, password, clientOf(request), { passkeys: listOf(passkeys), identities: listOf(identities) })
+        },
+        form('reset-password', token, await resetFields(token)),
+      )
+    },
   )
 
   if (app.config.emailLogin.enabled) await emailLoginPage(app)

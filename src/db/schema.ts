@@ -13,6 +13,7 @@ import type { StreamTicketsTable } from '../modules/event-streams/stream-tickets
 import type { IdentityLinkTicketsTable, SignInCodesTable, SignInFlowsTable, UserIdentitiesTable } from '../modules/identities/identities.table.js'
 import type { MailOutboxTable } from '../modules/mail/outbox.table.js'
 import type { MfaChallengesTable, RecoveryCodesTable, TotpFactorsTable } from '../modules/mfa/mfa.table.js'
+import type { OneTimeSecretsTable } from '../modules/one-time-secrets/one-time-secrets.table.js'
 import type { DailyCountsTable } from '../modules/overview/overview.table.js'
 import type { PasskeysTable, WebauthnChallengesTable } from '../modules/passkeys/passkeys.table.js'
 import type { PostsTable } from '../modules/posts/posts.table.js'
@@ -59,6 +60,7 @@ export interface Database {
   webhooks: WebhooksTable
   webhook_deliveries: WebhookDeliveriesTable
   stream_tickets: StreamTicketsTable
+  one_time_secrets: OneTimeSecretsTable
 }
 
 /** What repositories take as their first argument: the database or an open transaction. */

@@ -68,6 +68,8 @@ export const ERROR_CODES = {
   passkey_exists: 'This authenticator\'s passkey is registered already (409).',
   mfa_enrolment_required: 'REQUIRE_MFA_FOR_SUPERUSERS is on and this superuser has no second factor yet: enrol at /users/me/mfa first (403).',
   session_not_found: 'No live session of the caller with this id (404).',
+  reauthentication_required: 'This adds a way in or changes a second factor, and the session has not proven who holds it in the last 10 minutes: POST /api/v2/reauthenticate with one of the proofs `methods` lists, then try again (403).',
+  reauthentication_method_unavailable: 'The account cannot prove itself that way (a password on an account with a second factor, a mailed code on one with a password): use one of `methods` (409).',
   // Posts, tiers, limits, keys, avatars
   post_not_found: 'No live post with this id (404).',
   tier_not_found: 'No tier with this id (404).',

@@ -26,7 +26,7 @@ const pageHtml = (apiBase: string) => `<!doctype html>
 <script type="module">
   import { createClient, unwrap } from '/client/index.js'
   const { api, auth } = createClient({ baseUrl: ${JSON.stringify(apiBase)} })
-  document.querySelector('#corp').addEventListener('click', () => { location.href = auth.providerSignInUrl('corp', location.origin + '/') })
+  document.querySelector('#corp').addEventListener('click', async () => { location.href = await auth.providerSignInUrl('corp', location.origin + '/') })
   const code = new URLSearchParams(location.search).get('code')
   if (code) {
     await auth.finishProviderSignIn(code)

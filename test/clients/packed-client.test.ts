@@ -2,7 +2,7 @@
 // declarations, a scratch project installs the tarball, and plain `node` (no tsx, no
 // TypeScript) runs sign-up, login, me, posts, refresh and logout against a live server.
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -15,6 +15,8 @@ import { createTestApp } from '../helpers/app.js'
 const run = promisify(execFile)
 const root = path.resolve(import.meta.dirname, '../..')
 const clientDir = path.join(root, 'clients', 'typescript')
+/** PATH without this repository's node_modules/.bin, which `npm run` would have put there. */
+const withoutRepositoryBins = (value = '') => value.split(path.delimiter).filter((entry) => !entry.startsWith(root)).join(path.delimiter)
 
 let t: TestApp
 let baseUrl: string
@@ -30,6 +32,15 @@ afterAll(async () => {
 })
 
 describe('the packed client', () => {
+  it('builds and packs from its own folder alone, with its own devDependencies', async () => {
+    // A copy of the package's folder outside the repository: no parent's node_modules to lean on.
+    const alone = path.join(scratch, 'client-alone')
+    await cp(clientDir, alone, { recursive: true, filter: (source) => !/[/\\](node_modules|dist)$/.test(source) && !source.endsWith('.tgz') })
+    await run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--silent'], { cwd: alone })
+    const { stdout: packed } = await run('npm', ['pack', '--silent'], { cwd: alone, env: { ...process.env, PATH: withoutRepositoryBins(process.env.PATH) } })
+    expect(packed.trim().split('\n').at(-1)).toMatch(/^user-post-service-client-[\d.]+\.tgz$/)
+  }, 120_000)
+
   it('installs from its tarball and runs the whole flow under plain node', async () => {
     const { stdout: packed } = await run('npm', ['pack', '--pack-destination', scratch, '--silent'], { cwd: clientDir })
     const tarball = path.join(scratch, packed.trim().split('\n').at(-1) ?? '')

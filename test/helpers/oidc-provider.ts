@@ -23,9 +23,10 @@ export interface TestOidcProvider {
   accounts: Map<string, TestAccount>
   /**
    * From now on the token endpoint answers with an ID token whose claims `rewrite` changed, signed
-   * with the provider's own key (so only the claims are wrong); undefined stops it.
+   * with the provider's own key (so only the claims are wrong), or with `foreignKey` by a key the
+   * provider never published under the same key id; undefined stops it.
    */
-  forgeIdTokens(rewrite: ((claims: JWTPayload) => JWTPayload) | undefined): void
+  forgeIdTokens(rewrite: ((claims: JWTPayload) => JWTPayload) | undefined, options?: { foreignKey: boolean }): void
   /** Follows `authorizationUrl` through the provider's login as `subject`; the URL it sends the browser back to. */
   signIn(authorizationUrl: string, subject: string): Promise<URL>
   stop(): Promise<void>
@@ -41,7 +42,10 @@ export async function startOidcProvider(redirectUris: string[]): Promise<TestOid
   // A signing key the test knows, so it can sign ID tokens the provider's keys verify.
   const { privateKey } = await generateKeyPair('RS256', { extractable: true })
   const signingKey = { ...(await exportJWK(privateKey)), kid: 'test-signing-key', alg: 'RS256', use: 'sig' }
+  // An unrelated key, never published: what an attacker signs with.
+  const { privateKey: foreignKey } = await generateKeyPair('RS256')
   let rewrite: ((claims: JWTPayload) => JWTPayload) | undefined
+  let signer = privateKey
   const provider = new Provider(issuer, {
     jwks: { keys: [signingKey] },
     clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: redirectUris, response_types: ['code'], grant_types: ['authorization_code'] }],
@@ -68,7 +72,7 @@ export async function startOidcProvider(redirectUris: string[]): Promise<TestOid
   const handle = provider.callback()
   server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
     const forge = rewrite
-    if (forge && request.method === 'POST' && request.url?.startsWith('/token')) replaceIdToken(response, forge, privateKey)
+    if (forge && request.method === 'POST' && request.url?.startsWith('/token')) replaceIdToken(response, forge, signer)
     void handle(request, response)
   })
 
@@ -77,8 +81,9 @@ export async function startOidcProvider(redirectUris: string[]): Promise<TestOid
     clientId,
     clientSecret,
     accounts,
-    forgeIdTokens(next) {
+    forgeIdTokens(next, options) {
       rewrite = next
+      signer = options?.foreignKey ? foreignKey : privateKey
     },
     async signIn(authorizationUrl, subject) {
       const jar = new Map<string, string>()

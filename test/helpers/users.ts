@@ -30,15 +30,20 @@ export function userFields(overrides: Partial<NewUserFields> = {}): NewUserField
   }
 }
 
-/** Creates a user through the service (not the API), optionally as a superuser. */
+/**
+ * Creates a user through the service (not the API), optionally as a superuser, and with
+ * `verified` as one whose owner has proved the mailbox (else the first email sign-in or reset
+ * adopts the account, ending what it holds: AccountRecovery).
+ */
 export async function seedUser(
   app: FastifyInstance,
   overrides: Partial<NewUserFields> = {},
-  options: { superuser?: boolean } = {},
+  options: { superuser?: boolean; verified?: boolean } = {},
 ): Promise<User & { password: string }> {
   const fields = userFields(overrides)
-  const user = await app.services.users.create(fields, options)
-  return { ...user, password: fields.password }
+  const user = await app.services.users.create(fields, { superuser: options.superuser ?? false })
+  if (options.verified) await app.services.users.markEmailVerified(user.id, user.email)
+  return { ...user, isVerified: options.verified ?? false, password: fields.password }
 }
 
 export interface LoggedIn {
@@ -59,7 +64,7 @@ export async function login(app: FastifyInstance, username: string, password: st
 export async function seedAndLogin(
   app: FastifyInstance,
   overrides: Partial<NewUserFields> = {},
-  options: { superuser?: boolean } = {},
+  options: { superuser?: boolean; verified?: boolean } = {},
 ): Promise<LoggedIn> {
   const user = await seedUser(app, overrides, options)
   const tokens = await login(app, user.username, user.password)

@@ -69,8 +69,41 @@ const PREFIX = '/api/v2'
 /** Answers to these are about tokens themselves: a 401 from them is final. */
 const TOKEN_PATHS = ['/login', '/login/mfa', '/refresh', '/logout', '/signup'].map((path) => PREFIX + path)
 
+/** What the client needs of the Web Storage API. */
+interface KeyValueStorage {
+  getItem(key: string): string | null
+  setItem(key: string, value: string): void
+  removeItem(key: string): void
+}
+
+/** The PKCE verifier of a provider sign-in in flight: in sessionStorage in a browser (the page reloads on the way back), else in memory. */
+function verifierKeeper() {
+  const KEY = 'user-post-service:provider-sign-in-verifier'
+  const storage = (globalThis as { sessionStorage?: KeyValueStorage }).sessionStorage
+  let kept: string | undefined
+  return {
+    set(verifier: string) {
+      kept = verifier
+      storage?.setItem(KEY, verifier)
+    },
+    take(): string | undefined {
+      const verifier = storage?.getItem(KEY) ?? kept
+      storage?.removeItem(KEY)
+      kept = undefined
+      return verifier ?? undefined
+    },
+  }
+}
+
+function base64url(bytes: Uint8Array): string {
+  let binary = ''
+  for (const byte of bytes) binary += String.fromCharCode(byte)
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+}
+
 export function createClient(options: ClientOptions) {
   const fetchImpl = options.fetch ?? ((input: Request) => globalThis.fetch(input))
+  const verifiers = verifierKeeper()
   const credentials = options.credentials ?? 'include'
   const keeper = new SessionKeeper(options.store, options.onSessionChange)
   const api = createFetchClient<paths>({ baseUrl: options.baseUrl, credentials, fetch: fetchImpl })
@@ -151,14 +184,22 @@ export function createClient(options: ClientOptions) {
     },
     /**
      * Where to send the browser to sign in with an identity provider (`GET /api/v2/auth/providers`
-     * lists them): the provider sends it back to `redirectTo` with `code` (or `error`).
+     * lists them): the provider sends it back to `redirectTo` with `code` (or `error`). The URL
+     * carries a PKCE challenge whose verifier this client keeps (in sessionStorage in a browser),
+     * so only this page's `finishProviderSignIn` can trade the code: one sent to someone else's
+     * browser signs nobody in.
      */
-    providerSignInUrl(provider: string, redirectTo: string): string {
-      return `${options.baseUrl.replace(/\/+$/, '')}/api/v2/auth/${encodeURIComponent(provider)}/authorize?redirect_to=${encodeURIComponent(redirectTo)}`
+    async providerSignInUrl(provider: string, redirectTo: string): Promise<string> {
+      const verifier = base64url(globalThis.crypto.getRandomValues(new Uint8Array(32)))
+      const challenge = base64url(new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))))
+      verifiers.set(verifier)
+      const query = new URLSearchParams({ redirect_to: redirectTo, code_challenge: challenge, code_challenge_method: 'S256' })
+      return `${options.baseUrl.replace(/\/+$/, '')}/api/v2/auth/${encodeURIComponent(provider)}/authorize?${query}`
     },
-    /** On redirect_to's page: trades the `code` it received for a session; throws ApiError (400 `invalid_code`). */
+    /** On redirect_to's page: trades the `code` it received (with the kept verifier) for a session; throws ApiError (400 `invalid_code`). */
     async finishProviderSignIn(code: string): Promise<Session> {
-      const session = toSession(await unwrap(api.POST('/api/v2/auth/token', { body: { code } })))
+      const verifier = verifiers.take()
+      const session = toSession(await unwrap(api.POST('/api/v2/auth/token', { body: verifier === undefined ? { code } : { code, code_verifier: verifier } })))
       await keeper.set(session)
       return session
     },

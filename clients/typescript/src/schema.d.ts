@@ -134,23 +134,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v2/password-reset/confirm": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Set a new password with the token from the mail; signs out every session */
-        post: operations["postPasswordResetConfirm"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v2/users/me/password": {
         parameters: {
             query?: never;
@@ -234,6 +217,107 @@ export interface paths {
         get: operations["getUsersMeSecurityEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/password-reset/ways-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every way into the account a reset link belongs to, so its owner can choose what to keep
+         * @description The link stays usable. 400 `invalid_token` for an unknown, used or expired one.
+         */
+        post: operations["postPasswordResetWaysIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with the token from the mail, ending every way in the owner does not keep
+         * @description Every session and API key ends, and every passkey and linked identity not listed in `keep` (whoever had the account may have added them; POST /password-reset/ways-in lists them). An account that had never proved its mailbox loses its authenticator app too. The owner is mailed what ended. The second factor otherwise stays: a reset proves the mailbox, not the device.
+         */
+        post: operations["postPasswordResetConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/reauthenticate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How fresh the caller's session is, and the proofs the account can give */
+        get: operations["getReauthenticate"];
+        put?: never;
+        /**
+         * Prove who holds this session again: it may then add ways in and change second factors for 10 minutes
+         * @description A proof `methods` lists: on an account with a second factor, a TOTP code, a recovery code or a passkey (a password alone is 409 `reauthentication_method_unavailable`); else the password; an account with neither gets a mailed code (POST /reauthenticate/email). A wrong proof is 400 (`incorrect_password`, `invalid_mfa_code`, `invalid_passkey`, `invalid_code`), counted as sign-in guesses are.
+         */
+        post: operations["postReauthenticate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/reauthenticate/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request options for proving it with one of the caller's passkeys
+         * @description The caller's passkeys, and a challenge for this purpose (single use, 5 minutes). Post the browser's answer to POST /reauthenticate as `passkey_response`.
+         */
+        post: operations["postReauthenticatePasskeyOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/reauthenticate/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail the caller a code that proves it is them, for an account with no password, second factor or passkey
+         * @description Six digits, valid 10 minutes, five tries; post it to POST /reauthenticate as `email_code`. Limited as sign-in mails are. 409 `reauthentication_method_unavailable` for an account with another proof.
+         */
+        post: operations["postReauthenticateEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -346,7 +430,7 @@ export interface paths {
         };
         /**
          * Where the provider sends the browser back (not called by apps)
-         * @description Validates the answer and sends the browser to the sign-in's redirect_to with a one-time `code` (60 s; trade it at POST /api/v2/auth/token), or with `error` and `error_description` (`account_exists`, `access_denied`, `provider_unavailable`, `invalid_response`, `account_disabled`, `email_required`, `signup_disabled`, `rate_limited`, `server_error`). An unknown, used or expired state, or one another browser started: 400 `invalid_state`.
+         * @description Validates the answer and sends the browser to the sign-in's redirect_to with a one-time `code` (60 s; trade it at POST /api/v2/auth/token), or with `error` and `error_description` (`account_exists`, `access_denied`, `provider_unavailable`, `invalid_response`, `account_disabled`, `email_required`, `email_not_verified`, `signup_disabled`, `rate_limited`, `server_error`). An unknown, used or expired state, or one another browser started: 400 `invalid_state`. Without a `code_challenge` at authorize, an HttpOnly cookie (60 s) binds the code to this browser for the exchange.
          */
         get: operations["getAuthByProviderCallback"];
         put?: never;
@@ -368,7 +452,7 @@ export interface paths {
         put?: never;
         /**
          * Trade the one-time code from a provider sign-in for the token pair
-         * @description Answers as POST /login does (token pair, refresh cookie, or 401 `mfa_required`). The code works once, for 60 seconds: 400 `invalid_code` otherwise.
+         * @description Answers as POST /login does (token pair, refresh cookie, or 401 `mfa_required`). The code works once, for 60 seconds, and only from the flow that started it: with `code_verifier` when authorize had a `code_challenge`, else from the browser the provider sent back (its hand-off cookie, sent when the call includes credentials). 400 `invalid_code` otherwise.
          */
         post: operations["postAuthToken"];
         delete?: never;
@@ -388,7 +472,7 @@ export interface paths {
         put?: never;
         /**
          * Link a provider to the caller's account: answers the URL to open in the browser
-         * @description Answers `{authorize_url}`, carrying a one-time ticket (5 minutes; a browser redirect cannot carry a bearer token) and sets an HttpOnly cookie that binds it to this browser. Opening it signs in at the provider and links that identity; the browser then lands on `redirect_to` with `linked=<provider>`, or with `error` (`identity_taken` when another account holds it).
+         * @description Answers `{authorize_url}`, carrying a one-time ticket (5 minutes; a browser redirect cannot carry a bearer token) and sets an HttpOnly cookie that binds it to this browser. Opening it signs in at the provider and links that identity; the browser then lands on `redirect_to` with `linked=<provider>`, or with `error` (`identity_taken` when another account holds it). Needs a session that proved who holds it in the last 10 minutes: otherwise 403 `reauthentication_required` (POST /api/v2/reauthenticate, or a new sign-in).
          */
         post: operations["postUsersMeIdentitiesByIdentity"];
         /**
@@ -446,7 +530,7 @@ export interface paths {
         put?: never;
         /**
          * Start setting up a TOTP authenticator
-         * @description A new secret, pending until confirmed with a code from it; a new call replaces a pending one. 409 `mfa_already_enabled` when one is confirmed.
+         * @description A new secret, pending until confirmed with a code from it; a new call replaces a pending one. 409 `mfa_already_enabled` when one is confirmed. Needs a session that proved who holds it in the last 10 minutes: otherwise 403 `reauthentication_required` (POST /api/v2/reauthenticate, or a new sign-in).
          */
         post: operations["postUsersMeMfaTotp"];
         /**
@@ -470,7 +554,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm the pending authenticator with a code from it
-         * @description Turns the second factor on and answers ten single-use recovery codes, shown this once. 400 `invalid_mfa_code` for a wrong or used code.
+         * @description Turns the second factor on and answers ten single-use recovery codes, shown this once; every other session of the caller ends, as after a password change. 400 `invalid_mfa_code` for a wrong or used code. Needs a session that proved who holds it in the last 10 minutes: otherwise 403 `reauthentication_required` (POST /api/v2/reauthenticate, or a new sign-in).
          */
         post: operations["postUsersMeMfaTotpConfirm"];
         delete?: never;
@@ -571,7 +655,7 @@ export interface paths {
         put?: never;
         /**
          * Creation options for a new passkey of the caller
-         * @description Resident key preferred, user verification required, attestation none; the caller's passkeys are excluded. The challenge works once, for 5 minutes.
+         * @description Resident key preferred, user verification required, attestation none; the caller's passkeys are excluded. The challenge works once, for 5 minutes. Needs a session that proved who holds it in the last 10 minutes: otherwise 403 `reauthentication_required` (POST /api/v2/reauthenticate, or a new sign-in).
          */
         post: operations["postUsersMePasskeysOptions"];
         delete?: never;
@@ -592,7 +676,7 @@ export interface paths {
         put?: never;
         /**
          * Register a passkey: the browser's answer to the creation options
-         * @description 400 `invalid_passkey` when it does not verify (origin, RP id, challenge, user verification); 409 `passkey_exists` for one registered already.
+         * @description 400 `invalid_passkey` when it does not verify (origin, RP id, challenge, user verification); 409 `passkey_exists` for one registered already. The account's first passkey is a new second factor: every other session of the caller ends, as after turning on an authenticator app. Needs a session that proved who holds it in the last 10 minutes: otherwise 403 `reauthentication_required` (POST /api/v2/reauthenticate, or a new sign-in).
          */
         post: operations["postUsersMePasskeys"];
         delete?: never;
@@ -613,7 +697,7 @@ export interface paths {
         post?: never;
         /**
          * Remove one of the caller's passkeys
-         * @description 409 `last_sign_in_method` when it is the last way to sign in (no password, no identity, no other passkey).
+         * @description 409 `last_sign_in_method` when it is the last way to sign in (no password, no identity, no other passkey). Needs a session that proved who holds it in the last 10 minutes: otherwise 403 `reauthentication_required` (POST /api/v2/reauthenticate, or a new sign-in).
          */
         delete: operations["deleteUsersMePasskeysByPasskeyId"];
         options?: never;
@@ -940,7 +1024,10 @@ export interface paths {
         /** The caller's keys, without their secrets */
         get: operations["getApiKeys"];
         put?: never;
-        /** Create an API key (shown once) */
+        /**
+         * Create an API key (shown once)
+         * @description Needs a session that proved who holds it in the last 10 minutes: otherwise 403 `reauthentication_required` (POST /api/v2/reauthenticate, or a new sign-in).
+         */
         post: operations["postApiKeys"];
         delete?: never;
         options?: never;
@@ -1838,74 +1925,6 @@ export interface operations {
             };
         };
     };
-    postPasswordResetConfirm: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description The token from the link in the mail */
-                    token: string;
-                    /** @example correct horse battery */
-                    new_password: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        message: string;
-                    };
-                };
-            };
-            /** @description Bad request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description What went wrong, in one sentence. */
-                        detail: string;
-                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
-                        code: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description A readable sentence naming each failing field. */
-                        detail: string;
-                        /**
-                         * @description Always `validation_failed` for a 422.
-                         * @enum {string}
-                         */
-                        code: "validation_failed";
-                        errors: {
-                            /** @description Where: body, query or path, then the field. */
-                            loc: (string | number)[];
-                            msg: string;
-                            type: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
     postUsersMePassword: {
         parameters: {
             query?: never;
@@ -2230,7 +2249,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled";
                 user_id?: number;
             };
             header?: never;
@@ -2250,7 +2269,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -2327,7 +2346,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled";
             };
             header?: never;
             path?: never;
@@ -2346,7 +2365,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -2398,6 +2417,544 @@ export interface operations {
                             msg: string;
                             type: string;
                         }[];
+                    };
+                };
+            };
+        };
+    };
+    postPasswordResetWaysIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token from the reset link (not spent by this call) */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The account has a password */
+                        password: boolean;
+                        passkeys: {
+                            id: string;
+                            name: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            last_used_at: string | null;
+                        }[];
+                        identities: {
+                            id: string;
+                            provider: string;
+                            email: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        /** @description A TOTP authenticator is set up (a reset keeps it) */
+                        authenticator_app: boolean;
+                        /** @description Live API keys (a reset ends them all) */
+                        api_keys: number;
+                        /** @description Live sessions (a reset ends them all) */
+                        sessions: number;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postPasswordResetConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token from the link in the mail */
+                    token: string;
+                    /** @example correct horse battery */
+                    new_password: string;
+                    keep?: {
+                        /** @description Ids of the passkeys to keep (from POST /api/v2/password-reset/ways-in); the others end */
+                        passkeys?: string[];
+                        /** @description Ids of the linked identities to keep (from POST /api/v2/password-reset/ways-in); the others end */
+                        identities?: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                        /** @description What the reset ended */
+                        ended: {
+                            sessions: number;
+                            api_keys: number;
+                            /** @description Names of the passkeys removed */
+                            passkeys: string[];
+                            /** @description Providers unlinked */
+                            identities: string[];
+                            /** @description The old password was removed before the new one was set (an account that had never proved its mailbox) */
+                            password: boolean;
+                            /** @description The authenticator app was removed (an account that had never proved its mailbox) */
+                            second_factors: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getReauthenticate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Until when this session may do sensitive actions; null: it must reauthenticate first */
+                        fresh_until: string | null;
+                        /** @description The proofs POST /api/v2/reauthenticate takes for this account: its second factors when it has any, else its password, else a mailed code */
+                        methods: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+        };
+    };
+    postReauthenticate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One of `{password}`, `{code}` (TOTP), `{recovery_code}`, `{passkey_response}` (the answer to POST /api/v2/reauthenticate/passkey/options) or `{email_code}` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                } | {
+                    /** @description The 6-digit code the authenticator app shows now */
+                    code: string;
+                } | {
+                    recovery_code: string;
+                } | {
+                    /** AssertionCredential */
+                    passkey_response: {
+                        /** @description The credential id */
+                        id: string;
+                        /** @description The credential id */
+                        rawId: string;
+                        /** @enum {string} */
+                        type: "public-key";
+                        response: {
+                            /** @description base64url */
+                            clientDataJSON: string;
+                            /** @description base64url */
+                            authenticatorData: string;
+                            /** @description base64url */
+                            signature: string;
+                            userHandle?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        authenticatorAttachment?: string;
+                        clientExtensionResults: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } | {
+                    /** @description The code from POST /api/v2/reauthenticate/email */
+                    email_code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Until when this session may do sensitive actions; null: it must reauthenticate first */
+                        fresh_until: string | null;
+                        /** @description The proofs POST /api/v2/reauthenticate takes for this account: its second factors when it has any, else its password, else a mailed code */
+                        methods: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions, or (`reauthentication_required`) a recent proof of identity is needed first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
+                        methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+        };
+    };
+    postReauthenticatePasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description WebAuthn options in the JSON form of WebAuthn Level 3, for the browser's navigator.credentials */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description base64url; bound to this purpose server-side, single use, 5 minutes */
+                        challenge: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions, or (`reauthentication_required`) a recent proof of identity is needed first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
+                        methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
+                    };
+                };
+            };
+        };
+    };
+    postReauthenticateEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions, or (`reauthentication_required`) a recent proof of identity is needed first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
+                        methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
+                    };
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
                     };
                 };
             };
@@ -2798,6 +3355,10 @@ export interface operations {
             query?: {
                 /** @description From POST /api/v2/users/me/identities/{provider}: link instead of sign in */
                 link_ticket?: string;
+                /** @description The frontend's PKCE challenge for the hand-off code: BASE64URL(SHA-256(verifier)) of a verifier it keeps (43-128 characters). The exchange must then bring `code_verifier`; without it, the code is bound to this browser by a cookie instead. */
+                code_challenge?: string;
+                /** @description Only S256 */
+                code_challenge_method?: "S256";
                 /**
                  * @description Where the browser goes when the sign-in ends, with `code` or `error`; its origin must be on AUTH_REDIRECT_ORIGINS. Required unless `link_ticket` is given.
                  * @example http://localhost:5173/signed-in
@@ -2918,6 +3479,8 @@ export interface operations {
                 "application/json": {
                     /** @description The one-time code redirect_to received */
                     code: string;
+                    /** @description The verifier whose challenge went to authorize as `code_challenge` */
+                    code_verifier?: string;
                 };
             };
         };
@@ -3071,7 +3634,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not enough permissions */
+            /** @description Not enough permissions, or (`reauthentication_required`) a recent proof of identity is needed first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3082,6 +3645,8 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
+                        methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
                 };
             };
@@ -3360,7 +3925,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not enough permissions */
+            /** @description Not enough permissions, or (`reauthentication_required`) a recent proof of identity is needed first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3371,6 +3936,8 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
+                        methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
                 };
             };
@@ -3554,7 +4121,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not enough permissions */
+            /** @description Not enough permissions, or (`reauthentication_required`) a recent proof of identity is needed first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3565,6 +4132,8 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
+                        methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
                 };
             };
@@ -4159,7 +4728,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not enough permissions */
+            /** @description Not enough permissions, or (`reauthentication_required`) a recent proof of identity is needed first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4170,6 +4739,8 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
+                        methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
                 };
             };
@@ -4318,7 +4889,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not enough permissions */
+            /** @description Not enough permissions, or (`reauthentication_required`) a recent proof of identity is needed first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4329,6 +4900,8 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
+                        methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
                 };
             };
@@ -4407,7 +4980,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not enough permissions */
+            /** @description Not enough permissions, or (`reauthentication_required`) a recent proof of identity is needed first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4418,6 +4991,8 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
+                        methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
                 };
             };
@@ -7119,7 +7694,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not enough permissions */
+            /** @description Not enough permissions, or (`reauthentication_required`) a recent proof of identity is needed first */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7130,6 +7705,8 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
+                        methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
                 };
             };

@@ -20,7 +20,15 @@ export const PASSWORD_RESET_REQUESTED = 'If an account uses that email, a link t
 
 const SecurityEventPage = PageEnvelopeSchema(SecurityEventRead, 'SecurityEventPage')
 
-const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export interface AccountRoutesOptions {
+  /**
+   * The reset confirmation of this version: v1's `{token, new_password}`, or (v2) one that also
+   * takes the ways in to keep and answers what ended (src/api/v2/recovery.routes.ts).
+   */
+  resetConfirmation: 'plain' | 'own'
+}
+
+const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (app, options) => {
   const { account, auth, securityEvents } = app.services
 
   app.post(
@@ -30,7 +38,7 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: "Mail the caller a link that verifies their email address",
       description: 'Answers 202 when a link was queued, 200 (and no mail) when the address is verified already.',
       response: { 200: MessageResponse, 202: MessageResponse, ...errorResponses(403) },
-    }, { apiKeys: false }),
+    }, { apiKeys: false, wayIn: 'none' }),
     async (request, reply) => {
       const sent = await account.requestEmailVerification(tokenCallerOf(request).user)
       return sent ? reply.code(202).send({ message: 'Verification email sent' }) : { message: 'Email already verified' }
@@ -88,21 +96,24 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   )
 
-  app.post(
-    '/password-reset/confirm',
-    {
-      schema: {
-        tags,
-        summary: 'Set a new password with the token from the mail; signs out every session',
-        body: PasswordResetConfirmation,
-        response: { 200: MessageResponse, ...errorResponses(400, 422) },
+  if (options.resetConfirmation === 'plain') {
+    app.post(
+      '/password-reset/confirm',
+      {
+        schema: {
+          tags,
+          summary: 'Set a new password with the token from the mail; signs out every session',
+          description: 'Every session and API key ends, and every passkey and linked identity (whoever had the account may have added them): version 2 lets the owner choose which to keep.',
+          body: PasswordResetConfirmation,
+          response: { 200: MessageResponse, ...errorResponses(400, 422) },
+        },
       },
-    },
-    async (request) => {
-      await account.confirmPasswordReset(request.body.token, request.body.new_password, clientOf(request))
-      return { message: 'Password reset' }
-    },
-  )
+      async (request) => {
+        await account.confirmPasswordReset(request.body.token, request.body.new_password, clientOf(request))
+        return { message: 'Password reset' }
+      },
+    )
+  }
 
   app.post(
     '/users/me/password',
@@ -112,7 +123,7 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Mailed reset and verification links stop working. API keys keep working unless `revoke_api_keys` is true; the answer says how many still do. Each try counts against the account\'s login limit.',
       body: PasswordChange,
       response: { 200: PasswordChanged, ...errorResponses(400, 403, 422, 429) },
-    }, { apiKeys: false }),
+    }, { apiKeys: false, wayIn: 'none' }),
     async (request) => {
       const { current_password: current, new_password: next, revoke_api_keys: revokeApiKeys = false } = request.body
       const changed = await account.changePassword(tokenCallerOf(request), current, next, clientOf(request), { revokeApiKeys })
@@ -133,7 +144,7 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: "End one of the caller's sessions",
       params: SessionIdParams,
       response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
-    }, { apiKeys: false }),
+    }, { apiKeys: false, wayIn: 'none' }),
     async (request) => {
       await auth.revokeOwnSession(tokenCallerOf(request), request.params.session_id, clientOf(request))
       return { message: 'Session revoked' }
@@ -142,7 +153,7 @@ const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/sessions',
-    protectedRoute(app, { tags, summary: "End every session of the caller's but this one", response: { 200: MessageResponse, ...errorResponses(403) } }, { apiKeys: false }),
+    protectedRoute(app, { tags, summary: "End every session of the caller's but this one", response: { 200: MessageResponse, ...errorResponses(403) } }, { apiKeys: false, wayIn: 'none' }),
     async (request) => {
       const caller = tokenCallerOf(request)
       const count = await auth.revokeSessionsOf(caller.user.id, clientOf(request), caller.token.sessionId)

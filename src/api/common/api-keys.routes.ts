@@ -17,7 +17,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/',
-    protectedRoute(app, { tags, summary: 'Create an API key (shown once)', body: ApiKeyCreate, response: { 201: ApiKeyCreated, ...errorResponses(403, 422) } }, tokenOnly),
+    protectedRoute(app, { tags, summary: 'Create an API key (shown once)', body: ApiKeyCreate, response: { 201: ApiKeyCreated, ...errorResponses(403, 422) } }, { ...tokenOnly, wayIn: 'adds' }),
     async (request, reply) => {
       const { name, scopes, expires_in_days: expiresInDays } = request.body
       const created = await apiKeys.create(tokenCallerOf(request).user, { name, scopes, expiresInDays })
@@ -36,7 +36,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
     protectedRoute(
       app,
       { tags, summary: 'Revoke one of the caller’s keys', params: ApiKeyIdParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } },
-      tokenOnly,
+      { ...tokenOnly, wayIn: 'none' },
     ),
     async (request) => {
       await apiKeys.revoke(tokenCallerOf(request).user, request.params.api_key_id)

@@ -76,7 +76,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...protectedRoute(
         app,
         { tags, summary: 'Revoke the access token and its session', body: RefreshRequest, response: { 200: MessageResponse, ...errorResponses(403, 422) } },
-        { apiKeys: false },
+        { apiKeys: false, wayIn: 'none' },
       ),
       preValidation: emptyBodyIsAnObject,
     },

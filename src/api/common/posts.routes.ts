@@ -61,7 +61,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       summary: 'Write a post as the caller',
       body: PostCreate,
       response: { 201: PostRead, ...errorResponses(422) },
-    }),
+    }, { wayIn: 'none' }),
     async (request, reply) => {
       const { title, text, media_url: mediaUrl } = request.body
       return reply.code(201).send(toPostRead(await posts.create(callerOf(request).user, { title, text, mediaUrl })))
@@ -76,7 +76,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       params: PostIdParams,
       body: PostUpdate,
       response: { 200: PostRead, ...errorResponses(403, 404, 422) },
-    }),
+    }, { wayIn: 'none' }),
     async (request) => {
       const { post_id: postId } = request.params
       const changes = fromPostBody(request.body)
@@ -91,7 +91,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       summary: 'Soft-delete a post (its author or a superuser)',
       params: PostIdParams,
       response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
-    }),
+    }, { wayIn: 'none' }),
     async (request) => {
       await posts.softDelete(callerOf(request).user, request.params.post_id)
       return { message: 'Post deleted' }
@@ -105,7 +105,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       summary: 'Remove a post from the database (superuser)',
       params: PostIdParams,
       response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
-    }, superusersOnly),
+    }, { ...superusersOnly, wayIn: 'none' }),
     async (request) => {
       await posts.deletePermanently(callerOf(request).user, request.params.post_id)
       return { message: 'Post deleted from the database' }

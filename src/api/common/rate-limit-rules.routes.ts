@@ -40,7 +40,7 @@ const rateLimitRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: RuleTierParams,
       body: RateLimitRuleCreate,
       response: { 201: RateLimitRuleRead, ...errorResponses(403, 404, 422) },
-    }, superusersOnly),
+    }, { ...superusersOnly, wayIn: 'none' }),
     async (request, reply) => {
       const { route, limit, period_seconds: periodSeconds } = request.body
       const rule = await rateLimits.create(callerOf(request).user, tierOf(request.params.tier_id), { route, limit, periodSeconds })
@@ -56,7 +56,7 @@ const rateLimitRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: RuleParams,
       body: RateLimitRuleUpdate,
       response: { 200: RateLimitRuleRead, ...errorResponses(403, 404, 422) },
-    }, superusersOnly),
+    }, { ...superusersOnly, wayIn: 'none' }),
     async (request) => {
       const { route, limit, period_seconds: periodSeconds } = request.body
       const changes = { ...(route === undefined ? {} : { route }), ...(limit === undefined ? {} : { limit }), ...(periodSeconds === undefined ? {} : { periodSeconds }) }
@@ -66,7 +66,7 @@ const rateLimitRulesRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:tier_id/rate-limits/:rate_limit_id',
-    protectedRoute(app, { tags, summary: 'Remove a rate limit (superuser)', params: RuleParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }, superusersOnly),
+    protectedRoute(app, { tags, summary: 'Remove a rate limit (superuser)', params: RuleParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }, { ...superusersOnly, wayIn: 'none' }),
     async (request) => {
       await rateLimits.delete(callerOf(request).user, tierOf(request.params.tier_id), request.params.rate_limit_id)
       return { message: 'Rate limit deleted' }

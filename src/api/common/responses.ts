@@ -52,6 +52,22 @@ export const SignInRefusedResponse = Type.Object(
 /** The 401 of a route that proves a first factor. */
 export const signInRefusal = { 401: SignInRefusedResponse }
 
+/**
+ * A refusal that names the proofs of identity the account can give: 403 `reauthentication_required`
+ * (a route that needs a recent proof) and 409 `reauthentication_method_unavailable`.
+ */
+export const ReauthenticationRefusedResponse = Type.Object(
+  {
+    ...ErrorResponse.properties,
+    methods: Type.Optional(
+      Type.Array(Type.Union(['password', 'totp', 'recovery_code', 'passkey', 'email_code'].map((method) => Type.Literal(method))), {
+        description: 'With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account',
+      }),
+    ),
+  },
+  { title: 'ReauthenticationRefused', description: 'Not enough permissions, or (`reauthentication_required`) a recent proof of identity is needed first' },
+)
+
 export const MessageResponse = Type.Object({ message: Type.String() }, { title: 'Message' })
 
 const DESCRIPTIONS: Record<number, string> = {

@@ -32,7 +32,7 @@ const tiersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Create a tier (superuser)',
       body: TierCreate,
       response: { 201: TierRead, ...errorResponses(403, 409, 422) },
-    }, superusersOnly),
+    }, { ...superusersOnly, wayIn: 'none' }),
     async (request, reply) => reply.code(201).send(toTierRead(await tiers.create(callerOf(request).user, request.body.name))),
   )
 
@@ -43,7 +43,7 @@ const tiersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Delete a tier; its users fall back to none (superuser)',
       params: TierIdParams,
       response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
-    }, superusersOnly),
+    }, { ...superusersOnly, wayIn: 'none' }),
     async (request) => {
       await tiers.delete(callerOf(request).user, request.params.tier_id)
       return { message: 'Tier deleted' }

@@ -62,13 +62,13 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
         params: UserIdParams,
         body: update,
         response: { 200: read, ...errorResponses(403, 404, 409, 422) },
-      }),
+      }, { wayIn: 'none' }),
       async (request) => toUserRead(await users.update(actorOf(request), request.params.user_id, fromUserUpdate(request.body as Static<Update>), clientOf(request)), true),
     )
 
     app.delete(
       '/:user_id',
-      protectedRoute(app, { tags, summary: 'Soft-delete a user (that user or a superuser)', params: UserIdParams, response: deletion }),
+      protectedRoute(app, { tags, summary: 'Soft-delete a user (that user or a superuser)', params: UserIdParams, response: deletion }, { wayIn: 'none' }),
       async (request) => {
         await users.softDelete(callerOf(request).user, request.params.user_id)
         return { message: 'User deleted' }
@@ -82,13 +82,13 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
         summary: 'Undo the soft delete of a user, with the posts hidden with them (superuser)',
         params: UserIdParams,
         response: { 200: read, ...errorResponses(403, 404, 409, 422) },
-      }, superusersOnly),
+      }, { ...superusersOnly, wayIn: 'none' }),
       async (request) => toUserRead(await account.restoreUser(callerOf(request).user, request.params.user_id, clientOf(request)), true),
     )
 
     app.delete(
       '/:user_id/permanent',
-      protectedRoute(app, { tags, summary: 'Remove a user from the database (superuser)', params: UserIdParams, response: deletion }, superusersOnly),
+      protectedRoute(app, { tags, summary: 'Remove a user from the database (superuser)', params: UserIdParams, response: deletion }, { ...superusersOnly, wayIn: 'none' }),
       async (request) => {
         await users.deletePermanently(callerOf(request).user, request.params.user_id, clientOf(request))
         return { message: 'User deleted from the database' }

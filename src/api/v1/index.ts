@@ -14,7 +14,7 @@ import usersRoutes from './users.routes.js'
 const v1: FastifyPluginAsync = async (app) => {
   await registerVersionBasics(app, 'v1')
   await app.register(authRoutes)
-  await app.register(accountRoutes)
+  await app.register(accountRoutes, { resetConfirmation: 'plain' })
   await app.register(usersRoutes, { prefix: '/users' })
   await app.register(postsRoutes, { prefix: '/posts', list: 'array', toPostRead })
   await app.register(tiersRoutes, { prefix: '/tiers' })

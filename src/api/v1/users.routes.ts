@@ -92,7 +92,7 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: UserIdParams,
       body: Type.Object({ tier_id: Type.Union([RecordId, Type.Null()]) }, { additionalProperties: false, title: 'UserTierUpdate' }),
       response: { 200: UserRead, ...errorResponses(403, 404, 422) },
-    }, superusersOnly),
+    }, { ...superusersOnly, wayIn: 'none' }),
     async (request) => toUserReadV1(await users.setTier(callerOf(request).user, request.params.user_id, request.body.tier_id), true),
   )
 }

@@ -97,7 +97,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/users/:user_id/sessions',
-    protectedRoute(app, { tags, summary: "End every session of a user (their tokens stop working)", params: UserIdParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }, superusersOnly),
+    protectedRoute(app, { tags, summary: "End every session of a user (their tokens stop working)", params: UserIdParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }, { ...superusersOnly, wayIn: 'none' }),
     async (request) => {
       const count = await auth.endSessionsOf(superuser(request), request.params.user_id, clientOf(request))
       return { message: `Revoked ${plural(count, 'session')}` }
@@ -112,7 +112,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/users/:user_id/api-keys/:api_key_id',
-    protectedRoute(app, { tags, summary: "Revoke one of a user's API keys", params: UserApiKeyParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }, superusersOnly),
+    protectedRoute(app, { tags, summary: "Revoke one of a user's API keys", params: UserApiKeyParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }, { ...superusersOnly, wayIn: 'none' }),
     async (request) => {
       await apiKeys.revokeOf(superuser(request), request.params.user_id, request.params.api_key_id)
       return { message: 'API key revoked' }
@@ -133,7 +133,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Even the last one: the user can still set a password through a reset.',
       params: UserIdentityParams,
       response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
-    }, superusersOnly),
+    }, { ...superusersOnly, wayIn: 'none' }),
     async (request) => {
       await identities.unlinkOf(superuser(request), request.params.user_id, request.params.identity_id, clientOf(request))
       return { message: 'Identity unlinked' }
@@ -148,7 +148,7 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Answers 202 when a link was queued, 200 (and no mail) when the address is verified already.',
       params: UserIdParams,
       response: { 200: MessageResponse, 202: MessageResponse, ...errorResponses(403, 404, 422) },
-    }, superusersOnly),
+    }, { ...superusersOnly, wayIn: 'none' }),
     async (request, reply) => {
       const sent = await account.resendEmailVerification(superuser(request), request.params.user_id)
       return sent ? reply.code(202).send({ message: 'Verification email sent' }) : { message: 'Email already verified' }

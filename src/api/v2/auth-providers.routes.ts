@@ -23,6 +23,9 @@ const FLOW_COOKIE_SECONDS = 600
 /** Binds a link ticket to the browser that asked for it; sent only to authorize. */
 const LINK_COOKIE = 'identity_link'
 const LINK_COOKIE_SECONDS = 300
+/** Binds a hand-off code to the browser the provider sent back, when the frontend sent no PKCE challenge; sent only to the exchange. */
+export const HANDOFF_COOKIE = 'sign_in_handoff'
+const HANDOFF_COOKIE_SECONDS = 60
 
 /** redirect_to with the outcome's parameters added (any it had are kept). */
 function outcomeUrl(outcome: CallbackOutcome): string {
@@ -48,6 +51,8 @@ const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const flowCookie = { httpOnly: true, sameSite: 'lax', secure: app.config.cookieSecure, path: `${app.prefix}/auth/` } as const
   // Set by a call from the frontend (like the refresh cookie, it needs COOKIE_SAMESITE=none on another site).
   const linkCookie = { ...flowCookie, sameSite: app.config.cookieSameSite } as const
+  // Read by the frontend's call to the exchange, which is the refresh cookie's kind of request.
+  const handoffCookie = { httpOnly: true, sameSite: app.config.cookieSameSite, secure: app.config.cookieSecure, path: `${app.prefix}/auth/token` } as const
   await app.register(cookie)
 
   app.get(
@@ -73,12 +78,12 @@ const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { provider } = request.params
-      const { link_ticket: ticket, redirect_to: redirectTo } = request.query
+      const { link_ticket: ticket, redirect_to: redirectTo, code_challenge: challenge } = request.query
       if (ticket !== undefined) reply.clearCookie(LINK_COOKIE, linkCookie)
       const flow =
         ticket !== undefined
           ? await identities.startLink(provider, ticket, request.cookies[LINK_COOKIE])
-          : await identities.start(provider, redirectTo ?? missingRedirect())
+          : await identities.start(provider, redirectTo ?? missingRedirect(), challenge)
       reply.setCookie(FLOW_COOKIE, flow.browserBinding, { ...flowCookie, maxAge: FLOW_COOKIE_SECONDS })
       return reply.header('cache-control', 'no-store').redirect(flow.authorizationUrl, 302)
     },
@@ -93,7 +98,8 @@ const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Validates the answer and sends the browser to the sign-in\'s redirect_to with a one-time `code` (60 s; trade it at POST /api/v2/auth/token), ' +
           'or with `error` and `error_description` (`account_exists`, `access_denied`, `provider_unavailable`, `invalid_response`, `account_disabled`, ' +
-          '`email_required`, `signup_disabled`, `rate_limited`, `server_error`). An unknown, used or expired state, or one another browser started: 400 `invalid_state`.',
+          '`email_required`, `email_not_verified`, `signup_disabled`, `rate_limited`, `server_error`). An unknown, used or expired state, or one another browser started: 400 `invalid_state`. ' +
+          'Without a `code_challenge` at authorize, an HttpOnly cookie (60 s) binds the code to this browser for the exchange.',
         params: ProviderParams,
         response: { 302: Type.Null({ description: 'To redirect_to' }), ...errorResponses(400) },
       },
@@ -104,6 +110,7 @@ const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const callbackUrl = new URL(request.url, publicUrl)
       const outcome = await identities.finish(request.params.provider, callbackUrl, binding, clientOf(request))
       if ('failure' in outcome && outcome.failure.error === 'server_error') request.log.error({ err: outcome.failure.cause }, 'provider sign-in failed')
+      if ('code' in outcome && outcome.handoffBinding !== undefined) reply.setCookie(HANDOFF_COOKIE, outcome.handoffBinding, { ...handoffCookie, maxAge: HANDOFF_COOKIE_SECONDS })
       return reply.header('cache-control', 'no-store').redirect(outcomeUrl(outcome), 302)
     },
   )
@@ -116,13 +123,18 @@ const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags,
         summary: 'Trade the one-time code from a provider sign-in for the token pair',
-        description: 'Answers as POST /login does (token pair, refresh cookie, or 401 `mfa_required`). The code works once, for 60 seconds: 400 `invalid_code` otherwise.',
+        description:
+          'Answers as POST /login does (token pair, refresh cookie, or 401 `mfa_required`). The code works once, for 60 seconds, and only from the flow that started it: ' +
+          'with `code_verifier` when authorize had a `code_challenge`, else from the browser the provider sent back (its hand-off cookie, sent when the call includes credentials). 400 `invalid_code` otherwise.',
         body: CodeExchange,
         response: { 200: TokenResponse, ...errorResponses(400, 403, 422), ...signInRefusal },
       },
     },
     async (request, reply) => {
-      return sendSession(reply, await identities.exchange(request.body.code, clientOf(request)))
+      const proof = { codeVerifier: request.body.code_verifier, browserBinding: request.cookies[HANDOFF_COOKIE] }
+      const session = await identities.exchange(request.body.code, proof, clientOf(request))
+      reply.clearCookie(HANDOFF_COOKIE, handoffCookie)
+      return sendSession(reply, session)
     },
   )
 
@@ -137,7 +149,7 @@ const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: OwnIdentityParams,
       body: LinkRequest,
       response: { 200: LinkStarted, ...errorResponses(400, 403, 404, 422) },
-    }, { apiKeys: false }),
+    }, { apiKeys: false, wayIn: 'adds' }),
     async (request, reply) => {
       const provider = request.params.identity
       const { ticket, browserBinding } = await identities.issueLinkTicket(tokenCallerOf(request).user.id, provider, request.body.redirect_to)
@@ -154,7 +166,7 @@ const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: '409 `last_sign_in_method` when it is the last way to sign in (no password and no other identity): set a password through a reset, or link another first.',
       params: OwnIdentityParams,
       response: { 200: MessageResponse, ...errorResponses(403, 404, 409) },
-    }, { apiKeys: false }),
+    }, { apiKeys: false, wayIn: 'none' }),
     async (request) => {
       await identities.unlink(tokenCallerOf(request).user.id, request.params.identity, clientOf(request))
       return { message: 'Identity unlinked' }

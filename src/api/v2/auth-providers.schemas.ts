@@ -10,8 +10,17 @@ export const ProviderRead = Type.Object(
 
 export const ProviderParams = Type.Object({ provider: Type.String({ minLength: 1, maxLength: 40 }) })
 
+const Base64UrlOf = (length: { min: number; max: number }, description: string) => Type.String({ pattern: '^[A-Za-z0-9_~.-]+$', minLength: length.min, maxLength: length.max, description })
+
 export const AuthorizeQuery = Type.Object({
   link_ticket: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'From POST /api/v2/users/me/identities/{provider}: link instead of sign in' })),
+  code_challenge: Type.Optional(
+    Base64UrlOf(
+      { min: 43, max: 43 },
+      'The frontend\'s PKCE challenge for the hand-off code: BASE64URL(SHA-256(verifier)) of a verifier it keeps (43-128 characters). The exchange must then bring `code_verifier`; without it, the code is bound to this browser by a cookie instead.',
+    ),
+  ),
+  code_challenge_method: Type.Optional(Type.Literal('S256', { description: 'Only S256' })),
   redirect_to: Type.Optional(Type.String({
     maxLength: 2048,
     description: 'Where the browser goes when the sign-in ends, with `code` or `error`; its origin must be on AUTH_REDIRECT_ORIGINS. Required unless `link_ticket` is given.',
@@ -46,7 +55,10 @@ export const OwnIdentityParams = Type.Object({
 })
 
 export const CodeExchange = Type.Object(
-  { code: Type.String({ minLength: 1, maxLength: 200, description: 'The one-time code redirect_to received' }) },
+  {
+    code: Type.String({ minLength: 1, maxLength: 200, description: 'The one-time code redirect_to received' }),
+    code_verifier: Type.Optional(Base64UrlOf({ min: 43, max: 128 }, 'The verifier whose challenge went to authorize as `code_challenge`')),
+  },
   { additionalProperties: false, title: 'CodeExchange' },
 )
 

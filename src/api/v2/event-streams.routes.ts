@@ -33,23 +33,26 @@ function lastEventIdOf(header: string | string[] | undefined, query: number | un
 /** Writes the stream's frames; the response starts (200, text/event-stream) at the first one. */
 function sseSink(reply: FastifyReply): StreamSink & { start(): void; readonly started: boolean } {
   let started = false
-  const write = (frame: string) => {
+  const response = reply.raw
+  const write = (frame: string): number => {
     start()
-    if (!reply.raw.writableEnded) reply.raw.write(frame)
+    if (response.writableEnded || response.destroyed) return 0
+    response.write(frame)
+    return Buffer.byteLength(frame)
   }
   const start = () => {
     if (started) return
     started = true
     reply.hijack()
     // The headers hooks set before the stream (CORS, security headers) go out with it.
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value)
-    reply.raw.writeHead(200, {
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) response.setHeader(name, value)
+    response.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
       // nginx and similar proxies pass each event on at once.
       'x-accel-buffering': 'no',
     })
-    reply.raw.write(`retry: ${RETRY_MS}\n\n`)
+    response.write(`retry: ${RETRY_MS}\n\n`)
   }
   return {
     start,
@@ -57,11 +60,33 @@ function sseSink(reply: FastifyReply): StreamSink & { start(): void; readonly st
       return started
     },
     event: (event) => write(`id: ${event.id}\nevent: ${event.type}\ndata: ${eventBody(event)}\n\n`),
-    reload: () => write(`event: reload\ndata: ${JSON.stringify({ type: 'reload' })}\n\n`),
-    heartbeat: () => write(': heartbeat\n\n'),
+    reload: () => void write(`event: reload\ndata: ${JSON.stringify({ type: 'reload' })}\n\n`),
+    heartbeat: () => void write(': heartbeat\n\n'),
     end: () => {
       start()
-      reply.raw.end()
+      response.end()
+    },
+    abort: () => {
+      response.destroy()
+    },
+    // What Node holds for this response and its socket, not yet handed to the kernel.
+    backlog: () => (started && !response.destroyed ? response.writableLength : 0),
+    drained: (ms) => {
+      if (!started || response.writableLength === 0) return Promise.resolve(true)
+      if (response.destroyed) return Promise.resolve(false)
+      return new Promise<boolean>((resolve) => {
+        const finish = (sent: boolean) => {
+          clearTimeout(timer)
+          response.off('drain', onDrain)
+          response.off('close', onClose)
+          resolve(sent)
+        }
+        const onDrain = () => finish(true)
+        const onClose = () => finish(false)
+        const timer = setTimeout(() => finish(false), ms)
+        response.on('drain', onDrain)
+        response.on('close', onClose)
+      })
     },
   }
 }
@@ -75,7 +100,7 @@ const eventStreamRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       summary: 'A single-use ticket (30 seconds) that opens the event stream as the caller, for EventSource',
       response: { 200: TicketRead, ...errorResponses(403) },
-    }, { apiKeys: false }),
+    }, { apiKeys: false, wayIn: 'none' }),
     async (request) => {
       const { ticket, expiresIn } = await eventStreams.issueTicket(tokenCallerOf(request))
       return { ticket, expires_in: expiresIn }

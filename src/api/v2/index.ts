@@ -16,6 +16,8 @@ import emailLoginRoutes from './email-login.routes.js'
 import eventStreamRoutes from './event-streams.routes.js'
 import mfaRoutes from './mfa.routes.js'
 import passkeysRoutes from './passkeys.routes.js'
+import reauthenticationRoutes from './reauthentication.routes.js'
+import recoveryRoutes from './recovery.routes.js'
 import signupRoutes from './signup.routes.js'
 import usersRoutesV2 from './users.routes.js'
 import webhookRoutes from './webhooks.routes.js'
@@ -23,7 +25,9 @@ import webhookRoutes from './webhooks.routes.js'
 const v2: FastifyPluginAsync = async (app) => {
   await registerVersionBasics(app, 'v2')
   await app.register(authRoutes)
-  await app.register(accountRoutes)
+  await app.register(accountRoutes, { resetConfirmation: 'own' })
+  await app.register(recoveryRoutes)
+  await app.register(reauthenticationRoutes)
   await app.register(signupRoutes)
   if (app.config.emailLogin.enabled) await app.register(emailLoginRoutes)
   await app.register(authProviderRoutes)

@@ -36,7 +36,7 @@ const mfaRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Start setting up a TOTP authenticator',
       description: 'A new secret, pending until confirmed with a code from it; a new call replaces a pending one. 409 `mfa_already_enabled` when one is confirmed.',
       response: { 200: TotpSetupRead, ...errorResponses(403, 409) },
-    }, ownOnly),
+    }, { ...ownOnly, wayIn: 'adds' }),
     async (request) => {
       const setup = await secondFactors.startTotp(tokenCallerOf(request).user)
       return { secret: setup.secret, otpauth_url: setup.otpauthUrl, qr_code: setup.qrCode }
@@ -48,11 +48,14 @@ const mfaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     protectedRoute(app, {
       tags,
       summary: 'Confirm the pending authenticator with a code from it',
-      description: 'Turns the second factor on and answers ten single-use recovery codes, shown this once. 400 `invalid_mfa_code` for a wrong or used code.',
+      description: 'Turns the second factor on and answers ten single-use recovery codes, shown this once; every other session of the caller ends, as after a password change. 400 `invalid_mfa_code` for a wrong or used code.',
       body: TotpCodeBody,
       response: { 200: RecoveryCodesRead, ...errorResponses(400, 403, 409, 422) },
-    }, ownOnly),
-    async (request) => ({ recovery_codes: await secondFactors.confirmTotp(tokenCallerOf(request).user, request.body.code, clientOf(request)) }),
+    }, { ...ownOnly, wayIn: 'adds' }),
+    async (request) => {
+      const caller = tokenCallerOf(request)
+      return { recovery_codes: await secondFactors.confirmTotp(caller.user, request.body.code, clientOf(request), caller.token.sessionId) }
+    },
   )
 
   app.post(
@@ -63,7 +66,7 @@ const mfaRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The old set stops working.',
       body: TotpCodeBody,
       response: { 200: RecoveryCodesRead, ...errorResponses(400, 403, 409, 422) },
-    }, ownOnly),
+    }, { ...ownOnly, wayIn: 'none' }),
     async (request) => ({ recovery_codes: await secondFactors.regenerateRecoveryCodes(tokenCallerOf(request).user, request.body.code, clientOf(request)) }),
   )
 
@@ -75,7 +78,7 @@ const mfaRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Its recovery codes go with it; sign-in then asks for no second factor.',
       body: TotpOrRecoveryCodeBody,
       response: { 200: MessageResponse, ...errorResponses(400, 403, 409, 422) },
-    }, ownOnly),
+    }, { ...ownOnly, wayIn: 'none' }),
     async (request) => {
       await secondFactors.disableTotp(tokenCallerOf(request).user, request.body.code, clientOf(request))
       return { message: 'Second factor turned off' }
@@ -133,7 +136,7 @@ const mfaRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'For a user who lost their authenticator and their recovery codes. They sign in with the first factor alone until they set one up again.',
       params: UserIdParams,
       response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
-    }, superusersOnly),
+    }, { ...superusersOnly, wayIn: 'none' }),
     async (request) => {
       await auth.resetSecondFactorsOf(tokenCallerOf(request).user, request.params.user_id, clientOf(request))
       return { message: 'Second factors removed' }

@@ -30,7 +30,7 @@ const passkeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Creation options for a new passkey of the caller',
       description: 'Resident key preferred, user verification required, attestation none; the caller\'s passkeys are excluded. The challenge works once, for 5 minutes.',
       response: { 200: WebauthnOptions, ...errorResponses(403) },
-    }, ownOnly),
+    }, { ...ownOnly, wayIn: 'adds' }),
     async (request) => passkeys.registrationOptions(tokenCallerOf(request).user),
   )
 
@@ -39,12 +39,15 @@ const passkeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
     protectedRoute(app, {
       tags,
       summary: 'Register a passkey: the browser\'s answer to the creation options',
-      description: '400 `invalid_passkey` when it does not verify (origin, RP id, challenge, user verification); 409 `passkey_exists` for one registered already.',
+      description:
+        '400 `invalid_passkey` when it does not verify (origin, RP id, challenge, user verification); 409 `passkey_exists` for one registered already. ' +
+        "The account's first passkey is a new second factor: every other session of the caller ends, as after turning on an authenticator app.",
       body: PasskeyRegistration,
       response: { 201: PasskeyRead, ...errorResponses(400, 403, 409, 422) },
-    }, ownOnly),
+    }, { ...ownOnly, wayIn: 'adds' }),
     async (request, reply) => {
-      const passkey = await passkeys.register(tokenCallerOf(request).user, request.body.response, request.body.name, clientOf(request))
+      const caller = tokenCallerOf(request)
+      const passkey = await passkeys.register(caller.user, request.body.response, request.body.name, clientOf(request), caller.token.sessionId)
       return reply.code(201).send(toPasskeyRead(passkey))
     },
   )
@@ -57,7 +60,7 @@ const passkeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.patch(
     '/users/me/passkeys/:passkey_id',
-    protectedRoute(app, { tags, summary: 'Rename one of the caller\'s passkeys', params: PasskeyIdParams, body: PasskeyRename, response: { 200: PasskeyRead, ...errorResponses(403, 404, 422) } }, ownOnly),
+    protectedRoute(app, { tags, summary: 'Rename one of the caller\'s passkeys', params: PasskeyIdParams, body: PasskeyRename, response: { 200: PasskeyRead, ...errorResponses(403, 404, 422) } }, { ...ownOnly, wayIn: 'none' }),
     async (request) => toPasskeyRead(await passkeys.rename(tokenCallerOf(request).user.id, request.params.passkey_id, request.body.name)),
   )
 
@@ -69,7 +72,7 @@ const passkeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: '409 `last_sign_in_method` when it is the last way to sign in (no password, no identity, no other passkey).',
       params: PasskeyIdParams,
       response: { 200: MessageResponse, ...errorResponses(403, 404, 409, 422) },
-    }, ownOnly),
+    }, { ...ownOnly, wayIn: 'none', reauthenticate: true }),
     async (request) => {
       await passkeys.remove(tokenCallerOf(request).user.id, request.params.passkey_id, clientOf(request))
       return { message: 'Passkey removed' }

@@ -94,7 +94,7 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
       params: UserIdParams,
       body: UserTierUpdateV2,
       response: { 200: UserReadV2, ...errorResponses(403, 404, 422) },
-    }, superusersOnly),
+    }, { ...superusersOnly, wayIn: 'none' }),
     async (request) => {
       const name = request.body.subscription_tier
       const tierId = name === null ? null : (await tiers.getByName(name)).id

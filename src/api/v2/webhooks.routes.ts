@@ -35,7 +35,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Register a webhook endpoint; the answer holds its signing secret, shown only now',
       body: WebhookCreate,
       response: { 201: WebhookCreated, ...errorResponses(403, 422) },
-    }, superusersOnly),
+    }, { ...superusersOnly, wayIn: 'none' }),
     async (request, reply) => {
       const created = await webhooks.create(superuser(request), request.body, clientOf(request))
       return reply.code(201).send(toWebhookCreated(created))
@@ -65,13 +65,13 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: WebhookIdParams,
       body: WebhookUpdate,
       response: { 200: WebhookRead, ...errorResponses(403, 404, 422) },
-    }, superusersOnly),
+    }, { ...superusersOnly, wayIn: 'none' }),
     async (request) => toWebhookRead(await webhooks.update(superuser(request), request.params.webhook_id, request.body)),
   )
 
   app.delete(
     '/webhooks/:webhook_id',
-    protectedRoute(app, { tags, summary: 'Remove an endpoint and its deliveries', params: WebhookIdParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }, superusersOnly),
+    protectedRoute(app, { tags, summary: 'Remove an endpoint and its deliveries', params: WebhookIdParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }, { ...superusersOnly, wayIn: 'none' }),
     async (request) => {
       await webhooks.remove(superuser(request), request.params.webhook_id, clientOf(request))
       return { message: 'Webhook removed' }
@@ -85,7 +85,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Give the endpoint a new signing secret; the old one keeps signing beside it for 24 hours',
       params: WebhookIdParams,
       response: { 200: WebhookSecret, ...errorResponses(403, 404, 422) },
-    }, superusersOnly),
+    }, { ...superusersOnly, wayIn: 'none' }),
     async (request) => {
       const rotated = await webhooks.rotateSecret(superuser(request), request.params.webhook_id, clientOf(request))
       return { secret: rotated.secret, previous_valid_until: rotated.previousValidUntil }
@@ -94,7 +94,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/webhooks/:webhook_id/test',
-    protectedRoute(app, { tags, summary: 'Queue a ping to the endpoint', params: WebhookIdParams, response: { 202: DeliveryRead, ...errorResponses(403, 404, 422) } }, superusersOnly),
+    protectedRoute(app, { tags, summary: 'Queue a ping to the endpoint', params: WebhookIdParams, response: { 202: DeliveryRead, ...errorResponses(403, 404, 422) } }, { ...superusersOnly, wayIn: 'none' }),
     async (request, reply) => reply.code(202).send(toDeliveryRead(await webhooks.ping(superuser(request), request.params.webhook_id))),
   )
 
@@ -120,7 +120,7 @@ const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Send a delivery again (a new delivery with the same body and webhook-id)',
       params: DeliveryIdParams,
       response: { 202: DeliveryRead, ...errorResponses(403, 404, 422) },
-    }, superusersOnly),
+    }, { ...superusersOnly, wayIn: 'none' }),
     async (request, reply) => reply.code(202).send(toDeliveryRead(await webhooks.redeliver(superuser(request), request.params.delivery_id))),
   )
 }

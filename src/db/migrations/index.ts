@@ -20,6 +20,7 @@ import * as secondFactors from './2026-11-24-04-second-factors.js'
 import * as passkeys from './2026-11-24-05-passkeys.js'
 import * as webhooks from './2026-11-24-06-webhooks.js'
 import * as eventStreamTickets from './2026-11-24-07-event-stream-tickets.js'
+import * as reauthenticationAndRecovery from './2026-11-26-01-reauthentication-and-recovery.js'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-users-and-tiers': usersAndTiers,
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24-05-passkeys': passkeys,
   '2026-11-24-06-webhooks': webhooks,
   '2026-11-24-07-event-stream-tickets': eventStreamTickets,
+  '2026-11-26-01-reauthentication-and-recovery': reauthenticationAndRecovery,
 }

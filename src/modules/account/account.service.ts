@@ -14,6 +14,7 @@ import type { AuthService, BrowserSession, TokenCaller } from '../auth/auth.serv
 import type { DomainEvents } from '../domain-events.js'
 import type { MailService } from '../mail/mail.service.js'
 import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
+import type { AccountRecovery, EndedWaysIn, KeptWaysIn, WaysIn } from '../recovery/recovery.service.js'
 import type { ClientInfo } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
 import { assertAcceptablePassword } from '../users/password-policy.js'
@@ -56,6 +57,7 @@ export class AccountService {
     private readonly users: UserService,
     private readonly auth: AuthService,
     private readonly apiKeys: ApiKeyService,
+    private readonly recovery: AccountRecovery,
     private readonly mail: MailService,
     private readonly events: SecurityEventService,
     private readonly limits: RateLimitService,
@@ -139,23 +141,41 @@ export class AccountService {
     this.mail.kick()
   }
 
-  /** Sets the new password, ends every session of the user, and marks the email verified (they read it). */
-  async confirmPasswordReset(token: string, newPassword: string, client: ClientInfo): Promise<void> {
-    const hash = hashToken(token)
-    const usable = await this.tokens.findUsableUserToken(hash, 'reset_password')
-    const user = usable && (await this.users.find(usable.user_id))
-    if (!usable || !user || !user.isActive) throw invalidToken()
+  /**
+   * Every way into the account a live reset link belongs to, for its owner to choose what to keep
+   * before resetting (the link is not spent). 400 `invalid_token` for a dead link.
+   */
+  async waysInForReset(token: string): Promise<WaysIn> {
+    return this.recovery.waysIn((await this.resettableUser(token)).user.id)
+  }
+
+  /**
+   * Sets the new password, marks the email verified (they read it), and recovers the account:
+   * every session and API key ends, and every passkey and identity not in `keep` (whoever took
+   * the account may have added them); an account that had never proved its mailbox loses its
+   * second factor too (AccountRecovery).
+   */
+  async confirmPasswordReset(token: string, newPassword: string, client: ClientInfo, keep?: KeptWaysIn): Promise<EndedWaysIn> {
+    const { user, hash } = await this.resettableUser(token)
     // A refused password (422) leaves the link usable for a better one.
     await assertAcceptablePassword(newPassword, user, 'new_password')
     const used = await this.tokens.consumeUserToken(hash, 'reset_password')
     if (!used) throw invalidToken()
+    const adopting = !(await this.users.hasProvedMailbox(user.id))
     await this.users.setPassword(user, newPassword)
     await this.users.markEmailVerified(user.id, used.email)
-    // Whoever took the account may have minted keys: recovering it ends every credential.
-    await this.auth.revokeSessionsOf(user.id, client)
-    await this.apiKeys.revokeAllOf(user.id)
+    const ended = await this.recovery.recover(user, client, 'password_reset', { adopting, passwordReplaced: true, ...(keep ? { keep } : {}) })
     await this.tokens.retireUserTokens(user.id, 'verify_email')
     await this.events.record('password_reset', user.id, client)
+    return ended
+  }
+
+  private async resettableUser(token: string): Promise<{ user: User; hash: string }> {
+    const hash = hashToken(token)
+    const usable = await this.tokens.findUsableUserToken(hash, 'reset_password')
+    const user = usable && (await this.users.find(usable.user_id))
+    if (!usable || !user || !user.isActive) throw invalidToken()
+    return { user, hash }
   }
 
   /**
@@ -175,16 +195,16 @@ export class AccountService {
 
   /**
    * Undoes an email change from the link mailed to the previous address: the address comes back
-   * (verified: its owner followed the link), every session and API key ends, and every reset or
-   * verification link mailed meanwhile stops working: whoever moved the email is out.
+   * (verified: its owner followed the link), the account is recovered (every session, API key,
+   * passkey and linked identity ends: whoever moved the email may have added them), and every
+   * reset or verification link mailed meanwhile stops working: whoever moved the email is out.
    */
   async undoEmailChange(token: string, client: ClientInfo): Promise<void> {
     const used = await this.tokens.consumeUserToken(hashToken(token), 'undo_email_change')
     const user = used && (await this.users.find(used.user_id))
     if (!used || !user) throw invalidToken()
-    await this.users.revertEmail(user.id, used.email)
-    await this.auth.revokeSessionsOf(user.id, client)
-    await this.apiKeys.revokeAllOf(user.id)
+    const reverted = await this.users.revertEmail(user.id, used.email)
+    await this.recovery.recover(reverted, client, 'email_change_undone')
     await this.retireMailedLinks(user.id)
     await this.events.record('email_change_undone', user.id, client)
   }

@@ -71,6 +71,8 @@ export interface NewSession {
   expiresAt: Date
   userAgent: string | null
   ip: string | null
+  /** What the sign-in proved, when it counts as a proof (a password, a second factor, a passkey); else null. */
+  proof: string | null
 }
 
 export async function insertSession(db: Executor, session: NewSession): Promise<void> {
@@ -85,8 +87,20 @@ export async function insertSession(db: Executor, session: NewSession): Promise<
       expires_at: session.expiresAt.toISOString(),
       user_agent: session.userAgent,
       ip: session.ip,
+      proven_at: session.proof === null ? null : now,
+      proof: session.proof,
     })
     .execute()
+}
+
+/** When a live session last proved who it is, and how; undefined for a session that is not live. */
+export function findSessionProof(db: Executor, id: string): Promise<{ proven_at: Date | string | null; proof: string | null } | undefined> {
+  return db.selectFrom('sessions').select(['proven_at', 'proof']).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst()
+}
+
+/** The session proved who it is, now, by `proof`. */
+export async function markSessionProven(db: Executor, id: string, proof: string): Promise<void> {
+  await db.updateTable('sessions').set({ proven_at: nowIso(), proof }).where('id', '=', id).where('revoked_at', 'is', null).execute()
 }
 
 /** A refresh extends the session's life to the new refresh token's. */
@@ -154,5 +168,5 @@ export async function deleteExpiredAuthState(db: Executor): Promise<void> {
 }
 
 /** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const authFunctions = { insertRefreshToken, consumeRefreshToken, findRefreshToken, revokeRefreshFamily, insertSession, touchSession, revokeSession, listLiveSessions, liveSessionIds, insertRevokedToken, isTokenRevoked, deleteExpiredAuthState }
+export const authFunctions = { insertRefreshToken, consumeRefreshToken, findRefreshToken, revokeRefreshFamily, insertSession, findSessionProof, markSessionProven, touchSession, revokeSession, listLiveSessions, liveSessionIds, insertRevokedToken, isTokenRevoked, deleteExpiredAuthState }
 export type AuthRepository = Repository<typeof authFunctions>

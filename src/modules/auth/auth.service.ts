@@ -23,6 +23,22 @@ import type { TokenService, VerifiedToken } from './tokens.js'
 
 export const INCORRECT_CREDENTIALS = 'Incorrect username or password'
 
+/**
+ * What a session proved about who holds it, at sign-in or by reauthenticating: a password, a
+ * second factor (after any first factor), a passkey, or a code mailed for reauthentication. A
+ * sign-in by an email link or code, or through a provider, proves only the mailbox or the
+ * provider's account: no proof (null).
+ */
+export type SessionProof = 'password' | 'second_factor' | 'passkey' | 'email_code'
+
+/** The proof a first factor gives on its own, when the account asks for no second one. */
+const proofOfFirstFactor = (method: LoginMethod): SessionProof | null => (method === 'password' ? 'password' : method === 'passkey' ? 'passkey' : null)
+
+export interface SessionProofState {
+  provenAt: Date | null
+  proof: SessionProof | null
+}
+
 /** A freshly issued access and refresh token; the API decides how it travels (body, cookie). */
 /** A browser's new session: the token pair, and the device token a login sets as its cookie. */
 export interface BrowserSession {
@@ -116,7 +132,7 @@ export class AuthService {
   async startBrowserSession(userId: number, client: ClientInfo, method: LoginMethod): Promise<BrowserSession> {
     const challenge = await this.secondFactors.challengeFor(userId, method)
     if (challenge) throw secondFactorRequired(challenge)
-    return this.openBrowserSession(userId, client, method)
+    return this.openBrowserSession(userId, client, method, proofOfFirstFactor(method))
   }
 
   /** Sign-in with a passkey, which verified its user: a complete sign-in, never stepped up. */
@@ -125,7 +141,7 @@ export class AuthService {
     const userId = await this.passkeys.verifySignIn(response, client)
     const user = await this.users.find(userId)
     if (!user || !user.isActive) throw notAuthenticated()
-    return this.openBrowserSession(userId, client, 'passkey')
+    return this.openBrowserSession(userId, client, 'passkey', 'passkey')
   }
 
   /**
@@ -139,7 +155,7 @@ export class AuthService {
     if (!user || !user.isActive) throw notAuthenticated()
     await this.throttle.countSecondFactor(limitIdentity(user), user.id, deviceToken, client.ip ?? '')
     await this.secondFactors.prove(challenge, proof, client)
-    return this.openBrowserSession(user.id, client, challenge.method)
+    return this.openBrowserSession(user.id, client, challenge.method, 'second_factor')
   }
 
   /** Removes every second factor of a user and ends their sessions (superusers; 404 when there is no such user). */
@@ -150,13 +166,13 @@ export class AuthService {
   }
 
   /** startSession, with the device token for the browser that signed in. */
-  private async openBrowserSession(userId: number, client: ClientInfo, method: LoginMethod): Promise<BrowserSession> {
-    const pair = await this.startSession(userId, client, method)
+  private async openBrowserSession(userId: number, client: ClientInfo, method: LoginMethod, proof: SessionProof | null): Promise<BrowserSession> {
+    const pair = await this.startSession(userId, client, method, proof)
     return { pair, device: await this.deviceToken(userId) }
   }
 
-  /** A new session for a user whose identity is proven `method`'s way (a login, or a sign-up that logs in). */
-  private async startSession(userId: number, client: ClientInfo, method: LoginMethod): Promise<TokenPair> {
+  /** A new session for a user whose identity is proven `method`'s way (a login, or a sign-up that logs in), fresh when `proof` says so. */
+  private async startSession(userId: number, client: ClientInfo, method: LoginMethod, proof: SessionProof | null): Promise<TokenPair> {
     const sessionId = randomUUID()
     await this.repository.insertSession({
       id: sessionId,
@@ -164,6 +180,7 @@ export class AuthService {
       expiresAt: new Date(Date.now() + this.tokens.lifetimes.refreshSeconds * 1000),
       userAgent: client.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) ?? null,
       ip: client.ip,
+      proof,
     })
     this.signals.emit('login', 'success')
     await this.events.record('login_succeeded', userId, client, { method })
@@ -274,12 +291,32 @@ export class AuthService {
     await this.events.record('session_revoked', caller.user.id, client)
   }
 
+  /** How many live sessions a user has. */
+  async countLiveSessions(userId: number): Promise<number> {
+    return (await this.repository.liveSessionIds(userId)).length
+  }
+
   /** Ends every session of a user but `exceptSessionId` ("log out everywhere else", password changes and resets). */
   async revokeSessionsOf(userId: number, client: ClientInfo | null, exceptSessionId?: string): Promise<number> {
     const ids = await this.repository.liveSessionIds(userId, exceptSessionId)
     for (const id of ids) await this.repository.revokeSession(id)
     if (ids.length > 0) await this.events.record('session_revoked', userId, client)
     return ids.length
+  }
+
+  /** When the caller's session last proved who holds it, and how. */
+  async proofOf(caller: TokenCaller): Promise<SessionProofState> {
+    const row = await this.repository.findSessionProof(caller.token.sessionId)
+    return { provenAt: row?.proven_at ? new Date(toIsoString(row.proven_at)) : null, proof: (row?.proof ?? null) as SessionProof | null }
+  }
+
+  /** The caller's session proved who holds it, now (a reauthentication). */
+  markProven(caller: TokenCaller, proof: SessionProof): Promise<void> {
+    return this.markSessionProven(caller.token.sessionId, proof)
+  }
+
+  markSessionProven(sessionId: string, proof: SessionProof): Promise<void> {
+    return this.repository.markSessionProven(sessionId, proof)
   }
 
   pruneExpiredState(): Promise<void> {

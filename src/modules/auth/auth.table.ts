@@ -21,6 +21,10 @@ export interface SessionsTable {
   revoked_at: NullableTimestamp
   user_agent: string | null
   ip: string | null
+  /** When the session last proved who it is (a sign-in by password, second factor or passkey, or a reauthentication). */
+  proven_at: NullableTimestamp
+  /** What that proof was: `password`, `second_factor`, `passkey` or `email_code`. */
+  proof: string | null
 }
 
 export interface RevokedTokensTable {

@@ -49,5 +49,16 @@ export interface SecondFactorGate {
   removeAllOf(userId: number, client: ClientInfo): Promise<boolean>
 }
 
+/**
+ * What enrolling a second factor does to sessions, asked of the auth module (the mfa and passkeys
+ * modules are built before it, and reach it through this).
+ */
+export interface EnrolmentSessions {
+  /** Ends every session of the user but `exceptSessionId`: one opened with the first factor alone must not outlive the new factor. */
+  endOthers(userId: number, client: ClientInfo, exceptSessionId: string): Promise<number>
+  /** The session proved the new factor just now (it stays fresh for sensitive actions). */
+  markProven(sessionId: string, proof: 'second_factor' | 'passkey'): Promise<void>
+}
+
 export const secondFactorRequired = (challenge: SecondFactorChallenge) =>
   new DomainError('unauthenticated', SECOND_FACTOR_REQUIRED, { code: 'mfa_required', fields: { mfa_token: challenge.mfaToken, methods: challenge.methods } })

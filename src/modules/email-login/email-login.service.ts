@@ -1,6 +1,9 @@
 // Sign-in by email: a live account asks, and gets a mail holding a link and a 6-digit code, both
 // single use, valid 15 minutes, stored hashed and queued through the outbox with the request
-// row. Either signs in and counts the address as verified. It never creates an account.
+// row. Either signs in and counts the address as verified. It never creates an account. The
+// first proof of the mailbox on an account that never gave one adopts it: whatever ways in the
+// account had (a password someone else chose when signing up with this address, an identity a
+// provider linked without vouching for the address) end first (AccountRecovery).
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
 
 import type { UnitOfWork } from '../../db/unit-of-work.js'
@@ -12,6 +15,7 @@ import type { AuthService, BrowserSession } from '../auth/auth.service.js'
 import type { DomainEvents } from '../domain-events.js'
 import type { MailService } from '../mail/mail.service.js'
 import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
+import type { AccountRecovery } from '../recovery/recovery.service.js'
 import type { ClientInfo, LoginMethod } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
 import type { UserService } from '../users/users.service.js'
@@ -20,6 +24,8 @@ import type { EmailLoginRepository } from './email-login.repository.js'
 export const EMAIL_LOGIN_MINUTES = 15
 /** Codes tried against one request, right or wrong, before it is spent. */
 export const EMAIL_LOGIN_MAX_ATTEMPTS = 5
+/** No account has id 0: an unknown address takes an attempt from nobody's requests. */
+const NO_USER = 0
 
 export interface EmailLoginSettings {
   /** Base of the service's own pages, without a trailing slash. */
@@ -41,6 +47,7 @@ export class EmailLoginService {
     private readonly events: SecurityEventService,
     private readonly limits: RateLimitService,
     private readonly redirects: RedirectAllowList,
+    private readonly recovery: AccountRecovery,
     private readonly afterAnswer: BackgroundWork,
     private readonly settings: EmailLoginSettings,
   ) {}
@@ -94,16 +101,17 @@ export class EmailLoginService {
   /**
    * Signs in with the mailed code. Each try takes one of the request's attempts before the code
    * is compared, so even concurrent guesses try at most EMAIL_LOGIN_MAX_ATTEMPTS codes; then the
-   * request is spent, link included.
+   * request is spent, link included. A wrong code costs the same work whether the address is
+   * registered, has a mail pending, or is unknown: the same lookup, the same UPDATE (for no user
+   * when there is none) and the same failure logged (with no user, as a password login logs one).
    */
   async confirmCode(email: string, code: string, client: ClientInfo): Promise<BrowserSession> {
     const user = await this.users.findActiveByEmail(email)
-    if (!user) throw invalidCode()
-    const live = await this.repository.takeEmailLoginAttempt(user.id, EMAIL_LOGIN_MAX_ATTEMPTS)
+    const live = await this.repository.takeEmailLoginAttempt(user?.id ?? NO_USER, EMAIL_LOGIN_MAX_ATTEMPTS)
     const match = live.find((request) => sameHash(request.code_hash, this.codeHash(request.token_hash, code)))
     const spent = match && (await this.repository.spendEmailLoginRequest(match.token_hash))
-    if (!spent) {
-      if (live.length > 0) await this.events.record('login_failed', user.id, client, { method: 'email_code' })
+    if (!user || !spent) {
+      await this.events.record('login_failed', user?.id ?? null, client, { method: 'email_code' })
       throw invalidCode()
     }
     return this.signIn(spent, client, 'email_code')
@@ -114,6 +122,9 @@ export class EmailLoginService {
     // Deactivated, deleted or moved to another address since the mail went out.
     const current = user?.isActive === true && user.email.toLowerCase() === spent.email.toLowerCase()
     if (!user || !current) throw method === 'email_link' ? invalidToken() : invalidCode()
+    // The first proof of this mailbox: the account is the mailbox owner's from now on, and
+    // nothing someone else added to it before survives (account pre-hijacking).
+    if (!(await this.users.hasProvedMailbox(user.id))) await this.recovery.recover(user, client, 'email_sign_in', { adopting: true })
     await this.users.markEmailVerified(user.id, spent.email)
     await this.repository.retireEmailLoginRequests(user.id)
     return this.auth.startBrowserSession(user.id, client, method)

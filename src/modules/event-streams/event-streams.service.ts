@@ -27,12 +27,19 @@ export interface StreamViewer {
 
 /** What a stream writes to its client; the API layer puts it on the wire. */
 export interface StreamSink {
-  event(event: ChangeEvent): void
+  /** Writes one event; the bytes it took. */
+  event(event: ChangeEvent): number
   /** The client missed more than the retention window keeps: it should reload what it shows. */
   reload(): void
   heartbeat(): void
   /** The stream is over (its token stopped working, or the service is stopping). */
   end(): void
+  /** Drops the connection at once, with whatever it still had to send (a client that stopped reading). */
+  abort(): void
+  /** Bytes written that the client's connection has not taken yet. */
+  backlog(): number
+  /** Resolves true once the backlog is sent, false after `ms` or when the connection closes. */
+  drained(ms: number): Promise<boolean>
 }
 
 export interface EventStreamOptions {
@@ -41,6 +48,8 @@ export interface EventStreamOptions {
   perAddress: number
   /** How often the change feed reads without being woken. */
   pollMs: number
+  /** The client an address counts as: the grouping every per-address limit uses (an IPv6 /64 is one client). */
+  clientOf: (address: string) => string
 }
 
 export const TICKET_SECONDS = 30
@@ -48,6 +57,19 @@ const SESSION_CHECK_MS = 5_000
 const REPLAY_BATCH = 500
 /** More missed events than this, and the client is told to reload instead. */
 const REPLAY_MAX = 5_000
+/** More missed bytes than this, and the client is told to reload instead: what one replay may send. */
+export const REPLAY_MAX_BYTES = 8 * 1024 * 1024
+/**
+ * Bytes a stream may hold unsent (its client reads slower than events come). Past it the stream
+ * is dropped, its buffer freed; the client resumes with Last-Event-ID.
+ */
+export const STREAM_MAX_BACKLOG_BYTES = 1024 * 1024
+/** During a replay, the next event waits while the client has more than this unsent. */
+const REPLAY_DRAIN_AT_BYTES = 64 * 1024
+/** How long a replay waits for a client to take its backlog before dropping it. */
+const REPLAY_DRAIN_MS = 10_000
+/** Live events held while a replay runs; past it, the stream is dropped (it resumes later). */
+const HELD_MAX = 10_000
 const RECENT_IDS = 2_000
 /** setTimeout's longest delay; a token living longer is checked again every few seconds anyway. */
 const MAX_TIMER_MS = 2 ** 31 - 1
@@ -140,7 +162,8 @@ export class EventStreamService {
    * Opens a stream: replays what the client missed after `lastEventId`, then follows new events.
    * 429 past the per-user or per-address limit. Returns the function that closes it.
    */
-  async open(viewer: StreamViewer, address: string, lastEventId: number | undefined, sink: StreamSink): Promise<() => void> {
+  async open(viewer: StreamViewer, clientAddress: string, lastEventId: number | undefined, sink: StreamSink): Promise<() => void> {
+    const address = this.options.clientOf(clientAddress)
     const users = viewer.userId === null ? 0 : (this.perUser.get(viewer.userId) ?? 0)
     const addresses = this.perAddress.get(address) ?? 0
     if (users >= this.options.perUser || addresses >= this.options.perAddress) {
@@ -154,28 +177,48 @@ export class EventStreamService {
       if (viewer.userId !== null) count(this.perUser, viewer.userId, -1)
     }
     const recent = new Set<number>()
-    const deliver = (event: ChangeEvent) => {
-      if (!visibleTo(viewer, event) || recent.has(event.id)) return
+    /** Writes the event if the viewer may see it and has not yet; the bytes written. */
+    const deliver = (event: ChangeEvent): number => {
+      if (!visibleTo(viewer, event) || recent.has(event.id)) return 0
       recent.add(event.id)
       if (recent.size > RECENT_IDS) recent.delete(recent.values().next().value as number)
-      sink.event(event)
+      return sink.event(event)
     }
     // Live events wait while the replay runs, so the client gets them in order after it.
     let waiting: ChangeEvent[] | undefined = []
+    // A client that stopped reading is dropped before its buffer grows past the bound (a replay
+    // keeps its own, smaller bound, waiting for the client).
+    const dropIfBehind = () => {
+      if (waiting || sink.backlog() <= STREAM_MAX_BACKLOG_BYTES) return
+      this.dropped += 1
+      drop()
+    }
+    const onEvents = (events: ChangeEvent[]) => {
+      if (!waiting) {
+        events.forEach(deliver)
+        return dropIfBehind()
+      }
+      waiting.push(...events)
+      if (waiting.length > HELD_MAX) drop()
+    }
     let unsubscribe: () => void
     try {
-      unsubscribe = await this.feed.subscribe((events) => (waiting ? waiting.push(...events) : events.forEach(deliver)))
+      unsubscribe = await this.feed.subscribe(onEvents)
     } catch (error) {
       uncount()
       throw error
     }
     let closed = false
-    const heartbeat = setInterval(() => sink.heartbeat(), this.options.heartbeatMs)
+    const heartbeat = setInterval(() => {
+      sink.heartbeat()
+      dropIfBehind()
+    }, this.options.heartbeatMs)
     const untilExpiry = viewer.token ? Math.min(MAX_TIMER_MS, Math.max(0, viewer.token.expiresAt.getTime() - Date.now())) : undefined
     const expiry = untilExpiry === undefined ? undefined : setTimeout(() => close(), untilExpiry)
     const stream: OpenStream = { viewer, close: () => close() }
-    // `ended` false: the stream never started (the replay failed), and the caller answers with the error instead.
-    const close = (ended = true) => {
+    // How it ends: `end` (the client is told it is over), `abort` (the connection drops with its
+    // backlog), or `none`: it never started (the replay failed), and the caller answers with the error.
+    const close = (how: 'end' | 'abort' | 'none' = 'end') => {
       if (closed) return
       closed = true
       clearInterval(heartbeat)
@@ -183,18 +226,22 @@ export class EventStreamService {
       unsubscribe()
       this.streams.delete(stream)
       uncount()
-      if (ended) sink.end()
+      if (how === 'end') sink.end()
+      else if (how === 'abort') sink.abort()
     }
+    const drop = () => close('abort')
     this.streams.add(stream)
     try {
-      if (lastEventId !== undefined) await this.replay(lastEventId, deliver, sink)
+      if (lastEventId !== undefined) await this.replay(lastEventId, deliver, sink, { closed: () => closed, drop })
     } catch (error) {
-      close(false)
+      close('none')
       throw error
     }
+    if (closed) return close
     const held = waiting
     waiting = undefined
     held.forEach(deliver)
+    dropIfBehind()
     return close
   }
 
@@ -203,18 +250,36 @@ export class EventStreamService {
     return this.streams.size
   }
 
+  /** Streams dropped in this process because their client fell behind (metrics, tests). */
+  dropped = 0
+
   prune(): Promise<void> {
     return this.tickets.deleteTicketsExpiredBefore(new Date().toISOString())
   }
 
-  private async replay(lastEventId: number, deliver: (event: ChangeEvent) => void, sink: StreamSink): Promise<void> {
+  /**
+   * Sends what the client missed, read a batch at a time: whenever the client has more than a
+   * little unsent, the replay waits for it to take it (a client that takes nothing for
+   * REPLAY_DRAIN_MS is dropped), so a replay holds about REPLAY_DRAIN_AT_BYTES per stream. Past
+   * REPLAY_MAX events or REPLAY_MAX_BYTES the client is told to reload instead.
+   */
+  private async replay(lastEventId: number, deliver: (event: ChangeEvent) => number, sink: StreamSink, stream: { closed(): boolean; drop(): void }): Promise<void> {
     const oldest = await this.changeEvents.oldestId()
     // Events after the client's last one were dropped (past the retention window): it must reload.
     if (oldest !== undefined && oldest > lastEventId + 1) return sink.reload()
     let after = lastEventId
+    let bytes = 0
     for (let read = 0; read < REPLAY_MAX; read += REPLAY_BATCH) {
       const events = await this.changeEvents.listAfter(after, REPLAY_BATCH)
-      events.forEach(deliver)
+      for (const event of events) {
+        if (stream.closed()) return
+        if (bytes >= REPLAY_MAX_BYTES) return sink.reload()
+        bytes += deliver(event)
+        if (sink.backlog() > REPLAY_DRAIN_AT_BYTES && !(await sink.drained(REPLAY_DRAIN_MS))) {
+          this.dropped += 1
+          return stream.drop()
+        }
+      }
       const last = events[events.length - 1]
       if (!last || events.length < REPLAY_BATCH) return
       after = last.id

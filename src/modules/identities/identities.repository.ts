@@ -32,7 +32,7 @@ export function spendSignInFlow(db: Executor, stateHash: string) {
     .where('state_hash', '=', stateHash)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
-    .returning(['browser_hash', 'provider', 'nonce', 'code_verifier', 'redirect_to', 'link_user_id'])
+    .returning(['browser_hash', 'provider', 'nonce', 'code_verifier', 'redirect_to', 'link_user_id', 'handoff_challenge'])
     .executeTakeFirst()
 }
 
@@ -40,8 +40,12 @@ export async function insertSignInCode(db: Executor, row: Insertable<SignInCodes
   await db.insertInto('sign_in_codes').values(row).execute()
 }
 
-/** Spends a live hand-off code; undefined for an unknown, used or expired one. */
-export function spendSignInCode(db: Executor, codeHash: string): Promise<{ user_id: number; method: string } | undefined> {
+/**
+ * Spends a live hand-off code presented with its binding (the PKCE challenge of the verifier
+ * given, or the hash of the browser's hand-off cookie); undefined for an unknown, used or expired
+ * code, or one presented without its binding (which stays unspent).
+ */
+export function spendSignInCode(db: Executor, codeHash: string, challenge: string | undefined, browserHash: string | undefined): Promise<{ user_id: number; method: string } | undefined> {
   const now = nowIso()
   return db
     .updateTable('sign_in_codes')
@@ -49,6 +53,14 @@ export function spendSignInCode(db: Executor, codeHash: string): Promise<{ user_
     .where('code_hash', '=', codeHash)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
+    .where((eb) =>
+      eb.or([
+        ...(challenge === undefined ? [] : [eb('code_challenge', '=', challenge)]),
+        ...(browserHash === undefined ? [] : [eb('browser_hash', '=', browserHash)]),
+        // Nothing presented matches nothing.
+        ...(challenge === undefined && browserHash === undefined ? [eb.lit(false)] : []),
+      ]),
+    )
     .returning(['user_id', 'method'])
     .executeTakeFirst()
 }
@@ -57,6 +69,17 @@ export function spendSignInCode(db: Executor, codeHash: string): Promise<{ user_
 export async function deleteIdentityOf(db: Executor, userId: number, identityId: string): Promise<boolean> {
   const result = await db.deleteFrom('user_identities').where('id', '=', identityId).where('user_id', '=', userId).executeTakeFirst()
   return result.numDeletedRows > 0n
+}
+
+/** Removes every identity of the user but `keepIds`; the providers of those removed. */
+export async function deleteIdentitiesOfExcept(db: Executor, userId: number, keepIds: string[]): Promise<string[]> {
+  const rows = await db
+    .deleteFrom('user_identities')
+    .where('user_id', '=', userId)
+    .$if(keepIds.length > 0, (qb) => qb.where('id', 'not in', keepIds))
+    .returning('provider')
+    .execute()
+  return rows.map((row) => row.provider)
 }
 
 export async function insertLinkTicket(db: Executor, row: Insertable<IdentityLinkTicketsTable>): Promise<void> {
@@ -93,6 +116,7 @@ export const identitiesFunctions = {
   insertSignInCode,
   spendSignInCode,
   deleteIdentityOf,
+  deleteIdentitiesOfExcept,
   insertLinkTicket,
   spendLinkTicket,
   deleteExpiredSignInState,

@@ -3,7 +3,11 @@
 // browser by an HttpOnly cookie; the callback spends the flow once, lets openid-client validate
 // the provider's answer, then either links the identity to the user who asked (a link ticket
 // started the flow) or resolves the user by the linking rules and hands the frontend a one-time
-// code (60 s) it trades for the token pair.
+// code (60 s) it trades for the token pair. That code is bound to the flow that started it: to
+// the PKCE challenge the frontend sent to authorize (the exchange brings the verifier), or else
+// to the browser by a cookie set with the redirect, so a code sent to someone else's browser (or
+// leaked in a URL) signs nobody in.
+import { createHash } from 'node:crypto'
 import { randomBytes, randomUUID } from 'node:crypto'
 
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
@@ -44,6 +48,7 @@ export type SignInErrorCode =
   | 'rate_limited'
   | 'server_error'
   | 'identity_taken'
+  | 'email_not_verified'
 
 export class SignInFailed extends Error {
   constructor(
@@ -68,7 +73,21 @@ export interface StartedFlow {
 }
 
 /** A finished callback: where the browser goes next, carrying a code, the provider it linked, or an error. */
-export type CallbackOutcome = { redirectTo: string; code: string } | { redirectTo: string; linked: string } | { redirectTo: string; failure: SignInFailed }
+export type CallbackOutcome =
+  | { redirectTo: string; code: string; handoffBinding: string | undefined }
+  | { redirectTo: string; linked: string }
+  | { redirectTo: string; failure: SignInFailed }
+
+/** What binds a hand-off code to its flow, as the exchange presents it. */
+export interface HandoffProof {
+  /** The PKCE verifier whose S256 challenge the frontend sent to authorize. */
+  codeVerifier: string | undefined
+  /** The hand-off cookie the callback set on the browser. */
+  browserBinding: string | undefined
+}
+
+/** The S256 challenge of a PKCE verifier (RFC 7636). */
+export const pkceChallengeOf = (verifier: string) => createHash('sha256').update(verifier).digest('base64url')
 
 /** A link ticket for the signed-in user, and the cookie that binds it to the browser that asked. */
 export interface LinkTicket {
@@ -115,10 +134,13 @@ export class IdentityService {
     return [...this.providers.values()].map(({ name, label }) => ({ name, label }))
   }
 
-  /** Starts a sign-in: 404 for an unknown provider, 400 `invalid_redirect` for a redirect_to off the list. */
-  async start(providerName: string, redirectTo: string): Promise<StartedFlow> {
+  /**
+   * Starts a sign-in: 404 for an unknown provider, 400 `invalid_redirect` for a redirect_to off
+   * the list. `handoffChallenge`: the frontend's PKCE challenge (S256) for the hand-off code.
+   */
+  async start(providerName: string, redirectTo: string, handoffChallenge?: string): Promise<StartedFlow> {
     const provider = this.provider(providerName)
-    return this.beginFlow(provider, this.redirects.check(redirectTo), null)
+    return this.beginFlow(provider, this.redirects.check(redirectTo), null, handoffChallenge ?? null)
   }
 
   /**
@@ -147,7 +169,7 @@ export class IdentityService {
   async startLink(providerName: string, ticket: string, browserBinding: string | undefined): Promise<StartedFlow> {
     const spent = await this.repository.spendLinkTicket(hashedKey(ticket))
     if (!spent || spent.provider !== providerName || browserBinding === undefined || hashedKey(browserBinding) !== spent.browser_hash) throw invalidTicket()
-    return this.beginFlow(this.provider(providerName), spent.redirect_to, spent.user_id)
+    return this.beginFlow(this.provider(providerName), spent.redirect_to, spent.user_id, null)
   }
 
   private provider(name: string): IdentityProvider {
@@ -156,7 +178,7 @@ export class IdentityService {
     return provider
   }
 
-  private async beginFlow(provider: IdentityProvider, redirect: string, linkUserId: number | null): Promise<StartedFlow> {
+  private async beginFlow(provider: IdentityProvider, redirect: string, linkUserId: number | null, handoffChallenge: string | null): Promise<StartedFlow> {
     const secrets = newFlowSecrets()
     const browserBinding = randomBytes(32).toString('base64url')
     await this.repository.insertSignInFlow({
@@ -167,6 +189,7 @@ export class IdentityService {
       code_verifier: secrets.codeVerifier,
       redirect_to: redirect,
       link_user_id: linkUserId,
+      handoff_challenge: handoffChallenge,
       expires_at: new Date(Date.now() + FLOW_MINUTES * 60_000).toISOString(),
       created_at: new Date().toISOString(),
     })
@@ -193,22 +216,32 @@ export class IdentityService {
       }
       const user = await this.resolveUser(provider.name, identity, client)
       const code = randomBytes(32).toString('base64url')
+      // Without a challenge from the frontend, the code is bound to this browser instead.
+      const handoffBinding = flow.handoff_challenge === null ? randomBytes(32).toString('base64url') : undefined
       await this.repository.insertSignInCode({
         code_hash: hashedKey(code),
         user_id: user.id,
         method: methodOf(provider.name),
+        code_challenge: flow.handoff_challenge,
+        browser_hash: handoffBinding === undefined ? null : hashedKey(handoffBinding),
         expires_at: new Date(Date.now() + HAND_OFF_SECONDS * 1000).toISOString(),
         created_at: new Date().toISOString(),
       })
-      return { redirectTo: flow.redirect_to, code }
+      return { redirectTo: flow.redirect_to, code, handoffBinding }
     } catch (error) {
       return { redirectTo: flow.redirect_to, failure: asSignInFailure(error) }
     }
   }
 
-  /** Trades a hand-off code for a session, once, within 60 seconds. */
-  async exchange(code: string, client: ClientInfo): Promise<BrowserSession> {
-    const spent = await this.repository.spendSignInCode(hashedKey(code))
+  /**
+   * Trades a hand-off code for a session, once, within 60 seconds, from the flow that started it:
+   * with the verifier of its PKCE challenge, or from the browser holding its hand-off cookie. A
+   * wrong binding spends nothing (the rightful browser can still finish).
+   */
+  async exchange(code: string, proof: HandoffProof, client: ClientInfo): Promise<BrowserSession> {
+    const challenge = proof.codeVerifier === undefined ? undefined : pkceChallengeOf(proof.codeVerifier)
+    const browserHash = proof.browserBinding === undefined ? undefined : hashedKey(proof.browserBinding)
+    const spent = await this.repository.spendSignInCode(hashedKey(code), challenge, browserHash)
     const user = spent && (await this.users.find(spent.user_id))
     if (!spent || !user?.isActive) throw invalidCode()
     return this.auth.startBrowserSession(user.id, client, spent.method as LoginMethod)
@@ -259,6 +292,13 @@ export class IdentityService {
     await this.events.record('identity_unlinked', userId, client, { method: methodOf(identity.provider) })
   }
 
+  /** Unlinks every identity of a user but those kept (account recovery); the providers of those removed, each logged. */
+  async removeAllExcept(userId: number, keepIds: string[], client: ClientInfo): Promise<string[]> {
+    const removed = await this.repository.deleteIdentitiesOfExcept(userId, keepIds)
+    for (const provider of removed) await this.events.record('identity_unlinked', userId, client, { method: methodOf(provider) })
+    return removed
+  }
+
   prune(): Promise<void> {
     return this.repository.deleteExpiredSignInState()
   }
@@ -273,18 +313,21 @@ export class IdentityService {
   }
 
   /**
-   * The linking rules: an identity already linked signs its user in; else an account holding the
-   * same email is linked only when the provider and the account both have it verified (no
-   * pre-account takeover); else another account holding it refuses (`account_exists`); else a
-   * new account is made, within the sign-up policy and limits.
+   * The linking rules: an identity already linked signs its user in; else the provider must vouch
+   * for the email (`email_not_verified`); an account holding it is linked only when it has the
+   * address verified too (no pre-account takeover), else refuses (`account_exists`); else a new
+   * account is made, verified, within the sign-up policy and limits.
    */
   private async resolveUser(provider: string, identity: ProviderIdentity, client: ClientInfo): Promise<User> {
     const linked = await this.repository.findIdentity(provider, identity.subject)
     if (linked) return this.activeUser(linked.user_id)
     if (!identity.email) throw new SignInFailed('email_required', 'The provider shared no usable email address')
+    // An address the provider does not vouch for proves nothing: no account is made with it (it
+    // would hold the owner's address with a stranger's identity), and none is linked by it.
+    if (!identity.emailVerified) throw new SignInFailed('email_not_verified', 'The provider has not verified this email address: verify it there, then sign in again')
     const holder = await this.users.findActiveByEmail(identity.email)
     if (holder) {
-      if (!identity.emailVerified || !holder.isVerified) throw new SignInFailed('account_exists', 'An account with this email exists: sign in to it first, then link this provider')
+      if (!holder.isVerified) throw new SignInFailed('account_exists', 'An account with this email exists: sign in to it first, then link this provider')
       await this.link(holder, provider, identity)
       return holder
     }

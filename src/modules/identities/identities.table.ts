@@ -28,6 +28,8 @@ export interface SignInFlowsTable {
   redirect_to: string
   /** The signed-in user this flow links the identity to; null for a sign-in. */
   link_user_id: number | null
+  /** The frontend's PKCE challenge (S256) for the hand-off code; null: the code is bound to this browser's cookie instead. */
+  handoff_challenge: string | null
   expires_at: Timestamp
   used_at: NullableTimestamp
   created_at: Timestamp
@@ -52,6 +54,10 @@ export interface SignInCodesTable {
   user_id: number
   /** How the sign-in was made (`oidc:google`), for the security log. */
   method: string
+  /** The flow's PKCE challenge: the exchange must bring its verifier. */
+  code_challenge: string | null
+  /** SHA-256 of the hand-off cookie set on the browser the provider sent back (when no challenge was given). */
+  browser_hash: string | null
   expires_at: Timestamp
   used_at: NullableTimestamp
   created_at: Timestamp

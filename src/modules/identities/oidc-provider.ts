@@ -1,6 +1,7 @@
 // One OpenID Connect provider, through openid-client (a certified relying party): discovery,
 // the authorization URL with state, nonce and PKCE (S256), and the callback, whose ID token
-// openid-client validates (signature by the provider's keys, issuer, audience, expiry, nonce).
+// openid-client validates (signature by the provider's published keys, with its non-repudiation
+// checks on; issuer, audience, expiry, nonce).
 import * as oidc from 'openid-client'
 
 import type { OidcProviderConfig } from '../../config.js'
@@ -21,7 +22,9 @@ export class OidcProvider implements IdentityProvider {
   static async discover(config: OidcProviderConfig, redirectUri: string): Promise<OidcProvider> {
     const issuer = new URL(config.issuer)
     // http only for a provider on this machine (config allows it on loopback hosts alone).
-    const execute = issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : []
+    // openid-client checks an ID token's signature only with non-repudiation checks on (OIDC lets a
+    // client rely on TLS alone); on, a token signed by any key but the provider's published ones fails.
+    const execute = [oidc.enableNonRepudiationChecks, ...(issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : [])]
     const configuration = await oidc.discovery(issuer, config.clientId, config.clientSecret, undefined, { execute, timeout: PROVIDER_TIMEOUT_SECONDS })
     return new OidcProvider(config.name, config.label, configuration, config.scopes, redirectUri)
   }

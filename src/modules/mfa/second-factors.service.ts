@@ -8,7 +8,7 @@ import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
 import { DomainError } from '../../shared/errors.js'
 import { toIsoString } from '../../shared/timestamps.js'
-import type { SecondFactorChallenge, SecondFactorGate, SecondFactorProof, TakenChallenge } from '../auth/second-factor-gate.js'
+import type { EnrolmentSessions, SecondFactorChallenge, SecondFactorGate, SecondFactorProof, TakenChallenge } from '../auth/second-factor-gate.js'
 import type { PasskeyService } from '../passkeys/passkeys.service.js'
 import type { PublicKeyCredentialRequestOptionsJSON } from '../passkeys/webauthn.js'
 import type { ClientInfo, LoginMethod, SecondFactorMethod } from '../security-events/security-event.js'
@@ -57,6 +57,7 @@ const alreadyEnabled = () => new DomainError('conflict', 'An authenticator is al
 /** Thrown inside a unit of work to roll it back when a code is wrong. */
 class WrongCode extends Error {}
 
+
 export class SecondFactorService implements SecondFactorGate {
   constructor(
     private readonly repository: MfaRepository,
@@ -66,6 +67,7 @@ export class SecondFactorService implements SecondFactorGate {
     private readonly passkeys: PasskeyService,
     private readonly events: SecurityEventService,
     private readonly options: { issuer: string },
+    private readonly sessions: EnrolmentSessions,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -108,8 +110,12 @@ export class SecondFactorService implements SecondFactorGate {
     return { secret, otpauthUrl: url, qrCode: await qrCodeOf(url) }
   }
 
-  /** Confirms the pending secret with a code from it; answers the recovery codes, shown this once. */
-  async confirmTotp(user: User, code: string, client: ClientInfo): Promise<string[]> {
+  /**
+   * Confirms the pending secret with a code from it; answers the recovery codes, shown this once.
+   * Every other session ends, as after a password change: one opened with the first factor alone
+   * must not keep refreshing past the new factor. This one has just proved the factor.
+   */
+  async confirmTotp(user: User, code: string, client: ClientInfo, sessionId: string): Promise<string[]> {
     const factor = await this.repository.findTotpFactor(user.id)
     if (!factor || factor.confirmed_at) throw notEnabled()
     const step = matchingStep(this.box.open(factor.secret), code, this.now())
@@ -120,6 +126,8 @@ export class SecondFactorService implements SecondFactorGate {
       await repository.replaceRecoveryCodes(user.id, codes.map(recoveryCodeHash))
       await this.events.record('mfa_enabled', user.id, client, { unit, method: 'totp' })
     }, wrongCode)
+    await this.sessions.endOthers(user.id, client, sessionId)
+    await this.sessions.markProven(sessionId, 'second_factor')
     return codes
   }
 
@@ -154,6 +162,17 @@ export class SecondFactorService implements SecondFactorGate {
       const removed = (await repository.deleteSecondFactors(userId)) || passkeys > 0
       await repository.deleteMfaChallengesOf(userId)
       if (removed) await this.events.record('mfa_reset_by_admin', userId, client, { unit })
+      return removed
+    })
+  }
+
+  /** Removes the user's authenticator app and recovery codes (account recovery adopting it); false when there was none. */
+  async removeTotpOf(userId: number, client: ClientInfo | null): Promise<boolean> {
+    return this.unitOfWork.run(async (unit) => {
+      const repository = this.repository.in(unit)
+      const removed = await repository.deleteSecondFactors(userId)
+      await repository.deleteMfaChallengesOf(userId)
+      if (removed) await this.events.record('mfa_disabled', userId, client, { unit, method: 'totp' })
       return removed
     })
   }
@@ -195,6 +214,25 @@ export class SecondFactorService implements SecondFactorGate {
       if (error instanceof DomainError && error.code === 'invalid_mfa_code') await this.events.record('mfa_failed', userId, client, { method })
       throw error
     }
+  }
+
+  /**
+   * A signed-in user proves their second factor again (reauthentication): a TOTP code or a
+   * recovery code, spent as at sign-in. 400 `invalid_mfa_code` when wrong; which method it was.
+   */
+  async proveSignedIn(user: User, proof: { code: string } | { recoveryCode: string }, client: ClientInfo): Promise<SecondFactorMethod> {
+    const method: SecondFactorMethod = 'code' in proof ? 'totp' : 'recovery_code'
+    try {
+      await this.inUnit(async (repository, unit) => {
+        const right = 'code' in proof ? await this.spendTotpCode(repository, user.id, proof.code) : await repository.spendRecoveryCode(user.id, recoveryCodeHash(proof.recoveryCode))
+        if (!right) throw new WrongCode()
+        await this.events.record(method === 'totp' ? 'mfa_verified' : 'recovery_code_used', user.id, client, { unit, method })
+      }, wrongCode)
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'invalid_mfa_code') await this.events.record('mfa_failed', user.id, client, { method })
+      throw error
+    }
+    return method
   }
 
   /** A passkey as the second factor: its own challenge, made for this mfa_token, spent first; then the mfa_token. */

@@ -55,6 +55,17 @@ export async function deletePasskeysOf(db: Executor, userId: number): Promise<nu
   return Number(result.numDeletedRows)
 }
 
+/** Removes every passkey of the user but `keepIds`; the names of those removed. */
+export async function deletePasskeysOfExcept(db: Executor, userId: number, keepIds: string[]): Promise<string[]> {
+  const rows = await db
+    .deleteFrom('passkeys')
+    .where('user_id', '=', userId)
+    .$if(keepIds.length > 0, (qb) => qb.where('id', 'not in', keepIds))
+    .returning('name')
+    .execute()
+  return rows.map((row) => row.name)
+}
+
 export async function insertWebauthnChallenge(db: Executor, row: Insertable<WebauthnChallengesTable>): Promise<void> {
   await db.insertInto('webauthn_challenges').values(row).execute()
 }
@@ -87,6 +98,7 @@ export const passkeysFunctions = {
   renamePasskey,
   deletePasskey,
   deletePasskeysOf,
+  deletePasskeysOfExcept,
   insertWebauthnChallenge,
   spendWebauthnChallenge,
   deleteExpiredWebauthnChallenges,

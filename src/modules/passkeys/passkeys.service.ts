@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import type { UnitOfWork } from '../../db/unit-of-work.js'
 import { DomainError } from '../../shared/errors.js'
 import { toIsoString } from '../../shared/timestamps.js'
-import type { PasskeyResponse, PasskeySignIn } from '../auth/second-factor-gate.js'
+import type { EnrolmentSessions, PasskeyResponse, PasskeySignIn } from '../auth/second-factor-gate.js'
 import type { DomainEvents } from '../domain-events.js'
 import type { ClientInfo } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
@@ -56,6 +56,7 @@ export class PasskeyService implements PasskeySignIn {
     private readonly unitOfWork: UnitOfWork,
     private readonly domainEvents: DomainEvents,
     private readonly rp: RelyingParty,
+    private readonly sessions: EnrolmentSessions,
   ) {}
 
   async list(userId: number): Promise<Passkey[]> {
@@ -76,7 +77,12 @@ export class PasskeyService implements PasskeySignIn {
     return options
   }
 
-  async register(user: User, response: PasskeyCreationResponse, name: string, client: ClientInfo): Promise<Passkey> {
+  /**
+   * Registers the passkey the response proves, for the signed-in user (session `sessionId`, which
+   * has just proved it). The account's first passkey is its first second factor, or one more:
+   * every other session ends, as a new authenticator app ends them.
+   */
+  async register(user: User, response: PasskeyCreationResponse, name: string, client: ClientInfo, sessionId: string): Promise<Passkey> {
     const challenge = await this.spendChallenge(response, 'register', false)
     if (challenge.userId !== user.id) throw invalidPasskey(false)
     const credential = await verifyCreation(this.rp, response, challenge.value)
@@ -96,6 +102,8 @@ export class PasskeyService implements PasskeySignIn {
     })
     if (!inserted) throw new DomainError('conflict', 'This passkey is registered already', { code: 'passkey_exists' })
     await this.events.record('passkey_added', user.id, client, { method: 'passkey' })
+    if ((await this.repository.countPasskeysOf(user.id)) === 1) await this.sessions.endOthers(user.id, client, sessionId)
+    await this.sessions.markProven(sessionId, 'passkey')
     return passkey
   }
 
@@ -121,6 +129,13 @@ export class PasskeyService implements PasskeySignIn {
   /** Removes every passkey of a user (a superuser's reset of their second factors); how many. */
   removeAllOf(userId: number): Promise<number> {
     return this.repository.deletePasskeysOf(userId)
+  }
+
+  /** Removes every passkey of a user but those kept (account recovery); the names of those removed, each logged. */
+  async removeAllExcept(userId: number, keepIds: string[], client: ClientInfo): Promise<string[]> {
+    const removed = await this.repository.deletePasskeysOfExcept(userId, keepIds)
+    await Promise.all(removed.map(() => this.events.record('passkey_removed', userId, client, { method: 'passkey' })))
+    return removed
   }
 
   /**
@@ -157,9 +172,26 @@ export class PasskeyService implements PasskeySignIn {
   }
 
   /** Whether the response proves the second factor for that sign-in (its challenge, its user's passkey). */
-  async proveSecondFactor(userId: number, mfaTokenHash: string, response: PasskeyResponse, client: ClientInfo): Promise<boolean> {
+  proveSecondFactor(userId: number, mfaTokenHash: string, response: PasskeyResponse, client: ClientInfo): Promise<boolean> {
+    return this.proveOwnPasskey(userId, 'second_factor', response, client, mfaTokenHash)
+  }
+
+  /** Request options for a signed-in user proving who they are again with one of their passkeys. */
+  async reauthenticationOptions(userId: number): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const options = await requestOptions(this.rp, (await this.repository.listPasskeysOf(userId)).map(storedOf))
+    await this.storeChallenge(options.challenge, 'reauthenticate', userId)
+    return options
+  }
+
+  /** Whether the response answers the user's reauthentication challenge with one of their passkeys. */
+  proveReauthentication(userId: number, response: PasskeyResponse, client: ClientInfo): Promise<boolean> {
+    return this.proveOwnPasskey(userId, 'reauthenticate', response, client, null)
+  }
+
+  /** Spends the response's challenge of `purpose` and checks it was made for `userId` (and that mfa_token) and signed by a passkey of theirs. */
+  private async proveOwnPasskey(userId: number, purpose: ChallengePurpose, response: PasskeyResponse, client: ClientInfo, mfaTokenHash: string | null): Promise<boolean> {
     const challenge = challengeOf(response)
-    const spent = challenge === undefined ? undefined : await this.repository.spendWebauthnChallenge(hashOf(challenge), 'second_factor')
+    const spent = challenge === undefined ? undefined : await this.repository.spendWebauthnChallenge(hashOf(challenge), purpose)
     const passkey = await this.repository.findPasskeyByCredentialId(response.id)
     if (!spent || !challenge || spent.user_id !== userId || spent.mfa_token_hash !== mfaTokenHash || passkey?.user_id !== userId) return false
     try {

@@ -157,7 +157,7 @@ export class RateLimitService {
       const { limit, periodSeconds } = this.options.buckets[bucket]
       let decision: LimitDecision
       try {
-        const counted = ADDRESS_BUCKETS.has(bucket) ? addressGroup(key, this.options.ipv6PrefixBits) : key
+        const counted = ADDRESS_BUCKETS.has(bucket) ? this.clientOf(key) : key
         decision = await this.limiter.consume(`${bucket}:${counted}`, limit, periodSeconds * 1000, true)
       } catch {
         throw serviceUnavailable()
@@ -210,8 +210,16 @@ export class RateLimitService {
     return this.repository.deleteExpiredRateLimits()
   }
 
+  /**
+   * The client a per-address limit counts `address` as: the one grouping of every per-address
+   * limit (the buckets here, anonymous requests, event streams), so an IPv6 /64 is one client.
+   */
+  clientOf(address: string): string {
+    return addressGroup(address, this.options.ipv6PrefixBits)
+  }
+
   private keyOf(request: Pick<LimitedRequest, 'user' | 'address'>, scope: string, periodSeconds: number): string {
-    return `${request.user === null ? `ip:${addressGroup(request.address, this.options.ipv6PrefixBits)}` : `user:${request.user}`}|${scope}|${periodSeconds}`
+    return `${request.user === null ? `ip:${this.clientOf(request.address)}` : `user:${request.user}`}|${scope}|${periodSeconds}`
   }
 
   private limitFor(request: LimitedRequest): Limit & { scope: string } {

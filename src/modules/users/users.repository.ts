@@ -241,11 +241,18 @@ export async function setHashedPassword(db: Executor, id: number, hashedPassword
   return result.numUpdatedRows > 0n
 }
 
-/** Marks the user verified while `email` is still their address; false otherwise. */
+/** Whether the account ever proved it reads its mailbox (users.email_verified_at); undefined for no live user. */
+export async function findMailboxProven(db: Executor, id: number): Promise<boolean | undefined> {
+  const row = await db.selectFrom('users').select('email_verified_at').where('id', '=', id).where('is_deleted', '=', 0).executeTakeFirst()
+  return row && row.email_verified_at !== null
+}
+
+/** Marks the user verified while `email` is still their address (and when the mailbox was first proven); false otherwise. */
 export async function markEmailVerified(db: Executor, id: number, email: string): Promise<boolean> {
+  const now = nowIso()
   const result = await db
     .updateTable('users')
-    .set({ is_verified: 1, updated_at: nowIso() })
+    .set({ is_verified: 1, updated_at: now, email_verified_at: sql<string>`coalesce(email_verified_at, ${now})` })
     .where('id', '=', id)
     .where('is_deleted', '=', 0)
     .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
@@ -390,5 +397,5 @@ export async function setUserTier(db: Executor, id: number, tierId: number | nul
 }
 
 /** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const usersFunctions = { findUserById, findAnyUserById, findUserInLiveSession, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier }
+export const usersFunctions = { findUserById, findAnyUserById, findUserInLiveSession, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, findMailboxProven, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier }
 export type UsersRepository = Repository<typeof usersFunctions>

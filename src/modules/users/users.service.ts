@@ -309,6 +309,28 @@ export class UserService {
     return row && toUser(row)
   }
 
+  /** Whether the account has a password (one made through a provider has none until a reset sets one). */
+  async hasPassword(id: number): Promise<boolean> {
+    const hashed = await this.users.findHashedPassword(id)
+    return hashed !== undefined && hashed !== NO_PASSWORD
+  }
+
+  /** Removes the account's password: nothing verifies against it until a reset sets a new one. */
+  async removePassword(id: number): Promise<boolean> {
+    const hashed = await this.users.findHashedPassword(id)
+    if (hashed === undefined || hashed === NO_PASSWORD) return false
+    return this.users.setHashedPassword(id, NO_PASSWORD)
+  }
+
+  /**
+   * Whether the account ever proved it reads its mailbox (a verification link, an email sign-in,
+   * a reset, or a provider that vouched for the address). An account that never did may hold
+   * ways in someone else added with the owner's address (account pre-hijacking).
+   */
+  async hasProvedMailbox(id: number): Promise<boolean> {
+    return (await this.users.findMailboxProven(id)) === true
+  }
+
   async passwordMatches(id: number, password: string): Promise<boolean> {
     const hashed = await this.users.findHashedPassword(id)
     return hashed === undefined ? false : this.passwords.verify(hashed, password)

@@ -19,6 +19,8 @@ export interface UsersTable {
   is_verified: Flag
   is_deleted: Flag
   deleted_at: NullableTimestamp
+  /** When the account first proved it reads its mailbox (null: never, so its other ways in are unproven). */
+  email_verified_at: NullableTimestamp
   created_at: Timestamp
   updated_at: Timestamp
 }

@@ -1,7 +1,8 @@
 // The realtime stream over a real socket: who hears what (posts for anyone, a user's own events,
 // everything for superusers), tickets for EventSource (single use), resuming with
 // Last-Event-ID and the reload past the retention window, heartbeats, a stream whose session
-// ends, and the per-address limit.
+// ends, and the per-address limit (an IPv6 /64 is one client). Backpressure has a file of its own
+// (test/api/event-stream-backpressure.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { TestApp } from '../../helpers/app.js'
@@ -147,5 +148,24 @@ describe('GET /api/v2/events/stream', () => {
     await closeAll()
     expect((await stream('', alice.headers)).status).toBe(200)
     await closeAll()
+  })
+
+  it('counts an IPv6 /64 as one address, as every per-address limit does', async () => {
+    const behindProxy = await createTestApp({ TRUST_PROXY: '1', EVENT_STREAMS_PER_ADDRESS: '2' })
+    try {
+      const url = `${await behindProxy.app.listen({ host: '127.0.0.1', port: 0 })}${V2}/events/stream`
+      const from = (address: string) => openStream(url, { 'x-forwarded-for': address })
+      const held = [await from('2001:db8:1:2::1'), await from('2001:db8:1:2::ffff')]
+      expect(held.map((client) => client.status)).toEqual([200, 200])
+      const sameNetwork = await from('2001:db8:1:2:abcd::9')
+      expect(sameNetwork.status).toBe(429)
+      sameNetwork.close()
+      // Another /64 is another client.
+      const elsewhere = await from('2001:db8:1:3::1')
+      expect(elsewhere.status).toBe(200)
+      for (const client of [...held, elsewhere]) client.close()
+    } finally {
+      await behindProxy.close()
+    }
   })
 })

@@ -47,8 +47,14 @@ async function signIn(who: GitHubAccount, tamper?: (url: URL) => void): Promise<
   const binding = started.cookies.find((cookie) => cookie.name === 'sign_in_flow')!.value
   const answer = await t.app.inject({ url: returned.pathname + returned.search, cookies: { sign_in_flow: binding } })
   expect(answer.statusCode, answer.body).toBe(302)
-  return new URL(answer.headers.location as string)
+  const landed = new URL(answer.headers.location as string)
+  const handoff = answer.cookies.find((cookie) => cookie.name === 'sign_in_handoff')
+  if (handoff) handoffCookies.set(landed.searchParams.get('code') ?? '', handoff.value)
+  return landed
 }
+
+/** The hand-off cookie the callback set on "the browser", by the code it binds. */
+const handoffCookies = new Map<string, string>()
 
 describe('sign-in with GitHub', () => {
   it('is offered as a provider', async () => {
@@ -60,7 +66,7 @@ describe('sign-in with GitHub', () => {
     const ids: number[] = []
     for (let i = 0; i < 2; i++) {
       const code = (await signIn(who)).searchParams.get('code')!
-      const tokens = (await t.app.inject({ method: 'POST', url: `${V2}/auth/token`, payload: { code } })).json()
+      const tokens = (await t.app.inject({ method: 'POST', url: `${V2}/auth/token`, payload: { code }, cookies: { sign_in_handoff: handoffCookies.get(code)! } })).json()
       const me = (await t.app.inject({ url: `${V2}/users/me`, headers: { authorization: `Bearer ${tokens.access_token}` } })).json()
       expect(me).toMatchObject({ username: `octo_cat${accounts}`, name: 'Mona Octocat', email: who.emails[0]!.email, is_verified: true })
       ids.push(me.id)

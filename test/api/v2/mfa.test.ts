@@ -87,6 +87,7 @@ describe('setting up TOTP', () => {
 
     const after = (await t.app.inject({ url: `${V2}/users/me/mfa`, headers: who.headers })).json()
     expect(after).toMatchObject({ totp: { enabled: true, confirmed_at: expect.any(String) }, recovery_codes_left: 10, methods: ['totp', 'recovery_code'] })
+    // Confirming proved the new factor: the session stays fresh, and the account has it already.
     expectError(await post(`${V2}/users/me/mfa/totp`, {}, who.headers), 409, undefined, 'mfa_already_enabled')
     expectError(await post(`${V2}/users/me/mfa/totp/confirm`, { code: totpCode(secret, step + 1) }, who.headers), 409, undefined, 'mfa_not_enabled')
     expect(await eventsOf(who.user.id)).toContain('mfa_enabled:totp')
@@ -189,7 +190,7 @@ describe('signing in with a second factor', () => {
   })
 
   it('steps up a sign-in by a mailed code and by a mailed link', async () => {
-    const who = await seedAndLogin(t.app)
+    const who = await seedAndLogin(t.app, {}, { verified: true })
     const { secret, confirmedStep } = await enrolTotp(t.app, who.headers)
     const mails = async () => {
       const before = smtp.messages.filter((message) => message.to === who.user.email).length
@@ -206,7 +207,7 @@ describe('signing in with a second factor', () => {
   })
 
   it("asks the email sign-in page for the second factor, and goes on to redirect_to after it", async () => {
-    const who = await seedAndLogin(t.app)
+    const who = await seedAndLogin(t.app, {}, { verified: true })
     const { secret, confirmedStep } = await enrolTotp(t.app, who.headers)
     const before = smtp.messages.filter((message) => message.to === who.user.email).length
     expect((await post(`${V2}/login/email`, { email: who.user.email })).statusCode).toBe(202)
@@ -229,7 +230,7 @@ describe('signing in with a second factor', () => {
   })
 
   it('sends an account whose second factor is a passkey from the email sign-in page to the security page', async () => {
-    const who = await seedAndLogin(t.app)
+    const who = await seedAndLogin(t.app, {}, { verified: true })
     const authenticator = new SoftwareAuthenticator('localhost', 'http://localhost:8000')
     const options = (await post(`${V2}/users/me/passkeys/options`, {}, who.headers)).json()
     expect((await post(`${V2}/users/me/passkeys`, { response: authenticator.register(options), name: 'Key' }, who.headers)).statusCode).toBe(201)
@@ -243,7 +244,7 @@ describe('signing in with a second factor', () => {
   })
 
   it('keeps the second factor through a password reset: the reset proves the mailbox, not the device', async () => {
-    const who = await seedAndLogin(t.app)
+    const who = await seedAndLogin(t.app, {}, { verified: true })
     await enrolTotp(t.app, who.headers)
     const before = smtp.messages.filter((message) => message.to === who.user.email).length
     await post(`${V2}/password-reset`, { email: who.user.email })

@@ -9,11 +9,13 @@ import { createClient, unwrap } from '../../../clients/typescript/src/index.js'
 import { buildApp } from '../../../src/app.js'
 import { loadConfig } from '../../../src/config.js'
 import { createLogger } from '../../../src/logger.js'
+import { pkceChallengeOf } from '../../../src/modules/identities/identities.service.js'
 import type { TestApp } from '../../helpers/app.js'
 import { createTestApp, TEST_SECRET_KEY } from '../../helpers/app.js'
 import { expectError } from '../../helpers/expect.js'
 import type { TestOidcProvider } from '../../helpers/oidc-provider.js'
 import { startOidcProvider } from '../../helpers/oidc-provider.js'
+import { reauthenticate } from '../../helpers/reauthenticate.js'
 import { enrolTotp, totpCode } from '../../helpers/totp.js'
 import { seedAndLogin, seedUser, V2 } from '../../helpers/users.js'
 
@@ -59,8 +61,8 @@ function person(account: { email?: string; email_verified?: boolean; preferred_u
 }
 
 /** Starts a sign-in in "the browser": the provider's URL and the flow cookie. */
-async function authorize(app = t, redirectTo = `${FRONTEND}/signed-in`) {
-  const started = await app.app.inject({ url: `${V2}/auth/corp/authorize?redirect_to=${encodeURIComponent(redirectTo)}` })
+async function authorize(app = t, redirectTo = `${FRONTEND}/signed-in`, query = '') {
+  const started = await app.app.inject({ url: `${V2}/auth/corp/authorize?redirect_to=${encodeURIComponent(redirectTo)}${query}` })
   expect(started.statusCode, started.body).toBe(302)
   const cookie = started.cookies.find((candidate) => candidate.name === 'sign_in_flow')
   expect(cookie?.httpOnly).toBe(true)
@@ -72,16 +74,30 @@ async function callback(app: TestApp, returned: URL, binding: string | undefined
   return app.app.inject({ url: returned.pathname + returned.search, ...(binding === undefined ? {} : { cookies: { sign_in_flow: binding } }) })
 }
 
-/** A whole sign-in up to where the browser lands on the frontend. */
-async function signIn(subject: string, app = t): Promise<URL> {
-  const { providerUrl, binding } = await authorize(app)
+/** The hand-off cookie each code's callback set on "the browser", by code. */
+const handoffCookies = new Map<string, string>()
+
+/** A whole sign-in up to where the browser lands on the frontend (keeping the hand-off cookie the callback set). */
+async function signIn(subject: string, app = t, query = ''): Promise<URL> {
+  const { providerUrl, binding } = await authorize(app, undefined, query)
   const returned = await op.signIn(providerUrl, subject)
   const answer = await callback(app, returned, binding)
   expect(answer.statusCode, answer.body).toBe(302)
-  return new URL(answer.headers.location as string)
+  const landed = new URL(answer.headers.location as string)
+  const handoff = answer.cookies.find((cookie) => cookie.name === 'sign_in_handoff')
+  const code = landed.searchParams.get('code')
+  if (code && handoff) {
+    expect(handoff).toMatchObject({ httpOnly: true, path: `${V2}/auth/token`, maxAge: 60 })
+    handoffCookies.set(code, handoff.value)
+  }
+  return landed
 }
 
-const exchange = (code: string, app = t) => app.app.inject({ method: 'POST', url: `${V2}/auth/token`, payload: { code } })
+/** The exchange from the browser the provider sent back (its hand-off cookie; `handoff` another one, or null for none), or with `body`'s verifier. */
+function exchange(code: string, app = t, body: Record<string, string> = {}, handoff?: string | null) {
+  const cookie = handoff === undefined ? handoffCookies.get(code) : (handoff ?? undefined)
+  return app.app.inject({ method: 'POST', url: `${V2}/auth/token`, payload: { code, ...body }, ...(cookie === undefined ? {} : { cookies: { sign_in_handoff: cookie } }) })
+}
 
 async function tokensFor(subject: string) {
   const landed = await signIn(subject)
@@ -134,6 +150,7 @@ describe('sign-in through an OpenID Connect provider', () => {
     const subject = person()
     const first = await tokensFor(subject)
     const headers = { authorization: `Bearer ${first.access_token}` }
+    await reauthenticate(t, headers)
     const { secret, confirmedStep } = await enrolTotp(t.app, headers)
     const landed = await signIn(subject)
     const stepUp = await exchange(landed.searchParams.get('code')!)
@@ -166,13 +183,16 @@ describe('sign-in through an OpenID Connect provider', () => {
     const verifiedLocal = await seedUser(t.app)
     await t.db.updateTable('users').set({ is_verified: 1 }).where('id', '=', verifiedLocal.id).execute()
     const unverifiedAtProvider = await signIn(person({ email: verifiedLocal.email, email_verified: false }))
-    expect(unverifiedAtProvider.searchParams.get('error')).toBe('account_exists')
+    expect(unverifiedAtProvider.searchParams.get('error')).toBe('email_not_verified')
     expect(await t.db.selectFrom('user_identities').select('id').where('user_id', 'in', [unverifiedLocal.id, verifiedLocal.id]).execute()).toHaveLength(0)
   })
 
-  it('creates an unverified user when the provider does not vouch for a new email', async () => {
-    const created = await me((await tokensFor(person({ email_verified: false }))).access_token)
-    expect(created.is_verified).toBe(false)
+  it('creates no account, and links none, for an email the provider does not vouch for', async () => {
+    const subject = person({ email_verified: false })
+    const landed = await signIn(subject)
+    expect(landed.searchParams.get('error')).toBe('email_not_verified')
+    expect(landed.searchParams.get('code')).toBeNull()
+    expect(await t.db.selectFrom('users').select('id').where('email', '=', `${subject}@corp.example`).execute()).toHaveLength(0)
   })
 
   it('refuses a user deactivated since the identity was linked', async () => {
@@ -218,7 +238,7 @@ describe('sign-in through an OpenID Connect provider', () => {
     }
   })
 
-  it('refuses an ID token for another audience or from another issuer, validly signed, and creates nothing', async () => {
+  it('refuses an ID token for another audience or from another issuer, validly signed, or signed by a foreign key, and creates nothing', async () => {
     const forgeries: [string, (claims: Record<string, unknown>) => Record<string, unknown>][] = [
       ['another audience', (claims) => ({ ...claims, aud: 'another-client' })],
       ['another issuer', (claims) => ({ ...claims, iss: 'https://evil.example.net' })],
@@ -235,6 +255,21 @@ describe('sign-in through an OpenID Connect provider', () => {
     } finally {
       op.forgeIdTokens(undefined)
     }
+    // Another user's subject in a token signed by a key the provider never published (the same
+    // key id): openid-client checks the signature only with its non-repudiation checks on.
+    const victim = person()
+    const victimId = (await me_(await tokensFor(victim))).id
+    // The claims carry the email, so nothing is asked of userinfo (which would name the real subject).
+    op.forgeIdTokens((claims) => ({ ...claims, sub: victim, email: `${victim}@corp.example`, email_verified: true }), { foreignKey: true })
+    try {
+      const landed = await signIn(person())
+      expect(landed.searchParams.get('error'), `a foreign signature: ${landed.searchParams.get('error_description')}`).toBe('invalid_response')
+      expect(landed.searchParams.get('code')).toBeNull()
+    } finally {
+      op.forgeIdTokens(undefined)
+    }
+    const victimLogins = await t.db.selectFrom('security_events').select('id').where('user_id', '=', victimId).where('type', '=', 'login_succeeded').execute()
+    expect(victimLogins).toHaveLength(1)
     // The same forging path, changing nothing, signs in: the refusals above are the claims'.
     op.forgeIdTokens((claims) => claims)
     try {
@@ -250,7 +285,9 @@ describe('sign-in through an OpenID Connect provider', () => {
     expect(landed.origin + landed.pathname).toBe(`${FRONTEND}/signed-in`)
     const answer = await exchange(code)
     expect(answer.statusCode).toBe(200)
-    expect(answer.cookies.map((cookie) => cookie.name).sort()).toEqual(['device', 'refresh_token'])
+    expect(answer.cookies.map((cookie) => cookie.name).sort()).toEqual(['device', 'refresh_token', 'sign_in_handoff'])
+    // The hand-off cookie is cleared by the exchange that used it.
+    expect(answer.cookies.find((cookie) => cookie.name === 'sign_in_handoff')?.value).toBe('')
     expectError(await exchange(code), 400, 'Invalid or expired code', 'invalid_code')
 
     const late = (await signIn(person())).searchParams.get('code')!
@@ -258,6 +295,34 @@ describe('sign-in through an OpenID Connect provider', () => {
     expectError(await exchange(late), 400, 'Invalid or expired code', 'invalid_code')
     const crossSite = await t.app.inject({ method: 'POST', url: `${V2}/auth/token`, payload: { code }, headers: { origin: 'https://evil.example.net', 'sec-fetch-site': 'cross-site' } })
     expectError(crossSite, 403, 'Cross-site request refused', 'cross_site_refused')
+  })
+
+  it('binds the hand-off code to the browser the provider sent back: one injected into another browser signs nobody in', async () => {
+    // The attacker's own sign-in, up to their code; they send it to a victim's frontend.
+    const attackerCode = (await signIn(person())).searchParams.get('code')!
+    // The victim's browser holds no hand-off cookie, or one of its own sign-in's.
+    expectError(await exchange(attackerCode, t, {}, null), 400, 'Invalid or expired code', 'invalid_code')
+    const victimCode = (await signIn(person())).searchParams.get('code')!
+    expectError(await exchange(attackerCode, t, {}, handoffCookies.get(victimCode)), 400, 'Invalid or expired code', 'invalid_code')
+    // Refusals spent nothing: the browser that holds the code's cookie still signs in, once.
+    expect((await exchange(attackerCode)).statusCode).toBe(200)
+    expectError(await exchange(attackerCode), 400, 'Invalid or expired code', 'invalid_code')
+  })
+
+  it('binds the hand-off code to the PKCE verifier the frontend chose at authorize', async () => {
+    const verifier = 'v'.repeat(20) + Date.now().toString(36).padEnd(30, 'x')
+    const challenge = pkceChallengeOf(verifier)
+    const landed = await signIn(person(), t, `&code_challenge=${challenge}&code_challenge_method=S256`)
+    const code = landed.searchParams.get('code')!
+    // With a challenge, no cookie is set: only the verifier trades the code.
+    expect(handoffCookies.has(code)).toBe(false)
+    expectError(await exchange(code), 400, 'Invalid or expired code', 'invalid_code')
+    expectError(await exchange(code, t, { code_verifier: `${verifier}-not` }), 400, 'Invalid or expired code', 'invalid_code')
+    expect((await exchange(code, t, { code_verifier: verifier })).statusCode).toBe(200)
+    expectError(await exchange(code, t, { code_verifier: verifier }), 400, 'Invalid or expired code', 'invalid_code')
+    // Only S256, and a challenge of its length.
+    expectError(await t.app.inject({ url: `${V2}/auth/corp/authorize?redirect_to=${encodeURIComponent(FRONTEND)}&code_challenge=${challenge}&code_challenge_method=plain` }), 422)
+    expectError(await t.app.inject({ url: `${V2}/auth/corp/authorize?redirect_to=${encodeURIComponent(FRONTEND)}&code_challenge=short` }), 422)
   })
 
   it('refuses a redirect_to off AUTH_REDIRECT_ORIGINS and an unknown provider', async () => {
@@ -321,6 +386,8 @@ describe('linking and unlinking while signed in', () => {
     const [only] = await identitiesOf(headers)
     const unlink = (id: string) => t.app.inject({ method: 'DELETE', url: `${V2}/users/me/identities/${id}`, headers })
     expectError(await unlink(only!.id), 409, 'Cannot remove the last way to sign in', 'last_sign_in_method')
+    // A provider sign-in proves no one to link another: the session proves itself first, by mail.
+    await reauthenticate(t, headers)
     expect((await link(headers, 'backup', subject)).searchParams.get('linked')).toBe('backup')
     expect((await unlink(only!.id)).statusCode).toBe(200)
     const [backup] = await identitiesOf(headers)
@@ -349,7 +416,8 @@ describe('several server processes', () => {
       const answer = await other.inject({ url: returned.pathname + returned.search, cookies: { sign_in_flow: binding } })
       const code = new URL(answer.headers.location as string).searchParams.get('code')
       expect(code, answer.headers.location as string).toBeTruthy()
-      expect((await exchange(code!)).statusCode).toBe(200)
+      const handoff = answer.cookies.find((cookie) => cookie.name === 'sign_in_handoff')!.value
+      expect((await exchange(code!, t, {}, handoff)).statusCode).toBe(200)
       // And the state is spent for every instance.
       expectError(await callback(t, returned, binding), 400, 'Invalid or expired sign-in')
     } finally {
@@ -393,7 +461,7 @@ describe('the typed client', () => {
   it('sends the browser to the provider and finishes the sign-in with the code', async () => {
     const baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 })
     const { api, auth } = createClient({ baseUrl })
-    const started = await fetch(auth.providerSignInUrl('corp', `${FRONTEND}/signed-in`), { redirect: 'manual' })
+    const started = await fetch(await auth.providerSignInUrl('corp', `${FRONTEND}/signed-in`), { redirect: 'manual' })
     expect(started.status).toBe(302)
     const binding = /sign_in_flow=([^;]+)/.exec(started.headers.getSetCookie().join('\n'))?.[1]
     const subject = person()

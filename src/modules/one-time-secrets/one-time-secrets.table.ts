@@ -1,0 +1,19 @@
+// Single-use secrets by purpose (one_time_secrets, migration 2026-11-26-01): each stored only by
+// its hash, spent once, expiring; a code a person types also keeps an attempt count.
+import type { NullableTimestamp, Timestamp } from '../../db/column-types.js'
+
+export interface OneTimeSecretsTable {
+  /** SHA-256 of the secret handed out (for a typed code: of the row's own random handle). */
+  secret_hash: string
+  purpose: string
+  user_id: number | null
+  /** HMAC of the typed code, keyed by the service's secret and salted by secret_hash. */
+  code_hash: string | null
+  /** Codes tried against this row, right or wrong; at the limit it is spent. */
+  attempts: number
+  /** What the secret carries for its purpose (JSON). */
+  data: string | null
+  expires_at: Timestamp
+  used_at: NullableTimestamp
+  created_at: Timestamp
+}
