@@ -9,6 +9,7 @@
 // Figures go to bench/results/.
 import type { ChildProcess } from 'node:child_process'
 import { execFileSync, spawn } from 'node:child_process'
+import { generateKeyPairSync } from 'node:crypto'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -261,11 +262,19 @@ async function startProcess(
   }
 }
 
+// The access tokens' key (EdDSA, the default algorithm), given to the service as a deployment
+// with its key in a secret manager would, and its public half to the references, which verify
+// the tokens the service signed as another service would from its JWKS.
+const ACCESS_TOKEN_KEY = generateKeyPairSync('ed25519')
+const ACCESS_TOKEN_PRIVATE_PEM = ACCESS_TOKEN_KEY.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+const ACCESS_TOKEN_PUBLIC_PEM = ACCESS_TOKEN_KEY.publicKey.export({ type: 'spki', format: 'pem' }).toString()
+
 function serviceEnv(target: SeedTarget, logLevel = 'warn', extra: Record<string, string> = {}): Record<string, string> {
   return {
     NODE_ENV: 'production',
     LOG_LEVEL: logLevel,
     SECRET_KEY: 'bench-secret-key-bench-secret-key-0123456789',
+    JWT_PRIVATE_KEY: ACCESS_TOKEN_PRIVATE_PEM,
     DATA_DIR: target.dataDir,
     ...(target.databaseUrl ? { DATABASE_URL: target.databaseUrl } : {}),
     // The benchmark logs in thousands of times a minute from one address, and reads far more:
@@ -289,7 +298,7 @@ const startService = (target: SeedTarget, logLevel?: string, port = OUR_PORT, ex
 const referenceEnv = (target: SeedTarget) => ({
   BENCH_DIALECT: target.dialect,
   DATA_DIR: target.dataDir,
-  SECRET_KEY: serviceEnv(target).SECRET_KEY as string,
+  BENCH_ACCESS_TOKEN_PUBLIC_KEY: ACCESS_TOKEN_PUBLIC_PEM,
   BENCH_HASH_PARAMETERS: JSON.stringify(PASSWORD_HASH_PARAMETERS),
   ...(target.databaseUrl ? { DATABASE_URL: target.databaseUrl } : {}),
 })

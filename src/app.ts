@@ -13,6 +13,7 @@ import adminConsoleRoutes from './api/admin-console.routes.js'
 import type { WayIn } from './api/common/protected-route.js'
 import healthRoutes from './api/health.routes.js'
 import { registerApiVersions } from './api/index.js'
+import jwksRoutes from './api/jwks.routes.js'
 import mediaRoutes from './api/media.routes.js'
 import versionsRoutes from './api/versions.routes.js'
 import type { Backends } from './backends.js'
@@ -23,6 +24,7 @@ import { createLogger } from './logger.js'
 import accessLog from './plugins/access-log.js'
 import appContext from './plugins/app-context.js'
 import authentication from './plugins/authentication.js'
+import canonicalHost from './plugins/canonical-host.js'
 import cors from './plugins/cors.js'
 import errorHandler, { handleFrameworkError } from './plugins/error-handler.js'
 import { HandlersInFlight } from './plugins/handlers-in-flight.js'
@@ -178,11 +180,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(accessLog)
   await app.register(errorHandler)
   await app.register(responseHeaders, { perRouteHook: !config.rateLimits.enabled })
-  await app.register(cors, { origins: config.corsOrigins })
+  await app.register(cors, { origins: config.corsOrigins, ownOrigin: new URL(config.mail.publicUrl).origin })
+  if (config.nodeEnv === 'development') await app.register(canonicalHost, { publicUrl: config.mail.publicUrl })
   await app.register(authentication)
   if (config.rateLimits.enabled) await app.register(requestLimits)
 
   await app.register(healthRoutes)
+  await app.register(jwksRoutes)
   await app.register(mediaRoutes)
   await app.register(accountPages, { prefix: '/account' })
   await app.register(versionsRoutes)

@@ -101,13 +101,14 @@ export async function openBackends(config: Config, secretKey: string, logger: Lo
     if (options.prepare) await migrate(config, database)
     redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisKeyPrefix) : undefined
     const services = createServices({ config, secretKey, database, redis, logger })
-    await discoverProviders(config, (name) => `${config.mail.publicUrl}/api/v2/auth/${name}/callback`, services.identities, logger)
+    const discovery = await discoverProviders(config, (name) => `${config.mail.publicUrl}/api/v2/auth/${name}/callback`, services.identities, logger)
     if (options.prepare && config.admin) await ensureAdmin(logger, services, config.admin, config.adminPromoteExisting)
     return {
       database,
       redis,
       services,
       async close() {
+        discovery.stop()
         redis?.disconnect()
         await database.close()
       },

@@ -11,6 +11,7 @@ import type { ApiVersion } from './versions.js'
 import { API_VERSIONS, CURRENT_VERSION, isApiVersion } from './versions.js'
 
 export type NodeEnv = 'development' | 'production' | 'test'
+export type JwtAlgorithm = 'EdDSA' | 'ES256' | 'RS256' | 'HS256'
 export type UserSignup = 'open' | 'authenticated'
 export type AvatarStorageKind = 'disk' | 'database'
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
@@ -97,7 +98,7 @@ export interface Config {
   /** Second factors: attempts an hour per account or known device (MFA_RATE_LIMIT), the name apps show (MFA_ISSUER), and whether superusers must enrol (REQUIRE_MFA_FOR_SUPERUSERS). */
   mfa: { rateLimit: number; issuer: string; requireForSuperusers: boolean }
   /** Passkeys' relying party: WEBAUTHN_RP_ID (a host name), WEBAUTHN_RP_NAME, WEBAUTHN_ORIGINS (the page origins that may use them). */
-  webauthn: { rpId: string; rpName: string; origins: string[] }
+  webauthn: { rpId: string; rpName: string; origins: OriginList }
   /** Origins a sign-in flow may send the browser back to (AUTH_REDIRECT_ORIGINS). */
   authRedirectOrigins: OriginList
   /** OpenID Connect providers to sign in with, in OIDC_PROVIDERS' order. */
@@ -106,6 +107,12 @@ export interface Config {
   github: GitHubConfig | undefined
   accessTokenMinutes: number
   refreshTokenDays: number
+  /**
+   * How access tokens are signed: JWT_ALGORITHM (EdDSA by default, ES256, RS256, or HS256 with
+   * SECRET_KEY), JWT_PRIVATE_KEY (PKCS #8 PEM; unset: a key made and kept in the database) and
+   * JWT_PRIVATE_KEY_PREVIOUS (keys still accepted during a rotation).
+   */
+  jwt: { algorithm: JwtAlgorithm; privateKey: string | undefined; previousPrivateKeys: string[] }
   loginRateLimit: number
   /** Password hashes at once, one worker thread each (PASSWORD_HASH_WORKERS, default: one fewer than the cores), how many may wait (PASSWORD_HASH_QUEUE), and the workers' priority (PASSWORD_HASH_NICE). */
   passwordHashing: { workers: number; queue: number; nice: number }
@@ -231,23 +238,42 @@ function backups(env: Env, databaseUrl: string | undefined): BackupConfig | unde
   return { intervalMs: Math.round(hours * 3_600_000), keep }
 }
 
-/** Passkeys' relying party, by default PUBLIC_URL's host and origin. */
-function webauthn(env: Env, publicUrl: string): Config['webauthn'] {
+/** A PEM from the environment, where line breaks may be written as `\n`. */
+const pemOf = (value: string) => value.replaceAll('\\n', '\n').trim()
+
+/** JWT_ALGORITHM, JWT_PRIVATE_KEY and JWT_PRIVATE_KEY_PREVIOUS (PEMs one after another). */
+function jwt(env: Env): Config['jwt'] {
+  const algorithm = oneOf(env, 'JWT_ALGORITHM', ['EdDSA', 'ES256', 'RS256', 'HS256'] as const, 'EdDSA')
+  const privateKey = read(env, 'JWT_PRIVATE_KEY')
+  const previous = read(env, 'JWT_PRIVATE_KEY_PREVIOUS')
+  const pems = (text: string, name: string) => {
+    const found = pemOf(text).match(/-----BEGIN PRIVATE KEY-----[\s\S]+?-----END PRIVATE KEY-----/g)
+    if (!found) throw new ConfigError(`${name} must hold a PKCS #8 private key in PEM ("-----BEGIN PRIVATE KEY-----" …; \\n may stand for line breaks)`)
+    return found
+  }
+  if (algorithm === 'HS256' && (privateKey !== undefined || previous !== undefined)) throw new ConfigError('JWT_PRIVATE_KEY is for JWT_ALGORITHM EdDSA, ES256 or RS256; HS256 signs with SECRET_KEY')
+  const [key, ...extra] = privateKey === undefined ? [] : pems(privateKey, 'JWT_PRIVATE_KEY')
+  if (extra.length > 0) throw new ConfigError('JWT_PRIVATE_KEY must hold one key (earlier ones go in JWT_PRIVATE_KEY_PREVIOUS)')
+  return { algorithm, privateKey: key, previousPrivateKeys: previous === undefined ? [] : pems(previous, 'JWT_PRIVATE_KEY_PREVIOUS') }
+}
+
+/**
+ * Passkeys' relying party, by default PUBLIC_URL's host and origin; in development also every
+ * port of http://localhost, so an app on another port works with no setting.
+ */
+function webauthn(env: Env, publicUrl: string, nodeEnv: NodeEnv): Config['webauthn'] {
   const publicOrigin = new URL(publicUrl)
   const rpId = (read(env, 'WEBAUTHN_RP_ID') ?? publicOrigin.hostname).toLowerCase()
   if (!/^[a-z0-9.-]+$/.test(rpId)) throw new ConfigError(`WEBAUTHN_RP_ID must be a host name (no scheme, port or path), got "${rpId}"`)
-  const origins = (read(env, 'WEBAUTHN_ORIGINS') ?? publicOrigin.origin).split(',').map((origin) => origin.trim()).filter(Boolean)
-  for (const origin of origins) {
-    let parsed: URL
-    try {
-      parsed = new URL(origin)
-    } catch {
-      throw new ConfigError(`WEBAUTHN_ORIGINS must list origins such as https://app.example.com, got "${origin}"`)
-    }
-    if (parsed.origin !== origin.replace(/\/+$/, '')) throw new ConfigError(`WEBAUTHN_ORIGINS must list origins (scheme, host and port only), got "${origin}"`)
-    if (parsed.hostname !== rpId && !parsed.hostname.endsWith(`.${rpId}`)) throw new ConfigError(`WEBAUTHN_ORIGINS: ${origin} is not on WEBAUTHN_RP_ID ${rpId} or a subdomain of it`)
+  const fallback = [publicOrigin.origin, ...(nodeEnv === 'development' && rpId === 'localhost' ? ['http://localhost:*'] : [])].join(',')
+  const entries = (read(env, 'WEBAUTHN_ORIGINS') ?? fallback).split(',').map((origin) => origin.trim()).filter(Boolean)
+  const parsed = parseOriginList(entries)
+  if ('invalid' in parsed) throw new ConfigError(`WEBAUTHN_ORIGINS must list origins such as https://app.example.com or http://localhost:* (scheme, host and port only), got "${parsed.invalid}"`)
+  for (const origin of [...parsed.list.exact, ...parsed.list.anyPort]) {
+    const { hostname } = new URL(origin)
+    if (hostname !== rpId && !hostname.endsWith(`.${rpId}`)) throw new ConfigError(`WEBAUTHN_ORIGINS: ${origin} is not on WEBAUTHN_RP_ID ${rpId} or a subdomain of it`)
   }
-  return { rpId, rpName: read(env, 'WEBAUTHN_RP_NAME') ?? rpId, origins: origins.map((origin) => new URL(origin).origin) }
+  return { rpId, rpName: read(env, 'WEBAUTHN_RP_NAME') ?? rpId, origins: parsed.list }
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
@@ -433,7 +459,10 @@ function mail(env: Env, nodeEnv: NodeEnv, port: number, host: string): MailConfi
   const templatesDir = read(env, 'MAIL_TEMPLATES_DIR')
   if (templatesDir !== undefined && !existsSync(templatesDir)) throw new ConfigError(`MAIL_TEMPLATES_DIR does not exist: "${templatesDir}"`)
   const localHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
-  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://${localHost.includes(':') ? `[${localHost}]` : localHost}:${port}`
+  // In development the service's own pages are on http://localhost: a browser takes an IP
+  // address for no domain (passkeys refuse it), and one name keeps the flows' cookies together.
+  const defaultHost = nodeEnv === 'development' && isLoopbackName(localHost) ? 'localhost' : localHost.includes(':') ? `[${localHost}]` : localHost
+  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://${defaultHost}:${port}`
   return {
     transport,
     smtpUrl,
@@ -453,6 +482,11 @@ function mail(env: Env, nodeEnv: NodeEnv, port: number, host: string): MailConfi
 
 const DEVELOPMENT_CORS_ORIGINS = 'http://localhost:*,http://127.0.0.1:*'
 
+/** The names of this machine a browser may use for a development server. */
+export function isLoopbackName(host: string): boolean {
+  return host === 'localhost' || host === '127.0.0.1' || host === '::1' || host === '[::1]'
+}
+
 /** CORS_ORIGINS: `*`, or a comma list of origins (scheme://host[:port]); a port of `*` allows every port. */
 function corsOrigins(env: Env, name: string, nodeEnv: NodeEnv): CorsOrigins {
   const raw = read(env, name) ?? (nodeEnv === 'production' ? '' : DEVELOPMENT_CORS_ORIGINS)
@@ -466,9 +500,10 @@ function corsOrigins(env: Env, name: string, nodeEnv: NodeEnv): CorsOrigins {
   return { any: false, ...parsed.list }
 }
 
-/** AUTH_REDIRECT_ORIGINS: where a sign-in flow may send the browser back to; PUBLIC_URL's origin by default. */
-function redirectOrigins(env: Env, name: string, publicUrl: string): OriginList {
-  const entries = (read(env, name) ?? new URL(publicUrl).origin).split(',').map((part) => part.trim()).filter(Boolean)
+/** AUTH_REDIRECT_ORIGINS: where a sign-in flow may send the browser back to; PUBLIC_URL's origin by default, and in development every port of localhost too. */
+function redirectOrigins(env: Env, name: string, publicUrl: string, nodeEnv: NodeEnv): OriginList {
+  const fallback = [new URL(publicUrl).origin, ...(nodeEnv === 'development' ? [DEVELOPMENT_CORS_ORIGINS] : [])].join(',')
+  const entries = (read(env, name) ?? fallback).split(',').map((part) => part.trim()).filter(Boolean)
   const parsed = parseOriginList(entries)
   if ('invalid' in parsed) throw new ConfigError(`${name} must list origins like https://app.example.com or http://localhost:* (scheme, host and port only; no *), got "${parsed.invalid}"`)
   return parsed.list
@@ -549,12 +584,13 @@ export function loadConfig(env: Env): Config {
       issuer: read(env, 'MFA_ISSUER') ?? new URL(mailConfig.publicUrl).host,
       requireForSuperusers: boolean(env, 'REQUIRE_MFA_FOR_SUPERUSERS', false),
     },
-    webauthn: webauthn(env, mailConfig.publicUrl),
-    authRedirectOrigins: redirectOrigins(env, 'AUTH_REDIRECT_ORIGINS', mailConfig.publicUrl),
+    webauthn: webauthn(env, mailConfig.publicUrl, nodeEnv),
+    authRedirectOrigins: redirectOrigins(env, 'AUTH_REDIRECT_ORIGINS', mailConfig.publicUrl, nodeEnv),
     oidcProviders,
     github: github(env, oidcProviders.map((provider) => provider.name)),
     uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     accessTokenMinutes: integer(env, 'ACCESS_TOKEN_MINUTES', 15, 1, 24 * 60),
+    jwt: jwt(env),
     refreshTokenDays: integer(env, 'REFRESH_TOKEN_DAYS', 7, 1, 365),
     loginRateLimit: integer(env, 'LOGIN_RATE_LIMIT', development ? 100 : 10, 1, 1_000_000),
     passwordHashing: {

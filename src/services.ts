@@ -26,6 +26,8 @@ import { PasswordGuesses } from './modules/auth/password-guesses.js'
 import { PasswordHasher } from './modules/auth/passwords.js'
 import { DatabaseRevocationStore, RedisRevocationStore } from './modules/auth/revocation-store.js'
 import type { EnrolmentSessions } from './modules/auth/second-factor-gate.js'
+import { SigningKeys } from './modules/auth/signing-keys.js'
+import { signingKeysFunctions } from './modules/auth/signing-keys.repository.js'
 import { TokenService } from './modules/auth/tokens.js'
 import { DatabaseAvatarStorage, DiskAvatarStorage } from './modules/avatars/avatar-storage.js'
 import { avatarsFunctions } from './modules/avatars/avatars.repository.js'
@@ -78,6 +80,7 @@ import { WebhookService } from './modules/webhooks/webhooks.service.js'
 import { BackgroundWork } from './shared/background-work.js'
 import { RedirectAllowList } from './shared/redirect-allow-list.js'
 import { Signals } from './shared/signals.js'
+import { WarnOnce } from './shared/warn-once.js'
 import { VERSIONS } from './versions.js'
 
 export interface Services {
@@ -117,6 +120,10 @@ export interface Services {
   signals: Signals
   /** Password hashing in its worker threads, stopped with the app. */
   passwords: PasswordHasher
+  /** Access and refresh tokens; its public signing keys are /.well-known/jwks.json. */
+  tokens: TokenService
+  /** The asymmetric signing keys (undefined with JWT_ALGORITHM=HS256): rotated by `npm run rotate-signing-key`. */
+  signingKeys: SigningKeys | undefined
   /** Deletes expired tokens, sessions, revocations, rate-limit windows, old sent mail and old security events. */
   pruneExpiredState(): Promise<void>
   /** Merges SQLite's user search index back into one segment once it is in pieces (search-index.ts). */
@@ -165,6 +172,8 @@ function limitBuckets(config: Config): Record<LimitBucket, Limit> {
 
 export function createServices({ config, secretKey, database, redis, logger }: ServiceDependencies): Services {
   const { db } = database
+  // A refusal that a setting decided (a passkey's origin) is told once per value, at warn.
+  const settingWarnings = new WarnOnce(logger)
   // Each module's repository bound to the database; its service joins units of work through it.
   const unitOfWork = new UnitOfWork(db)
   const domainEvents = new DomainEvents()
@@ -172,10 +181,22 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const rateLimitsRepository = bindRepository(rateLimitsFunctions, db)
   const searchIndex = bindRepository(searchIndexFunctions, db)
   const passwords = new PasswordHasher(config.passwordHashing)
+  const { jwt } = config
+  // Retired signing keys stay published while tokens they signed live, with a margin for the other processes' minute of caching.
+  const signingKeys =
+    jwt.algorithm === 'HS256'
+      ? undefined
+      : new SigningKeys(
+          bindRepository(signingKeysFunctions, db),
+          new SecretBox(secretKey, config.secretKeyPrevious, 'user-post-service signing keys'),
+          { algorithm: jwt.algorithm, privateKeyPem: jwt.privateKey, previousPrivateKeyPems: jwt.previousPrivateKeys, keepRetiredMs: (config.accessTokenMinutes + 3) * 60_000 },
+          (error) => logger.warn({ err: error }, 'the signing keys could not be read'),
+        )
   const tokens = new TokenService(
     secretKey,
     { accessSeconds: config.accessTokenMinutes * 60, refreshSeconds: config.refreshTokenDays * 24 * 60 * 60 },
     config.secretKeyPrevious,
+    signingKeys,
   )
   const revocations = redis ? new RedisRevocationStore(redis) : new DatabaseRevocationStore(authRepository)
   const storage =
@@ -223,7 +244,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     id: config.webauthn.rpId,
     name: config.webauthn.rpName,
     origins: config.webauthn.origins,
-  }, enrolmentSessions)
+  }, enrolmentSessions, (refusal) => settingWarnings.warn(refusal.refused, { reason: refusal.refused }, 'a passkey answer was refused by the passkey settings (WEBAUTHN_RP_ID, WEBAUTHN_ORIGINS)'))
   const secondFactors = new SecondFactorService(bindRepository(mfaFunctions, db), unitOfWork, new SecretBox(secretKey, config.secretKeyPrevious), users, passkeys, securityEvents, {
     issuer: config.mfa.issuer,
   }, enrolmentSessions)
@@ -300,6 +321,8 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     overview,
     signals,
     passwords,
+    tokens,
+    signingKeys,
     async pruneExpiredState() {
       await auth.pruneExpiredState()
       await rateLimits.prune()
@@ -309,6 +332,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       await secondFactors.pruneExpired()
       await passkeys.prune()
       await oneTimeSecrets.prune()
+      await signingKeys?.prune()
       await mail.pruneSent()
       await changeEvents.prune()
       await webhooks.prune()

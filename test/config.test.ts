@@ -37,8 +37,25 @@ describe('loadConfig', () => {
       corsOrigins: { any: false, exact: [], anyPort: ['http://localhost', 'http://127.0.0.1'] },
       signupLogin: true,
       emailLogin: { enabled: true, rateLimit: 50 },
-      authRedirectOrigins: { exact: ['http://127.0.0.1:8000'], anyPort: [] },
+      // Development works from a page on localhost with no setting: the service's own pages on
+      // http://localhost, passkeys for localhost, and sign-ins returning to localhost on any port.
+      authRedirectOrigins: { exact: ['http://localhost:8000'], anyPort: ['http://localhost', 'http://127.0.0.1'] },
+      webauthn: { rpId: 'localhost', rpName: 'localhost', origins: { exact: ['http://localhost:8000'], anyPort: ['http://localhost'] } },
     })
+    expect(loadConfig({}).mail.publicUrl).toBe('http://localhost:8000')
+    expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).mail.publicUrl).toBe('http://localhost:9000')
+  })
+
+  it('keeps production and tests to PUBLIC_URL alone for redirects and passkeys', () => {
+    for (const env of [{ NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(40), MAIL_TRANSPORT: 'log' }, { NODE_ENV: 'test' }]) {
+      const config = loadConfig(env)
+      expect(config.mail.publicUrl).toBe('http://127.0.0.1:8000')
+      expect(config.authRedirectOrigins).toEqual({ exact: ['http://127.0.0.1:8000'], anyPort: [] })
+      expect(config.webauthn.origins).toEqual({ exact: ['http://127.0.0.1:8000'], anyPort: [] })
+    }
+    const production = loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'k'.repeat(40), MAIL_TRANSPORT: 'log', PUBLIC_URL: 'https://api.example.com' })
+    expect(production.authRedirectOrigins).toEqual({ exact: ['https://api.example.com'], anyPort: [] })
+    expect(production.webauthn).toEqual({ rpId: 'api.example.com', rpName: 'api.example.com', origins: { exact: ['https://api.example.com'], anyPort: [] } })
   })
 
   it('keeps the strict limits and lists no CORS origin outside development', () => {
@@ -94,7 +111,7 @@ describe('loadConfig', () => {
   })
 
   it('reads AUTH_REDIRECT_ORIGINS (PUBLIC_URL\'s origin by default), EMAIL_LOGIN and EMAIL_LOGIN_URL', () => {
-    expect(loadConfig({ PUBLIC_URL: 'https://api.example.com/base/' }).authRedirectOrigins).toEqual({ exact: ['https://api.example.com'], anyPort: [] })
+    expect(loadConfig({ NODE_ENV: 'test', PUBLIC_URL: 'https://api.example.com/base/' }).authRedirectOrigins).toEqual({ exact: ['https://api.example.com'], anyPort: [] })
     expect(loadConfig({ AUTH_REDIRECT_ORIGINS: 'https://app.example.com, http://localhost:*' }).authRedirectOrigins).toEqual({
       exact: ['https://app.example.com'],
       anyPort: ['http://localhost'],
@@ -105,10 +122,12 @@ describe('loadConfig', () => {
 
   it('reads the second-factor and passkey settings, by default from PUBLIC_URL', () => {
     const defaults = loadConfig({ PUBLIC_URL: 'https://api.example.com:8443/base/' })
-    expect(defaults.webauthn).toEqual({ rpId: 'api.example.com', rpName: 'api.example.com', origins: ['https://api.example.com:8443'] })
+    expect(defaults.webauthn).toEqual({ rpId: 'api.example.com', rpName: 'api.example.com', origins: { exact: ['https://api.example.com:8443'], anyPort: [] } })
     expect(defaults.mfa).toMatchObject({ issuer: 'api.example.com:8443', requireForSuperusers: false })
     const set = loadConfig({ WEBAUTHN_RP_ID: 'example.com', WEBAUTHN_RP_NAME: 'Example', WEBAUTHN_ORIGINS: 'https://app.example.com, https://example.com', MFA_ISSUER: 'Example', MFA_RATE_LIMIT: '3', REQUIRE_MFA_FOR_SUPERUSERS: 'true' })
-    expect(set.webauthn).toEqual({ rpId: 'example.com', rpName: 'Example', origins: ['https://app.example.com', 'https://example.com'] })
+    expect(set.webauthn).toEqual({ rpId: 'example.com', rpName: 'Example', origins: { exact: ['https://app.example.com', 'https://example.com'], anyPort: [] } })
+    expect(loadConfig({ WEBAUTHN_ORIGINS: 'http://localhost:*' }).webauthn.origins).toEqual({ exact: [], anyPort: ['http://localhost'] })
+    expect(() => loadConfig({ WEBAUTHN_ORIGINS: 'https://evil.example.net' })).toThrow(/not on WEBAUTHN_RP_ID localhost/)
     expect(set.mfa).toEqual({ rateLimit: 3, issuer: 'Example', requireForSuperusers: true })
   })
 
@@ -284,7 +303,7 @@ describe('loadConfig', () => {
 
   it('lets production run without SMTP only when MAIL_TRANSPORT=log says so, and writes .eml files elsewhere by default', () => {
     expect(loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32), MAIL_TRANSPORT: 'log' }).mail.transport).toBe('log')
-    expect(loadConfig({}).mail).toMatchObject({ transport: 'file', publicUrl: 'http://127.0.0.1:8000' })
+    expect(loadConfig({}).mail).toMatchObject({ transport: 'file', publicUrl: 'http://localhost:8000' })
   })
 
   it('reads request limits as requests / seconds', () => {

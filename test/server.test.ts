@@ -50,10 +50,12 @@ describe('a development server without SECRET_KEY', () => {
     first.child.kill('SIGTERM')
     expect((await first.exited).code).toBe(0)
     expect(first.stdout()).toMatch(/SECRET_KEY is not set: generated one in/)
-    // Development says where things are: the docs, the admin console and the mail it writes.
-    expect(first.stdout()).toContain(`API docs: ${first.url}/api/v2/docs`)
-    expect(first.stdout()).toContain(`Admin console: ${first.url}/admin/`)
-    expect(first.stdout()).toContain(`Mail is written to ${path.join(dataDir, 'mail')} and listed at ${first.url}/admin/#/mail`)
+    // Development says where things are, at the address a browser should use (localhost): the
+    // docs, the admin console and the mail it writes.
+    const browserUrl = first.url.replace('127.0.0.1', 'localhost')
+    expect(first.stdout()).toContain(`API docs: ${browserUrl}/api/v2/docs`)
+    expect(first.stdout()).toContain(`Admin console: ${browserUrl}/admin/`)
+    expect(first.stdout()).toContain(`Mail is written to ${path.join(dataDir, 'mail')} and listed at ${browserUrl}/admin/#/mail`)
     const file = await stat(path.join(dataDir, 'secret_key'))
     expect(file.mode & 0o777).toBe(0o600)
     expect((await stat(path.join(dataDir, 'app.db'))).isFile()).toBe(true)

@@ -199,7 +199,7 @@ async function emailLoginPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
 
   app.post('/email-login', { onRequest: refuseCrossSiteLogins(app), schema: { hide: true, body: Body } }, async (request, reply) => {
     try {
-      return signedInPage(reply, await emailLogin.confirmToken(request.body.token, clientOf(request)), request.body.redirect_to)
+      return signedInPage(reply, await emailLogin.confirmToken(request.body.token, clientOf(request), request.cookies[DEVICE_COOKIE]), request.body.redirect_to)
     } catch (error) {
       if (error instanceof DomainError && error.kind === 'invalid') return page(reply, 400, title, `<p>${escapeHtml(error.message)}. Ask for a new link.</p>`)
       if (error instanceof DomainError && error.code === 'mfa_required') {

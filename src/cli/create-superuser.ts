@@ -2,7 +2,8 @@
 // Creates the superuser. An existing account with that email or username is promoted only with
 // --promote-existing (or ADMIN_PROMOTE_EXISTING=true): whoever registered the name first must
 // not become a superuser by accident.
-// Missing values fall back to ADMIN_* settings; a missing password is asked for on a terminal.
+// Missing values fall back to ADMIN_* settings; on a terminal, whatever is still missing is asked
+// for (the password without echo). Without a terminal, a missing value is a usage error.
 import { randomBytes } from 'node:crypto'
 import { createInterface } from 'node:readline/promises'
 import { parseArgs } from 'node:util'
@@ -14,22 +15,25 @@ import { createLogger } from '../logger.js'
 import { adminAccountProblem } from '../modules/users/admin-account.js'
 import { createServices } from '../services.js'
 
-async function askPassword(): Promise<string | undefined> {
+/** Asks on the terminal (none: undefined); `hidden` writes nothing back while the answer is typed. */
+async function ask(question: string, options: { hidden?: boolean } = {}): Promise<string | undefined> {
   if (!process.stdin.isTTY) return undefined
   const terminal = createInterface({ input: process.stdin, output: process.stdout, terminal: true })
-  // Hide what is typed: write nothing back while the password is entered.
   const write = process.stdout.write.bind(process.stdout)
   let muted = false
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) =>
-    muted ? true : write(chunk, ...rest)) as typeof process.stdout.write
-  const pending = terminal.question('Password: ')
-  muted = true
+  if (options.hidden) {
+    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) =>
+      muted ? true : write(chunk, ...rest)) as typeof process.stdout.write
+  }
+  const pending = terminal.question(question)
+  muted = options.hidden === true
   try {
-    return await pending
+    const answer = (await pending).trim()
+    return answer === '' ? undefined : answer
   } finally {
     muted = false
     process.stdout.write = write
-    process.stdout.write('\n')
+    if (options.hidden) process.stdout.write('\n')
     terminal.close()
   }
 }
@@ -44,15 +48,16 @@ const { values } = parseArgs({
   },
 })
 const config = loadConfigFromEnvironment()
-const email = values.email ?? config.admin?.email
-const username = values.username ?? config.admin?.username
-const password = values.password ?? config.admin?.password ?? (await askPassword())
+const email = values.email ?? config.admin?.email ?? (await ask('Email: '))
+const username = values.username ?? config.admin?.username ?? (await ask('Username: '))
+const name = values.name ?? config.admin?.name ?? (values.email || values.username ? undefined : await ask('Name (Administrator): '))
+const password = values.password ?? config.admin?.password ?? (await ask('Password: ', { hidden: true }))
 if (!email || !username || !password) {
   console.error('usage: npm run create-superuser -- --email <email> --username <username> [--name <name>] [--password <password>]')
-  console.error('(or set ADMIN_EMAIL, ADMIN_USERNAME and ADMIN_PASSWORD)')
+  console.error('(or set ADMIN_EMAIL, ADMIN_USERNAME and ADMIN_PASSWORD, or run it on a terminal to be asked)')
   process.exit(2)
 }
-const account = { name: values.name ?? config.admin?.name ?? 'Administrator', email, username, password }
+const account = { name: name ?? 'Administrator', email, username, password }
 const problem = adminAccountProblem(account, { name: '--name', email: '--email', username: '--username', password: '--password' })
 if (problem) {
   console.error(`invalid account: ${problem}`)

@@ -6,6 +6,7 @@ import type { ColumnType, Kysely, Transaction } from 'kysely'
 import type { UserTokensTable } from '../modules/account/user-tokens.table.js'
 import type { ApiKeysTable } from '../modules/api-keys/api-keys.table.js'
 import type { RefreshTokensTable, RevokedTokensTable, SessionsTable } from '../modules/auth/auth.table.js'
+import type { SigningKeysTable } from '../modules/auth/signing-keys.table.js'
 import type { AvatarsTable } from '../modules/avatars/avatars.table.js'
 import type { ChangeEventsTable } from '../modules/change-events/change-events.table.js'
 import type { EmailLoginRequestsTable } from '../modules/email-login/email-login.table.js'
@@ -61,6 +62,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   stream_tickets: StreamTicketsTable
   one_time_secrets: OneTimeSecretsTable
+  signing_keys: SigningKeysTable
 }
 
 /** What repositories take as their first argument: the database or an open transaction. */

@@ -9,6 +9,7 @@ import fp from 'fastify-plugin'
 
 import type { CorsOrigins } from '../config.js'
 import { originMatcher, originPatterns } from '../shared/origin-list.js'
+import { WarnOnce } from '../shared/warn-once.js'
 
 /** Response headers a page may read: limits, retry hints, the request id and version lifecycle. */
 export const EXPOSED_HEADERS = [
@@ -33,9 +34,20 @@ export function corsAllows(origins: CorsOrigins): (origin: string) => boolean {
   return origins.any ? () => true : originMatcher(origins)
 }
 
-export default fp<{ origins: CorsOrigins }>(
-  async (app, { origins }) => {
-    // Nothing listed: no hook at all, and no origin is ever allowed.
+export default fp<{ origins: CorsOrigins; ownOrigin: string }>(
+  async (app, { origins, ownOrigin }) => {
+    // A page the browser will keep the answer from is the frontend's silent failure: said once
+    // per origin in the log, with the setting that would let it in.
+    const allows = corsAllows(origins)
+    const refusals = new WarnOnce(app.logger)
+    app.addHook('onRequest', (request, _reply, done) => {
+      const origin = request.headers.origin
+      if (typeof origin === 'string' && origin !== ownOrigin && origin !== 'null' && !allows(origin)) {
+        refusals.warn(origin, { origin, setting: 'CORS_ORIGINS' }, `a page on ${origin} called the API, and CORS_ORIGINS does not list it: its browser keeps the answer from it`)
+      }
+      done()
+    })
+    // Nothing listed: no CORS headers at all, and no origin is ever allowed.
     if (!origins.any && origins.exact.length === 0 && origins.anyPort.length === 0) return
     await app.register(cors, {
       origin: origins.any ? '*' : originPatterns(origins),

@@ -55,7 +55,8 @@ export const ERROR_CODES = {
   invalid_link_ticket: 'The link ticket is unknown, used, expired, for another provider, or opened in another browser than the one that asked for it (400).',
   identity_not_found: 'The caller has no linked identity with this id (404).',
   last_sign_in_method: 'The identity is the last way to sign in to the account: set a password (a reset) or link another first (409).',
-  provider_not_found: 'No sign-in provider of that name is configured and discovered (404).',
+  provider_not_found: 'No sign-in provider of that name is configured (404).',
+  provider_unavailable: 'The sign-in provider is configured but has not answered its discovery yet; the service keeps trying, and `Retry-After` says when to ask again (503).',
   incorrect_password: 'The current password is wrong (400).',
   // Second factors
   mfa_required: 'The first factor was right and the account has a second one: finish with POST /login/mfa and the `mfa_token` (401).',

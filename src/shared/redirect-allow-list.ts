@@ -26,10 +26,23 @@ export class RedirectAllowList {
     return this.listed(parsed.origin) ? parsed.href : undefined
   }
 
-  /** The URL, normalised; 400 `invalid_redirect` when its origin is not listed. */
+  /** The URL, normalised; 400 `invalid_redirect`, naming the origin and the setting, when its origin is not listed. */
   check(url: string): string {
     const allowed = this.allowed(url)
-    if (allowed === undefined) throw new DomainError('invalid', INVALID_REDIRECT, { code: 'invalid_redirect' })
+    if (allowed === undefined) throw new DomainError('invalid', `${INVALID_REDIRECT}: ${reasonOf(url)}`, { code: 'invalid_redirect' })
     return allowed
   }
+}
+
+/** Why a redirect_to is refused, naming what it saw and the setting that decides. */
+function reasonOf(url: string): string {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return 'redirect_to must be an absolute http or https URL'
+  }
+  if (!['http:', 'https:'].includes(parsed.protocol)) return 'redirect_to must be an absolute http or https URL'
+  if (parsed.username !== '' || parsed.password !== '') return 'redirect_to must not carry credentials'
+  return `${parsed.origin} is not in AUTH_REDIRECT_ORIGINS`
 }

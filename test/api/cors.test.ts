@@ -1,10 +1,13 @@
 // Browser apps on another origin (CORS_ORIGINS): preflights for every documented route of both
 // versions, credentials for listed origins only, the headers a page needs exposed on every
 // answer (errors and 429s included), and nothing for an origin that is not listed.
+import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { buildApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
 import type { TestApp } from '../helpers/app.js'
-import { createTestApp } from '../helpers/app.js'
+import { createTestApp, createTestDatabase, TEST_ENV, TEST_SECRET_KEY } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'
 import { seedAndLogin, seedUser, V1, V2 } from '../helpers/users.js'
 
@@ -144,6 +147,24 @@ describe('CORS settings', () => {
       expect(logout.cookies.find((cookie) => cookie.name === 'refresh_token')).toMatchObject({ value: '', sameSite: 'None', secure: true })
     } finally {
       await t.close()
+    }
+  })
+})
+
+describe('an origin CORS_ORIGINS does not list', () => {
+  it('is said once in the log, at warn, with the setting that would let it in', async () => {
+    const lines: { level: number; msg: string; origin?: string; setting?: string }[] = []
+    const database = await createTestDatabase()
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
+    const app = await buildApp({ config: loadConfig({ ...TEST_ENV, ...database.env, CORS_ORIGINS: 'https://app.example.com' }), secretKey: TEST_SECRET_KEY, logger })
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) await app.inject({ url: `${V2}/posts/`, headers: { origin: 'http://localhost:5199' } })
+      await app.inject({ url: `${V2}/posts/`, headers: { origin: 'https://app.example.com' } })
+      const warnings = lines.filter((line) => line.level === 40 && line.setting === 'CORS_ORIGINS')
+      expect(warnings).toEqual([expect.objectContaining({ origin: 'http://localhost:5199', msg: expect.stringMatching(/CORS_ORIGINS does not list it/) })])
+    } finally {
+      await app.close()
+      await database.drop()
     }
   })
 })

@@ -1,6 +1,7 @@
 // Rotating SECRET_KEY without logging everyone out: tokens name their key (kid); a restart with
 // the new key and the old one in SECRET_KEY_PREVIOUS keeps old tokens working, and removing the
-// old key ends them.
+// old key ends them. Here access tokens are HS256 too (JWT_ALGORITHM=HS256); with an asymmetric
+// signing key, which SECRET_KEY only seals, the key survives the rotation.
 import { createSecretKey } from 'node:crypto'
 
 import { decodeJwt,SignJWT } from 'jose'
@@ -19,7 +20,7 @@ const NEW_KEY = 'the-new-signing-key-that-is-long-enough-0002'
 describe('SECRET_KEY rotation', () => {
   let t: TestApp
   beforeAll(async () => {
-    t = await createTestApp({ SECRET_KEY: OLD_KEY })
+    t = await createTestApp({ SECRET_KEY: OLD_KEY, JWT_ALGORITHM: 'HS256' })
   })
   afterAll(() => t.close())
 
@@ -78,6 +79,35 @@ describe('SECRET_KEY rotation', () => {
       expectError(await me(dropped, withoutKeyId), 401, 'Not authenticated')
     } finally {
       await dropped.close()
+    }
+  })
+
+  it('keeps the asymmetric signing key through the rotation: sealed again under the new SECRET_KEY, it outlives the old one', async () => {
+    const asymmetric = await createTestApp({ SECRET_KEY: OLD_KEY })
+    const restart = async (env: Record<string, string>) => {
+      const config = loadConfig({ ...asymmetric.env, ...env })
+      return buildApp({ config, secretKey: config.secretKey ?? '', prepare: false })
+    }
+    try {
+      const user = await seedUser(asymmetric.app)
+      const before = await login(asymmetric.app, user.username, user.password, V2)
+      const rotated = await restart({ SECRET_KEY: NEW_KEY, SECRET_KEY_PREVIOUS: OLD_KEY })
+      try {
+        // The first signature under the new SECRET_KEY opens the key with the old one and seals it again.
+        expect((await login(rotated, user.username, user.password, V2)).accessToken).toBeTruthy()
+      } finally {
+        await rotated.close()
+      }
+      const dropped = await restart({ SECRET_KEY: NEW_KEY })
+      try {
+        expect((await dropped.inject({ url: `${V1}/users/me`, headers: { authorization: `Bearer ${before.accessToken}` } })).statusCode).toBe(200)
+        const after = await login(dropped, user.username, user.password, V2)
+        expect(JSON.parse(Buffer.from(after.accessToken.split('.')[0]!, 'base64url').toString()).kid).toBe(JSON.parse(Buffer.from(before.accessToken.split('.')[0]!, 'base64url').toString()).kid)
+      } finally {
+        await dropped.close()
+      }
+    } finally {
+      await asymmetric.close()
     }
   })
 })

@@ -66,6 +66,16 @@ describe.skipIf(!chromiumPath)('passkeys on the account security page, in Chromi
 
   const status = (id: string) => page.locator(`#${id}`)
 
+  /**
+   * Waits until the page shows the user signed in; a refusal the page shows instead (in the
+   * sign-in or second-factor messages) fails at once, with its words.
+   */
+  async function signedInAs(username: string) {
+    const refusal = page.locator('#sign-in-message[role="alert"], #mfa-message[role="alert"]').filter({ hasText: /\S/ })
+    await page.locator('#who', { hasText: username }).or(refusal).first().waitFor()
+    if (await refusal.count()) throw new Error(`the page refused the sign-in: ${await refusal.first().textContent()}`)
+  }
+
   async function signInWithPassword() {
     await page.goto(`${base}/account/security`)
     await page.getByLabel('Username or email').fill(user.username)
@@ -92,15 +102,17 @@ describe.skipIf(!chromiumPath)('passkeys on the account security page, in Chromi
   it('signs in with the passkey without a username, and a password sign-in then asks for the passkey as the second factor', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
-    await page.locator('#who', { hasText: user.username }).waitFor()
+    await signedInAs(user.username)
     const methods = await t.db.selectFrom('security_events').select('method').where('user_id', '=', user.id).where('type', '=', 'login_succeeded').execute()
     expect(methods.map((row) => row.method)).toContain('passkey')
 
     await page.getByRole('button', { name: 'Sign out' }).click()
     await signInWithPassword()
-    await page.getByRole('heading', { name: 'Second factor' }).waitFor()
+    const refused = page.locator('#sign-in-message[role="alert"]').filter({ hasText: /\S/ })
+    await page.getByRole('heading', { name: 'Second factor' }).or(refused).first().waitFor()
+    expect(await refused.count(), 'the password sign-in was refused').toBe(0)
     await page.getByRole('button', { name: 'Use a passkey' }).click()
-    await page.locator('#who', { hasText: user.username }).waitFor()
+    await signedInAs(user.username)
     const verified = await t.db.selectFrom('security_events').select('method').where('user_id', '=', user.id).where('type', '=', 'mfa_verified').execute()
     expect(verified.map((row) => row.method)).toEqual(['passkey'])
   })

@@ -1,5 +1,6 @@
-// `npm run migrate` and `npm run create-superuser`, run as real processes on either database.
+// `npm run migrate`, `npm run create-superuser` and `npm run rotate-signing-key`, run as real processes on either database.
 import { spawn } from 'node:child_process'
+import { generateKeyPairSync } from 'node:crypto'
 import path from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -7,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DatabaseHandle } from '../../src/db/database.js'
 import { createDatabase } from '../../src/db/database.js'
 import { createTestDatabase } from '../helpers/app.js'
-import { emptyDirectory, runEntry } from '../helpers/process.js'
+import { emptyDirectory, runEntry, runEntryOnTerminal } from '../helpers/process.js'
 
 let env: Record<string, string>
 let drop: () => Promise<void>
@@ -101,6 +102,18 @@ describe('create-superuser', () => {
     expect(result.stdout).toMatch(/created superuser #\d+ \(env_admin\)/)
   })
 
+  it('asks on a terminal for what it lacks, the password without echo', async () => {
+    const terminal = runEntryOnTerminal('src/cli/create-superuser.ts', env, cwd)
+    await terminal.answer('Email: ', 'asked@example.com')
+    await terminal.answer('Username: ', 'asked_admin')
+    await terminal.answer('Name (Administrator): ', 'Asked Admin')
+    await terminal.answer('Password: ', 'a password typed 1')
+    const { code } = await terminal.exited
+    expect(code, terminal.stdout()).toBe(0)
+    expect(terminal.stdout()).toMatch(/created superuser #\d+ \(asked_admin\)/)
+    expect(terminal.stdout()).not.toContain('a password typed 1')
+  })
+
   it('refuses invalid input and missing values without touching the database', async () => {
     const invalid = await run('src/cli/create-superuser.ts', ['--email', 'bad', '--username', 'BAD NAME', '--password', 'short'])
     expect(invalid.code).toBe(2)
@@ -109,5 +122,39 @@ describe('create-superuser', () => {
     const missing = await run('src/cli/create-superuser.ts', ['--email', 'x@example.com'])
     expect(missing.code).toBe(2)
     expect(missing.stderr).toMatch(/usage/)
+  })
+})
+
+describe('rotate-signing-key', () => {
+  const keys = async () => {
+    database ??= await createDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR ?? '' })
+    return database.db.selectFrom('signing_keys').select(['kid', 'retired_at']).orderBy('created_at').execute()
+  }
+
+  it('makes a new key and retires the others, or with --drop-old deletes them', async () => {
+    const first = await run('src/cli/rotate-signing-key.ts', [])
+    expect(first.code, first.stderr).toBe(0)
+    const [kid] = /signing key (\S+) \(EdDSA\) signs from now on/.exec(first.stdout)!.slice(1)
+    const second = await run('src/cli/rotate-signing-key.ts', [])
+    expect(second.code, second.stderr).toBe(0)
+    const afterSecond = await keys()
+    expect(afterSecond.find((key) => key.kid === kid)?.retired_at).not.toBeNull()
+    expect(afterSecond.filter((key) => key.retired_at === null)).toHaveLength(1)
+    const dropped = await run('src/cli/rotate-signing-key.ts', ['--drop-old'])
+    expect(dropped.code, dropped.stderr).toBe(0)
+    expect(dropped.stdout).toMatch(/deleted/)
+    const [newest] = /signing key (\S+) /.exec(dropped.stdout)!.slice(1)
+    expect((await keys()).map((key) => key.kid)).toEqual([newest])
+  })
+
+  it('refuses unknown arguments, and has nothing to rotate with HS256 or a key in JWT_PRIVATE_KEY', async () => {
+    expect((await run('src/cli/rotate-signing-key.ts', ['--now'])).stderr).toMatch(/usage/)
+    const hs256 = await run('src/cli/rotate-signing-key.ts', [], { JWT_ALGORITHM: 'HS256' })
+    expect(hs256.code).toBe(2)
+    expect(hs256.stderr).toMatch(/SECRET_KEY_PREVIOUS/)
+    const pem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+    const given = await run('src/cli/rotate-signing-key.ts', [], { JWT_PRIVATE_KEY: pem })
+    expect(given.code).toBe(2)
+    expect(given.stderr).toMatch(/JWT_PRIVATE_KEY_PREVIOUS/)
   })
 })

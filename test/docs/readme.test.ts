@@ -29,17 +29,18 @@ afterAll(async () => {
   await drop()
 })
 
-async function walkthrough(): Promise<string> {
+/** The README's `n`-th sh block of the curl walkthrough (v1's, then v2's). */
+async function walkthrough(n = 0): Promise<string> {
   const readme = await readFile(path.resolve(import.meta.dirname, '../../README.md'), 'utf8')
   const section = readme.slice(readme.indexOf('### Try it with curl'))
-  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1]
-  if (!block) throw new Error('README has no curl walkthrough')
+  const block = [...section.matchAll(/```sh\n([\s\S]*?)```/g)][n]?.[1]
+  if (!block) throw new Error('README has no such curl walkthrough')
   return block
 }
 
 it('runs from sign-up to account deletion as documented', async () => {
   const script = (await walkthrough())
-    .replace('API=http://127.0.0.1:8000/services/v1', `API=${server?.url}/services/v1`)
+    .replace('API=http://localhost:8000/services/v1', `API=${server?.url}/services/v1`)
     .replace(/\\\n\s*/g, ' ') // join continued lines
   await writeFile(path.join(cwd, 'avatar.png'), PNG_1X1)
   // Print each step's output on its own line so the assertions can find them.
@@ -62,4 +63,14 @@ it('runs from sign-up to account deletion as documented', async () => {
   expect(json[12]).toEqual({ message: 'Logged out successfully' })
   expect(json[13]).toEqual({ message: 'User deleted' })
   expect(json).toHaveLength(14)
+})
+
+it("runs version 2's session as documented", async () => {
+  const script = (await walkthrough(1)).replace('API=http://localhost:8000/api/v2', `API=${server?.url}/api/v2`).replace(/\\\n\s*/g, ' ')
+  const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script.replace(/^(curl .*)$/gm, '$1; echo')], { cwd })
+  const json = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+  expect(json[0]).toMatchObject({ username: 'grace', email: 'grace@example.com' }) // me
+  expect(json[1]).toMatchObject({ title: 'First compiler' }) // write
+  expect(json[2]).toMatchObject({ data: [expect.objectContaining({ title: 'First compiler' })] }) // list
+  expect(json).toHaveLength(3)
 })

@@ -32,12 +32,13 @@ export interface TestOidcProvider {
   stop(): Promise<void>
 }
 
-export async function startOidcProvider(redirectUris: string[]): Promise<TestOidcProvider> {
+/** Starts the provider on `options.port` (a port chosen by the system when 0 or unset). */
+export async function startOidcProvider(redirectUris: string[], options: { port?: number } = {}): Promise<TestOidcProvider> {
   const accounts = new Map<string, TestAccount>()
   const clientId = 'user-post-service'
   const clientSecret = 'a-test-client-secret-of-enough-length'
   const server = http.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   // A signing key the test knows, so it can sign ID tokens the provider's keys verify.
   const { privateKey } = await generateKeyPair('RS256', { extractable: true })

@@ -26,6 +26,39 @@ export function runEntry(entry: string, args: string[], env: Record<string, stri
   return runNode(['--import', tsxLoader, path.join(root, entry), ...args], env, cwd)
 }
 
+/**
+ * An entry point on a terminal of its own (a pseudo-terminal made by util-linux's `script`), as
+ * when a person runs it: `type` answers a prompt once it has appeared in the output.
+ */
+export function runEntryOnTerminal(entry: string, env: Record<string, string>, cwd: string): RunningProcess & { answer(prompt: string, text: string): Promise<void> } {
+  const command = [process.execPath, '--import', tsxLoader, path.join(root, entry)].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ')
+  const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', TERM: 'dumb', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
+  const running: RunningProcess = { child, stdout: () => stdout, stderr: () => stderr, exited }
+  let answered = 0
+  return {
+    ...running,
+    async answer(prompt, text) {
+      // Each prompt once: the n-th time this prompt appears is the one to answer.
+      const from = answered
+      const at = await waitForOutput(running, (output) => {
+        const found = output.indexOf(prompt, from)
+        return found === -1 ? undefined : found
+      })
+      answered = at + prompt.length
+      child.stdin.write(`${text}\r`)
+    },
+  }
+}
+
 /** A built script (an absolute path) run by Node alone, as `npm start` and the container do. */
 export function runBuilt(script: string, args: string[], env: Record<string, string>, cwd: string): RunningProcess {
   return runNode([script, ...args], env, cwd)
@@ -70,6 +103,20 @@ export function waitForOutput<T>(running: RunningProcess, find: (stdout: string)
     })
     check()
   })
+}
+
+/**
+ * Starts src/server.ts as a person would with `npm start`: with `env` and nothing else (no test
+ * settings, no raised limits), and resolves once it listens.
+ */
+export function startServerAsIs(env: Record<string, string>, cwd: string): Promise<RunningProcess & { url: string }> {
+  const child = spawn(process.execPath, ['--import', tsxLoader, path.join(root, 'src/server.ts')], { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })))
+  return listening({ child, stdout: () => stdout, stderr: () => stderr, exited })
 }
 
 /** Starts src/server.ts on a free port and resolves once it listens. */

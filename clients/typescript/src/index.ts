@@ -1,28 +1,39 @@
 // A typed client for the v2 API: openapi-fetch over the types openapi-typescript generates from
-// the served OpenAPI document (schema.d.ts; `npm run openapi` regenerates it, CI checks it), and
-// the auth flow (sign up, log in, refresh once on 401, resume, log out) so an app writes no token
-// plumbing. README.md shows it in use.
+// the served OpenAPI document (schema.d.ts; `npm run openapi` regenerates it, CI checks it), the
+// auth flow (sign up, log in by password, email, provider or passkey, second factors, refresh once
+// on 401, resume, log out) so an app writes no token plumbing, the account's security (second
+// factors, passkeys, sessions, reauthentication), and the realtime stream. README.md shows it.
 import type { Middleware } from 'openapi-fetch'
 import createFetchClient from 'openapi-fetch'
 
 import { unwrap } from './errors.js'
+import type { StreamOptions, Subscription } from './events.js'
+import { subscribe } from './events.js'
 import type { paths } from './paths.js'
 import type { operations } from './schema.js'
 import type { Session, SessionStore } from './session.js'
 import { SessionKeeper, toSession } from './session.js'
+import type { PasskeyCeremonies } from './webauthn.js'
+import { browserCeremonies } from './webauthn.js'
 
 export type { FieldError } from './errors.js'
 export { ApiError, unwrap } from './errors.js'
+export type { ChangeEventMessage, StreamOptions, Subscription } from './events.js'
+export { CHANGE_EVENT_TYPES } from './events.js'
 export type { CursorPage } from './paging.js'
 export { allItems } from './paging.js'
 export type { paths } from './paths.js'
 export type { components, operations } from './schema.js'
 export type { Session, SessionStore } from './session.js'
+export type { CredentialJSON, PasskeyCeremonies, WebauthnOptionsJSON } from './webauthn.js'
+export { browserCeremonies } from './webauthn.js'
 
 export type SignUpFields = operations['postSignup']['requestBody']['content']['application/json']
 export type User = operations['getUsersMe']['responses'][200]['content']['application/json']
 /** The token from a sign-in link, or the email and the 6-digit code from the mail. */
 export type EmailLoginProof = operations['postLoginEmailConfirm']['requestBody']['content']['application/json']
+/** A proof for POST /reauthenticate without a ceremony: `{password}`, `{code}`, `{recovery_code}` or `{email_code}`. */
+export type ReauthenticationProof = { password: string } | { code: string } | { recovery_code: string } | { email_code: string }
 
 export interface ClientOptions {
   /** The service's origin, e.g. https://api.example.com (paths start with /api/v2). */
@@ -34,8 +45,10 @@ export interface ClientOptions {
   credentials?: 'include' | 'same-origin' | 'omit'
   /** Keeps the session across reloads or restarts (optional; the cookie does it in browsers). */
   store?: SessionStore
-  /** Called whenever the session starts, refreshes or ends (null). */
+  /** Called whenever the session starts, refreshes or ends (null); `auth.onChange` adds more listeners. */
   onSessionChange?: (session: Session | null) => void
+  /** How passkeys are created and used; in a browser, navigator.credentials by default. */
+  passkeys?: PasskeyCeremonies
   fetch?: typeof globalThis.fetch
 }
 
@@ -105,8 +118,13 @@ export function createClient(options: ClientOptions) {
   const fetchImpl = options.fetch ?? ((input: Request) => globalThis.fetch(input))
   const verifiers = verifierKeeper()
   const credentials = options.credentials ?? 'include'
-  const keeper = new SessionKeeper(options.store, options.onSessionChange)
+  const listeners = new Set<(session: Session | null) => void>()
+  const keeper = new SessionKeeper(options.store, (session) => {
+    options.onSessionChange?.(session)
+    for (const listener of listeners) listener(session)
+  })
   const api = createFetchClient<paths>({ baseUrl: options.baseUrl, credentials, fetch: fetchImpl })
+  const ceremonies = () => options.passkeys ?? browserCeremonies()
 
   const isTokenPath = (url: string) => TOKEN_PATHS.some((path) => new URL(url).pathname.replace(/\/$/, '') === path)
 
@@ -129,11 +147,17 @@ export function createClient(options: ClientOptions) {
     })
   }
 
+  // The first call after a reload picks the session up from the refresh cookie by itself (once:
+  // a page that is signed out asks no more).
+  let resumed: Promise<Session | null> | undefined
+  const resumeOnce = () => (resumed ??= refresh().catch(() => null))
+
   // Copies of requests that may be sent again once, after a refresh (bodies can be read only once).
   const retryCopies = new WeakMap<Request, Request>()
   const tokens: Middleware = {
     async onRequest({ request }) {
-      const session = keeper.session ?? (await keeper.load())
+      const stored = keeper.session ?? (await keeper.load())
+      const session = stored ?? (refreshByCookie && !isTokenPath(request.url) ? await resumeOnce() : null)
       if (session && !request.headers.has('authorization') && !isTokenPath(request.url)) {
         request.headers.set('authorization', `Bearer ${session.accessToken}`)
         retryCopies.set(request, request.clone())
@@ -153,10 +177,22 @@ export function createClient(options: ClientOptions) {
   }
   api.use(tokens)
 
+  /** Holds the session an answer with tokens started. */
+  const started = async (answer: Parameters<typeof toSession>[0]): Promise<Session> => {
+    const session = toSession(answer)
+    await keeper.set(session)
+    return session
+  }
+
   const auth = {
     /** The current session, or null. */
     get session(): Session | null {
       return keeper.session
+    },
+    /** Calls `listener` whenever the session starts, refreshes or ends (null); returns how to stop. */
+    onChange(listener: (session: Session | null) => void): () => void {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
     },
     /**
      * Logs in with a username or email and a password; throws ApiError (401 `invalid_credentials`,
@@ -205,9 +241,35 @@ export function createClient(options: ClientOptions) {
     },
     /** The second step of a sign-in that threw `mfa_required`: a code from the authenticator app, or a recovery code. */
     async finishSecondFactor(mfaToken: string, proof: { code: string } | { recovery_code: string }): Promise<Session> {
-      const session = toSession(await unwrap(api.POST('/api/v2/login/mfa', { body: { mfa_token: mfaToken, ...proof } })))
-      await keeper.set(session)
-      return session
+      return started(await unwrap(api.POST('/api/v2/login/mfa', { body: { mfa_token: mfaToken, ...proof } })))
+    },
+    /** The second step with a passkey (when `error.mfa.methods` lists `passkey`). */
+    async finishSecondFactorWithPasskey(mfaToken: string): Promise<Session> {
+      const options = await unwrap(api.POST('/api/v2/login/mfa/passkey/options', { body: { mfa_token: mfaToken } }))
+      const answer = await ceremonies().get(options)
+      return started(await unwrap(api.POST('/api/v2/login/mfa', { body: { mfa_token: mfaToken, passkey_response: answer as never } })))
+    },
+    /** Signs in with a passkey: a complete sign-in, never stepped up. Without `username`, any discoverable passkey. */
+    async signInWithPasskey(username?: string): Promise<Session> {
+      const options = await unwrap(api.POST('/api/v2/login/passkey/options', { body: username === undefined ? {} : { username } }))
+      const answer = await ceremonies().get(options)
+      return started(await unwrap(api.POST('/api/v2/login/passkey', { body: { response: answer as never } })))
+    },
+    /**
+     * Proves who holds the session again, for 10 minutes of sensitive changes (a change that
+     * threw 403 `reauthentication_required` lists in `error` what the account can give).
+     */
+    async reauthenticate(proof: ReauthenticationProof): Promise<{ fresh_until: string | null; methods: string[] }> {
+      return unwrap(api.POST('/api/v2/reauthenticate', { body: proof }))
+    },
+    /** The same, with one of the account's passkeys. */
+    async reauthenticateWithPasskey(): Promise<{ fresh_until: string | null; methods: string[] }> {
+      const options = await unwrap(api.POST('/api/v2/reauthenticate/passkey/options'))
+      return unwrap(api.POST('/api/v2/reauthenticate', { body: { passkey_response: (await ceremonies().get(options)) as never } }))
+    },
+    /** Mails a code for `reauthenticate({ email_code })`, to an account with no password, second factor or passkey. */
+    async requestReauthenticationCode(): Promise<void> {
+      await unwrap(api.POST('/api/v2/reauthenticate/email'))
     },
     /** Creates an account; logged in at once when the service answers with tokens (SIGNUP_LOGIN). */
     async signUp(fields: SignUpFields): Promise<User> {
@@ -232,7 +294,56 @@ export function createClient(options: ClientOptions) {
       await keeper.set(null)
     },
   }
-  return { api, auth }
+
+  /** The signed-in account's security: second factors, passkeys and sessions. */
+  const account = {
+    mfa: {
+      status: () => unwrap(api.GET('/api/v2/users/me/mfa')),
+      /** A new authenticator secret and its QR code (`qr_code`, for an <img src>): pending until `confirmTotp`. */
+      startTotp: () => unwrap(api.POST('/api/v2/users/me/mfa/totp')),
+      /** Turns the authenticator on with a code from it; the ten recovery codes, shown this once. */
+      confirmTotp: async (code: string) => (await unwrap(api.POST('/api/v2/users/me/mfa/totp/confirm', { body: { code } }))).recovery_codes,
+      /** Turns it off, for a current code or a recovery code. */
+      disableTotp: async (code: string) => void (await unwrap(api.DELETE('/api/v2/users/me/mfa/totp', { body: { code } }))),
+      /** A new set of recovery codes, for a current code; the old set dies. */
+      newRecoveryCodes: async (code: string) => (await unwrap(api.POST('/api/v2/users/me/mfa/recovery-codes', { body: { code } }))).recovery_codes,
+    },
+    passkeys: {
+      list: () => unwrap(api.GET('/api/v2/users/me/passkeys')),
+      /** Creates a passkey on this device (the browser asks the person) and registers it under `name`. */
+      async register(name: string) {
+        const options = await unwrap(api.POST('/api/v2/users/me/passkeys/options'))
+        const answer = await ceremonies().create(options)
+        return unwrap(api.POST('/api/v2/users/me/passkeys', { body: { response: answer as never, name } }))
+      },
+      rename: (id: string, name: string) => unwrap(api.PATCH('/api/v2/users/me/passkeys/{passkey_id}', { params: { path: { passkey_id: id } }, body: { name } })),
+      remove: async (id: string) => void (await unwrap(api.DELETE('/api/v2/users/me/passkeys/{passkey_id}', { params: { path: { passkey_id: id } } }))),
+    },
+    sessions: {
+      /** The account's live sessions, newest first; `current` marks this one. */
+      list: () => unwrap(api.GET('/api/v2/sessions')),
+      end: async (id: string) => void (await unwrap(api.DELETE('/api/v2/sessions/{session_id}', { params: { path: { session_id: id } } }))),
+      /** Ends every session but this one. */
+      endOthers: async () => void (await unwrap(api.DELETE('/api/v2/sessions'))),
+    },
+  }
+
+  const base = options.baseUrl.replace(/\/+$/, '')
+  const events = {
+    /**
+     * Follows the realtime stream (a browser's EventSource, or one passed in): post events for
+     * anyone, the signed-in user's own events, everything for superusers. Reconnects by itself
+     * with a new ticket, resuming after the last event received.
+     */
+    subscribe(streamOptions: StreamOptions): Subscription {
+      const ticket = async () => {
+        if (!(keeper.session ?? (await keeper.load()) ?? (refreshByCookie ? await resumeOnce() : null))) return null
+        return (await unwrap(api.POST('/api/v2/events/ticket'))).ticket
+      }
+      return subscribe(streamOptions, ticket, (query) => `${base}/api/v2/events/stream${query.size > 0 ? `?${query}` : ''}`)
+    },
+  }
+  return { api, auth, account, events }
 }
 
 export type Client = ReturnType<typeof createClient>

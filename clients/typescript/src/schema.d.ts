@@ -790,7 +790,10 @@ export interface paths {
         /** List users */
         get: operations["getUsers"];
         put?: never;
-        /** Create a user (logged-in caller; the new user must accept the terms) */
+        /**
+         * Create a user (logged-in caller; the new user must accept the terms)
+         * @description Someone signing themselves up uses POST /api/v2/signup; an anonymous call here answers 401 saying so.
+         */
         post: operations["postUsers"];
         delete?: never;
         options?: never;

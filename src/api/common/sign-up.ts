@@ -6,11 +6,20 @@ import type { TSchema } from 'typebox'
 
 import type { SignupPolicy } from '../../modules/users/user.js'
 import { assertMaySignUp } from '../../modules/users/users.service.js'
+import { DomainError } from '../../shared/errors.js'
 import { errorResponses } from './responses.js'
 import { bearer } from './security-scheme.js'
 
-export function signUpRoute<S extends { response: Record<number, TSchema> }>(app: FastifyInstance, policy: SignupPolicy, schema: S) {
-  const checkPolicy = async (request: FastifyRequest) => assertMaySignUp(request.caller?.user ?? null, policy)
+export function signUpRoute<S extends { response: Record<number, TSchema> }>(app: FastifyInstance, policy: SignupPolicy, schema: S, options: { anonymousDetail?: string } = {}) {
+  const checkPolicy = async (request: FastifyRequest) => {
+    try {
+      assertMaySignUp(request.caller?.user ?? null, policy)
+    } catch (error) {
+      // Where an anonymous caller should have gone instead, when the route knows.
+      if (options.anonymousDetail && error instanceof DomainError && error.kind === 'unauthenticated') throw new DomainError('unauthenticated', options.anonymousDetail, { code: error.code })
+      throw error
+    }
+  }
   // Sign-ups per client address (SIGNUP_RATE_LIMIT), counted across versions; fails closed like
   // login. Counted once the body has passed its limits and schema, right before the hashing.
   const { rateLimits } = app.services

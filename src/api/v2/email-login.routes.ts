@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { TokenResponse } from '../common/auth.schemas.js'
 import { clientOf } from '../common/client-info.js'
 import { errorResponses, MessageResponse, signInRefusal } from '../common/responses.js'
-import { refuseCrossSiteLogins, tokenReplies } from '../common/token-reply.js'
+import { DEVICE_COOKIE, refuseCrossSiteLogins, tokenReplies } from '../common/token-reply.js'
 import { EmailLoginConfirmation, EmailLoginRequest } from './email-login.schemas.js'
 
 const tags = ['login']
@@ -56,7 +56,8 @@ const emailLoginRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { body } = request
       const client = clientOf(request)
-      const signedIn = 'token' in body ? await emailLogin.confirmToken(body.token, client) : await emailLogin.confirmCode(body.email, body.code, client)
+      const device = request.cookies[DEVICE_COOKIE]
+      const signedIn = 'token' in body ? await emailLogin.confirmToken(body.token, client, device) : await emailLogin.confirmCode(body.email, body.code, client, device)
       return sendSession(reply, signedIn)
     },
   )

@@ -62,9 +62,10 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
     signUpRoute(app, 'authenticated', {
       tags,
       summary: 'Create a user (logged-in caller; the new user must accept the terms)',
+      description: 'Someone signing themselves up uses POST /api/v2/signup; an anonymous call here answers 401 saying so.',
       body: UserCreateV2,
       response: { 201: UserReadV2, ...errorResponses(409, 422) },
-    }),
+    }, { anonymousDetail: 'Not authenticated: POST /api/v2/users/ creates a user for a logged-in caller; to sign yourself up, POST /api/v2/signup' }),
     async (request, reply) => {
       // accept_terms is checked by the schema (it must be true) and not stored.
       const { accept_terms: _accepted, ...input } = request.body

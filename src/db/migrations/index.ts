@@ -21,6 +21,7 @@ import * as passkeys from './2026-11-24-05-passkeys.js'
 import * as webhooks from './2026-11-24-06-webhooks.js'
 import * as eventStreamTickets from './2026-11-24-07-event-stream-tickets.js'
 import * as reauthenticationAndRecovery from './2026-11-26-01-reauthentication-and-recovery.js'
+import * as signingKeys from './2026-11-26-02-signing-keys.js'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-users-and-tiers': usersAndTiers,
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24-06-webhooks': webhooks,
   '2026-11-24-07-event-stream-tickets': eventStreamTickets,
   '2026-11-26-01-reauthentication-and-recovery': reauthenticationAndRecovery,
+  '2026-11-26-02-signing-keys': signingKeys,
 }

@@ -100,6 +100,12 @@ export class AuthService {
     private readonly passkeys: PasskeySignIn,
   ) {}
 
+  /** Whether `deviceToken` (a browser's device cookie) shows that browser signed in to the account before. */
+  async isKnownDevice(userId: number, deviceToken: string | undefined): Promise<boolean> {
+    if (deviceToken === undefined) return false
+    return (await this.tokens.verifyDevice(deviceToken))?.userId === userId
+  }
+
   /** A device token for the browser that just logged in to the account. */
   private deviceToken(userId: number): Promise<{ token: string; expiresAt: Date }> {
     return this.tokens.signDevice(userId)

@@ -1,7 +1,11 @@
-import { createHash, randomUUID, webcrypto } from 'node:crypto'
+import { randomUUID, webcrypto } from 'node:crypto'
 
 import type { JWTVerifyOptions } from 'jose'
-import { decodeProtectedHeader, jwtVerify,SignJWT } from 'jose'
+import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose'
+
+import { DomainError } from '../../shared/errors.js'
+import { keyIdOf } from './key-id.js'
+import type { SigningKeys } from './signing-keys.js'
 
 export type TokenType = 'access' | 'refresh'
 
@@ -39,38 +43,53 @@ type HmacKey = webcrypto.CryptoKey
 const importHmacKey = (secret: string): Promise<HmacKey> =>
   webcrypto.subtle.importKey('raw', Buffer.from(secret, 'utf8'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
 
-/** A key's id in token headers: a fingerprint that names the key without revealing it. */
-export const keyIdOf = (secret: string) => createHash('sha256').update(`kid:${secret}`).digest('hex').slice(0, 16)
+
+/** Access tokens verified lately, by their text: a token used again costs no signature check. */
+const VERIFIED_KEPT = 10_000
 
 /**
- * HS256 JWTs with sub, jti, sid, typ, iat, exp, iss and aud; nothing but HS256 is accepted.
- * Tokens are signed with SECRET_KEY and name it by `kid`; tokens signed with a key listed in
- * SECRET_KEY_PREVIOUS keep working, so a key can be rotated without logging everyone out.
+ * JWTs with sub, jti, sid, typ, iat, exp, iss and aud, each naming its key by `kid`. Access
+ * tokens are signed with the asymmetric signing key (JWT_ALGORITHM EdDSA, ES256 or RS256,
+ * published at /.well-known/jwks.json) when there is one, else with SECRET_KEY (HS256); refresh
+ * and device tokens, which nobody else reads, always with SECRET_KEY. The key a token names
+ * decides the one algorithm it may use: no algorithm switching, no `none`. Tokens signed with a
+ * key in SECRET_KEY_PREVIOUS, or with a retired signing key, keep working until they expire.
  */
 export class TokenService {
   private readonly key: Promise<HmacKey>
   private readonly kid: string
   private readonly keysById: Map<string, Promise<HmacKey>>
   private readonly allKeys: Promise<HmacKey>[]
+  private readonly verified = new Map<string, VerifiedToken>()
 
   constructor(
     secret: string,
     readonly lifetimes: TokenLifetimes,
     previousSecrets: string[] = [],
+    /** Undefined: access tokens are HS256 too (JWT_ALGORITHM=HS256). */
+    private readonly signingKeys: SigningKeys | undefined = undefined,
   ) {
     this.key = importHmacKey(secret)
     this.kid = keyIdOf(secret)
     const previous = previousSecrets.map((old) => [keyIdOf(old), importHmacKey(old)] as const)
     this.keysById = new Map([[this.kid, this.key], ...previous])
     this.allKeys = [this.key, ...previous.map(([, key]) => key)]
+    // A key deleted (after a leak, or its tokens expired) must not live on in the tokens it verified.
+    signingKeys?.onKeyDropped(() => this.verified.clear())
   }
 
   /**
-   * Verifies with the key the token names by `kid`; a token from before key ids (no kid) is
-   * tried against each known key. Throws for anything else.
+   * Verifies with the key the token names by `kid`, in that key's one algorithm: SECRET_KEY's (and
+   * earlier ones') with HS256, a signing key with its own; a token from before key ids (no kid) is
+   * tried against each SECRET_KEY. Throws for anything else.
    */
   private async verifyWithKeys(token: string, options: JWTVerifyOptions) {
     const { kid } = decodeProtectedHeader(token)
+    if (kid !== undefined && !this.keysById.has(kid) && this.signingKeys) {
+      const signingKey = await this.signingKeys.find(kid)
+      if (!signingKey) throw new Error('unknown key id')
+      return jwtVerify(token, signingKey.publicKey, { ...options, algorithms: [signingKey.algorithm] })
+    }
     const candidates = kid === undefined ? this.allKeys : [this.keysById.get(kid)].filter((key) => key !== undefined)
     // No Error made up front: capturing a stack on every verification costs more than the check.
     let failure: unknown
@@ -89,16 +108,22 @@ export class TokenService {
     const issuedAt = Math.floor(Date.now() / 1000)
     const lifetime = type === 'access' ? this.lifetimes.accessSeconds : this.lifetimes.refreshSeconds
     const expiresAt = issuedAt + lifetime
+    const signingKey = type === 'access' && this.signingKeys ? await this.signingKeys.current() : undefined
     const token = await new SignJWT({ typ: type, sid: sessionId })
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: this.kid })
+      .setProtectedHeader(signingKey ? { alg: signingKey.algorithm, typ: 'JWT', kid: signingKey.kid } : { alg: 'HS256', typ: 'JWT', kid: this.kid })
       .setSubject(String(userId))
       .setJti(jti)
       .setIssuedAt(issuedAt)
       .setExpirationTime(expiresAt)
       .setIssuer(TOKEN_ISSUER)
       .setAudience(TOKEN_AUDIENCE)
-      .sign(await this.key)
+      .sign(signingKey?.privateKey ?? (await this.key))
     return { token, jti, expiresAt: new Date(expiresAt * 1000) }
+  }
+
+  /** The public signing keys, for /.well-known/jwks.json (none with JWT_ALGORITHM=HS256). */
+  async jwks(): Promise<{ keys: object[] }> {
+    return this.signingKeys ? this.signingKeys.jwks() : { keys: [] }
   }
 
   /**
@@ -136,8 +161,30 @@ export class TokenService {
     }
   }
 
-  /** Returns the token's claims, or undefined for anything forged, expired, malformed or of the wrong type. */
+  /**
+   * Returns the token's claims, or undefined for anything forged, expired, malformed or of the
+   * wrong type. An access token verified lately is taken from memory (its text is the key), until
+   * it expires.
+   */
   async verify(token: string, type: TokenType): Promise<VerifiedToken | undefined> {
+    if (type === 'access') {
+      const known = this.verified.get(token)
+      if (known) {
+        if (known.expiresAt.getTime() > Date.now()) return known
+        this.verified.delete(token)
+        return undefined
+      }
+    }
+    const verified = await this.verifySigned(token, type)
+    if (verified && type === 'access') {
+      // The oldest goes first: a Map keeps insertion order.
+      if (this.verified.size >= VERIFIED_KEPT) this.verified.delete(this.verified.keys().next().value as string)
+      this.verified.set(token, verified)
+    }
+    return verified
+  }
+
+  private async verifySigned(token: string, type: TokenType): Promise<VerifiedToken | undefined> {
     try {
       const { payload } = await this.verifyWithKeys(token, {
         algorithms: ['HS256'],
@@ -151,7 +198,9 @@ export class TokenService {
         return undefined
       }
       return { userId, jti: payload.jti, sessionId: payload.sid, expiresAt: new Date(payload.exp * 1000) }
-    } catch {
+    } catch (error) {
+      // A signing key that could not be read is an outage (503), not a bad token.
+      if (error instanceof DomainError) throw error
       return undefined
     }
   }

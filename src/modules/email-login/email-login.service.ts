@@ -91,11 +91,11 @@ export class EmailLoginService {
     this.mail.kick()
   }
 
-  /** Signs in with the link's token. */
-  async confirmToken(token: string, client: ClientInfo): Promise<BrowserSession> {
+  /** Signs in with the link's token; `deviceToken`: the browser's device cookie, if it has one. */
+  async confirmToken(token: string, client: ClientInfo, deviceToken?: string): Promise<BrowserSession> {
     const spent = await this.repository.spendEmailLoginByToken(hashedKey(token), EMAIL_LOGIN_MAX_ATTEMPTS)
     if (!spent) throw invalidToken()
-    return this.signIn(spent, client, 'email_link')
+    return this.signIn(spent, client, 'email_link', deviceToken)
   }
 
   /**
@@ -105,7 +105,7 @@ export class EmailLoginService {
    * registered, has a mail pending, or is unknown: the same lookup, the same UPDATE (for no user
    * when there is none) and the same failure logged (with no user, as a password login logs one).
    */
-  async confirmCode(email: string, code: string, client: ClientInfo): Promise<BrowserSession> {
+  async confirmCode(email: string, code: string, client: ClientInfo, deviceToken?: string): Promise<BrowserSession> {
     const user = await this.users.findActiveByEmail(email)
     const live = await this.repository.takeEmailLoginAttempt(user?.id ?? NO_USER, EMAIL_LOGIN_MAX_ATTEMPTS)
     const match = live.find((request) => sameHash(request.code_hash, this.codeHash(request.token_hash, code)))
@@ -114,17 +114,21 @@ export class EmailLoginService {
       await this.events.record('login_failed', user?.id ?? null, client, { method: 'email_code' })
       throw invalidCode()
     }
-    return this.signIn(spent, client, 'email_code')
+    return this.signIn(spent, client, 'email_code', deviceToken)
   }
 
-  private async signIn(spent: { user_id: number; email: string }, client: ClientInfo, method: LoginMethod): Promise<BrowserSession> {
+  private async signIn(spent: { user_id: number; email: string }, client: ClientInfo, method: LoginMethod, deviceToken: string | undefined): Promise<BrowserSession> {
     const user = await this.users.find(spent.user_id)
     // Deactivated, deleted or moved to another address since the mail went out.
     const current = user?.isActive === true && user.email.toLowerCase() === spent.email.toLowerCase()
     if (!user || !current) throw method === 'email_link' ? invalidToken() : invalidCode()
     // The first proof of this mailbox: the account is the mailbox owner's from now on, and
-    // nothing someone else added to it before survives (account pre-hijacking).
-    if (!(await this.users.hasProvedMailbox(user.id))) await this.recovery.recover(user, client, 'email_sign_in', { adopting: true })
+    // nothing someone else added to it before survives (account pre-hijacking). Unless this very
+    // browser signed in to the account before (its device cookie): then whoever holds the
+    // mailbox also holds what the account had, as when a person signs up and then signs in by mail.
+    if (!(await this.users.hasProvedMailbox(user.id)) && !(await this.auth.isKnownDevice(user.id, deviceToken))) {
+      await this.recovery.recover(user, client, 'email_sign_in', { adopting: true })
+    }
     await this.users.markEmailVerified(user.id, spent.email)
     await this.repository.retireEmailLoginRequests(user.id)
     return this.auth.startBrowserSession(user.id, client, method)

@@ -106,12 +106,16 @@ export interface Identity {
 const methodOf = (provider: string): LoginMethod => (provider === 'github' ? 'github' : `oidc:${provider}`)
 
 const providerNotFound = () => new DomainError('not_found', 'Provider not found', { code: 'provider_not_found' })
+const providerUnavailable = (name: string) =>
+  new DomainError('unavailable', `The provider ${name} did not answer its discovery yet; it is tried again until it does`, { code: 'provider_unavailable', retryAfterSeconds: 5 })
 const invalidState = () => new DomainError('invalid', 'Invalid or expired sign-in', { code: 'invalid_state' })
 const invalidTicket = () => new DomainError('invalid', 'Invalid or expired link ticket', { code: 'invalid_link_ticket' })
 const identityNotFound = () => new DomainError('not_found', 'Identity not found', { code: 'identity_not_found' })
 
 export class IdentityService {
   private readonly providers = new Map<string, IdentityProvider>()
+  /** Configured providers whose discovery has not answered yet (discovery.ts tries again). */
+  private readonly expected = new Set<string>()
 
   constructor(
     private readonly repository: IdentitiesRepository,
@@ -125,9 +129,15 @@ export class IdentityService {
     private readonly signupPolicy: SignupPolicy,
   ) {}
 
-  /** Adds a provider that answered at start (src/modules/identities/discovery.ts decides which). */
+  /** Adds a provider that answered its discovery (src/modules/identities/discovery.ts). */
   add(provider: IdentityProvider): void {
     this.providers.set(provider.name, provider)
+    this.expected.delete(provider.name)
+  }
+
+  /** A configured provider that has not answered yet: 503 `provider_unavailable` until it does. */
+  expect(name: string): void {
+    if (!this.providers.has(name)) this.expected.add(name)
   }
 
   list(): ProviderSummary[] {
@@ -174,8 +184,8 @@ export class IdentityService {
 
   private provider(name: string): IdentityProvider {
     const provider = this.providers.get(name)
-    if (!provider) throw providerNotFound()
-    return provider
+    if (provider) return provider
+    throw this.expected.has(name) ? providerUnavailable(name) : providerNotFound()
   }
 
   private async beginFlow(provider: IdentityProvider, redirect: string, linkUserId: number | null, handoffChallenge: string | null): Promise<StartedFlow> {

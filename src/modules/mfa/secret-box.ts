@@ -4,7 +4,7 @@
 // rotating SECRET_KEY keeps every enrolled authenticator working.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto'
 
-import { keyIdOf } from '../auth/tokens.js'
+import { keyIdOf } from '../auth/key-id.js'
 
 const FORMAT = 'v1'
 /** What the keys are for, bound into their derivation: a box made for one purpose opens for no other. */

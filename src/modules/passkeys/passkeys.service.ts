@@ -17,7 +17,7 @@ import { limitIdentity } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
 import type { PasskeysRepository } from './passkeys.repository.js'
 import type { ChallengePurpose, PasskeyRow } from './passkeys.table.js'
-import type { PasskeyCreationResponse, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RelyingParty, StoredCredential } from './webauthn.js'
+import type { PasskeyCreationResponse, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, Refusal, RelyingParty, StoredCredential } from './webauthn.js'
 import { challengeOf, creationOptions, requestOptions, verifyAssertion, verifyCreation } from './webauthn.js'
 
 const CHALLENGE_SECONDS = 5 * 60
@@ -34,8 +34,13 @@ export interface Passkey {
 }
 
 const hashOf = (text: string) => createHash('sha256').update(text).digest('hex')
-/** A response that does not verify, or answers no live challenge of its kind: 401 when signing in, 400 when registering. */
-const invalidPasskey = (signingIn: boolean) => new DomainError(signingIn ? 'unauthenticated' : 'invalid', INVALID_PASSKEY, { code: 'invalid_passkey' })
+/**
+ * A response that does not verify, or answers no live challenge of its kind: 401 when signing in,
+ * 400 when registering; with the reason when a setting decided it (an origin, the RP id).
+ */
+const invalidPasskey = (signingIn: boolean, refusal?: Refusal) =>
+  new DomainError(signingIn ? 'unauthenticated' : 'invalid', refusal ? `${INVALID_PASSKEY}: ${refusal.refused}` : INVALID_PASSKEY, { code: 'invalid_passkey' })
+const isRefusal = (value: unknown): value is Refusal => typeof value === 'object' && value !== null && 'refused' in value
 const passkeyNotFound = () => new DomainError('not_found', PASSKEY_NOT_FOUND, { code: 'passkey_not_found' })
 
 const toPasskey = (row: PasskeyRow): Passkey => ({
@@ -57,6 +62,8 @@ export class PasskeyService implements PasskeySignIn {
     private readonly domainEvents: DomainEvents,
     private readonly rp: RelyingParty,
     private readonly sessions: EnrolmentSessions,
+    /** Told once per reason when a setting refused an answer (an origin WEBAUTHN_ORIGINS does not list …). */
+    private readonly misconfigured: (refusal: Refusal) => void = () => {},
   ) {}
 
   async list(userId: number): Promise<Passkey[]> {
@@ -86,6 +93,10 @@ export class PasskeyService implements PasskeySignIn {
     const challenge = await this.spendChallenge(response, 'register', false)
     if (challenge.userId !== user.id) throw invalidPasskey(false)
     const credential = await verifyCreation(this.rp, response, challenge.value)
+    if (isRefusal(credential)) {
+      this.misconfigured(credential)
+      throw invalidPasskey(false, credential)
+    }
     if (!credential) throw invalidPasskey(false)
     const passkey: Passkey = { id: randomUUID(), name, deviceType: credential.deviceType, backedUp: credential.backedUp, createdAt: new Date().toISOString(), lastUsedAt: null }
     const inserted = await this.repository.insertPasskey({
@@ -209,9 +220,10 @@ export class PasskeyService implements PasskeySignIn {
   /** Verifies an assertion and moves the counter forward; a counter that did not move is a clone, refused and logged. */
   private async checkAssertion(passkey: PasskeyRow, response: PasskeyResponse, challenge: string, client: ClientInfo, failure?: 'login_failed'): Promise<void> {
     const counter = await verifyAssertion(this.rp, response, challenge, storedOf(passkey))
-    if (counter === undefined) {
+    if (counter === undefined || isRefusal(counter)) {
       if (failure) await this.events.record(failure, passkey.user_id, client, { method: 'passkey' })
-      throw invalidPasskey(true)
+      if (isRefusal(counter)) this.misconfigured(counter)
+      throw invalidPasskey(true, isRefusal(counter) ? counter : undefined)
     }
     const previous = Number(passkey.counter)
     if ((counter > 0 || previous > 0) && counter <= previous) {

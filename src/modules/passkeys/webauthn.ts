@@ -3,6 +3,8 @@
 import type * as simpleWebAuthn from '@simplewebauthn/server'
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
 
+import type { OriginList } from '../../shared/origin-list.js'
+import { originMatcher } from '../../shared/origin-list.js'
 import type { PasskeyResponse } from '../auth/second-factor-gate.js'
 
 type Library = typeof simpleWebAuthn
@@ -24,7 +26,29 @@ export interface PasskeyCreationResponse {
 export interface RelyingParty {
   id: string
   name: string
-  origins: string[]
+  origins: OriginList
+}
+
+/**
+ * Why an answer was refused, in words that name the setting that decides it (an origin or RP id
+ * that does not match is a configuration to fix, not an attack, nine times out of ten).
+ */
+export interface Refusal {
+  refused: string
+}
+
+/** The origin an answer's clientDataJSON names, when it is one WEBAUTHN_ORIGINS lists; else the refusal. */
+function listedOrigin(rp: RelyingParty, response: { response: { clientDataJSON: string } }): string | Refusal {
+  const origin = clientDataOf(response)?.origin
+  if (typeof origin !== 'string' || origin.length > 300) return { refused: 'the answer names no origin' }
+  if (!originMatcher(rp.origins)(origin)) return { refused: `the answer came from ${origin}, which WEBAUTHN_ORIGINS does not list` }
+  return origin
+}
+
+/** The library's reason, when it is about the relying party. */
+function refusalOf(error: unknown, rp: RelyingParty): Refusal | undefined {
+  const message = error instanceof Error ? error.message : ''
+  return /RP ?ID/i.test(message) ? { refused: `the passkey is for another relying party than WEBAUTHN_RP_ID (${rp.id})` } : undefined
 }
 
 export interface StoredCredential {
@@ -74,11 +98,16 @@ export interface NewCredential {
   backedUp: boolean
 }
 
-/** The new credential, or undefined when the response does not verify (origin, RP id, challenge, user verification, signature). */
-export async function verifyCreation(rp: RelyingParty, response: PasskeyCreationResponse, challenge: string): Promise<NewCredential | undefined> {
+/**
+ * The new credential, or undefined when the response does not verify (challenge, user
+ * verification, signature), or the refusal when its origin or RP id is not this service's.
+ */
+export async function verifyCreation(rp: RelyingParty, response: PasskeyCreationResponse, challenge: string): Promise<NewCredential | Refusal | undefined> {
   const { verifyRegistrationResponse } = await load()
+  const origin = listedOrigin(rp, response)
+  if (typeof origin !== 'string') return origin
   try {
-    const verification = await verifyRegistrationResponse({ response: response as RegistrationResponseJSON, expectedChallenge: challenge, expectedOrigin: rp.origins, expectedRPID: rp.id, requireUserVerification: true })
+    const verification = await verifyRegistrationResponse({ response: response as RegistrationResponseJSON, expectedChallenge: challenge, expectedOrigin: origin, expectedRPID: rp.id, requireUserVerification: true })
     const info = verification.registrationInfo
     if (!verification.verified || !info) return undefined
     return {
@@ -89,27 +118,38 @@ export async function verifyCreation(rp: RelyingParty, response: PasskeyCreation
       deviceType: info.credentialDeviceType,
       backedUp: info.credentialBackedUp,
     }
-  } catch {
-    return undefined
+  } catch (error) {
+    return refusalOf(error, rp)
   }
 }
 
 /**
- * The assertion's new signature counter, or undefined when it does not verify. The counter is
- * not compared here (the library is handed 0): the caller compares it, to log a clone.
+ * The assertion's new signature counter, undefined when it does not verify, or the refusal when
+ * its origin or RP id is not this service's. The counter is not compared here (the library is
+ * handed 0): the caller compares it, to log a clone.
  */
-export async function verifyAssertion(rp: RelyingParty, response: PasskeyResponse, challenge: string, credential: StoredCredential): Promise<number | undefined> {
+export async function verifyAssertion(rp: RelyingParty, response: PasskeyResponse, challenge: string, credential: StoredCredential): Promise<number | Refusal | undefined> {
   const { verifyAuthenticationResponse } = await load()
+  const origin = listedOrigin(rp, response)
+  if (typeof origin !== 'string') return origin
   try {
     const verification = await verifyAuthenticationResponse({
       response: response as AuthenticationResponseJSON,
       expectedChallenge: challenge,
-      expectedOrigin: rp.origins,
+      expectedOrigin: origin,
       expectedRPID: rp.id,
       credential: { id: credential.credentialId, publicKey: Buffer.from(credential.publicKey, 'base64url'), counter: 0, transports: credential.transports as never },
       requireUserVerification: true,
     })
     return verification.verified ? verification.authenticationInfo.newCounter : undefined
+  } catch (error) {
+    return refusalOf(error, rp)
+  }
+}
+
+function clientDataOf(response: { response: { clientDataJSON: string } }): { challenge?: unknown; origin?: unknown } | undefined {
+  try {
+    return JSON.parse(Buffer.from(response.response.clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown; origin?: unknown }
   } catch {
     return undefined
   }
@@ -117,10 +157,6 @@ export async function verifyAssertion(rp: RelyingParty, response: PasskeyRespons
 
 /** The challenge a response answers, read from its clientDataJSON; undefined when unreadable. */
 export function challengeOf(response: { response: { clientDataJSON: string } }): string | undefined {
-  try {
-    const clientData = JSON.parse(Buffer.from(response.response.clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown }
-    return typeof clientData.challenge === 'string' && clientData.challenge.length <= 200 ? clientData.challenge : undefined
-  } catch {
-    return undefined
-  }
+  const challenge = clientDataOf(response)?.challenge
+  return typeof challenge === 'string' && challenge.length <= 200 ? challenge : undefined
 }

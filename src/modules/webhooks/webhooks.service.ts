@@ -241,7 +241,7 @@ export class WebhookService {
       if (response.statusCode >= 200 && response.statusCode < 300) return { status: 'succeeded', statusCode: response.statusCode, error: null, nextAttemptAt: Date.now() }
       return retry(response.statusCode, `HTTP ${response.statusCode}${response.body ? `: ${response.body.slice(0, 200)}` : ''}`)
     } catch (error) {
-      const text = error instanceof RefusedAddressError ? `refused: ${error.message}` : error instanceof Error ? error.message : String(error)
+      const text = error instanceof RefusedAddressError ? `refused: ${error.message} (WEBHOOK_ALLOW_PRIVATE=true allows it)` : error instanceof Error ? error.message : String(error)
       return retry(null, text)
     }
   }
@@ -289,7 +289,7 @@ export class WebhookService {
     try {
       assertPublicHost(url)
     } catch {
-      refuse('The webhook URL names a loopback, private, link-local or metadata address')
+      refuse('The webhook URL names a loopback, private, link-local or metadata address: set WEBHOOK_ALLOW_PRIVATE=true for local receivers')
     }
   }
 }

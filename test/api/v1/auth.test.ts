@@ -53,12 +53,13 @@ describe('POST /login', () => {
     expect(cookie?.secure).toBeFalsy()
   })
 
-  it('issues HS256 JWTs with sub, jti, iat, exp, typ, iss and aud', async () => {
+  it('issues JWTs with sub, jti, iat, exp, typ, iss and aud: access tokens under the signing key (EdDSA), refresh tokens HS256', async () => {
     const user = await seedUser(t.app)
     const { accessToken, refreshToken } = await login(t.app, user.username, user.password)
     const decode = (token: string) => JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString())
     const header = JSON.parse(Buffer.from(accessToken.split('.')[0] ?? '', 'base64url').toString())
-    expect(header.alg).toBe('HS256')
+    expect(header.alg).toBe('EdDSA')
+    expect(JSON.parse(Buffer.from(refreshToken.split('.')[0] ?? '', 'base64url').toString()).alg).toBe('HS256')
     const access = decode(accessToken)
     expect(access).toMatchObject({ sub: String(user.id), typ: 'access', iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE })
     expect(access.exp - access.iat).toBe(15 * 60)

@@ -173,6 +173,25 @@ describe('account pre-hijacking', () => {
     expect(mail.text).toContain('the password')
   })
 
+  it('the browser that signed up keeps what it added when it signs in by email (its device cookie shows it was there)', async () => {
+    const fields = userFields()
+    const signedUp = await post(`${V2}/signup`, { ...fields, accept_terms: true })
+    const device = signedUp.cookies.find((cookie) => cookie.name === 'device')!.value
+    expect((await post(`${V2}/login/email`, { email: fields.email })).statusCode).toBe(202)
+    const code = codeIn(await mailTo(fields.email, 'Your sign-in link and code'))
+    const signedIn = await t.app.inject({ method: 'POST', url: `${V2}/login/email/confirm`, payload: { email: fields.email, code }, cookies: { device } })
+    expect(signedIn.statusCode, signedIn.body).toBe(200)
+    expect((await post(`${V2}/login`, { username: fields.username, password: fields.password })).statusCode).toBe(200)
+    expect((await t.app.inject({ url: `${V2}/users/me`, headers: bearer(signedUp.json().tokens.access_token) })).statusCode).toBe(200)
+    // A device cookie of another account proves nothing about this one.
+    const other = userFields()
+    await post(`${V2}/signup`, { ...other, accept_terms: true })
+    expect((await post(`${V2}/login/email`, { email: other.email })).statusCode).toBe(202)
+    const otherCode = codeIn(await mailTo(other.email, 'Your sign-in link and code'))
+    expect((await t.app.inject({ method: 'POST', url: `${V2}/login/email/confirm`, payload: { email: other.email, code: otherCode }, cookies: { device } })).statusCode).toBe(200)
+    expectError(await post(`${V2}/login`, { username: other.username, password: other.password }), 401)
+  })
+
   it('an identity linked before the mailbox was ever proven goes at the first email sign-in; a proven account keeps its ways in', async () => {
     const unproven = await seedAndLogin(t.app)
     await linkIdentity(unproven.user.id, 'corp')

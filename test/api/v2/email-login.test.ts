@@ -201,8 +201,11 @@ describe('redirect_to and the service sign-in page', () => {
   it('refuses a redirect_to off AUTH_REDIRECT_ORIGINS before anything is mailed', async () => {
     const user = await seedUser(t.app)
     for (const redirect of ['https://evil.example.net/', 'http://localhost:5174/', 'javascript:alert(1)', '/relative', 'http://user:pass@localhost:5173/']) {
-      expectError(await ask(user.email, { redirect_to: redirect }), 400, 'Invalid redirect', 'invalid_redirect')
+      expectError(await ask(user.email, { redirect_to: redirect }), 400, /^Invalid redirect: /, 'invalid_redirect')
     }
+    // The refusal names what it saw and the setting that decides it.
+    expectError(await ask(user.email, { redirect_to: 'http://localhost:5174/x' }), 400, 'Invalid redirect: http://localhost:5174 is not in AUTH_REDIRECT_ORIGINS')
+    expectError(await ask(user.email, { redirect_to: '/relative' }), 400, 'Invalid redirect: redirect_to must be an absolute http or https URL')
     await t.app.services.emailLogin.settle()
     expect(smtp.messages.filter((message) => message.to === user.email)).toHaveLength(0)
   })

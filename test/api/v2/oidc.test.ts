@@ -15,9 +15,11 @@ import { createTestApp, TEST_SECRET_KEY } from '../../helpers/app.js'
 import { expectError } from '../../helpers/expect.js'
 import type { TestOidcProvider } from '../../helpers/oidc-provider.js'
 import { startOidcProvider } from '../../helpers/oidc-provider.js'
+import { freePort } from '../../helpers/process.js'
 import { reauthenticate } from '../../helpers/reauthenticate.js'
 import { enrolTotp, totpCode } from '../../helpers/totp.js'
 import { seedAndLogin, seedUser, V2 } from '../../helpers/users.js'
+import { waitFor } from '../../helpers/wait.js'
 
 const PUBLIC_URL = 'http://localhost:8000'
 const FRONTEND = 'http://localhost:5173'
@@ -327,7 +329,7 @@ describe('sign-in through an OpenID Connect provider', () => {
 
   it('refuses a redirect_to off AUTH_REDIRECT_ORIGINS and an unknown provider', async () => {
     for (const redirect of ['https://evil.example.net/', 'http://localhost:5174/x', '/relative']) {
-      expectError(await t.app.inject({ url: `${V2}/auth/corp/authorize?redirect_to=${encodeURIComponent(redirect)}` }), 400, 'Invalid redirect', 'invalid_redirect')
+      expectError(await t.app.inject({ url: `${V2}/auth/corp/authorize?redirect_to=${encodeURIComponent(redirect)}` }), 400, /^Invalid redirect: /, 'invalid_redirect')
     }
     expectError(await t.app.inject({ url: `${V2}/auth/nobody/authorize?redirect_to=${encodeURIComponent(FRONTEND)}` }), 404, 'Provider not found', 'provider_not_found')
   })
@@ -376,7 +378,7 @@ describe('linking and unlinking while signed in', () => {
     expect((await link(me.headers, 'corp', taken)).searchParams.get('error')).toBe('identity_taken')
     expect(await identitiesOf(me.headers)).toEqual([])
     expectError(await t.app.inject({ method: 'POST', url: `${V2}/users/me/identities/nobody`, headers: me.headers, payload: { redirect_to: settings } }), 404, 'Provider not found')
-    expectError(await t.app.inject({ method: 'POST', url: `${V2}/users/me/identities/corp`, headers: me.headers, payload: { redirect_to: 'https://evil.example.net/' } }), 400, 'Invalid redirect')
+    expectError(await t.app.inject({ method: 'POST', url: `${V2}/users/me/identities/corp`, headers: me.headers, payload: { redirect_to: 'https://evil.example.net/' } }), 400, 'Invalid redirect: https://evil.example.net is not in AUTH_REDIRECT_ORIGINS')
   })
 
   it('refuses to unlink the last way to sign in, and unlinks any other', async () => {
@@ -490,6 +492,25 @@ describe('providers that are away', () => {
     } finally {
       await app.close()
       await other.stop()
+    }
+  })
+
+  it('answers 503 provider_unavailable for a provider that was down at start, and signs in with it once it comes up', async () => {
+    const port = await freePort()
+    const issuer = `http://127.0.0.1:${port}`
+    const app = await createTestApp({ ...providerEnv(op), OIDC_PROVIDERS: 'corp,late', OIDC_LATE_ISSUER: issuer, OIDC_LATE_CLIENT_ID: op.clientId, OIDC_LATE_CLIENT_SECRET: op.clientSecret })
+    let late: TestOidcProvider | undefined
+    try {
+      const refused = await app.app.inject({ url: `${V2}/auth/late/authorize?redirect_to=${encodeURIComponent(FRONTEND)}` })
+      expectError(refused, 503, /^The provider late did not answer its discovery yet/, 'provider_unavailable')
+      expect(refused.headers['retry-after']).toBe('5')
+      expectError(await app.app.inject({ url: `${V2}/auth/nobody/authorize?redirect_to=${encodeURIComponent(FRONTEND)}` }), 404, undefined, 'provider_not_found')
+      late = await startOidcProvider([`${PUBLIC_URL}${V2}/auth/late/callback`], { port })
+      await waitFor(async () => ((await app.app.inject({ url: `${V2}/auth/providers` })).json() as { name: string }[]).some((provider) => provider.name === 'late'), 15_000)
+      expect((await app.app.inject({ url: `${V2}/auth/late/authorize?redirect_to=${encodeURIComponent(FRONTEND)}` })).statusCode).toBe(302)
+    } finally {
+      await app.close()
+      await late?.stop()
     }
   })
 

@@ -80,8 +80,19 @@ describe('registering a passkey', () => {
     expect((await register(who, new SoftwareAuthenticator('localhost', ORIGIN).register(spent))).statusCode).toBe(201)
     expectError(await register(who, new SoftwareAuthenticator('localhost', ORIGIN).register(spent)), 400, 'Invalid passkey', 'invalid_passkey')
     expectError(await register(who, new SoftwareAuthenticator('localhost', ORIGIN).register(await optionsFor(other))), 400, undefined, 'invalid_passkey')
-    expectError(await register(who, new SoftwareAuthenticator('localhost', 'http://evil.example').register(await optionsFor(who))), 400, undefined, 'invalid_passkey')
-    expectError(await register(who, new SoftwareAuthenticator('evil.example', ORIGIN).register(await optionsFor(who))), 400, undefined, 'invalid_passkey')
+    // A refusal a setting decides names it, and what it saw.
+    expectError(
+      await register(who, new SoftwareAuthenticator('localhost', 'http://evil.example').register(await optionsFor(who))),
+      400,
+      'Invalid passkey: the answer came from http://evil.example, which WEBAUTHN_ORIGINS does not list',
+      'invalid_passkey',
+    )
+    expectError(
+      await register(who, new SoftwareAuthenticator('evil.example', ORIGIN).register(await optionsFor(who))),
+      400,
+      'Invalid passkey: the passkey is for another relying party than WEBAUTHN_RP_ID (localhost)',
+      'invalid_passkey',
+    )
     const unverified = new SoftwareAuthenticator('localhost', ORIGIN)
     unverified.verifiesUser = false
     expectError(await register(who, unverified.register(await optionsFor(who))), 400, undefined, 'invalid_passkey')

@@ -84,8 +84,8 @@ describe('v2 POST /users/', () => {
   const create = (payload: object, headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'POST', url: `${V2}/users/`, payload, headers })
 
-  it('requires a logged-in caller', async () => {
-    expectError(await create({ ...userFields(), accept_terms: true }), 401, 'Not authenticated')
+  it('requires a logged-in caller, and tells an anonymous one where signing up is', async () => {
+    expectError(await create({ ...userFields(), accept_terms: true }), 401, 'Not authenticated: POST /api/v2/users/ creates a user for a logged-in caller; to sign yourself up, POST /api/v2/signup', 'not_authenticated')
   })
 
   it('requires accept_terms to be true', async () => {

@@ -294,6 +294,8 @@ describe('outgoing requests to non-public addresses (WEBHOOK_ALLOW_PRIVATE unset
   ])('refuses %s when registered', async (_label, url) => {
     const response = await strict.app.inject({ method: 'POST', url: `${V2}/admin/webhooks`, headers: strictAdmin.headers, payload: { url, events: ['user.created'] } })
     expectUrlRefused(response)
+    // The refusal names the setting a local receiver needs.
+    expect(response.json().detail).toMatch(/set WEBHOOK_ALLOW_PRIVATE=true for local receivers/)
   })
 
   it('refuses at connect time a name that resolves to a loopback address', async () => {
@@ -308,7 +310,7 @@ describe('outgoing requests to non-public addresses (WEBHOOK_ALLOW_PRIVATE unset
       return (page.data[0]?.attempts ?? 0) >= 1
     })
     const [delivery] = ((await strict.app.inject({ method: 'GET', url: `${V2}/admin/webhooks/${id}/deliveries`, headers: strictAdmin.headers })).json() as { data: { last_error: string; status: string }[] }).data
-    expect(delivery!.last_error).toMatch(/^refused: localhost resolves to a non-public address/)
+    expect(delivery!.last_error).toMatch(/^refused: localhost resolves to a non-public address .*WEBHOOK_ALLOW_PRIVATE=true allows it/)
     expect(delivery!.status).toBe('pending')
     expect(receiver.attempts).toBe(0)
     await receiver.close()
