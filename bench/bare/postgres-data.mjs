@@ -9,18 +9,14 @@ export function openData() {
   const one = async (text, values) => (await pool.query(text, values)).rows[0]
   const live = `${LIVE_USERS} where "users"."is_deleted" = $1`
 
-  /** The caller of a request: a valid access token, not revoked, whose session and user are live. */
+  /** The caller of a request: a valid access token, not revoked, whose session and user are live (one statement, as the service). */
   const caller = async (authorization) => {
     const token = await verifyAccess(authorization)
     if (!token) return undefined
-    const [revoked, user] = await Promise.all([
-      one(`select "jti" from "revoked_tokens" where "jti" = $1`, [token.jti]),
-      one(
-        `select ${USER_COLUMNS} from "users" left join "tiers" on "tiers"."id" = "users"."tier_id" inner join "sessions" on "sessions"."user_id" = "users"."id" where "users"."is_deleted" = $1 and "users"."id" = $2 and "sessions"."id" = $3 and "sessions"."revoked_at" is null`,
-        [0, token.userId, token.sessionId],
-      ),
-    ])
-    return revoked ? undefined : user
+    return one(
+      `select ${USER_COLUMNS} from "users" left join "tiers" on "tiers"."id" = "users"."tier_id" inner join "sessions" on "sessions"."user_id" = "users"."id" where "users"."is_deleted" = $1 and "users"."id" = $2 and "sessions"."id" = $3 and "sessions"."revoked_at" is null and not exists (select "revoked_tokens"."jti" from "revoked_tokens" where "revoked_tokens"."jti" = $4)`,
+      [0, token.userId, token.sessionId, token.jti],
+    )
   }
 
   return {

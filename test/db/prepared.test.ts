@@ -16,6 +16,7 @@ import {
 import {
   findUserById,
   matchArgument,
+  preparedCaller,
   preparedSearchByName,
   preparedUserById,
   preparedUserInLiveSession,
@@ -79,7 +80,7 @@ describe('each prepared variant and its plain twin', () => {
     write?: boolean
   }
 
-  let ids: { author: number; firstUser: number; deletedUser: number; post: number; session: string }
+  let ids: { author: number; firstUser: number; deletedUser: number; post: number; session: string; revokedJti: string }
   beforeAll(async () => {
     const author = await seedUser(t.app, { name: 'Percent 100% Ada' })
     const deleted = await seedUser(t.app, { name: 'Gone Person' })
@@ -87,7 +88,9 @@ describe('each prepared variant and its plain twin', () => {
     const post = await t.app.services.posts.create(author, { title: 'Prepared', text: 'twin' })
     await t.app.services.posts.create(author, { title: 'Second', text: 'post' })
     const session = sessionOf((await login(t.app, author.username, author.password)).accessToken)
-    ids = { author: author.id, firstUser: author.id, deletedUser: deleted.id, post: post.id, session }
+    const revokedJti = 'revoked-jti'
+    await t.db.insertInto('revoked_tokens').values({ jti: revokedJti, expires_at: new Date(Date.now() + 60_000).toISOString() }).execute()
+    ids = { author: author.id, firstUser: author.id, deletedUser: deleted.id, post: post.id, session, revokedJti }
   })
 
   const cases: Case[] = [
@@ -95,6 +98,8 @@ describe('each prepared variant and its plain twin', () => {
     { name: 'user by id (soft-deleted)', prepared: preparedUserById, args: () => [ids.deletedUser] },
     { name: 'user in a live session', prepared: preparedUserInLiveSession, args: () => [ids.author, ids.session] },
     { name: 'user in an unknown session', prepared: preparedUserInLiveSession, args: () => [ids.author, 'no-such-session'] },
+    { name: 'caller with a live token', prepared: preparedCaller, args: () => [ids.author, ids.session, 'no-such-jti'] },
+    { name: 'caller with a revoked token', prepared: preparedCaller, args: () => [ids.author, ids.session, ids.revokedJti] },
     { name: 'user page', prepared: preparedUserPage, args: () => [0, 3] },
     { name: 'user page, deep', prepared: preparedUserPage, args: () => [2, 2] },
     { name: 'user page after a key', prepared: preparedUserPageAfter, args: () => [ids.author, 2] },
@@ -130,11 +135,17 @@ describe('each prepared variant and its plain twin', () => {
     else expect(fromPrepared).toEqual(fromPlain)
   })
 
+  it('find the caller in one statement only while the access token is not revoked', async () => {
+    expect(await preparedCaller(t.db, ids.author, ids.session, 'no-such-jti')).toHaveLength(1)
+    expect(await preparedCaller(t.db, ids.author, ids.session, ids.revokedJti)).toEqual([])
+  })
+
   it('cover every prepared variant the modules export', () => {
     const covered = new Set(cases.map((entry) => entry.prepared))
     const all = [
       preparedUserById,
       preparedUserInLiveSession,
+      preparedCaller,
       preparedUserPage,
       preparedUserPageAfter,
       ...(dialect() === 'sqlite' ? Object.values(preparedSearchByName) : [preparedSearchByName.like]),

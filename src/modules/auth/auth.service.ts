@@ -250,6 +250,10 @@ export class AuthService {
 
   /** The user a verified token speaks for while it stands (not revoked, its session live, the user active); long-lived streams ask again. */
   async userOfLiveToken(token: VerifiedToken): Promise<User | undefined> {
+    if (this.revocations.inDatabase) {
+      const user = await this.users.findInSession(token.userId, token.sessionId, token.jti)
+      return user?.isActive ? user : undefined
+    }
     const [revoked, user] = await Promise.all([
       this.revocations.isRevoked(token.jti).catch((error: unknown) => {
         this.signals.emit('store-error', 'revocation')

@@ -8,9 +8,13 @@ import type { AuthRepository } from './auth.repository.js'
 export interface RevocationStore {
   revoke(jti: string, expiresAt: Date): Promise<void>
   isRevoked(jti: string): Promise<boolean>
+  /** In the database: the query that loads the caller checks it too, in the same statement. */
+  readonly inDatabase: boolean
 }
 
 export class DatabaseRevocationStore implements RevocationStore {
+  readonly inDatabase = true
+
   constructor(private readonly repository: AuthRepository) {}
 
   revoke(jti: string, expiresAt: Date): Promise<void> {
@@ -23,6 +27,8 @@ export class DatabaseRevocationStore implements RevocationStore {
 }
 
 export class RedisRevocationStore implements RevocationStore {
+  readonly inDatabase = false
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix = 'revoked-jti:',

@@ -89,6 +89,14 @@ export function userInLiveSessionQuery(db: Executor, id: number, sessionId: stri
     .where('sessions.revoked_at', 'is', null)
 }
 
+/**
+ * The same, in one statement with the check that the access token `jti` was not revoked, for
+ * revocations kept in the database: a signed-in request costs one round trip.
+ */
+export function callerQuery(db: Executor, id: number, sessionId: string, jti: string) {
+  return userInLiveSessionQuery(db, id, sessionId).where((eb) => eb.not(eb.exists(eb.selectFrom('revoked_tokens').select('revoked_tokens.jti').where('revoked_tokens.jti', '=', jti))))
+}
+
 // The page's ids come from the (is_deleted, id) index alone; only those rows are then read
 // and joined, so a deep OFFSET skips index entries instead of joined rows.
 export function userPageQuery(db: Executor, offset: number, limit: number) {
@@ -119,6 +127,7 @@ export function searchByNameQuery(kind: MatchKind) {
 // test/db/prepared.test.ts checks that both return the same rows.
 export const preparedUserById = preparedQuery(1, userByIdQuery, { singleRow: true })
 export const preparedUserInLiveSession = preparedQuery(2, userInLiveSessionQuery, { singleRow: true })
+export const preparedCaller = preparedQuery(3, callerQuery, { singleRow: true })
 export const preparedUserPage = preparedQuery(2, userPageQuery)
 export const preparedUserPageAfter = preparedQuery(2, userPageAfterQuery)
 
@@ -174,6 +183,12 @@ export function findAnyUserById(db: Executor, id: number): Promise<UserRow | und
 
 export async function findUserInLiveSession(db: Executor, id: number, sessionId: string): Promise<UserRow | undefined> {
   const [row] = await preparedUserInLiveSession(db, id, sessionId)
+  return row
+}
+
+/** A live user in a live session whose access token `jti` is not revoked (revocations in the database). */
+export async function findCaller(db: Executor, id: number, sessionId: string, jti: string): Promise<UserRow | undefined> {
+  const [row] = await preparedCaller(db, id, sessionId, jti)
   return row
 }
 
@@ -397,5 +412,5 @@ export async function setUserTier(db: Executor, id: number, tierId: number | nul
 }
 
 /** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const usersFunctions = { findUserById, findAnyUserById, findUserInLiveSession, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, findMailboxProven, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier }
+export const usersFunctions = { findUserById, findAnyUserById, findUserInLiveSession, findCaller, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, findMailboxProven, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier }
 export type UsersRepository = Repository<typeof usersFunctions>

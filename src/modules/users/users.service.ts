@@ -113,9 +113,13 @@ export class UserService {
     return row && toUser(row)
   }
 
-  /** A live user whose login session `sessionId` is live too (the caller of a request), or undefined. */
-  async findInSession(id: number, sessionId: string): Promise<User | undefined> {
-    const row = await this.users.findUserInLiveSession(id, sessionId)
+  /**
+   * A live user whose login session `sessionId` is live too (the caller of a request), or
+   * undefined; with `unrevokedJti`, also undefined when that access token is revoked in the
+   * database (checked in the same statement).
+   */
+  async findInSession(id: number, sessionId: string, unrevokedJti?: string): Promise<User | undefined> {
+    const row = unrevokedJti === undefined ? await this.users.findUserInLiveSession(id, sessionId) : await this.users.findCaller(id, sessionId, unrevokedJti)
     return row && toUser(row)
   }
 
