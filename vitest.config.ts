@@ -87,6 +87,7 @@ const pooledTests = [
   'test/api/request-limits.test.ts',
   'test/api/api-keys.test.ts',
   'test/api/users-restore.test.ts',
+  'test/db/one-time-secrets.test.ts',
 ]
 
 interface Available {

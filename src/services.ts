@@ -16,7 +16,6 @@ import { bindRepository } from './db/repository.js'
 import { UnitOfWork } from './db/unit-of-work.js'
 import type { Logger } from './logger.js'
 import { AccountService } from './modules/account/account.service.js'
-import { userTokensFunctions } from './modules/account/user-tokens.repository.js'
 import { apiKeysFunctions } from './modules/api-keys/api-keys.repository.js'
 import { ApiKeyService } from './modules/api-keys/api-keys.service.js'
 import { authFunctions } from './modules/auth/auth.repository.js'
@@ -35,10 +34,8 @@ import { AvatarService } from './modules/avatars/avatars.service.js'
 import { changeEventsFunctions } from './modules/change-events/change-events.repository.js'
 import { ChangeEventService } from './modules/change-events/change-events.service.js'
 import { DomainEvents } from './modules/domain-events.js'
-import { emailLoginFunctions } from './modules/email-login/email-login.repository.js'
 import { EmailLoginService } from './modules/email-login/email-login.service.js'
 import { LocalSignal } from './modules/event-streams/change-signal.js'
-import { eventStreamsFunctions } from './modules/event-streams/event-streams.repository.js'
 import { EventStreamService } from './modules/event-streams/event-streams.service.js'
 import { redisSignal } from './modules/event-streams/redis-signal.js'
 import { identitiesFunctions } from './modules/identities/identities.repository.js'
@@ -204,6 +201,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       ? new DatabaseAvatarStorage(bindRepository(avatarsFunctions, db))
       : new DiskAvatarStorage(path.join(config.dataDir, 'avatars'))
   const avatars = new AvatarService(storage)
+  const oneTimeSecrets = new OneTimeSecrets(bindRepository(oneTimeSecretsFunctions, db), secretKey)
   const securityEvents = new SecurityEventService(bindRepository(securityEventsFunctions, db), config.securityEventRetentionDays, domainEvents)
   const transport = createMailTransport({ kind: config.mail.transport, smtpUrl: config.mail.smtpUrl, from: config.mail.from, dataDir: config.dataDir, logger })
   const mail = new MailService(bindRepository(outboxFunctions, db), transport, logger, { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs, preview: config.mail.preview }, domainEvents)
@@ -240,19 +238,19 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     endOthers: (userId, client, exceptSessionId) => auth.revokeSessionsOf(userId, client, exceptSessionId),
     markProven: (sessionId, proof) => auth.markSessionProven(sessionId, proof),
   }
-  const passkeys = new PasskeyService(bindRepository(passkeysFunctions, db), users, securityEvents, unitOfWork, domainEvents, {
+  const passkeys = new PasskeyService(bindRepository(passkeysFunctions, db), oneTimeSecrets, users, securityEvents, unitOfWork, domainEvents, {
     id: config.webauthn.rpId,
     name: config.webauthn.rpName,
     origins: config.webauthn.origins,
   }, enrolmentSessions, (refusal) => settingWarnings.warn(refusal.refused, { reason: refusal.refused }, 'a passkey answer was refused by the passkey settings (WEBAUTHN_RP_ID, WEBAUTHN_ORIGINS)'))
-  const secondFactors = new SecondFactorService(bindRepository(mfaFunctions, db), unitOfWork, new SecretBox(secretKey, config.secretKeyPrevious), users, passkeys, securityEvents, {
+  const secondFactors = new SecondFactorService(bindRepository(mfaFunctions, db), oneTimeSecrets, unitOfWork, new SecretBox(secretKey, config.secretKeyPrevious), users, passkeys, securityEvents, {
     issuer: config.mfa.issuer,
   }, enrolmentSessions)
   const loginThrottle = new LoginThrottle(users, tokens, rateLimits)
   const auth = new AuthService(authRepository, users, passwords, tokens, revocations, securityEvents, apiKeys, signals, loginThrottle, secondFactors, passkeys)
   const signalError = (error: unknown) => logger.warn({ err: error }, 'the change signal between processes failed; streams fall back to polling')
   const eventStreams = new EventStreamService(
-    bindRepository(eventStreamsFunctions, db),
+    oneTimeSecrets,
     auth,
     changeEvents,
     () =>
@@ -272,15 +270,14 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     },
   )
   const redirectAllowList = new RedirectAllowList(config.authRedirectOrigins)
-  const identities = new IdentityService(bindRepository(identitiesFunctions, db), users, auth, securityEvents, rateLimits, unitOfWork, domainEvents, redirectAllowList, config.userSignup)
-  const oneTimeSecrets = new OneTimeSecrets(bindRepository(oneTimeSecretsFunctions, db), secretKey)
+  const identities = new IdentityService(bindRepository(identitiesFunctions, db), oneTimeSecrets, users, auth, securityEvents, rateLimits, unitOfWork, domainEvents, redirectAllowList, config.userSignup)
   const recovery = new AccountRecovery(users, auth, apiKeys, passkeys, identities, secondFactors, mail, unitOfWork, domainEvents)
   const reauthentication = new ReauthenticationService(auth, users, secondFactors, passkeys, oneTimeSecrets, loginThrottle, rateLimits, mail, unitOfWork, domainEvents, securityEvents)
-  const account = new AccountService(bindRepository(userTokensFunctions, db), unitOfWork, domainEvents, users, auth, apiKeys, recovery, mail, securityEvents, rateLimits, config.mail, (error) =>
+  const account = new AccountService(oneTimeSecrets, unitOfWork, domainEvents, users, auth, apiKeys, recovery, mail, securityEvents, rateLimits, config.mail, (error) =>
     logger.error({ err: error }, 'mailing a password-reset link failed'),
   )
   const emailLogin = new EmailLoginService(
-    bindRepository(emailLoginFunctions, db),
+    oneTimeSecrets,
     unitOfWork,
     domainEvents,
     users,
@@ -291,7 +288,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     redirectAllowList,
     recovery,
     new BackgroundWork((error) => logger.error({ err: error }, 'mailing a sign-in link failed')),
-    { publicUrl: config.mail.publicUrl, linkTemplate: config.mail.emailLoginUrl, codeKey: secretKey },
+    { publicUrl: config.mail.publicUrl, linkTemplate: config.mail.emailLoginUrl },
   )
   const overview = new OverviewService(bindRepository(overviewFunctions, db), {
     database: () => pingDatabase(db),
@@ -326,17 +323,11 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     async pruneExpiredState() {
       await auth.pruneExpiredState()
       await rateLimits.prune()
-      await account.prune()
-      await emailLogin.prune()
-      await identities.prune()
-      await secondFactors.pruneExpired()
-      await passkeys.prune()
       await oneTimeSecrets.prune()
       await signingKeys?.prune()
       await mail.pruneSent()
       await changeEvents.prune()
       await webhooks.prune()
-      await eventStreams.prune()
       await securityEvents.prune()
       await compactSearchIndex(searchIndex)
     },

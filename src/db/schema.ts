@@ -3,20 +3,17 @@
 // column-types.ts.
 import type { ColumnType, Kysely, Transaction } from 'kysely'
 
-import type { UserTokensTable } from '../modules/account/user-tokens.table.js'
 import type { ApiKeysTable } from '../modules/api-keys/api-keys.table.js'
 import type { RefreshTokensTable, RevokedTokensTable, SessionsTable } from '../modules/auth/auth.table.js'
 import type { SigningKeysTable } from '../modules/auth/signing-keys.table.js'
 import type { AvatarsTable } from '../modules/avatars/avatars.table.js'
 import type { ChangeEventsTable } from '../modules/change-events/change-events.table.js'
-import type { EmailLoginRequestsTable } from '../modules/email-login/email-login.table.js'
-import type { StreamTicketsTable } from '../modules/event-streams/stream-tickets.table.js'
-import type { IdentityLinkTicketsTable, SignInCodesTable, SignInFlowsTable, UserIdentitiesTable } from '../modules/identities/identities.table.js'
+import type { UserIdentitiesTable } from '../modules/identities/identities.table.js'
 import type { MailOutboxTable } from '../modules/mail/outbox.table.js'
-import type { MfaChallengesTable, RecoveryCodesTable, TotpFactorsTable } from '../modules/mfa/mfa.table.js'
+import type { RecoveryCodesTable, TotpFactorsTable } from '../modules/mfa/mfa.table.js'
 import type { OneTimeSecretsTable } from '../modules/one-time-secrets/one-time-secrets.table.js'
 import type { DailyCountsTable } from '../modules/overview/overview.table.js'
-import type { PasskeysTable, WebauthnChallengesTable } from '../modules/passkeys/passkeys.table.js'
+import type { PasskeysTable } from '../modules/passkeys/passkeys.table.js'
 import type { PostsTable } from '../modules/posts/posts.table.js'
 import type { RateLimitRulesTable, RateLimitsTable } from '../modules/rate-limits/rate-limits.table.js'
 import type { SecurityEventsTable } from '../modules/security-events/security-events.table.js'
@@ -36,17 +33,10 @@ export interface Database {
   tiers: TiersTable
   refresh_tokens: RefreshTokensTable
   sessions: SessionsTable
-  user_tokens: UserTokensTable
-  email_login_requests: EmailLoginRequestsTable
   user_identities: UserIdentitiesTable
-  sign_in_flows: SignInFlowsTable
-  sign_in_codes: SignInCodesTable
-  identity_link_tickets: IdentityLinkTicketsTable
   totp_factors: TotpFactorsTable
   recovery_codes: RecoveryCodesTable
-  mfa_challenges: MfaChallengesTable
   passkeys: PasskeysTable
-  webauthn_challenges: WebauthnChallengesTable
   mail_outbox: MailOutboxTable
   security_events: SecurityEventsTable
   revoked_tokens: RevokedTokensTable
@@ -60,7 +50,6 @@ export interface Database {
   change_events: ChangeEventsTable
   webhooks: WebhooksTable
   webhook_deliveries: WebhookDeliveriesTable
-  stream_tickets: StreamTicketsTable
   one_time_secrets: OneTimeSecretsTable
   signing_keys: SigningKeysTable
 }

@@ -22,6 +22,7 @@ import * as webhooks from './2026-11-24-06-webhooks.js'
 import * as eventStreamTickets from './2026-11-24-07-event-stream-tickets.js'
 import * as reauthenticationAndRecovery from './2026-11-26-01-reauthentication-and-recovery.js'
 import * as signingKeys from './2026-11-26-02-signing-keys.js'
+import * as oneStoreForOneTimeSecrets from './2026-11-27-01-one-store-for-one-time-secrets.js'
 
 export const migrations: Record<string, Migration> = {
   '2026-11-21-01-users-and-tiers': usersAndTiers,
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24-07-event-stream-tickets': eventStreamTickets,
   '2026-11-26-01-reauthentication-and-recovery': reauthenticationAndRecovery,
   '2026-11-26-02-signing-keys': signingKeys,
+  '2026-11-27-01-one-store-for-one-time-secrets': oneStoreForOneTimeSecrets,
 }

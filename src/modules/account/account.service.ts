@@ -1,8 +1,7 @@
 // The account lifecycle: email verification, password reset and change, the mail each one
-// sends. A token is random (256 bits), stored as its SHA-256, and written in the same
-// transaction as the outbox message that carries it: the mail holds the only copy.
-import { randomBytes } from 'node:crypto'
-
+// sends. A link's token comes from the one-time secret store (256 random bits, kept as its
+// SHA-256) and is written in the same transaction as the outbox message that carries it: the
+// mail holds the only copy.
 import type { MailConfig } from '../../config.js'
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
@@ -13,6 +12,7 @@ import type { ApiKeyService } from '../api-keys/api-keys.service.js'
 import type { AuthService, BrowserSession, TokenCaller } from '../auth/auth.service.js'
 import type { DomainEvents } from '../domain-events.js'
 import type { MailService } from '../mail/mail.service.js'
+import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/one-time-secrets.service.js'
 import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
 import type { AccountRecovery, EndedWaysIn, KeptWaysIn, WaysIn } from '../recovery/recovery.service.js'
 import type { ClientInfo } from '../security-events/security-event.js'
@@ -21,9 +21,13 @@ import { assertAcceptablePassword } from '../users/password-policy.js'
 import type { NewUserInput, User } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
 import { incorrectPassword } from '../users/users.service.js'
-import type { TokenPurpose, UserTokensRepository } from './user-tokens.repository.js'
 
-const hashToken = hashedKey
+/** What a mailed account link is for. */
+type LinkPurpose = 'verify_email' | 'reset_password' | 'undo_email_change'
+/** A mailed link remembers the address it went to: verifying it verifies that address only. */
+interface LinkData {
+  email: string
+}
 
 /** What a password change did to the caller's API keys. */
 export interface PasswordChanged {
@@ -49,9 +53,10 @@ const UNDO_EMAIL_CHANGE_MINUTES = 7 * 24 * 60
 
 export class AccountService {
   private readonly afterAnswer: BackgroundWork
+  private readonly links: Record<LinkPurpose, SecretKind<LinkData>>
 
   constructor(
-    private readonly tokens: UserTokensRepository,
+    secrets: OneTimeSecrets,
     private readonly unitOfWork: UnitOfWork,
     private readonly domainEvents: DomainEvents,
     private readonly users: UserService,
@@ -65,6 +70,13 @@ export class AccountService {
     onBackgroundError: (error: unknown) => void,
   ) {
     this.afterAnswer = new BackgroundWork(onBackgroundError)
+    // A newer verification or reset link retires the older ones; undo links stay, so that a
+    // second change by an intruder cannot take the owner's link away.
+    this.links = {
+      verify_email: secrets.kind<LinkData>('verify_email', { seconds: config.verificationHours * 3600, replacesEarlier: true }),
+      reset_password: secrets.kind<LinkData>('reset_password', { seconds: config.resetMinutes * 60, replacesEarlier: true }),
+      undo_email_change: secrets.kind<LinkData>('undo_email_change', { seconds: UNDO_EMAIL_CHANGE_MINUTES * 60 }),
+    }
     domainEvents.subscribe('user.email_changed', ({ user, previousEmail }) => this.emailChanged(user, previousEmail))
     domainEvents.subscribe('user.signed_up', ({ unit, user }) => this.welcome(unit, user))
   }
@@ -100,10 +112,10 @@ export class AccountService {
   }
 
   async confirmEmail(token: string, client: ClientInfo): Promise<void> {
-    const used = await this.tokens.consumeUserToken(hashToken(token), 'verify_email')
+    const used = await this.links.verify_email.spend(token)
     // A link sent to an address the user has since changed proves nothing about the new one.
-    if (!used || !(await this.users.markEmailVerified(used.user_id, used.email))) throw invalidToken()
-    await this.events.record('email_verified', used.user_id, client)
+    if (!used?.userId || !(await this.users.markEmailVerified(used.userId, used.data.email))) throw invalidToken()
+    await this.events.record('email_verified', used.userId, client)
   }
 
   /**
@@ -129,7 +141,7 @@ export class AccountService {
     const user = await this.users.findActiveByEmail(email)
     if (!user) return
     await this.unitOfWork.run(async (unit) => {
-      const token = await this.issueToken(unit, user, 'reset_password', user.email, this.config.resetMinutes)
+      const token = await this.issueLink(unit, user, 'reset_password', user.email)
       await this.domainEvents.publish('mail.requested', {
         unit,
         template: 'reset-password',
@@ -146,7 +158,7 @@ export class AccountService {
    * before resetting (the link is not spent). 400 `invalid_token` for a dead link.
    */
   async waysInForReset(token: string): Promise<WaysIn> {
-    return this.recovery.waysIn((await this.resettableUser(token)).user.id)
+    return this.recovery.waysIn((await this.resettableUser(token)).id)
   }
 
   /**
@@ -156,26 +168,25 @@ export class AccountService {
    * second factor too (AccountRecovery).
    */
   async confirmPasswordReset(token: string, newPassword: string, client: ClientInfo, keep?: KeptWaysIn): Promise<EndedWaysIn> {
-    const { user, hash } = await this.resettableUser(token)
+    const user = await this.resettableUser(token)
     // A refused password (422) leaves the link usable for a better one.
     await assertAcceptablePassword(newPassword, user, 'new_password')
-    const used = await this.tokens.consumeUserToken(hash, 'reset_password')
-    if (!used) throw invalidToken()
+    const used = await this.links.reset_password.spend(token)
+    if (!used || used.userId !== user.id) throw invalidToken()
     const adopting = !(await this.users.hasProvedMailbox(user.id))
     await this.users.setPassword(user, newPassword)
-    await this.users.markEmailVerified(user.id, used.email)
+    await this.users.markEmailVerified(user.id, used.data.email)
     const ended = await this.recovery.recover(user, client, 'password_reset', { adopting, passwordReplaced: true, ...(keep ? { keep } : {}) })
-    await this.tokens.retireUserTokens(user.id, 'verify_email')
+    await this.links.verify_email.retire(user.id)
     await this.events.record('password_reset', user.id, client)
     return ended
   }
 
-  private async resettableUser(token: string): Promise<{ user: User; hash: string }> {
-    const hash = hashToken(token)
-    const usable = await this.tokens.findUsableUserToken(hash, 'reset_password')
-    const user = usable && (await this.users.find(usable.user_id))
-    if (!usable || !user || !user.isActive) throw invalidToken()
-    return { user, hash }
+  private async resettableUser(token: string): Promise<User> {
+    const usable = await this.links.reset_password.peek(token)
+    const user = usable?.userId && (await this.users.find(usable.userId))
+    if (!user || !user.isActive) throw invalidToken()
+    return user
   }
 
   /**
@@ -200,10 +211,10 @@ export class AccountService {
    * reset or verification link mailed meanwhile stops working: whoever moved the email is out.
    */
   async undoEmailChange(token: string, client: ClientInfo): Promise<void> {
-    const used = await this.tokens.consumeUserToken(hashToken(token), 'undo_email_change')
-    const user = used && (await this.users.find(used.user_id))
+    const used = await this.links.undo_email_change.spend(token)
+    const user = used?.userId && (await this.users.find(used.userId))
     if (!used || !user) throw invalidToken()
-    const reverted = await this.users.revertEmail(user.id, used.email)
+    const reverted = await this.users.revertEmail(user.id, used.data.email)
     await this.recovery.recover(reverted, client, 'email_change_undone')
     await this.retireMailedLinks(user.id)
     await this.events.record('email_change_undone', user.id, client)
@@ -211,8 +222,8 @@ export class AccountService {
 
   /** Reset and verification links mailed earlier stop working. */
   private async retireMailedLinks(userId: number): Promise<void> {
-    await this.tokens.retireUserTokens(userId, 'reset_password')
-    await this.tokens.retireUserTokens(userId, 'verify_email')
+    await this.links.reset_password.retire(userId)
+    await this.links.verify_email.retire(userId)
   }
 
   /**
@@ -230,10 +241,10 @@ export class AccountService {
   private async emailChanged(user: User, previousEmail: string): Promise<void> {
     const noticeToPreviousAddress = async (unit: Unit) => {
       // A reset link mailed to the old address must not outlive the change.
-      await this.tokens.in(unit).retireUserTokens(user.id, 'reset_password')
+      await this.links.reset_password.retire(user.id, { unit })
       // The previous address can undo the change for a week. Earlier undo links stay valid: a
       // second change by an intruder must not take the owner's link away.
-      const undo = await this.issueToken(unit, user, 'undo_email_change', previousEmail, UNDO_EMAIL_CHANGE_MINUTES, { retireEarlier: false })
+      const undo = await this.issueLink(unit, user, 'undo_email_change', previousEmail)
       const undoLink = this.link(undefined, '/account/undo-email-change', undo)
       const values = { name: user.name, email: previousEmail, new_email: user.email, undo_link: undoLink, undo_valid_for: duration(UNDO_EMAIL_CHANGE_MINUTES) }
       await this.domainEvents.publish('mail.requested', { unit, template: 'email-changed', to: previousEmail, values })
@@ -248,10 +259,6 @@ export class AccountService {
       await this.unitOfWork.run(noticeToPreviousAddress)
       this.mail.kick()
     }
-  }
-
-  prune(): Promise<void> {
-    return this.tokens.deleteExpiredUserTokens()
   }
 
   /**
@@ -272,17 +279,13 @@ export class AccountService {
 
   private async queueVerification(unit: Unit, user: User, email: string): Promise<void> {
     const minutes = this.config.verificationHours * 60
-    const token = await this.issueToken(unit, user, 'verify_email', email, minutes)
+    const token = await this.issueLink(unit, user, 'verify_email', email)
     const link = this.link(this.config.verifyEmailUrl, '/account/verify-email', token)
     await this.domainEvents.publish('mail.requested', { unit, template: 'verify-email', to: email, values: { name: user.name, email, link, valid_for: duration(minutes) } })
   }
 
-  private async issueToken(unit: Unit, user: User, purpose: TokenPurpose, email: string, minutes: number, options = { retireEarlier: true }): Promise<string> {
-    const token = randomBytes(32).toString('base64url')
-    const tokens = this.tokens.in(unit)
-    if (options.retireEarlier) await tokens.retireUserTokens(user.id, purpose)
-    await tokens.insertUserToken({ hash: hashToken(token), userId: user.id, purpose, email, expiresAt: new Date(Date.now() + minutes * 60_000) })
-    return token
+  private async issueLink(unit: Unit, user: User, purpose: LinkPurpose, email: string): Promise<string> {
+    return (await this.links[purpose].issue({ userId: user.id, data: { email }, unit })).token
   }
 
   /** The frontend's link template ({token}) when configured, else the service's own page. */

@@ -1,11 +1,9 @@
 // Sign-in by email: a live account asks, and gets a mail holding a link and a 6-digit code, both
-// single use, valid 15 minutes, stored hashed and queued through the outbox with the request
-// row. Either signs in and counts the address as verified. It never creates an account. The
+// single use, valid 15 minutes, kept hashed in the one-time secret store and queued through the
+// outbox with it. Either signs in and counts the address as verified. It never creates an account. The
 // first proof of the mailbox on an account that never gave one adopts it: whatever ways in the
 // account had (a password someone else chose when signing up with this address, an identity a
 // provider linked without vouching for the address) end first (AccountRecovery).
-import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
-
 import type { UnitOfWork } from '../../db/unit-of-work.js'
 import type { BackgroundWork } from '../../shared/background-work.js'
 import { invalidCode, invalidToken } from '../../shared/errors.js'
@@ -14,12 +12,12 @@ import type { RedirectAllowList } from '../../shared/redirect-allow-list.js'
 import type { AuthService, BrowserSession } from '../auth/auth.service.js'
 import type { DomainEvents } from '../domain-events.js'
 import type { MailService } from '../mail/mail.service.js'
+import type { OneTimeSecrets, SecretKind, SpentSecret } from '../one-time-secrets/one-time-secrets.service.js'
 import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
 import type { AccountRecovery } from '../recovery/recovery.service.js'
 import type { ClientInfo, LoginMethod } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
 import type { UserService } from '../users/users.service.js'
-import type { EmailLoginRepository } from './email-login.repository.js'
 
 export const EMAIL_LOGIN_MINUTES = 15
 /** Codes tried against one request, right or wrong, before it is spent. */
@@ -32,13 +30,19 @@ export interface EmailLoginSettings {
   publicUrl: string
   /** A frontend's page for the link ({token}, and optionally {redirect_to}); undefined: the service's own page. */
   linkTemplate: string | undefined
-  /** Keys the codes' hashes (the service's secret key). */
-  codeKey: string
+}
+
+/** The address the mail went to: signing in with it verifies that address only. */
+interface SignInMail {
+  email: string
 }
 
 export class EmailLoginService {
+  /** A newer request retires the user's older ones; a code gets EMAIL_LOGIN_MAX_ATTEMPTS tries, after which the link dies too. */
+  private readonly mails: SecretKind<SignInMail>
+
   constructor(
-    private readonly repository: EmailLoginRepository,
+    secrets: OneTimeSecrets,
     private readonly unitOfWork: UnitOfWork,
     private readonly domainEvents: DomainEvents,
     private readonly users: UserService,
@@ -50,7 +54,9 @@ export class EmailLoginService {
     private readonly recovery: AccountRecovery,
     private readonly afterAnswer: BackgroundWork,
     private readonly settings: EmailLoginSettings,
-  ) {}
+  ) {
+    this.mails = secrets.kind<SignInMail>('email_login', { seconds: EMAIL_LOGIN_MINUTES * 60, maxAttempts: EMAIL_LOGIN_MAX_ATTEMPTS, replacesEarlier: true })
+  }
 
   /**
    * Counts the request against its limits (per client address and per email, 429), then
@@ -69,21 +75,8 @@ export class EmailLoginService {
   private async mailSignIn(email: string, redirect: string | undefined, client: ClientInfo): Promise<void> {
     const user = await this.users.findActiveByEmail(email)
     if (!user) return
-    const token = randomBytes(32).toString('base64url')
-    const code = randomInt(0, 1_000_000).toString().padStart(6, '0')
-    const tokenHash = hashedKey(token)
     await this.unitOfWork.run(async (unit) => {
-      const requests = this.repository.in(unit)
-      await requests.retireEmailLoginRequests(user.id)
-      await requests.insertEmailLoginRequest({
-        token_hash: tokenHash,
-        code_hash: this.codeHash(tokenHash, code),
-        user_id: user.id,
-        email: user.email,
-        attempts: 0,
-        expires_at: new Date(Date.now() + EMAIL_LOGIN_MINUTES * 60_000).toISOString(),
-        created_at: new Date().toISOString(),
-      })
+      const { token, code = '' } = await this.mails.issue({ userId: user.id, data: { email: user.email }, code: true, unit })
       const values = { name: user.name, link: this.link(token, redirect), code, valid_for: `${EMAIL_LOGIN_MINUTES} minutes` }
       await this.domainEvents.publish('mail.requested', { unit, template: 'email-login', to: user.email, values })
       await this.domainEvents.publish('security.event', { unit, type: 'email_login_requested', userId: user.id, client })
@@ -93,7 +86,7 @@ export class EmailLoginService {
 
   /** Signs in with the link's token; `deviceToken`: the browser's device cookie, if it has one. */
   async confirmToken(token: string, client: ClientInfo, deviceToken?: string): Promise<BrowserSession> {
-    const spent = await this.repository.spendEmailLoginByToken(hashedKey(token), EMAIL_LOGIN_MAX_ATTEMPTS)
+    const spent = await this.mails.spend(token)
     if (!spent) throw invalidToken()
     return this.signIn(spent, client, 'email_link', deviceToken)
   }
@@ -107,9 +100,7 @@ export class EmailLoginService {
    */
   async confirmCode(email: string, code: string, client: ClientInfo, deviceToken?: string): Promise<BrowserSession> {
     const user = await this.users.findActiveByEmail(email)
-    const live = await this.repository.takeEmailLoginAttempt(user?.id ?? NO_USER, EMAIL_LOGIN_MAX_ATTEMPTS)
-    const match = live.find((request) => sameHash(request.code_hash, this.codeHash(request.token_hash, code)))
-    const spent = match && (await this.repository.spendEmailLoginRequest(match.token_hash))
+    const spent = await this.mails.spendCode(user?.id ?? NO_USER, code)
     if (!user || !spent) {
       await this.events.record('login_failed', user?.id ?? null, client, { method: 'email_code' })
       throw invalidCode()
@@ -117,10 +108,10 @@ export class EmailLoginService {
     return this.signIn(spent, client, 'email_code', deviceToken)
   }
 
-  private async signIn(spent: { user_id: number; email: string }, client: ClientInfo, method: LoginMethod, deviceToken: string | undefined): Promise<BrowserSession> {
-    const user = await this.users.find(spent.user_id)
+  private async signIn(spent: SpentSecret<SignInMail>, client: ClientInfo, method: LoginMethod, deviceToken: string | undefined): Promise<BrowserSession> {
+    const user = spent.userId === null ? undefined : await this.users.find(spent.userId)
     // Deactivated, deleted or moved to another address since the mail went out.
-    const current = user?.isActive === true && user.email.toLowerCase() === spent.email.toLowerCase()
+    const current = user?.isActive === true && user.email.toLowerCase() === spent.data.email.toLowerCase()
     if (!user || !current) throw method === 'email_link' ? invalidToken() : invalidCode()
     // The first proof of this mailbox: the account is the mailbox owner's from now on, and
     // nothing someone else added to it before survives (account pre-hijacking). Unless this very
@@ -129,8 +120,8 @@ export class EmailLoginService {
     if (!(await this.users.hasProvedMailbox(user.id)) && !(await this.auth.isKnownDevice(user.id, deviceToken))) {
       await this.recovery.recover(user, client, 'email_sign_in', { adopting: true })
     }
-    await this.users.markEmailVerified(user.id, spent.email)
-    await this.repository.retireEmailLoginRequests(user.id)
+    await this.users.markEmailVerified(user.id, spent.data.email)
+    await this.mails.retire(user.id)
     return this.auth.startBrowserSession(user.id, client, method)
   }
 
@@ -143,15 +134,6 @@ export class EmailLoginService {
     return this.afterAnswer.settle()
   }
 
-  prune(): Promise<void> {
-    return this.repository.deleteExpiredEmailLoginRequests()
-  }
-
-  /** HMAC of the code, salted by its request: equal codes of two requests hash apart. */
-  private codeHash(tokenHash: string, code: string): string {
-    return createHmac('sha256', this.settings.codeKey).update(`${tokenHash}:${code}`).digest('hex')
-  }
-
   /** The frontend's page (EMAIL_LOGIN_URL) when configured, else the service's own. */
   private link(token: string, redirect: string | undefined): string {
     const encoded = encodeURIComponent(token)
@@ -160,8 +142,4 @@ export class EmailLoginService {
     if (template) return template.replaceAll('{token}', encoded).replaceAll('{redirect_to}', redirectParam)
     return `${this.settings.publicUrl}/account/email-login?token=${encoded}${redirect === undefined ? '' : `&redirect_to=${redirectParam}`}`
   }
-}
-
-function sameHash(stored: string, computed: string): boolean {
-  return stored.length === computed.length && timingSafeEqual(Buffer.from(stored), Buffer.from(computed))
 }

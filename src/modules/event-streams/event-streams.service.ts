@@ -4,19 +4,16 @@
 // the process's change feed. Heartbeats keep proxies from closing it; a stream opened with a
 // token ends when that token would stop working (revoked, session ended, expired), checked every
 // few seconds. Streams are counted per user and per address in each process.
-import { randomBytes } from 'node:crypto'
-
 import type { Logger } from '../../logger.js'
 import { DomainError } from '../../shared/errors.js'
-import { hashedKey as hashToken } from '../../shared/hashed-key.js'
 import type { TokenCaller } from '../auth/auth.service.js'
 import type { AuthService } from '../auth/auth.service.js'
 import type { VerifiedToken } from '../auth/tokens.js'
 import type { ChangeEvent } from '../change-events/change-event.js'
 import type { ChangeEventService } from '../change-events/change-events.service.js'
+import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/one-time-secrets.service.js'
 import { ChangeFeed } from './change-feed.js'
 import type { ChangeSignal } from './change-signal.js'
-import type { EventStreamsRepository } from './event-streams.repository.js'
 
 export interface StreamViewer {
   userId: number | null
@@ -85,6 +82,13 @@ export function visibleTo(viewer: StreamViewer, event: ChangeEvent): boolean {
   return viewer.isSuperuser || (viewer.userId !== null && event.userId === viewer.userId)
 }
 
+/** What a stream ticket carries: the token it stands for (epoch ms for its expiry). */
+interface TicketData {
+  jti: string
+  sessionId: string
+  tokenExpiresAt: number
+}
+
 interface OpenStream {
   viewer: StreamViewer
   close(): void
@@ -97,15 +101,17 @@ export class EventStreamService {
   private readonly perAddress = new Map<string, number>()
   private signal: ChangeSignal | undefined
   private sessionTimer: NodeJS.Timeout | undefined
+  private readonly tickets: SecretKind<TicketData>
 
   constructor(
-    private readonly tickets: EventStreamsRepository,
+    secrets: OneTimeSecrets,
     private readonly auth: AuthService,
     private readonly changeEvents: ChangeEventService,
     private readonly makeSignal: () => Promise<ChangeSignal>,
     private readonly logger: Logger,
     private readonly options: EventStreamOptions,
   ) {
+    this.tickets = secrets.kind('stream_ticket', { seconds: TICKET_SECONDS })
     const onError = (error: unknown) => this.logger.warn({ err: error }, 'reading change events for streams failed; retrying')
     this.feed = new ChangeFeed(changeEvents, options.pollMs, onError)
     // A commit here wakes this process's feed at once, and the others through the signal.
@@ -132,14 +138,9 @@ export class EventStreamService {
 
   /** A single-use ticket, valid 30 seconds, that opens a stream as the caller (EventSource cannot send headers). */
   async issueTicket(caller: TokenCaller): Promise<{ ticket: string; expiresIn: number }> {
-    const ticket = randomBytes(32).toString('base64url')
-    await this.tickets.insertTicket({
-      ticket_hash: hashToken(ticket),
-      user_id: caller.user.id,
-      jti: caller.token.jti,
-      session_id: caller.token.sessionId,
-      token_expires_at: caller.token.expiresAt.getTime(),
-      expires_at: new Date(Date.now() + TICKET_SECONDS * 1000).toISOString(),
+    const { token: ticket } = await this.tickets.issue({
+      userId: caller.user.id,
+      data: { jti: caller.token.jti, sessionId: caller.token.sessionId, tokenExpiresAt: caller.token.expiresAt.getTime() },
     })
     return { ticket, expiresIn: TICKET_SECONDS }
   }
@@ -147,9 +148,9 @@ export class EventStreamService {
   /** Who listens: the ticket's owner (spending it), the caller, or an anonymous listener. */
   async viewerOf(caller: TokenCaller | null, ticket: string | undefined): Promise<StreamViewer> {
     if (ticket !== undefined) {
-      const spent = await this.tickets.spendTicket(hashToken(ticket))
-      if (!spent) throw invalidTicket()
-      const token: VerifiedToken = { userId: Number(spent.user_id), jti: spent.jti, sessionId: spent.session_id, expiresAt: new Date(Number(spent.token_expires_at)) }
+      const spent = await this.tickets.spend(ticket)
+      if (spent?.userId == null) throw invalidTicket()
+      const token: VerifiedToken = { userId: spent.userId, jti: spent.data.jti, sessionId: spent.data.sessionId, expiresAt: new Date(spent.data.tokenExpiresAt) }
       const user = token.expiresAt.getTime() > Date.now() ? await this.auth.userOfLiveToken(token) : undefined
       if (!user) throw invalidTicket()
       return { userId: user.id, isSuperuser: user.isSuperuser, token }
@@ -252,10 +253,6 @@ export class EventStreamService {
 
   /** Streams dropped in this process because their client fell behind (metrics, tests). */
   dropped = 0
-
-  prune(): Promise<void> {
-    return this.tickets.deleteTicketsExpiredBefore(new Date().toISOString())
-  }
 
   /**
    * Sends what the client missed, read a batch at a time: whenever the client has more than a

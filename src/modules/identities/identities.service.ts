@@ -1,6 +1,6 @@
 // Sign-in through identity providers (OpenID Connect, GitHub), and linking them while signed in.
-// A flow starts with state, nonce and a PKCE verifier stored (state by its hash) and bound to the
-// browser by an HttpOnly cookie; the callback spends the flow once, lets openid-client validate
+// A flow starts with state, nonce and a PKCE verifier kept in the one-time secret store (state by
+// its hash) and bound to the browser by an HttpOnly cookie; the callback spends the flow once, lets openid-client validate
 // the provider's answer, then either links the identity to the user who asked (a link ticket
 // started the flow) or resolves the user by the linking rules and hands the frontend a one-time
 // code (60 s) it trades for the token pair. That code is bound to the flow that started it: to
@@ -17,6 +17,7 @@ import { hashedKey } from '../../shared/hashed-key.js'
 import type { RedirectAllowList } from '../../shared/redirect-allow-list.js'
 import type { AuthService, BrowserSession } from '../auth/auth.service.js'
 import type { DomainEvents } from '../domain-events.js'
+import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/one-time-secrets.service.js'
 import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
 import type { ClientInfo, LoginMethod } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
@@ -33,6 +34,32 @@ const HAND_OFF_SECONDS = 60
 /** How long a link ticket waits for its browser to open the authorize URL. */
 const LINK_TICKET_MINUTES = 5
 
+/** A flow in flight: what the callback needs, and the browser it belongs to. The user it links to is the secret's user. */
+interface FlowData {
+  browserHash: string
+  provider: string
+  nonce: string
+  codeVerifier: string
+  redirectTo: string
+  /** The frontend's PKCE challenge (S256) for the hand-off code; null: the code is bound to this browser's cookie instead. */
+  handoffChallenge: string | null
+}
+
+/** A hand-off code remembers how the sign-in was made (`oidc:google`), for the security log. */
+interface HandoffData {
+  method: string
+}
+
+/** A link ticket: the browser that asked, the provider, where to return. */
+interface LinkTicketData {
+  browserHash: string
+  provider: string
+  redirectTo: string
+}
+
+/** The binding a hand-off code is spent with: the PKCE challenge, or the hash of the browser's hand-off cookie. */
+const pkceBinding = (challenge: string) => `pkce:${challenge}`
+const browserBindingOf = (cookie: string) => `browser:${hashedKey(cookie)}`
 
 /** Why a sign-in failed, as the `error` and `error_description` the frontend's redirect_to gets. */
 export type SignInErrorCode =
@@ -116,9 +143,13 @@ export class IdentityService {
   private readonly providers = new Map<string, IdentityProvider>()
   /** Configured providers whose discovery has not answered yet (discovery.ts tries again). */
   private readonly expected = new Set<string>()
+  private readonly flows: SecretKind<FlowData>
+  private readonly handoffCodes: SecretKind<HandoffData>
+  private readonly linkTickets: SecretKind<LinkTicketData>
 
   constructor(
     private readonly repository: IdentitiesRepository,
+    secrets: OneTimeSecrets,
     private readonly users: UserService,
     private readonly auth: AuthService,
     private readonly events: SecurityEventService,
@@ -127,7 +158,11 @@ export class IdentityService {
     private readonly domainEvents: DomainEvents,
     private readonly redirects: RedirectAllowList,
     private readonly signupPolicy: SignupPolicy,
-  ) {}
+  ) {
+    this.flows = secrets.kind<FlowData>('provider_flow', { seconds: FLOW_MINUTES * 60 })
+    this.handoffCodes = secrets.kind<HandoffData>('sign_in_code', { seconds: HAND_OFF_SECONDS })
+    this.linkTickets = secrets.kind<LinkTicketData>('provider_link', { seconds: LINK_TICKET_MINUTES * 60 })
+  }
 
   /** Adds a provider that answered its discovery (src/modules/identities/discovery.ts). */
   add(provider: IdentityProvider): void {
@@ -161,25 +196,16 @@ export class IdentityService {
   async issueLinkTicket(userId: number, providerName: string, redirectTo: string): Promise<LinkTicket> {
     const provider = this.provider(providerName)
     const redirect = this.redirects.check(redirectTo)
-    const ticket = randomBytes(32).toString('base64url')
     const browserBinding = randomBytes(32).toString('base64url')
-    await this.repository.insertLinkTicket({
-      ticket_hash: hashedKey(ticket),
-      browser_hash: hashedKey(browserBinding),
-      user_id: userId,
-      provider: provider.name,
-      redirect_to: redirect,
-      expires_at: new Date(Date.now() + LINK_TICKET_MINUTES * 60_000).toISOString(),
-      created_at: new Date().toISOString(),
-    })
+    const { token: ticket } = await this.linkTickets.issue({ userId, data: { browserHash: hashedKey(browserBinding), provider: provider.name, redirectTo: redirect } })
     return { ticket, browserBinding }
   }
 
   /** Starts a linking flow from its ticket: once, from the browser that asked for it. */
   async startLink(providerName: string, ticket: string, browserBinding: string | undefined): Promise<StartedFlow> {
-    const spent = await this.repository.spendLinkTicket(hashedKey(ticket))
-    if (!spent || spent.provider !== providerName || browserBinding === undefined || hashedKey(browserBinding) !== spent.browser_hash) throw invalidTicket()
-    return this.beginFlow(this.provider(providerName), spent.redirect_to, spent.user_id, null)
+    const spent = await this.linkTickets.spend(ticket)
+    if (!spent?.userId || spent.data.provider !== providerName || browserBinding === undefined || hashedKey(browserBinding) !== spent.data.browserHash) throw invalidTicket()
+    return this.beginFlow(this.provider(providerName), spent.data.redirectTo, spent.userId, null)
   }
 
   private provider(name: string): IdentityProvider {
@@ -191,17 +217,10 @@ export class IdentityService {
   private async beginFlow(provider: IdentityProvider, redirect: string, linkUserId: number | null, handoffChallenge: string | null): Promise<StartedFlow> {
     const secrets = newFlowSecrets()
     const browserBinding = randomBytes(32).toString('base64url')
-    await this.repository.insertSignInFlow({
-      state_hash: hashedKey(secrets.state),
-      browser_hash: hashedKey(browserBinding),
-      provider: provider.name,
-      nonce: secrets.nonce,
-      code_verifier: secrets.codeVerifier,
-      redirect_to: redirect,
-      link_user_id: linkUserId,
-      handoff_challenge: handoffChallenge,
-      expires_at: new Date(Date.now() + FLOW_MINUTES * 60_000).toISOString(),
-      created_at: new Date().toISOString(),
+    await this.flows.issue({
+      secret: secrets.state,
+      userId: linkUserId,
+      data: { browserHash: hashedKey(browserBinding), provider: provider.name, nonce: secrets.nonce, codeVerifier: secrets.codeVerifier, redirectTo: redirect, handoffChallenge },
     })
     return { authorizationUrl: await provider.authorizationUrl(secrets), browserBinding }
   }
@@ -213,33 +232,29 @@ export class IdentityService {
    */
   async finish(providerName: string, callbackUrl: URL, browserBinding: string | undefined, client: ClientInfo): Promise<CallbackOutcome> {
     const state = callbackUrl.searchParams.get('state')
-    const flow = state ? await this.repository.spendSignInFlow(hashedKey(state)) : undefined
-    if (!state || !flow || flow.provider !== providerName) throw invalidState()
-    if (browserBinding === undefined || hashedKey(browserBinding) !== flow.browser_hash) throw invalidState()
+    const spent = state ? await this.flows.spend(state) : undefined
+    const flow = spent?.data
+    if (!state || !spent || !flow || flow.provider !== providerName) throw invalidState()
+    if (browserBinding === undefined || hashedKey(browserBinding) !== flow.browserHash) throw invalidState()
     const provider = this.providers.get(providerName)
     if (!provider) throw invalidState()
     try {
-      const identity = await provider.finish(callbackUrl, { state, nonce: flow.nonce, codeVerifier: flow.code_verifier })
-      if (flow.link_user_id !== null) {
-        await this.linkTo(flow.link_user_id, provider.name, identity)
-        return { redirectTo: flow.redirect_to, linked: provider.name }
+      const identity = await provider.finish(callbackUrl, { state, nonce: flow.nonce, codeVerifier: flow.codeVerifier })
+      if (spent.userId !== null) {
+        await this.linkTo(spent.userId, provider.name, identity)
+        return { redirectTo: flow.redirectTo, linked: provider.name }
       }
       const user = await this.resolveUser(provider.name, identity, client)
-      const code = randomBytes(32).toString('base64url')
       // Without a challenge from the frontend, the code is bound to this browser instead.
-      const handoffBinding = flow.handoff_challenge === null ? randomBytes(32).toString('base64url') : undefined
-      await this.repository.insertSignInCode({
-        code_hash: hashedKey(code),
-        user_id: user.id,
-        method: methodOf(provider.name),
-        code_challenge: flow.handoff_challenge,
-        browser_hash: handoffBinding === undefined ? null : hashedKey(handoffBinding),
-        expires_at: new Date(Date.now() + HAND_OFF_SECONDS * 1000).toISOString(),
-        created_at: new Date().toISOString(),
+      const handoffBinding = flow.handoffChallenge === null ? randomBytes(32).toString('base64url') : undefined
+      const { token: code } = await this.handoffCodes.issue({
+        userId: user.id,
+        data: { method: methodOf(provider.name) },
+        binding: handoffBinding === undefined ? pkceBinding(flow.handoffChallenge ?? '') : browserBindingOf(handoffBinding),
       })
-      return { redirectTo: flow.redirect_to, code, handoffBinding }
+      return { redirectTo: flow.redirectTo, code, handoffBinding }
     } catch (error) {
-      return { redirectTo: flow.redirect_to, failure: asSignInFailure(error) }
+      return { redirectTo: flow.redirectTo, failure: asSignInFailure(error) }
     }
   }
 
@@ -249,12 +264,15 @@ export class IdentityService {
    * wrong binding spends nothing (the rightful browser can still finish).
    */
   async exchange(code: string, proof: HandoffProof, client: ClientInfo): Promise<BrowserSession> {
-    const challenge = proof.codeVerifier === undefined ? undefined : pkceChallengeOf(proof.codeVerifier)
-    const browserHash = proof.browserBinding === undefined ? undefined : hashedKey(proof.browserBinding)
-    const spent = await this.repository.spendSignInCode(hashedKey(code), challenge, browserHash)
-    const user = spent && (await this.users.find(spent.user_id))
-    if (!spent || !user?.isActive) throw invalidCode()
-    return this.auth.startBrowserSession(user.id, client, spent.method as LoginMethod)
+    const bindings = [
+      ...(proof.codeVerifier === undefined ? [] : [pkceBinding(pkceChallengeOf(proof.codeVerifier))]),
+      ...(proof.browserBinding === undefined ? [] : [browserBindingOf(proof.browserBinding)]),
+    ]
+    // Presented with nothing that binds it, a code is not spent: its rightful holder may still use it.
+    const spent = bindings.length === 0 ? undefined : await this.handoffCodes.spend(code, { bindings })
+    const user = spent?.userId && (await this.users.find(spent.userId))
+    if (!spent || !user || !user.isActive) throw invalidCode()
+    return this.auth.startBrowserSession(user.id, client, spent.data.method as LoginMethod)
   }
 
   async identitiesOf(userId: number): Promise<Identity[]> {
@@ -307,10 +325,6 @@ export class IdentityService {
     const removed = await this.repository.deleteIdentitiesOfExcept(userId, keepIds)
     for (const provider of removed) await this.events.record('identity_unlinked', userId, client, { method: methodOf(provider) })
     return removed
-  }
-
-  prune(): Promise<void> {
-    return this.repository.deleteExpiredSignInState()
   }
 
   /** Links the identity to the signed-in user who asked; refused when another account holds it. */

@@ -1,11 +1,8 @@
-// Second factors' rows. Every "use once" step is a conditional UPDATE, so of two concurrent
+// Second factors' rows (the mfa_token between the factors is a one-time secret). Every "use once" step is a conditional UPDATE, so of two concurrent
 // requests (in one process or several) exactly one wins.
-import type { Insertable } from 'kysely'
-
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
-import type { MfaChallengesTable } from './mfa.table.js'
 
 export function findTotpFactor(db: Executor, userId: number) {
   return db.selectFrom('totp_factors').select(['secret', 'confirmed_at', 'last_used_step']).where('user_id', '=', userId).executeTakeFirst()
@@ -72,53 +69,6 @@ export async function countUnusedRecoveryCodes(db: Executor, userId: number): Pr
   return Number(row?.count ?? 0)
 }
 
-export async function insertMfaChallenge(db: Executor, row: Insertable<MfaChallengesTable>): Promise<void> {
-  await db.insertInto('mfa_challenges').values(row).execute()
-}
-
-/**
- * Counts one attempt against a live challenge with attempts left, and returns it: the attempt is
- * taken before the code is checked, so concurrent guesses never try more codes than the limit.
- */
-export function takeMfaChallengeAttempt(db: Executor, tokenHash: string, maxAttempts: number) {
-  const now = nowIso()
-  return db
-    .updateTable('mfa_challenges')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-    .where('token_hash', '=', tokenHash)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .where('attempts', '<', maxAttempts)
-    .returning(['user_id', 'method'])
-    .executeTakeFirst()
-}
-
-/** A live challenge with attempts left, without taking one (to hand out passkey options for it). */
-export function findLiveMfaChallenge(db: Executor, tokenHash: string, maxAttempts: number) {
-  return db
-    .selectFrom('mfa_challenges')
-    .select(['user_id', 'method'])
-    .where('token_hash', '=', tokenHash)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', nowIso())
-    .where('attempts', '<', maxAttempts)
-    .executeTakeFirst()
-}
-
-/** Spends a challenge whose code was right; false when a concurrent request spent it first. */
-export async function spendMfaChallenge(db: Executor, tokenHash: string): Promise<boolean> {
-  const spent = await db.updateTable('mfa_challenges').set({ used_at: nowIso() }).where('token_hash', '=', tokenHash).where('used_at', 'is', null).executeTakeFirst()
-  return Number(spent.numUpdatedRows) > 0
-}
-
-export async function deleteMfaChallengesOf(db: Executor, userId: number): Promise<void> {
-  await db.deleteFrom('mfa_challenges').where('user_id', '=', userId).execute()
-}
-
-export async function deleteExpiredMfaChallenges(db: Executor): Promise<void> {
-  await db.deleteFrom('mfa_challenges').where('expires_at', '<', nowIso()).execute()
-}
-
 /** This module's data access for its service (src/db/repository.ts). */
 export const mfaFunctions = {
   findTotpFactor,
@@ -129,11 +79,5 @@ export const mfaFunctions = {
   replaceRecoveryCodes,
   spendRecoveryCode,
   countUnusedRecoveryCodes,
-  insertMfaChallenge,
-  takeMfaChallengeAttempt,
-  findLiveMfaChallenge,
-  spendMfaChallenge,
-  deleteMfaChallengesOf,
-  deleteExpiredMfaChallenges,
 }
 export type MfaRepository = Repository<typeof mfaFunctions>

@@ -1,4 +1,4 @@
-// Second factors: TOTP secrets, recovery codes, and the challenges between a first and second factor.
+// Second factors: TOTP secrets and recovery codes.
 import type { Generated } from 'kysely'
 
 import type { NullableTimestamp, Timestamp } from '../../db/column-types.js'
@@ -18,19 +18,6 @@ export interface RecoveryCodesTable {
   /** SHA-256 of the normalised code; the user was shown the only copy. */
   code_hash: string
   user_id: number
-  used_at: NullableTimestamp
-  created_at: Timestamp
-}
-
-export interface MfaChallengesTable {
-  /** SHA-256 of the mfa_token handed to the client. */
-  token_hash: string
-  user_id: number
-  /** The first factor proven (a LoginMethod). */
-  method: string
-  /** Codes tried against this challenge; at the limit it is spent. */
-  attempts: Generated<number>
-  expires_at: Timestamp
   used_at: NullableTimestamp
   created_at: Timestamp
 }

@@ -2,13 +2,12 @@
 // the user, removed by a superuser, and the challenges that sign-in hands out between the first
 // factor and the second (SecondFactorGate, which AuthService asks). Every code is spent by a
 // conditional UPDATE, so across requests and processes a code works once.
-import { createHash, randomBytes } from 'node:crypto'
-
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
 import { DomainError } from '../../shared/errors.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { EnrolmentSessions, SecondFactorChallenge, SecondFactorGate, SecondFactorProof, TakenChallenge } from '../auth/second-factor-gate.js'
+import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/one-time-secrets.service.js'
 import type { PasskeyService } from '../passkeys/passkeys.service.js'
 import type { PublicKeyCredentialRequestOptionsJSON } from '../passkeys/webauthn.js'
 import type { ClientInfo, LoginMethod, SecondFactorMethod } from '../security-events/security-event.js'
@@ -44,7 +43,6 @@ export interface SecondFactorStatus {
   methods: SecondFactorMethod[]
 }
 
-const hashOf = (token: string) => createHash('sha256').update(token).digest('hex')
 const invalidMfaToken = () => new DomainError('unauthenticated', INVALID_MFA_TOKEN, { code: 'invalid_mfa_token' })
 /** A wrong code at sign-in: 401, as a wrong password is. */
 const wrongSignInCode = () => new DomainError('unauthenticated', INVALID_CODE, { code: 'invalid_mfa_code' })
@@ -58,9 +56,17 @@ const alreadyEnabled = () => new DomainError('conflict', 'An authenticator is al
 class WrongCode extends Error {}
 
 
+/** What an mfa_token carries: the first factor that was proven. */
+interface MfaTokenData {
+  method: LoginMethod
+}
+
 export class SecondFactorService implements SecondFactorGate {
+  private readonly mfaTokens: SecretKind<MfaTokenData>
+
   constructor(
     private readonly repository: MfaRepository,
+    secrets: OneTimeSecrets,
     private readonly unitOfWork: UnitOfWork,
     private readonly box: SecretBox,
     private readonly users: UserService,
@@ -69,7 +75,9 @@ export class SecondFactorService implements SecondFactorGate {
     private readonly options: { issuer: string },
     private readonly sessions: EnrolmentSessions,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.mfaTokens = secrets.kind('mfa', { seconds: MFA_TOKEN_SECONDS, maxAttempts: MFA_TOKEN_ATTEMPTS })
+  }
 
   async status(userId: number): Promise<SecondFactorStatus> {
     const [factor, recoveryCodesLeft, passkeys] = await Promise.all([
@@ -95,11 +103,10 @@ export class SecondFactorService implements SecondFactorGate {
 
   /** Request options for proving the second factor of the sign-in an mfa_token names with a passkey. */
   async passkeyOptions(mfaToken: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    const tokenHash = hashOf(mfaToken)
-    const challenge = await this.repository.findLiveMfaChallenge(tokenHash, MFA_TOKEN_ATTEMPTS)
-    if (!challenge) throw invalidMfaToken()
-    if ((await this.passkeys.count(challenge.user_id)) === 0) throw new DomainError('conflict', 'The account has no passkey', { code: 'mfa_not_enabled' })
-    return this.passkeys.secondFactorOptions(challenge.user_id, tokenHash)
+    const challenge = await this.mfaTokens.peek(mfaToken)
+    if (challenge?.userId == null) throw invalidMfaToken()
+    if ((await this.passkeys.count(challenge.userId)) === 0) throw new DomainError('conflict', 'The account has no passkey', { code: 'mfa_not_enabled' })
+    return this.passkeys.secondFactorOptions(challenge.userId, challenge.handle)
   }
 
   /** A new pending secret (replacing a pending one); 409 when one is confirmed. */
@@ -149,7 +156,7 @@ export class SecondFactorService implements SecondFactorGate {
       const method = await this.spendEither(repository, user.id, code)
       if (!method) throw new WrongCode()
       await repository.deleteSecondFactors(user.id)
-      await repository.deleteMfaChallengesOf(user.id)
+      await this.mfaTokens.retire(user.id, { unit })
       await this.events.record('mfa_disabled', user.id, client, { unit, method })
     }, wrongCode)
   }
@@ -160,7 +167,7 @@ export class SecondFactorService implements SecondFactorGate {
     return this.unitOfWork.run(async (unit) => {
       const repository = this.repository.in(unit)
       const removed = (await repository.deleteSecondFactors(userId)) || passkeys > 0
-      await repository.deleteMfaChallengesOf(userId)
+      await this.mfaTokens.retire(userId, { unit })
       if (removed) await this.events.record('mfa_reset_by_admin', userId, client, { unit })
       return removed
     })
@@ -171,7 +178,7 @@ export class SecondFactorService implements SecondFactorGate {
     return this.unitOfWork.run(async (unit) => {
       const repository = this.repository.in(unit)
       const removed = await repository.deleteSecondFactors(userId)
-      await repository.deleteMfaChallengesOf(userId)
+      await this.mfaTokens.retire(userId, { unit })
       if (removed) await this.events.record('mfa_disabled', userId, client, { unit, method: 'totp' })
       return removed
     })
@@ -180,22 +187,14 @@ export class SecondFactorService implements SecondFactorGate {
   async challengeFor(userId: number, method: LoginMethod): Promise<SecondFactorChallenge | undefined> {
     const { methods } = await this.status(userId)
     if (methods.length === 0) return undefined
-    const mfaToken = randomBytes(32).toString('base64url')
-    await this.repository.insertMfaChallenge({
-      token_hash: hashOf(mfaToken),
-      user_id: userId,
-      method,
-      expires_at: new Date(this.now() + MFA_TOKEN_SECONDS * 1000).toISOString(),
-      created_at: new Date(this.now()).toISOString(),
-    })
+    const { token: mfaToken } = await this.mfaTokens.issue({ userId, data: { method } })
     return { mfaToken, methods }
   }
 
   async takeAttempt(mfaToken: string): Promise<TakenChallenge> {
-    const tokenHash = hashOf(mfaToken)
-    const taken = await this.repository.takeMfaChallengeAttempt(tokenHash, MFA_TOKEN_ATTEMPTS)
-    if (!taken) throw invalidMfaToken()
-    return { tokenHash, userId: taken.user_id, method: taken.method as LoginMethod }
+    const taken = await this.mfaTokens.attempt(mfaToken)
+    if (taken?.userId == null) throw invalidMfaToken()
+    return { tokenHash: taken.handle, userId: taken.userId, method: taken.data.method }
   }
 
   async prove(challenge: TakenChallenge, proof: SecondFactorProof, client: ClientInfo): Promise<void> {
@@ -205,7 +204,7 @@ export class SecondFactorService implements SecondFactorGate {
     try {
       await this.inUnit(async (repository, unit) => {
         // Spent with the code, in one transaction: a wrong code rolls the challenge back for another try.
-        if (!(await repository.spendMfaChallenge(challenge.tokenHash))) throw invalidMfaToken()
+        if (!(await this.mfaTokens.spendAttempted(challenge.tokenHash, { unit }))) throw invalidMfaToken()
         const right = 'code' in proof ? await this.spendTotpCode(repository, userId, proof.code) : await repository.spendRecoveryCode(userId, recoveryCodeHash(proof.recoveryCode))
         if (!right) throw new WrongCode()
         await this.events.record(method === 'totp' ? 'mfa_verified' : 'recovery_code_used', userId, client, { unit, method })
@@ -241,12 +240,8 @@ export class SecondFactorService implements SecondFactorGate {
       await this.events.record('mfa_failed', challenge.userId, client, { method: 'passkey' })
       throw wrongSignInPasskey()
     }
-    if (!(await this.repository.spendMfaChallenge(challenge.tokenHash))) throw invalidMfaToken()
+    if (!(await this.mfaTokens.spendAttempted(challenge.tokenHash))) throw invalidMfaToken()
     await this.events.record('mfa_verified', challenge.userId, client, { method: 'passkey' })
-  }
-
-  pruneExpired(): Promise<void> {
-    return this.repository.deleteExpiredMfaChallenges()
   }
 
   /** Runs `work` in a unit of work; a WrongCode thrown in it rolls back and becomes `wrong()`. */

@@ -1,5 +1,6 @@
-// Single-use secrets by purpose (one_time_secrets, migration 2026-11-26-01): each stored only by
-// its hash, spent once, expiring; a code a person types also keeps an attempt count.
+// Single-use secrets by purpose (one_time_secrets, migrations 2026-11-26-01 and 2026-11-27-01):
+// each stored only by its hash, spent once, expiring; a code a person types also keeps an
+// attempt count.
 import type { NullableTimestamp, Timestamp } from '../../db/column-types.js'
 
 export interface OneTimeSecretsTable {
@@ -9,6 +10,8 @@ export interface OneTimeSecretsTable {
   user_id: number | null
   /** HMAC of the typed code, keyed by the service's secret and salted by secret_hash. */
   code_hash: string | null
+  /** A value the spending request must present too (a PKCE challenge, a browser's cookie hash), or null. */
+  binding: string | null
   /** Codes tried against this row, right or wrong; at the limit it is spent. */
   attempts: number
   /** What the secret carries for its purpose (JSON). */

@@ -1,11 +1,11 @@
-// Passkeys' rows. A challenge is spent by one conditional UPDATE, so it answers one response,
-// once, in whichever process it arrives.
+// Passkeys' rows (their challenges are one-time secrets). The signature counter moves by a
+// conditional UPDATE, so of two responses racing with one counter value one wins.
 import type { Insertable } from 'kysely'
 
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
-import type { ChallengePurpose, PasskeysTable, WebauthnChallengesTable } from './passkeys.table.js'
+import type { PasskeysTable } from './passkeys.table.js'
 
 export function listPasskeysOf(db: Executor, userId: number) {
   return db.selectFrom('passkeys').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute()
@@ -66,28 +66,6 @@ export async function deletePasskeysOfExcept(db: Executor, userId: number, keepI
   return rows.map((row) => row.name)
 }
 
-export async function insertWebauthnChallenge(db: Executor, row: Insertable<WebauthnChallengesTable>): Promise<void> {
-  await db.insertInto('webauthn_challenges').values(row).execute()
-}
-
-/** Spends a live challenge handed out for `purpose`; undefined when unknown, used, expired or for something else. */
-export function spendWebauthnChallenge(db: Executor, challengeHash: string, purpose: ChallengePurpose) {
-  const now = nowIso()
-  return db
-    .updateTable('webauthn_challenges')
-    .set({ used_at: now })
-    .where('challenge_hash', '=', challengeHash)
-    .where('purpose', '=', purpose)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning(['user_id', 'mfa_token_hash'])
-    .executeTakeFirst()
-}
-
-export async function deleteExpiredWebauthnChallenges(db: Executor): Promise<void> {
-  await db.deleteFrom('webauthn_challenges').where('expires_at', '<', nowIso()).execute()
-}
-
 /** This module's data access for its service (src/db/repository.ts). */
 export const passkeysFunctions = {
   listPasskeysOf,
@@ -99,8 +77,5 @@ export const passkeysFunctions = {
   deletePasskey,
   deletePasskeysOf,
   deletePasskeysOfExcept,
-  insertWebauthnChallenge,
-  spendWebauthnChallenge,
-  deleteExpiredWebauthnChallenges,
 }
 export type PasskeysRepository = Repository<typeof passkeysFunctions>

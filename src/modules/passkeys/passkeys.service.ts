@@ -1,7 +1,7 @@
 // Passkeys (WebAuthn): a signed-in user registers, renames and removes them; anyone signs in with
 // one (with a username, or without: a discoverable credential); and one proves the second factor
-// of a sign-in. Every challenge is made here, stored by its hash, spent once within five minutes,
-// and bound to what it was made for; the signature counter only moves forward, and a counter
+// of a sign-in. Every challenge is a one-time secret of its own kind (what it was made for),
+// spent once within five minutes; the signature counter only moves forward, and a counter
 // that does not (a cloned authenticator) is refused and logged.
 import { createHash, randomUUID } from 'node:crypto'
 
@@ -10,13 +10,14 @@ import { DomainError } from '../../shared/errors.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { EnrolmentSessions, PasskeyResponse, PasskeySignIn } from '../auth/second-factor-gate.js'
 import type { DomainEvents } from '../domain-events.js'
+import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/one-time-secrets.service.js'
 import type { ClientInfo } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
 import type { User } from '../users/user.js'
 import { limitIdentity } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
 import type { PasskeysRepository } from './passkeys.repository.js'
-import type { ChallengePurpose, PasskeyRow } from './passkeys.table.js'
+import type { PasskeyRow } from './passkeys.table.js'
 import type { PasskeyCreationResponse, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, Refusal, RelyingParty, StoredCredential } from './webauthn.js'
 import { challengeOf, creationOptions, requestOptions, verifyAssertion, verifyCreation } from './webauthn.js'
 
@@ -33,7 +34,17 @@ export interface Passkey {
   lastUsedAt: string | null
 }
 
-const hashOf = (text: string) => createHash('sha256').update(text).digest('hex')
+/** What a challenge was handed out for. */
+type ChallengePurpose = 'register' | 'sign_in' | 'second_factor' | 'reauthenticate'
+const CHALLENGE_PURPOSES: ChallengePurpose[] = ['register', 'sign_in', 'second_factor', 'reauthenticate']
+/**
+ * What a challenge carries besides its user (register and reauthenticate: the signed-in user;
+ * sign_in: the user named, or none for a discoverable passkey; second_factor: the sign-in's user).
+ */
+interface ChallengeData {
+  /** second_factor: the mfa_token it was made for. */
+  mfaTokenHash: string | null
+}
 /**
  * A response that does not verify, or answers no live challenge of its kind: 401 when signing in,
  * 400 when registering; with the reason when a setting decided it (an origin, the RP id).
@@ -54,8 +65,11 @@ const toPasskey = (row: PasskeyRow): Passkey => ({
 const storedOf = (row: PasskeyRow): StoredCredential => ({ credentialId: row.credential_id, publicKey: row.public_key, transports: row.transports ? row.transports.split(',') : [] })
 
 export class PasskeyService implements PasskeySignIn {
+  private readonly challenges: Record<ChallengePurpose, SecretKind<ChallengeData>>
+
   constructor(
     private readonly repository: PasskeysRepository,
+    secrets: OneTimeSecrets,
     private readonly users: UserService,
     private readonly events: SecurityEventService,
     private readonly unitOfWork: UnitOfWork,
@@ -64,7 +78,10 @@ export class PasskeyService implements PasskeySignIn {
     private readonly sessions: EnrolmentSessions,
     /** Told once per reason when a setting refused an answer (an origin WEBAUTHN_ORIGINS does not list …). */
     private readonly misconfigured: (refusal: Refusal) => void = () => {},
-  ) {}
+  ) {
+    const kind = (purpose: ChallengePurpose) => secrets.kind<ChallengeData>(`webauthn_${purpose}`, { seconds: CHALLENGE_SECONDS })
+    this.challenges = Object.fromEntries(CHALLENGE_PURPOSES.map((purpose) => [purpose, kind(purpose)])) as Record<ChallengePurpose, SecretKind<ChallengeData>>
+  }
 
   async list(userId: number): Promise<Passkey[]> {
     return (await this.repository.listPasskeysOf(userId)).map(toPasskey)
@@ -202,19 +219,15 @@ export class PasskeyService implements PasskeySignIn {
   /** Spends the response's challenge of `purpose` and checks it was made for `userId` (and that mfa_token) and signed by a passkey of theirs. */
   private async proveOwnPasskey(userId: number, purpose: ChallengePurpose, response: PasskeyResponse, client: ClientInfo, mfaTokenHash: string | null): Promise<boolean> {
     const challenge = challengeOf(response)
-    const spent = challenge === undefined ? undefined : await this.repository.spendWebauthnChallenge(hashOf(challenge), purpose)
+    const spent = challenge === undefined ? undefined : await this.challenges[purpose].spend(challenge)
     const passkey = await this.repository.findPasskeyByCredentialId(response.id)
-    if (!spent || !challenge || spent.user_id !== userId || spent.mfa_token_hash !== mfaTokenHash || passkey?.user_id !== userId) return false
+    if (!spent || !challenge || spent.userId !== userId || spent.data.mfaTokenHash !== mfaTokenHash || passkey?.user_id !== userId) return false
     try {
       await this.checkAssertion(passkey, response, challenge, client)
       return true
     } catch {
       return false
     }
-  }
-
-  prune(): Promise<void> {
-    return this.repository.deleteExpiredWebauthnChallenges()
   }
 
   /** Verifies an assertion and moves the counter forward; a counter that did not move is a clone, refused and logged. */
@@ -234,22 +247,14 @@ export class PasskeyService implements PasskeySignIn {
   }
 
   private async storeChallenge(challenge: string, purpose: ChallengePurpose, userId: number | null, mfaTokenHash: string | null = null): Promise<void> {
-    const now = Date.now()
-    await this.repository.insertWebauthnChallenge({
-      challenge_hash: hashOf(challenge),
-      purpose,
-      user_id: userId,
-      mfa_token_hash: mfaTokenHash,
-      expires_at: new Date(now + CHALLENGE_SECONDS * 1000).toISOString(),
-      created_at: new Date(now).toISOString(),
-    })
+    await this.challenges[purpose].issue({ secret: challenge, userId, data: { mfaTokenHash } })
   }
 
   /** The live challenge of `purpose` the response answers, spent; else invalid_passkey. */
   private async spendChallenge(response: { response: { clientDataJSON: string } }, purpose: ChallengePurpose, signingIn: boolean): Promise<{ value: string; userId: number | null }> {
     const value = challengeOf(response)
-    const spent = value === undefined ? undefined : await this.repository.spendWebauthnChallenge(hashOf(value), purpose)
+    const spent = value === undefined ? undefined : await this.challenges[purpose].spend(value)
     if (!spent || value === undefined) throw invalidPasskey(signingIn)
-    return { value, userId: spent.user_id }
+    return { value, userId: spent.userId }
   }
 }

@@ -1,4 +1,4 @@
-// Passkeys: users' WebAuthn credentials, and the challenges handed out for them.
+// Passkeys: users' WebAuthn credentials.
 import type { ColumnType, Generated, Selectable } from 'kysely'
 
 import type { NullableTimestamp, Timestamp } from '../../db/column-types.js'
@@ -23,19 +23,3 @@ export interface PasskeysTable {
 }
 
 export type PasskeyRow = Selectable<PasskeysTable>
-
-/** What a challenge was handed out for. */
-export type ChallengePurpose = 'register' | 'sign_in' | 'second_factor' | 'reauthenticate'
-
-export interface WebauthnChallengesTable {
-  /** SHA-256 of the challenge (base64url) the browser signs; found again from the response's clientDataJSON. */
-  challenge_hash: string
-  purpose: ChallengePurpose
-  /** register and reauthenticate: the signed-in user; sign_in: the user named, or null (discoverable); second_factor: the challenge's user. */
-  user_id: number | null
-  /** second_factor: the mfa_token it belongs to. */
-  mfa_token_hash: string | null
-  expires_at: Timestamp
-  used_at: NullableTimestamp
-  created_at: Timestamp
-}

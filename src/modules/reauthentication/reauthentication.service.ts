@@ -14,8 +14,7 @@ import type { PasskeyResponse } from '../auth/second-factor-gate.js'
 import type { DomainEvents } from '../domain-events.js'
 import type { MailService } from '../mail/mail.service.js'
 import type { SecondFactorService } from '../mfa/second-factors.service.js'
-import type { OneTimeSecrets } from '../one-time-secrets/one-time-secrets.service.js'
-import { SECRET_PURPOSES } from '../one-time-secrets/one-time-secrets.service.js'
+import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/one-time-secrets.service.js'
 import type { PasskeyService } from '../passkeys/passkeys.service.js'
 import type { PublicKeyCredentialRequestOptionsJSON } from '../passkeys/webauthn.js'
 import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
@@ -57,12 +56,15 @@ const methodOf = (proof: ReauthenticationProof): ReauthenticationMethod =>
   'password' in proof ? 'password' : 'code' in proof ? 'totp' : 'recoveryCode' in proof ? 'recovery_code' : 'passkeyResponse' in proof ? 'passkey' : 'email_code'
 
 export class ReauthenticationService {
+  /** A six-digit code mailed to prove the mailbox again, for an account with no other proof. */
+  private readonly mailedCodes: SecretKind<undefined>
+
   constructor(
     private readonly auth: AuthService,
     private readonly users: UserService,
     private readonly secondFactors: SecondFactorService,
     private readonly passkeys: PasskeyService,
-    private readonly secrets: OneTimeSecrets,
+    secrets: OneTimeSecrets,
     private readonly throttle: LoginThrottle,
     private readonly limits: RateLimitService,
     private readonly mail: MailService,
@@ -70,7 +72,9 @@ export class ReauthenticationService {
     private readonly domainEvents: DomainEvents,
     private readonly events: SecurityEventService,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.mailedCodes = secrets.kind('reauthentication_code', { seconds: 10 * 60, maxAttempts: 5, replacesEarlier: true })
+  }
 
   /** The proofs the account can give: its second factors when it has any; else its password; else a mailed code. */
   async methodsOf(userId: number): Promise<ReauthenticationMethod[]> {
@@ -131,8 +135,8 @@ export class ReauthenticationService {
       ['email-login-email', hashedKey(user.email.trim().toLowerCase())],
     ])
     await this.unitOfWork.run(async (unit) => {
-      const { code = '' } = await this.secrets.issue('reauthentication_code', { userId: user.id, code: true, unit })
-      const values = { name: user.name, code, valid_for: `${SECRET_PURPOSES.reauthentication_code.seconds / 60} minutes` }
+      const { code = '' } = await this.mailedCodes.issue({ userId: user.id, data: undefined, code: true, unit })
+      const values = { name: user.name, code, valid_for: `${this.mailedCodes.lifetimeSeconds / 60} minutes` }
       await this.domainEvents.publish('mail.requested', { unit, template: 'reauthentication-code', to: user.email, values })
     })
     this.mail.kick()
@@ -155,7 +159,7 @@ export class ReauthenticationService {
       if (!(await this.passkeys.proveReauthentication(user.id, proof.passkeyResponse, client))) throw new DomainError('invalid', 'Invalid passkey', { code: 'invalid_passkey' })
       return 'passkey'
     }
-    if (!(await this.secrets.spendCode('reauthentication_code', user.id, proof.emailCode))) throw new DomainError('invalid', INVALID_EMAIL_CODE, { code: 'invalid_code' })
+    if (!(await this.mailedCodes.spendCode(user.id, proof.emailCode))) throw new DomainError('invalid', INVALID_EMAIL_CODE, { code: 'invalid_code' })
     return 'email_code'
   }
 }

@@ -47,7 +47,7 @@ describe('POST /api/v2/login/email and /confirm', () => {
     expect(mail.text).toContain('http://localhost:8000/account/email-login?token=')
     expect(codeIn(mail)).toMatch(/^\d{6}$/)
     // Stored by their hashes only: the mail holds the only copies.
-    const stored = await t.db.selectFrom('email_login_requests').selectAll().where('user_id', '=', user.id).executeTakeFirstOrThrow()
+    const stored = await t.db.selectFrom('one_time_secrets').selectAll().where('user_id', '=', user.id).where('purpose', '=', 'email_login').executeTakeFirstOrThrow()
     expect(JSON.stringify(stored)).not.toContain(tokenIn(mail))
     expect(stored.code_hash).toMatch(/^[0-9a-f]{64}$/)
     expect(stored.code_hash).not.toContain(codeIn(mail))
@@ -97,7 +97,7 @@ describe('POST /api/v2/login/email and /confirm', () => {
     const wrong = code === '000000' ? '111111' : '000000'
     const guesses = await Promise.all(Array.from({ length: 12 }, () => confirm({ email: user.email, code: wrong })))
     expect(guesses.every((guess) => guess.statusCode === 400)).toBe(true)
-    const request = await t.db.selectFrom('email_login_requests').select('attempts').where('user_id', '=', user.id).executeTakeFirstOrThrow()
+    const request = await t.db.selectFrom('one_time_secrets').select('attempts').where('user_id', '=', user.id).where('purpose', '=', 'email_login').where('used_at', 'is', null).executeTakeFirstOrThrow()
     expect(Number(request.attempts)).toBe(5)
     expectError(await confirm({ email: user.email, code }), 400, 'Invalid or expired code', 'invalid_code')
   })
@@ -114,7 +114,7 @@ describe('POST /api/v2/login/email and /confirm', () => {
     const first = await mailFor(user.email)
     const second = await mailFor(user.email)
     expectError(await confirm({ token: tokenIn(first) }), 400, 'Invalid or expired token')
-    await t.db.updateTable('email_login_requests').set({ expires_at: '2000-01-01T00:00:00.000Z' }).where('user_id', '=', user.id).execute()
+    await t.db.updateTable('one_time_secrets').set({ expires_at: '2000-01-01T00:00:00.000Z' }).where('user_id', '=', user.id).where('purpose', '=', 'email_login').execute()
     expectError(await confirm({ email: user.email, code: codeIn(second) }), 400, 'Invalid or expired code')
     expectError(await confirm({ token: tokenIn(second) }), 400, 'Invalid or expired token')
   })

@@ -227,10 +227,14 @@ describe('sign-in through an OpenID Connect provider', () => {
   })
 
   it('refuses an ID token whose nonce is not the flow\'s, and a code exchanged without its PKCE verifier', async () => {
-    for (const tamper of [{ nonce: 'not-the-nonce-sent' }, { code_verifier: 'x'.repeat(64) }]) {
+    for (const tamper of [{ nonce: 'not-the-nonce-sent' }, { codeVerifier: 'x'.repeat(64) }]) {
       const subject = person()
       const { providerUrl, binding } = await authorize()
-      await t.db.updateTable('sign_in_flows').set(tamper).where('used_at', 'is', null).execute()
+      const flows = await t.db.selectFrom('one_time_secrets').select(['secret_hash', 'data']).where('purpose', '=', 'provider_flow').where('used_at', 'is', null).execute()
+      for (const flow of flows) {
+        const data = { ...(JSON.parse(flow.data ?? '{}') as object), ...tamper }
+        await t.db.updateTable('one_time_secrets').set({ data: JSON.stringify(data) }).where('secret_hash', '=', flow.secret_hash).execute()
+      }
       const answer = await callback(t, await op.signIn(providerUrl, subject), binding)
       const landed = new URL(answer.headers.location as string)
       expect(landed.searchParams.get('error'), JSON.stringify(tamper)).toBe('invalid_response')
@@ -293,7 +297,7 @@ describe('sign-in through an OpenID Connect provider', () => {
     expectError(await exchange(code), 400, 'Invalid or expired code', 'invalid_code')
 
     const late = (await signIn(person())).searchParams.get('code')!
-    await t.db.updateTable('sign_in_codes').set({ expires_at: '2000-01-01T00:00:00.000Z' }).where('used_at', 'is', null).execute()
+    await t.db.updateTable('one_time_secrets').set({ expires_at: '2000-01-01T00:00:00.000Z' }).where('purpose', '=', 'sign_in_code').where('used_at', 'is', null).execute()
     expectError(await exchange(late), 400, 'Invalid or expired code', 'invalid_code')
     const crossSite = await t.app.inject({ method: 'POST', url: `${V2}/auth/token`, payload: { code }, headers: { origin: 'https://evil.example.net', 'sec-fetch-site': 'cross-site' } })
     expectError(crossSite, 403, 'Cross-site request refused', 'cross_site_refused')

@@ -97,7 +97,7 @@ describe('registering a passkey', () => {
     unverified.verifiesUser = false
     expectError(await register(who, unverified.register(await optionsFor(who))), 400, undefined, 'invalid_passkey')
     const late = await optionsFor(who)
-    await t.db.updateTable('webauthn_challenges').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('used_at', 'is', null).execute()
+    await t.db.updateTable('one_time_secrets').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('purpose', '=', 'webauthn_register').where('used_at', 'is', null).execute()
     expectError(await register(who, new SoftwareAuthenticator('localhost', ORIGIN).register(late)), 400, undefined, 'invalid_passkey')
     expect((await t.app.inject({ url: `${V2}/users/me/passkeys`, headers: who.headers })).json()).toHaveLength(1)
   })
