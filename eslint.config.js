@@ -16,6 +16,11 @@ const modulePatterns = [
   { group: httpCode, message: 'Domain code must not import HTTP code (src/api, src/plugins, the app).' },
   { regex: String.raw`^(?!\./).*` + DATA_ACCESS, message: "Use the other module's service, types or events, never its data access." },
 ]
+// Domain events are subscribed in the composition (src/services.ts), so who reacts to what is read in one place.
+const subscribeInModule = {
+  selector: "CallExpression[callee.property.name='subscribe']:matches([callee.object.name=/^domainEvents$/], [callee.object.property.name=/^domainEvents$/])",
+  message: 'Subscribe to domain events in src/services.ts; work in a unit of work is a direct call on a named interface.',
+}
 const processEnv = {
   selector: "VariableDeclarator[init.name='process'] > ObjectPattern > Property[key.name='env']",
   message: 'Read settings from Config (src/config.ts), the only reader of the environment.',
@@ -60,6 +65,10 @@ export default tseslint.config(
         { patterns: modulePatterns },
       ],
     },
+  },
+  {
+    files: ['src/modules/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', processEnv, subscribeInModule] },
   },
   {
     // Services hold their repository, never an executor or a query builder.

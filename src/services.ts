@@ -70,6 +70,7 @@ import { TierService } from './modules/tiers/tiers.service.js'
 import { compactSearchIndex } from './modules/users/search-index.js'
 import { searchIndexFunctions } from './modules/users/search-index.repository.js'
 import { userDirectoryFunctions } from './modules/users/user-directory.repository.js'
+import type { UserLifecycle } from './modules/users/user-lifecycle.js'
 import { usersFunctions } from './modules/users/users.repository.js'
 import { UserService } from './modules/users/users.service.js'
 import { webhooksFunctions } from './modules/webhooks/webhooks.repository.js'
@@ -173,7 +174,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const settingWarnings = new WarnOnce(logger)
   // Each module's repository bound to the database; its service joins units of work through it.
   const unitOfWork = new UnitOfWork(db)
-  const domainEvents = new DomainEvents()
+  const domainEvents = new DomainEvents((error, type) => logger.error({ err: error, event: type }, 'a reaction to a committed change failed'))
   const authRepository = bindRepository(authFunctions, db)
   const rateLimitsRepository = bindRepository(rateLimitsFunctions, db)
   const searchIndex = bindRepository(searchIndexFunctions, db)
@@ -202,15 +203,14 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       : new DiskAvatarStorage(path.join(config.dataDir, 'avatars'))
   const avatars = new AvatarService(storage)
   const oneTimeSecrets = new OneTimeSecrets(bindRepository(oneTimeSecretsFunctions, db), secretKey)
-  const securityEvents = new SecurityEventService(bindRepository(securityEventsFunctions, db), config.securityEventRetentionDays, domainEvents)
+  const securityEvents = new SecurityEventService(bindRepository(securityEventsFunctions, db), config.securityEventRetentionDays)
   const transport = createMailTransport({ kind: config.mail.transport, smtpUrl: config.mail.smtpUrl, from: config.mail.from, dataDir: config.dataDir, logger })
-  const mail = new MailService(bindRepository(outboxFunctions, db), transport, logger, { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs, preview: config.mail.preview }, domainEvents)
+  const mail = new MailService(bindRepository(outboxFunctions, db), transport, logger, { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs, preview: config.mail.preview })
   // Change events carry version 2's read shapes; a superuser's view, so the email is always there.
-  const changeEvents = new ChangeEventService(bindRepository(changeEventsFunctions, db), unitOfWork, domainEvents, { user: (user) => toUserReadV2(user, true), post: toPostRead }, config.events)
+  const changeEvents = new ChangeEventService(bindRepository(changeEventsFunctions, db), unitOfWork, { user: (user) => toUserReadV2(user, true), post: toPostRead }, config.events)
   const webhooks = new WebhookService(
     bindRepository(webhooksFunctions, db),
     unitOfWork,
-    domainEvents,
     changeEvents,
     new SecretBox(secretKey, config.secretKeyPrevious, 'user-post-service webhook secrets'),
     securityEvents,
@@ -218,7 +218,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     config.webhooks,
   )
   const tiers = new TierService(bindRepository(tiersFunctions, db))
-  const posts = new PostService(bindRepository(postsFunctions, db), unitOfWork, domainEvents, { requireVerifiedEmail: config.requireVerifiedEmail })
+  const posts = new PostService(bindRepository(postsFunctions, db), unitOfWork, changeEvents, { requireVerifiedEmail: config.requireVerifiedEmail })
   const signals = new Signals()
   const counters = redis ? new RedisCounterStore(redis) : new DatabaseCounterStore(rateLimitsRepository)
   const rateLimits = new RateLimitService(rateLimitsRepository, counters, tiers, logger, {
@@ -229,16 +229,25 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     versionPrefixes: Object.values(VERSIONS).map((version) => version.prefix),
     ipv6PrefixBits: config.rateLimits.ipv6PrefixBits,
   }, signals)
-  const users = new UserService(bindRepository(usersFunctions, db), bindRepository(userDirectoryFunctions, db), unitOfWork, domainEvents, passwords, avatars, tiers, securityEvents, new PasswordGuesses(rateLimits))
-  const apiKeys = new ApiKeyService(bindRepository(apiKeysFunctions, db), users, domainEvents)
-  // Guards every removal of a way to sign in, through the domain events.
-  new SignInMethods(bindRepository(signInMethodsFunctions, db), domainEvents)
+  // What other features write in the unit of work of a change to a user (account and apiKeys are built below, on users).
+  const userLifecycle: UserLifecycle = {
+    signedUp: (unit, user) => account.welcome(unit, user),
+    softDeleted: async (unit, userId) => {
+      await posts.hideAllOf(unit, userId)
+      await apiKeys.revokeAllOfDeleted(unit, userId)
+    },
+    restored: (unit, userId, deletedAt) => posts.restoreHiddenWith(unit, userId, deletedAt),
+  }
+  const users = new UserService(bindRepository(usersFunctions, db), bindRepository(userDirectoryFunctions, db), unitOfWork, domainEvents, userLifecycle, changeEvents, passwords, avatars, tiers, securityEvents, new PasswordGuesses(rateLimits))
+  const apiKeys = new ApiKeyService(bindRepository(apiKeysFunctions, db), users)
+  // Asked by every removal of a way to sign in, in its unit of work.
+  const signInMethods = new SignInMethods(bindRepository(signInMethodsFunctions, db))
   // The auth module is built on these: what enrolment does to sessions is reached through it once it exists.
   const enrolmentSessions: EnrolmentSessions = {
     endOthers: (userId, client, exceptSessionId) => auth.revokeSessionsOf(userId, client, exceptSessionId),
     markProven: (sessionId, proof) => auth.markSessionProven(sessionId, proof),
   }
-  const passkeys = new PasskeyService(bindRepository(passkeysFunctions, db), oneTimeSecrets, users, securityEvents, unitOfWork, domainEvents, {
+  const passkeys = new PasskeyService(bindRepository(passkeysFunctions, db), oneTimeSecrets, users, securityEvents, unitOfWork, signInMethods, {
     id: config.webauthn.rpId,
     name: config.webauthn.rpName,
     origins: config.webauthn.origins,
@@ -270,16 +279,15 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     },
   )
   const redirectAllowList = new RedirectAllowList(config.authRedirectOrigins)
-  const identities = new IdentityService(bindRepository(identitiesFunctions, db), oneTimeSecrets, users, auth, securityEvents, rateLimits, unitOfWork, domainEvents, redirectAllowList, config.userSignup)
-  const recovery = new AccountRecovery(users, auth, apiKeys, passkeys, identities, secondFactors, mail, unitOfWork, domainEvents)
-  const reauthentication = new ReauthenticationService(auth, users, secondFactors, passkeys, oneTimeSecrets, loginThrottle, rateLimits, mail, unitOfWork, domainEvents, securityEvents)
-  const account = new AccountService(oneTimeSecrets, unitOfWork, domainEvents, users, auth, apiKeys, recovery, mail, securityEvents, rateLimits, config.mail, (error) =>
+  const identities = new IdentityService(bindRepository(identitiesFunctions, db), oneTimeSecrets, users, auth, securityEvents, rateLimits, unitOfWork, signInMethods, redirectAllowList, config.userSignup)
+  const recovery = new AccountRecovery(users, auth, apiKeys, passkeys, identities, secondFactors, mail, unitOfWork, securityEvents)
+  const reauthentication = new ReauthenticationService(auth, users, secondFactors, passkeys, oneTimeSecrets, loginThrottle, rateLimits, mail, unitOfWork, securityEvents)
+  const account = new AccountService(oneTimeSecrets, unitOfWork, users, auth, apiKeys, recovery, mail, securityEvents, rateLimits, config.mail, (error) =>
     logger.error({ err: error }, 'mailing a password-reset link failed'),
   )
   const emailLogin = new EmailLoginService(
     oneTimeSecrets,
     unitOfWork,
-    domainEvents,
     users,
     auth,
     mail,
@@ -290,6 +298,8 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     new BackgroundWork((error) => logger.error({ err: error }, 'mailing a sign-in link failed')),
     { publicUrl: config.mail.publicUrl, linkTemplate: config.mail.emailLoginUrl },
   )
+  // Reactions to committed changes: the one domain event, and who hears it.
+  domainEvents.subscribe('user.email_changed', ({ user, previousEmail }) => account.emailChanged(user, previousEmail))
   const overview = new OverviewService(bindRepository(overviewFunctions, db), {
     database: () => pingDatabase(db),
     ...(redis ? { redis: () => redis.ping() } : {}),

@@ -25,6 +25,7 @@ describe('the lint refuses', () => {
     ['const { env } = process', 'src/modules/mail/transports.ts', 'const { env } = process\nexport const home = env.HOME\n'],
     ['process.env', 'src/server.ts', 'export const home = process.env.HOME\n'],
     ['Fastify in a module', 'src/modules/posts/posts.service.ts', "import type { FastifyRequest } from 'fastify'\nexport type Request = FastifyRequest\n"],
+    ['a module subscribing to domain events itself', 'src/modules/posts/posts.service.ts', "import type { DomainEvents } from '../domain-events.js'\nexport const listen = (domainEvents: DomainEvents) => domainEvents.subscribe('user.email_changed', async () => {})\n"],
     ['imports out of order', 'src/modules/posts/post.ts', "import { Type } from 'typebox'\nimport { readFile } from 'node:fs/promises'\nexport const both = [Type, readFile]\n"],
   ])('%s', async (_label, file, code) => {
     expect(await problems(file, code)).not.toEqual([])

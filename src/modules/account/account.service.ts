@@ -10,7 +10,6 @@ import { assertSuperuser, DomainError, invalidToken } from '../../shared/errors.
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { ApiKeyService } from '../api-keys/api-keys.service.js'
 import type { AuthService, BrowserSession, TokenCaller } from '../auth/auth.service.js'
-import type { DomainEvents } from '../domain-events.js'
 import type { MailService } from '../mail/mail.service.js'
 import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/one-time-secrets.service.js'
 import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
@@ -58,7 +57,6 @@ export class AccountService {
   constructor(
     secrets: OneTimeSecrets,
     private readonly unitOfWork: UnitOfWork,
-    private readonly domainEvents: DomainEvents,
     private readonly users: UserService,
     private readonly auth: AuthService,
     private readonly apiKeys: ApiKeyService,
@@ -77,8 +75,6 @@ export class AccountService {
       reset_password: secrets.kind<LinkData>('reset_password', { seconds: config.resetMinutes * 60, replacesEarlier: true }),
       undo_email_change: secrets.kind<LinkData>('undo_email_change', { seconds: UNDO_EMAIL_CHANGE_MINUTES * 60 }),
     }
-    domainEvents.subscribe('user.email_changed', ({ user, previousEmail }) => this.emailChanged(user, previousEmail))
-    domainEvents.subscribe('user.signed_up', ({ unit, user }) => this.welcome(unit, user))
   }
 
   /**
@@ -92,7 +88,7 @@ export class AccountService {
   }
 
   /** A new sign-up's verification link, queued in the sign-up's own transaction (the outbox sends it shortly after). */
-  private async welcome(unit: Unit, user: User): Promise<void> {
+  async welcome(unit: Unit, user: User): Promise<void> {
     // An identity provider may have vouched for the address already.
     if (!this.config.verifyOnSignUp || user.isVerified) return
     await this.queueVerification(unit, user, user.email)
@@ -142,13 +138,11 @@ export class AccountService {
     if (!user) return
     await this.unitOfWork.run(async (unit) => {
       const token = await this.issueLink(unit, user, 'reset_password', user.email)
-      await this.domainEvents.publish('mail.requested', {
-        unit,
-        template: 'reset-password',
+      await this.mail.queue(unit, { template: 'reset-password',
         to: user.email,
         values: { name: user.name, link: this.link(this.config.resetPasswordUrl, '/account/reset-password', token), valid_for: duration(this.config.resetMinutes) },
       })
-      await this.domainEvents.publish('security.event', { unit, type: 'password_reset_requested', userId: user.id, client })
+      await this.events.record('password_reset_requested', user.id, client, { unit })
     })
     this.mail.kick()
   }
@@ -237,8 +231,8 @@ export class AccountService {
     return this.users.restore(actor, userId)
   }
 
-  /** After an email change: a verification link to the new address, a notice to the old one. */
-  private async emailChanged(user: User, previousEmail: string): Promise<void> {
+  /** After an email change committed ('user.email_changed'): a verification link to the new address, a notice to the old one. */
+  async emailChanged(user: User, previousEmail: string): Promise<void> {
     const noticeToPreviousAddress = async (unit: Unit) => {
       // A reset link mailed to the old address must not outlive the change.
       await this.links.reset_password.retire(user.id, { unit })
@@ -247,8 +241,8 @@ export class AccountService {
       const undo = await this.issueLink(unit, user, 'undo_email_change', previousEmail)
       const undoLink = this.link(undefined, '/account/undo-email-change', undo)
       const values = { name: user.name, email: previousEmail, new_email: user.email, undo_link: undoLink, undo_valid_for: duration(UNDO_EMAIL_CHANGE_MINUTES) }
-      await this.domainEvents.publish('mail.requested', { unit, template: 'email-changed', to: previousEmail, values })
-      await this.domainEvents.publish('security.event', { unit, type: 'email_changed', userId: user.id, client: null })
+      await this.mail.queue(unit, { template: 'email-changed', to: previousEmail, values })
+      await this.events.record('email_changed', user.id, null, { unit })
     }
     try {
       await this.sendVerification(user, user.email, noticeToPreviousAddress)
@@ -281,7 +275,7 @@ export class AccountService {
     const minutes = this.config.verificationHours * 60
     const token = await this.issueLink(unit, user, 'verify_email', email)
     const link = this.link(this.config.verifyEmailUrl, '/account/verify-email', token)
-    await this.domainEvents.publish('mail.requested', { unit, template: 'verify-email', to: email, values: { name: user.name, email, link, valid_for: duration(minutes) } })
+    await this.mail.queue(unit, { template: 'verify-email', to: email, values: { name: user.name, email, link, valid_for: duration(minutes) } })
   }
 
   private async issueLink(unit: Unit, user: User, purpose: LinkPurpose, email: string): Promise<string> {

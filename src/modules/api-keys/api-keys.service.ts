@@ -2,10 +2,10 @@
 // its scopes (read: GET only). Only the SHA-256 of a key is stored; the key is shown once.
 import { randomBytes } from 'node:crypto'
 
+import type { Unit } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser,DomainError } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
-import type { DomainEvents } from '../domain-events.js'
 import type { UserService } from '../users/users.service.js'
 import type { ApiKey, ApiKeyGrant, ApiKeyScope } from './api-key.js'
 import { parseScopes, toApiKey } from './api-key.js'
@@ -30,13 +30,14 @@ export class ApiKeyService {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly users: UserService,
-    domainEvents: DomainEvents,
-  ) {
-    // A deleted user's keys end with the deletion, in its transaction: restoring the user does not
-    // bring them back (like their sessions).
-    domainEvents.subscribe('user.soft_deleted', async ({ unit, userId }) => {
-      await this.keys.in(unit).revokeApiKeysOf(userId)
-    })
+  ) {}
+
+  /**
+   * A deleted user's keys end with the deletion, in its transaction: restoring the user does not
+   * bring them back (like their sessions).
+   */
+  async revokeAllOfDeleted(unit: Unit, userId: number): Promise<void> {
+    await this.keys.in(unit).revokeApiKeysOf(userId)
   }
 
   /** Creates a key for the actor; the answer holds the only copy of the secret. */

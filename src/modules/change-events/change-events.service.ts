@@ -1,5 +1,5 @@
-// Every change to a user or a post becomes a change event: the users and posts services publish
-// 'user.changed' and 'post.changed' inside the change's unit of work, and the event row is
+// Every change to a user or a post becomes a change event: the users and posts services call
+// ChangeLog.userChanged and postChanged inside the change's unit of work, and the event row is
 // written there, so a change that commits always has its event and one that rolls back never
 // does. Webhooks receive the events through forwardPending(); realtime streams read them by id.
 import { randomUUID } from 'node:crypto'
@@ -7,10 +7,9 @@ import { randomUUID } from 'node:crypto'
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import { afterCommit } from '../../db/unit-of-work.js'
 import { nowIso } from '../../shared/timestamps.js'
-import type { DomainEvents } from '../domain-events.js'
 import type { Post } from '../posts/post.js'
 import type { User } from '../users/user.js'
-import type { ChangeEvent, ChangeEventType } from './change-event.js'
+import type { ChangeEvent, ChangeEventType, PostEventType, UserEventType } from './change-event.js'
 import { toChangeEvent } from './change-event.js'
 import type { ChangeEventsRepository } from './change-events.repository.js'
 
@@ -22,18 +21,31 @@ export interface ChangeEventShapes {
 
 const FORWARD_BATCH = 100
 
-export class ChangeEventService {
+/** What the users and posts features call inside the unit of work of a change, to record it with the change. */
+export interface ChangeLog {
+  userChanged(unit: Unit, type: UserEventType, user: User): Promise<void>
+  postChanged(unit: Unit, type: PostEventType, post: Post): Promise<void>
+}
+
+/** Takes a batch of change events inside the unit that marks them forwarded (webhooks make their deliveries). */
+export type ForwardEvents = (unit: Unit, events: ChangeEvent[]) => Promise<void>
+
+export class ChangeEventService implements ChangeLog {
   private readonly listeners = new Set<() => void>()
 
   constructor(
     private readonly events: ChangeEventsRepository,
     private readonly unitOfWork: UnitOfWork,
-    private readonly domainEvents: DomainEvents,
-    shapes: ChangeEventShapes,
+    private readonly shapes: ChangeEventShapes,
     private readonly options: { retentionMinutes: number },
-  ) {
-    domainEvents.subscribe('user.changed', ({ unit, type, user }) => this.record(unit, type, `user:${user.id}`, user.id, shapes.user(user)))
-    domainEvents.subscribe('post.changed', ({ unit, type, post }) => this.record(unit, type, `post:${post.id}`, post.authorId, shapes.post(post)))
+  ) {}
+
+  userChanged(unit: Unit, type: UserEventType, user: User): Promise<void> {
+    return this.record(unit, type, `user:${user.id}`, user.id, this.shapes.user(user))
+  }
+
+  postChanged(unit: Unit, type: PostEventType, post: Post): Promise<void> {
+    return this.record(unit, type, `post:${post.id}`, post.authorId, this.shapes.post(post))
   }
 
   /** Calls `listener` in this process after each commit that wrote events; returns the unsubscribe. */
@@ -43,16 +55,16 @@ export class ChangeEventService {
   }
 
   /**
-   * Hands the oldest unforwarded events to whoever subscribes to 'change_events.forwarding'
-   * (webhooks make deliveries of them) and marks them forwarded, in one unit: events are
-   * forwarded once, by one process. Says whether it took a full batch (more may be waiting).
+   * Hands the oldest unforwarded events to `forward` (webhooks make deliveries of them) and marks
+   * them forwarded, in one unit: events are forwarded once, by one process. Says whether it took
+   * a full batch (more may be waiting).
    */
-  forwardPending(): Promise<boolean> {
+  forwardPending(forward: ForwardEvents): Promise<boolean> {
     return this.unitOfWork.run(async (unit) => {
       const events = this.events.in(unit)
       const rows = await events.lockUnforwarded(FORWARD_BATCH)
       if (rows.length === 0) return false
-      await this.domainEvents.publish('change_events.forwarding', { unit, events: rows.map(toChangeEvent) })
+      await forward(unit, rows.map(toChangeEvent))
       await events.markForwarded(rows.map((row) => Number(row.id)))
       return rows.length === FORWARD_BATCH
     })

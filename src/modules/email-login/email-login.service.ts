@@ -10,7 +10,6 @@ import { invalidCode, invalidToken } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { RedirectAllowList } from '../../shared/redirect-allow-list.js'
 import type { AuthService, BrowserSession } from '../auth/auth.service.js'
-import type { DomainEvents } from '../domain-events.js'
 import type { MailService } from '../mail/mail.service.js'
 import type { OneTimeSecrets, SecretKind, SpentSecret } from '../one-time-secrets/one-time-secrets.service.js'
 import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
@@ -44,7 +43,6 @@ export class EmailLoginService {
   constructor(
     secrets: OneTimeSecrets,
     private readonly unitOfWork: UnitOfWork,
-    private readonly domainEvents: DomainEvents,
     private readonly users: UserService,
     private readonly auth: AuthService,
     private readonly mail: MailService,
@@ -78,8 +76,8 @@ export class EmailLoginService {
     await this.unitOfWork.run(async (unit) => {
       const { token, code = '' } = await this.mails.issue({ userId: user.id, data: { email: user.email }, code: true, unit })
       const values = { name: user.name, link: this.link(token, redirect), code, valid_for: `${EMAIL_LOGIN_MINUTES} minutes` }
-      await this.domainEvents.publish('mail.requested', { unit, template: 'email-login', to: user.email, values })
-      await this.domainEvents.publish('security.event', { unit, type: 'email_login_requested', userId: user.id, client })
+      await this.mail.queue(unit, { template: 'email-login', to: user.email, values })
+      await this.events.record('email_login_requested', user.id, client, { unit })
     })
     this.mail.kick()
   }

@@ -16,11 +16,11 @@ import { assertSuperuser, DomainError, invalidCode } from '../../shared/errors.j
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { RedirectAllowList } from '../../shared/redirect-allow-list.js'
 import type { AuthService, BrowserSession } from '../auth/auth.service.js'
-import type { DomainEvents } from '../domain-events.js'
 import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/one-time-secrets.service.js'
 import type { RateLimitService } from '../rate-limits/rate-limits.service.js'
 import type { ClientInfo, LoginMethod } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
+import type { SignInMethods } from '../sign-in-methods/sign-in-methods.service.js'
 import type { SignupPolicy, User } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
 import type { IdentitiesRepository } from './identities.repository.js'
@@ -155,7 +155,7 @@ export class IdentityService {
     private readonly events: SecurityEventService,
     private readonly limits: RateLimitService,
     private readonly unitOfWork: UnitOfWork,
-    private readonly domainEvents: DomainEvents,
+    private readonly signInMethods: SignInMethods,
     private readonly redirects: RedirectAllowList,
     private readonly signupPolicy: SignupPolicy,
   ) {
@@ -313,7 +313,7 @@ export class IdentityService {
     const identity = identities.find((candidate) => candidate.id === identityId)
     if (!identity) throw identityNotFound()
     const removed = await this.unitOfWork.run(async (unit) => {
-      if (options.keepTheLastWayIn) await this.domainEvents.publish('sign_in_method.removing', { unit, userId })
+      if (options.keepTheLastWayIn) await this.signInMethods.assertNotLast(unit, userId)
       return this.repository.in(unit).deleteIdentityOf(userId, identityId)
     })
     if (!removed) throw identityNotFound()
@@ -358,11 +358,12 @@ export class IdentityService {
     if (this.signupPolicy !== 'open') throw new SignInFailed('signup_disabled', 'New accounts cannot sign up here')
     await this.limits.consumeBuckets([['signup-address', client.ip ?? '']])
     try {
-      return await this.users.signUpFromProvider(
-        { email: identity.email, emailVerified: identity.emailVerified, name: identity.name, username: identity.username },
-        client,
-        (unit, user) => this.link(user, provider, identity, unit),
-      )
+      const profile = { email: identity.email, emailVerified: identity.emailVerified, name: identity.name, username: identity.username }
+      return await this.unitOfWork.run(async (unit) => {
+        const user = await this.users.signUpFromProvider(unit, profile, client)
+        await this.link(user, provider, identity, unit)
+        return user
+      })
     } catch (error) {
       // Soft-deleted and inactive accounts keep their email: the same refusal as a live one.
       if (error instanceof DomainError && error.code === 'email_taken') throw new SignInFailed('account_exists', 'An account with this email exists')

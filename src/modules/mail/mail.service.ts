@@ -1,20 +1,27 @@
-// Mail goes through the outbox: enqueue() writes the rendered message in the caller's
+// Mail goes through the outbox: queue() writes the rendered message in the caller's
 // transaction (beside the token it carries), and the dispatcher sends it later, in whichever
 // process claims it first, retrying with exponential backoff while the mail server is away.
 import { randomUUID } from 'node:crypto'
 
+import type { Unit } from '../../db/unit-of-work.js'
 import type { Logger } from '../../logger.js'
 import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser, DomainError } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
 import { PollLoop } from '../../shared/poll-loop.js'
-import type { DomainEvents } from '../domain-events.js'
-import type { MailTransport } from './mail.js'
+import type { MailTemplateName, MailTransport } from './mail.js'
 import type { QueuedMail } from './mail.js'
 import { MAIL_PREVIEW_OFF, toQueuedMail } from './mail.js'
 import type { OutboxRepository, OutboxRow } from './outbox.repository.js'
 import { loadTemplates, renderTemplate } from './templates.js'
+
+/** A mail a feature asks for: a template and its values. */
+export interface MailRequest {
+  template: MailTemplateName
+  to: string
+  values: Record<string, string>
+}
 
 export interface MailServiceOptions {
   templatesDir: string | undefined
@@ -46,13 +53,13 @@ export class MailService {
     private readonly transport: MailTransport,
     private readonly logger: Logger,
     private readonly options: MailServiceOptions,
-    domainEvents: DomainEvents,
   ) {
     this.templates = loadTemplates(options.templatesDir)
-    // Mail a module asks for is queued in its unit of work: it goes out only if the change commits.
-    domainEvents.subscribe('mail.requested', async ({ unit, template, to, values }) => {
-      await this.outbox.in(unit).insertOutboxMessage(renderTemplate(this.templates[template], to, values))
-    })
+  }
+
+  /** Queues a mail in the unit of work of the change it belongs to: it goes out only if the change commits. */
+  async queue(unit: Unit, request: MailRequest): Promise<void> {
+    await this.outbox.in(unit).insertOutboxMessage(renderTemplate(this.templates[request.template], request.to, request.values))
   }
 
   /** Starts polling the outbox (every process may: claims keep them from sending a message twice). */

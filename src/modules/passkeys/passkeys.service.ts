@@ -9,10 +9,10 @@ import type { UnitOfWork } from '../../db/unit-of-work.js'
 import { DomainError } from '../../shared/errors.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { EnrolmentSessions, PasskeyResponse, PasskeySignIn } from '../auth/second-factor-gate.js'
-import type { DomainEvents } from '../domain-events.js'
 import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/one-time-secrets.service.js'
 import type { ClientInfo } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
+import type { SignInMethods } from '../sign-in-methods/sign-in-methods.service.js'
 import type { User } from '../users/user.js'
 import { limitIdentity } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
@@ -73,7 +73,7 @@ export class PasskeyService implements PasskeySignIn {
     private readonly users: UserService,
     private readonly events: SecurityEventService,
     private readonly unitOfWork: UnitOfWork,
-    private readonly domainEvents: DomainEvents,
+    private readonly signInMethods: SignInMethods,
     private readonly rp: RelyingParty,
     private readonly sessions: EnrolmentSessions,
     /** Told once per reason when a setting refused an answer (an origin WEBAUTHN_ORIGINS does not list …). */
@@ -147,7 +147,7 @@ export class PasskeyService implements PasskeySignIn {
     const own = await this.repository.listPasskeysOf(userId)
     if (!own.some((row) => row.id === id)) throw passkeyNotFound()
     const removed = await this.unitOfWork.run(async (unit) => {
-      await this.domainEvents.publish('sign_in_method.removing', { unit, userId })
+      await this.signInMethods.assertNotLast(unit, userId)
       return this.repository.in(unit).deletePasskey(userId, id)
     })
     if (!removed) throw passkeyNotFound()

@@ -1,13 +1,13 @@
 // Post rules: anyone reads, a logged-in caller writes as themselves, the author or a
 // superuser edits and deletes, only a superuser removes permanently. No HTTP here. Each change
-// publishes 'post.changed' in its own unit of work (its change event commits with it).
+// is recorded in the change log in its own unit of work (its change event commits with it).
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser, DomainError, forbidden, notAuthenticated } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
 import type { PostEventType } from '../change-events/change-event.js'
-import type { DomainEvents } from '../domain-events.js'
+import type { ChangeLog } from '../change-events/change-events.service.js'
 import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
 import { toPost } from './post.js'
 import type { PostsRepository } from './posts.repository.js'
@@ -30,15 +30,18 @@ export class PostService {
   constructor(
     private readonly posts: PostsRepository,
     private readonly unitOfWork: UnitOfWork,
-    private readonly domainEvents: DomainEvents,
+    private readonly changes: ChangeLog,
     private readonly options: { requireVerifiedEmail: boolean } = { requireVerifiedEmail: false },
-  ) {
-    // An author's posts disappear and come back with them, in the same transaction.
-    domainEvents.subscribe('user.soft_deleted', ({ unit, userId }) => this.posts.in(unit).hidePostsOf(userId))
-    // Only the posts hidden with the author (at `deletedAt` or later) come back; older deletions stay.
-    domainEvents.subscribe('user.restored', async ({ unit, userId, deletedAt }) => {
-      if (deletedAt !== null) await this.posts.in(unit).unhidePostsOf(userId, deletedAt)
-    })
+  ) {}
+
+  /** An author's posts disappear with them, in the transaction of the deletion. */
+  async hideAllOf(unit: Unit, authorId: number): Promise<void> {
+    await this.posts.in(unit).hidePostsOf(authorId)
+  }
+
+  /** Only the posts hidden with the author (at `deletedAt` or later) come back; older deletions stay. */
+  async restoreHiddenWith(unit: Unit, authorId: number, deletedAt: string | null): Promise<void> {
+    if (deletedAt !== null) await this.posts.in(unit).unhidePostsOf(authorId, deletedAt)
   }
 
   async get(id: number): Promise<Post> {
@@ -98,9 +101,9 @@ export class PostService {
     if (!removed) postNotFound()
   }
 
-  /** Publishes the change in its unit (its change event is written there) and gives the post back. */
+  /** Records the change in its unit (its change event is written there) and gives the post back. */
   private async changed(unit: Unit, type: PostEventType, post: Post): Promise<Post> {
-    await this.domainEvents.publish('post.changed', { unit, type, post })
+    await this.changes.postChanged(unit, type, post)
     return post
   }
 

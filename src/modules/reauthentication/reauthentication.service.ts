@@ -11,7 +11,6 @@ import { hashedKey } from '../../shared/hashed-key.js'
 import type { AuthService, SessionProof, TokenCaller } from '../auth/auth.service.js'
 import type { LoginThrottle } from '../auth/login-throttle.js'
 import type { PasskeyResponse } from '../auth/second-factor-gate.js'
-import type { DomainEvents } from '../domain-events.js'
 import type { MailService } from '../mail/mail.service.js'
 import type { SecondFactorService } from '../mfa/second-factors.service.js'
 import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/one-time-secrets.service.js'
@@ -69,7 +68,6 @@ export class ReauthenticationService {
     private readonly limits: RateLimitService,
     private readonly mail: MailService,
     private readonly unitOfWork: UnitOfWork,
-    private readonly domainEvents: DomainEvents,
     private readonly events: SecurityEventService,
     private readonly now: () => number = Date.now,
   ) {
@@ -137,7 +135,7 @@ export class ReauthenticationService {
     await this.unitOfWork.run(async (unit) => {
       const { code = '' } = await this.mailedCodes.issue({ userId: user.id, data: undefined, code: true, unit })
       const values = { name: user.name, code, valid_for: `${this.mailedCodes.lifetimeSeconds / 60} minutes` }
-      await this.domainEvents.publish('mail.requested', { unit, template: 'reauthentication-code', to: user.email, values })
+      await this.mail.queue(unit, { template: 'reauthentication-code', to: user.email, values })
     })
     this.mail.kick()
   }

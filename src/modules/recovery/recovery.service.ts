@@ -8,12 +8,12 @@
 import type { UnitOfWork } from '../../db/unit-of-work.js'
 import type { ApiKeyService } from '../api-keys/api-keys.service.js'
 import type { AuthService } from '../auth/auth.service.js'
-import type { DomainEvents } from '../domain-events.js'
 import type { IdentityService } from '../identities/identities.service.js'
 import type { MailService } from '../mail/mail.service.js'
 import type { SecondFactorService } from '../mfa/second-factors.service.js'
 import type { PasskeyService } from '../passkeys/passkeys.service.js'
 import type { ClientInfo } from '../security-events/security-event.js'
+import type { SecurityEventService } from '../security-events/security-events.service.js'
 import type { User } from '../users/user.js'
 import type { UserService } from '../users/users.service.js'
 
@@ -69,7 +69,7 @@ export class AccountRecovery {
     private readonly secondFactors: SecondFactorService,
     private readonly mail: MailService,
     private readonly unitOfWork: UnitOfWork,
-    private readonly domainEvents: DomainEvents,
+    private readonly events: SecurityEventService,
   ) {}
 
   async waysIn(userId: number): Promise<WaysIn> {
@@ -117,9 +117,9 @@ export class AccountRecovery {
     }
     const remaining = await this.waysIn(user.id)
     await this.unitOfWork.run(async (unit) => {
-      await this.domainEvents.publish('security.event', { unit, type: 'ways_in_ended', userId: user.id, client })
+      await this.events.record('ways_in_ended', user.id, client, { unit })
       const values = { name: user.name, reason: adopting ? `${REASONS[reason]} ${ADOPTED}` : REASONS[reason], ended: describeEnded(ended), remaining: describeRemaining(remaining) }
-      await this.domainEvents.publish('mail.requested', { unit, template: 'ways-in-ended', to: user.email, values })
+      await this.mail.queue(unit, { template: 'ways-in-ended', to: user.email, values })
     })
     this.mail.kick()
     return ended

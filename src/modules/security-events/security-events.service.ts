@@ -9,7 +9,6 @@ import { assertSuperuser } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
-import type { DomainEvents } from '../domain-events.js'
 import type { ClientInfo, EventMethod, SecurityEvent, SecurityEventFilter, SecurityEventType } from './security-event.js'
 import { toSecurityEvent } from './security-event.js'
 import type { SecurityEventsRepository } from './security-events.repository.js'
@@ -20,10 +19,7 @@ export class SecurityEventService {
   constructor(
     private readonly repository: SecurityEventsRepository,
     private readonly retentionDays: number,
-    domainEvents: DomainEvents,
-  ) {
-    domainEvents.subscribe('security.event', ({ unit, type, userId, client }) => this.record(type, userId, client, { unit }))
-  }
+  ) {}
 
   /**
    * Records an event now, or inside `unit` when another module's change reports it (a domain

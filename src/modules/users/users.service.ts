@@ -15,6 +15,7 @@ import type { PasswordHasher } from '../auth/passwords.js'
 import type { AvatarService, AvatarUpload } from '../avatars/avatars.service.js'
 import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/avatars.service.js'
 import type { UserEventType } from '../change-events/change-event.js'
+import type { ChangeLog } from '../change-events/change-events.service.js'
 import type { DomainEvents } from '../domain-events.js'
 import type { ClientInfo } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
@@ -23,6 +24,7 @@ import { assertAcceptablePassword } from './password-policy.js'
 import type { ManagedUser, NewUserInput, ProviderProfile, SignupPolicy, User, UserChanges, UserDirectoryQuery, UserSearchFilter } from './user.js'
 import { limitIdentity, NO_PASSWORD, toManagedUser, toUser } from './user.js'
 import type { UserDirectoryRepository } from './user-directory.repository.js'
+import type { UserLifecycle } from './user-lifecycle.js'
 import type { UsersRepository } from './users.repository.js'
 
 /** Lists are in id order: the id is the key keyset paging continues after. */
@@ -89,7 +91,11 @@ export class UserService {
     private readonly users: UsersRepository,
     private readonly managedUsers: UserDirectoryRepository,
     private readonly unitOfWork: UnitOfWork,
+    /** After-commit events: 'user.email_changed'. */
     private readonly domainEvents: DomainEvents,
+    /** What other features write in a change's own unit of work. */
+    private readonly lifecycle: UserLifecycle,
+    private readonly changes: ChangeLog,
     private readonly passwords: PasswordHasher,
     private readonly avatars: AvatarService,
     private readonly tiers: TierService,
@@ -196,8 +202,8 @@ export class UserService {
     try {
       return await this.unitOfWork.run(async (unit) => {
         const user = toUser(await this.users.in(unit).insertUser(row))
-        await this.domainEvents.publish('security.event', { unit, type: 'user_signed_up', userId: user.id, client })
-        await this.domainEvents.publish('user.signed_up', { unit, user })
+        await this.events.record('user_signed_up', user.id, client, { unit })
+        await this.lifecycle.signedUp(unit, user)
         return await this.changed(unit, 'user.created', user)
       })
     } catch (error) {
@@ -206,36 +212,35 @@ export class UserService {
   }
 
   /**
-   * Someone an identity provider vouches for signs themselves up: no password (they can set one
-   * through a reset), verified when the provider says the address is, a username made unique from
-   * the one they go by. `alsoInUnit` writes with the account (the identity it signed up with).
+   * Someone an identity provider vouches for signs themselves up, in the caller's unit of work
+   * (which links the identity they signed up with): no password (they can set one through a
+   * reset), verified when the provider says the address is, a username made unique from the one
+   * they go by.
    */
-  async signUpFromProvider(profile: ProviderProfile, client: ClientInfo, alsoInUnit: (unit: Unit, user: User) => Promise<void>): Promise<User> {
-    if (await this.users.emailTaken(profile.email)) throw emailTaken()
-    const username = await this.freeUsername(profile.username ?? profile.email.split('@')[0] ?? '')
+  async signUpFromProvider(unit: Unit, profile: ProviderProfile, client: ClientInfo): Promise<User> {
+    const users = this.users.in(unit)
+    if (await users.emailTaken(profile.email)) throw emailTaken()
+    const username = await this.freeUsername(users, profile.username ?? profile.email.split('@')[0] ?? '')
     const row = { name: displayName(profile.name, username), username, email: profile.email, hashed_password: NO_PASSWORD, profile_image_url: DEFAULT_PROFILE_IMAGE_URL, age: null, is_superuser: false }
+    let user: User
     try {
-      return await this.unitOfWork.run(async (unit) => {
-        const users = this.users.in(unit)
-        let user = toUser(await users.insertUser(row))
-        if (profile.emailVerified && (await users.markEmailVerified(user.id, user.email))) user = { ...user, isVerified: true }
-        await alsoInUnit(unit, user)
-        await this.domainEvents.publish('security.event', { unit, type: 'user_signed_up', userId: user.id, client })
-        await this.domainEvents.publish('user.signed_up', { unit, user })
-        return await this.changed(unit, 'user.created', user)
-      })
+      user = toUser(await users.insertUser(row))
     } catch (error) {
       return conflictFrom(error)
     }
+    if (profile.emailVerified && (await users.markEmailVerified(user.id, user.email))) user = { ...user, isVerified: true }
+    await this.events.record('user_signed_up', user.id, client, { unit })
+    await this.lifecycle.signedUp(unit, user)
+    return this.changed(unit, 'user.created', user)
   }
 
   /** `wanted` as a valid username, with digits added until no account holds it. */
-  private async freeUsername(wanted: string): Promise<string> {
+  private async freeUsername(users: UsersRepository, wanted: string): Promise<string> {
     const base = (wanted.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '') || 'user').slice(0, 20).padEnd(2, '_')
-    if (!(await this.users.usernameTaken(base))) return base
+    if (!(await users.usernameTaken(base))) return base
     for (let attempt = 0; attempt < 8; attempt++) {
       const candidate = `${base.slice(0, 14)}_${randomInt(10_000, 100_000)}`
-      if (!(await this.users.usernameTaken(candidate))) return candidate
+      if (!(await users.usernameTaken(candidate))) return candidate
     }
     throw usernameTaken()
   }
@@ -363,7 +368,7 @@ export class UserService {
     const deleted = await this.unitOfWork.run(async (unit) => {
       const users = this.users.in(unit)
       if (!(await users.softDeleteUser(id))) return false
-      await this.domainEvents.publish('user.soft_deleted', { unit, userId: id })
+      await this.lifecycle.softDeleted(unit, id)
       const row = await users.findAnyUserById(id)
       if (row) await this.changed(unit, 'user.deleted', toUser(row))
       return true
@@ -381,7 +386,7 @@ export class UserService {
       const users = this.users.in(unit)
       const deletedAt = await this.deletionOf(users, id)
       if (!(await users.restoreUser(id))) userNotFound()
-      await this.domainEvents.publish('user.restored', { unit, userId: id, deletedAt })
+      await this.lifecycle.restored(unit, id, deletedAt)
       const row = await users.findUserById(id)
       if (row) await this.changed(unit, 'user.restored', toUser(row))
     })
@@ -471,9 +476,9 @@ export class UserService {
     })
   }
 
-  /** Publishes the change in its unit (its change event is written there) and gives the user back. */
+  /** Records the change in its unit (its change event is written there) and gives the user back. */
   private async changed(unit: Unit, type: UserEventType, user: User): Promise<User> {
-    await this.domainEvents.publish('user.changed', { unit, type, user })
+    await this.changes.userChanged(unit, type, user)
     return user
   }
 

@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 
 import { Webhook as Signer } from 'standardwebhooks'
 
-import type { UnitOfWork } from '../../db/unit-of-work.js'
+import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import type { Logger } from '../../logger.js'
 import type { Actor } from '../../shared/actor.js'
 import { coalesced } from '../../shared/coalesced.js'
@@ -18,7 +18,6 @@ import { PollLoop } from '../../shared/poll-loop.js'
 import type { ChangeEvent } from '../change-events/change-event.js'
 import { eventBody } from '../change-events/change-event.js'
 import type { ChangeEventService } from '../change-events/change-events.service.js'
-import type { DomainEvents } from '../domain-events.js'
 import type { SecretBox } from '../mfa/secret-box.js'
 import type { ClientInfo } from '../security-events/security-event.js'
 import type { SecurityEventService } from '../security-events/security-events.service.js'
@@ -72,7 +71,6 @@ export class WebhookService {
   constructor(
     private readonly webhooks: WebhooksRepository,
     private readonly unitOfWork: UnitOfWork,
-    private readonly domainEvents: DomainEvents,
     private readonly changeEvents: ChangeEventService,
     private readonly secrets: SecretBox,
     private readonly securityEvents: SecurityEventService,
@@ -80,16 +78,6 @@ export class WebhookService {
     private readonly options: WebhookServiceOptions,
   ) {
     this.loop = new PollLoop(() => this.dispatch(), POLL_INTERVAL_MS, (error) => this.logger.warn({ err: error }, 'webhook dispatch failed; retrying on the next pass'))
-    // Each forwarded event becomes a delivery to every enabled endpoint subscribed to its type, in the forwarding unit.
-    domainEvents.subscribe('change_events.forwarding', async ({ unit, events }) => {
-      const webhooks = this.webhooks.in(unit)
-      const endpoints = (await webhooks.listEnabledWebhooks()).map(toWebhook)
-      // An endpoint hears what happens from its creation on, not the events still waiting to be forwarded from before it.
-      const rows = events.flatMap((event) =>
-        endpoints.filter((endpoint) => endpoint.events.includes(event.type) && Date.parse(event.timestamp) >= Date.parse(endpoint.createdAt)).map((endpoint) => deliveryOf(endpoint.id, event)),
-      )
-      await webhooks.insertDeliveries(rows, Date.now())
-    })
     // Commits that wrote events wake this process's dispatcher, once per burst; others find them on their next poll.
     changeEvents.onCommitted(coalesced(() => this.loop.kick(), COMMIT_COALESCE_MS))
   }
@@ -108,7 +96,7 @@ export class WebhookService {
     const secret = newSecret()
     const row = await this.unitOfWork.run(async (unit) => {
       const created = await this.webhooks.in(unit).insertWebhook({ url: input.url, description: input.description ?? '', events: JSON.stringify(unique(input.events)), secret: this.secrets.seal(secret) })
-      await this.domainEvents.publish('security.event', { unit, type: 'webhook_created', userId: actor.id, client })
+      await this.securityEvents.record('webhook_created', actor.id, client, { unit })
       return created
     })
     return { ...toWebhook(row), secret }
@@ -143,7 +131,7 @@ export class WebhookService {
     assertSuperuser(actor)
     const removed = await this.unitOfWork.run(async (unit) => {
       if (!(await this.webhooks.in(unit).deleteWebhook(id))) return false
-      await this.domainEvents.publish('security.event', { unit, type: 'webhook_deleted', userId: actor.id, client })
+      await this.securityEvents.record('webhook_deleted', actor.id, client, { unit })
       return true
     })
     if (!removed) webhookNotFound()
@@ -158,7 +146,7 @@ export class WebhookService {
       const webhooks = this.webhooks.in(unit)
       const current = (await webhooks.findWebhook(id)) ?? webhookNotFound()
       await webhooks.updateWebhook(id, { secret: this.secrets.seal(secret), previous_secret: current.secret, previous_secret_until: until })
-      await this.domainEvents.publish('security.event', { unit, type: 'webhook_secret_rotated', userId: actor.id, client })
+      await this.securityEvents.record('webhook_secret_rotated', actor.id, client, { unit })
     })
     return { secret, previousValidUntil: new Date(until).toISOString() }
   }
@@ -196,12 +184,26 @@ export class WebhookService {
     return this.webhooks.deleteSettledBefore(new Date(Date.now() - SETTLED_RETENTION_MS).toISOString())
   }
 
+  /**
+   * Each forwarded change event becomes a delivery to every enabled endpoint subscribed to its
+   * type, in the unit that marks the events forwarded.
+   */
+  async enqueueDeliveries(unit: Unit, events: ChangeEvent[]): Promise<void> {
+    const webhooks = this.webhooks.in(unit)
+    const endpoints = (await webhooks.listEnabledWebhooks()).map(toWebhook)
+    // An endpoint hears what happens from its creation on, not the events still waiting to be forwarded from before it.
+    const rows = events.flatMap((event) =>
+      endpoints.filter((endpoint) => endpoint.events.includes(event.type) && Date.parse(event.timestamp) >= Date.parse(endpoint.createdAt)).map((endpoint) => deliveryOf(endpoint.id, event)),
+    )
+    await webhooks.insertDeliveries(rows, Date.now())
+  }
+
   /** Forwards new change events, then sends every due delivery this process can claim, batch by batch. */
   async dispatch(): Promise<void> {
     // Full batches mean a backlog; a partial one has caught up. Events written meanwhile wait for
     // the next pass (their commit asks for one): under steady writes, forwarding until none were
     // left would never get to sending.
-    while (await this.changeEvents.forwardPending()) {
+    while (await this.changeEvents.forwardPending((unit, events) => this.enqueueDeliveries(unit, events))) {
       if (this.loop.isStopped) return
     }
     for (;;) {
