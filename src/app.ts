@@ -54,7 +54,6 @@ declare module 'fastify' {
     routeTable: readonly RouteTableEntry[]
   }
 }
-const PRUNE_INTERVAL_MS = 10 * 60 * 1000
 
 export interface AppOptions {
   config: Config
@@ -117,18 +116,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const backends = options.backends ?? (await openBackends(config, secretKey, logger, { prepare: options.prepare ?? true }))
   const { database, services } = backends
 
-  const pruneTimer = setInterval(() => {
-    services.pruneExpiredState().catch((error: unknown) => logger.warn({ err: error }, 'pruning expired state failed'))
-  }, PRUNE_INTERVAL_MS).unref()
   // A search index left in pieces (a bulk import, sign-ups) is merged as the service starts,
   // without holding up readiness; shutdown stops it between steps.
   const stopCompacting = new AbortController()
   let compacting: Promise<void> = Promise.resolve()
-  // Every process sends queued mail and webhook deliveries; claiming keeps two from sending one.
+  // Every process runs the background jobs (services.jobs: relays, cleanup, the limiter's flush);
+  // claiming keeps two from sending one mail or delivery.
   app.addHook('onReady', async () => {
-    services.mail.start()
-    services.webhooks.start()
     await services.eventStreams.start()
+    services.jobs.start()
     compacting = services
       .compactSearchIndex(stopCompacting.signal)
       .catch((error: unknown) => logger.warn({ err: error }, 'merging the search index failed'))
@@ -142,13 +138,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     const unfinished = await handlersInFlight.settled(HANDLER_DRAIN_MS)
     if (unfinished > 0) logger.warn({ handlers: unfinished }, 'shutting down with request handlers still running')
-    clearInterval(pruneTimer)
     stopCompacting.abort()
     await compacting
     await services.account.settle()
     await services.emailLogin.settle()
-    await services.mail.stop()
-    await services.webhooks.stop()
+    await services.jobs.stop()
+    services.mail.close()
     await services.passwords.close()
     await backends.close()
   })

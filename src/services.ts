@@ -36,11 +36,11 @@ import { ChangeEventService } from './modules/change-events/change-events.servic
 import { DomainEvents } from './modules/domain-events.js'
 import { EmailLoginService } from './modules/email-login/email-login.service.js'
 import { LocalSignal } from './modules/event-streams/change-signal.js'
-import { EventStreamService } from './modules/event-streams/event-streams.service.js'
+import { EventStreamService, SESSION_CHECK_MS } from './modules/event-streams/event-streams.service.js'
 import { redisSignal } from './modules/event-streams/redis-signal.js'
 import { identitiesFunctions } from './modules/identities/identities.repository.js'
 import { IdentityService } from './modules/identities/identities.service.js'
-import { MailService } from './modules/mail/mail.service.js'
+import { MAIL_RELAY_INTERVAL_MS, MailService } from './modules/mail/mail.service.js'
 import { outboxFunctions } from './modules/mail/outbox.repository.js'
 import { createMailTransport } from './modules/mail/transports.js'
 import { mfaFunctions } from './modules/mfa/mfa.repository.js'
@@ -57,8 +57,9 @@ import { PostService } from './modules/posts/posts.service.js'
 import { DatabaseCounterStore, RedisCounterStore } from './modules/rate-limits/counter-store.js'
 import { rateLimitsFunctions } from './modules/rate-limits/rate-limits.repository.js'
 import type { LimitBucket } from './modules/rate-limits/rate-limits.service.js'
-import { RateLimitService } from './modules/rate-limits/rate-limits.service.js'
+import { RateLimitService, RULES_REFRESH_MS } from './modules/rate-limits/rate-limits.service.js'
 import type { Limit } from './modules/rate-limits/rule.js'
+import { FLUSH_MS } from './modules/rate-limits/shared-limiter.js'
 import { ReauthenticationService } from './modules/reauthentication/reauthentication.service.js'
 import { AccountRecovery } from './modules/recovery/recovery.service.js'
 import { securityEventsFunctions } from './modules/security-events/security-events.repository.js'
@@ -73,10 +74,13 @@ import { userDirectoryFunctions } from './modules/users/user-directory.repositor
 import type { UserLifecycle } from './modules/users/user-lifecycle.js'
 import { usersFunctions } from './modules/users/users.repository.js'
 import { UserService } from './modules/users/users.service.js'
+import { WEBHOOK_RELAY_INTERVAL_MS, WebhookRelay } from './modules/webhooks/webhook-relay.js'
 import { webhooksFunctions } from './modules/webhooks/webhooks.repository.js'
 import { WebhookService } from './modules/webhooks/webhooks.service.js'
 import { BackgroundWork } from './shared/background-work.js'
+import { coalesced } from './shared/coalesced.js'
 import { RedirectAllowList } from './shared/redirect-allow-list.js'
+import { Scheduler } from './shared/scheduler.js'
 import { Signals } from './shared/signals.js'
 import { WarnOnce } from './shared/warn-once.js'
 import { VERSIONS } from './versions.js'
@@ -122,6 +126,8 @@ export interface Services {
   tokens: TokenService
   /** The asymmetric signing keys (undefined with JWT_ALGORITHM=HS256): rotated by `npm run rotate-signing-key`. */
   signingKeys: SigningKeys | undefined
+  /** Every background job of the process (relays, streams' feed, cleanup, the limiter's flush); src/app.ts starts and stops them. */
+  jobs: Scheduler
   /** Deletes expired tokens, sessions, revocations, rate-limit windows, old sent mail and old security events. */
   pruneExpiredState(): Promise<void>
   /** Merges SQLite's user search index back into one segment once it is in pieces (search-index.ts). */
@@ -137,6 +143,18 @@ export interface ServiceDependencies {
   redis: Redis | undefined
   logger: Logger
 }
+
+/** The rhythm of the background jobs that are not a feature's own setting. */
+const BACKGROUND = {
+  /** The longest an idle relay waits between runs (a commit that queued work wakes it at once). */
+  relayIdleMs: 30_000,
+  /** The longest the streams' jobs and the limiter's flush wait while there is nothing to do. */
+  streamIdleMs: 30_000,
+  /** Expired tokens, secrets, windows, old mail, events and deliveries are deleted this often. */
+  cleanupMs: 10 * 60 * 1000,
+}
+/** Commits in a burst wake the webhook relay once. */
+const COMMIT_COALESCE_MS = 50
 
 const LOGIN_WINDOW_SECONDS = 60
 const PASSWORD_RESET_WINDOW_SECONDS = 3600
@@ -174,6 +192,8 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const settingWarnings = new WarnOnce(logger)
   // Each module's repository bound to the database; its service joins units of work through it.
   const unitOfWork = new UnitOfWork(db)
+  // Every background job of the process; registered below, once the services they run exist.
+  const jobs = new Scheduler((error, job) => logger.warn({ err: error, job }, 'a background job failed; it runs again at its next turn'))
   const domainEvents = new DomainEvents((error, type) => logger.error({ err: error, event: type }, 'a reaction to a committed change failed'))
   const authRepository = bindRepository(authFunctions, db)
   const rateLimitsRepository = bindRepository(rateLimitsFunctions, db)
@@ -205,18 +225,14 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const oneTimeSecrets = new OneTimeSecrets(bindRepository(oneTimeSecretsFunctions, db), secretKey)
   const securityEvents = new SecurityEventService(bindRepository(securityEventsFunctions, db), config.securityEventRetentionDays)
   const transport = createMailTransport({ kind: config.mail.transport, smtpUrl: config.mail.smtpUrl, from: config.mail.from, dataDir: config.dataDir, logger })
-  const mail = new MailService(bindRepository(outboxFunctions, db), transport, logger, { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs, preview: config.mail.preview })
+  const mail = new MailService(bindRepository(outboxFunctions, db), transport, logger, { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs, preview: config.mail.preview }, () => jobs.kick('mail'))
   // Change events carry version 2's read shapes; a superuser's view, so the email is always there.
   const changeEvents = new ChangeEventService(bindRepository(changeEventsFunctions, db), unitOfWork, { user: (user) => toUserReadV2(user, true), post: toPostRead }, config.events)
-  const webhooks = new WebhookService(
-    bindRepository(webhooksFunctions, db),
-    unitOfWork,
-    changeEvents,
-    new SecretBox(secretKey, config.secretKeyPrevious, 'user-post-service webhook secrets'),
-    securityEvents,
-    logger,
-    config.webhooks,
-  )
+  const webhookSecrets = new SecretBox(secretKey, config.secretKeyPrevious, 'user-post-service webhook secrets')
+  const webhooks = new WebhookService(bindRepository(webhooksFunctions, db), unitOfWork, webhookSecrets, securityEvents, { allowPrivate: config.webhooks.allowPrivate }, () => jobs.kick('webhooks'))
+  const webhookRelay = new WebhookRelay(bindRepository(webhooksFunctions, db), changeEvents, webhookSecrets, securityEvents, logger, config.webhooks)
+  // Commits that wrote change events wake this process's relay, once per burst; other processes' relays find them at their next run.
+  changeEvents.onCommitted(coalesced(() => jobs.kick('webhooks'), COMMIT_COALESCE_MS))
   const tiers = new TierService(bindRepository(tiersFunctions, db))
   const posts = new PostService(bindRepository(postsFunctions, db), unitOfWork, changeEvents, { requireVerifiedEmail: config.requireVerifiedEmail })
   const signals = new Signals()
@@ -228,7 +244,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     failMode: config.rateLimits.failMode,
     versionPrefixes: Object.values(VERSIONS).map((version) => version.prefix),
     ipv6PrefixBits: config.rateLimits.ipv6PrefixBits,
-  }, signals)
+  }, signals, () => jobs.job('limiter-flush')?.soon())
   // What other features write in the unit of work of a change to a user (account and apiKeys are built below, on users).
   const userLifecycle: UserLifecycle = {
     signedUp: (unit, user) => account.welcome(unit, user),
@@ -273,10 +289,10 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       heartbeatMs: config.eventStreams.heartbeatSeconds * 1000,
       perUser: config.eventStreams.perUser,
       perAddress: config.eventStreams.perAddress,
-      // Without a signal between processes (SQLite alone), other processes' events are found by reading often.
-      pollMs: redis || isPostgres(db) ? 1000 : 250,
       clientOf: (address) => rateLimits.clientOf(address),
     },
+    // New events are read at once; a new stream's token joins the next check.
+    (job) => (job === 'change-feed' ? jobs.kick(job) : jobs.job(job)?.soon()),
   )
   const redirectAllowList = new RedirectAllowList(config.authRedirectOrigins)
   const identities = new IdentityService(bindRepository(identitiesFunctions, db), oneTimeSecrets, users, auth, securityEvents, rateLimits, unitOfWork, signInMethods, redirectAllowList, config.userSignup)
@@ -304,6 +320,29 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     database: () => pingDatabase(db),
     ...(redis ? { redis: () => redis.ping() } : {}),
   })
+  async function pruneExpiredState(): Promise<void> {
+    await auth.pruneExpiredState()
+    await rateLimits.prune()
+    await oneTimeSecrets.prune()
+    await signingKeys?.prune()
+    await mail.pruneSent()
+    await changeEvents.prune()
+    await webhooks.prune()
+    await securityEvents.prune()
+    await compactSearchIndex(searchIndex)
+  }
+  // Background work: each job of the process, its rhythm, how far it backs off while it finds
+  // nothing, and its place in the shutdown order (the relays finish their run before the
+  // limiter's last flush). src/app.ts starts them when the app is ready and stops them on close.
+  const { relayIdleMs, streamIdleMs } = BACKGROUND
+  jobs.register({ name: 'mail', intervalMs: MAIL_RELAY_INTERVAL_MS, idleIntervalMs: relayIdleMs, stopOrder: 1, run: (signal) => mail.dispatch(signal) })
+  jobs.register({ name: 'webhooks', intervalMs: WEBHOOK_RELAY_INTERVAL_MS, idleIntervalMs: relayIdleMs, stopOrder: 1, run: (signal) => webhookRelay.dispatch(signal) })
+  // Without a signal between processes (SQLite alone), other processes' events are found by reading often while streams are open.
+  jobs.register({ name: 'change-feed', intervalMs: redis || isPostgres(db) ? 1000 : 250, idleIntervalMs: streamIdleMs, run: () => eventStreams.readChanges() })
+  jobs.register({ name: 'stream-sessions', intervalMs: SESSION_CHECK_MS, idleIntervalMs: streamIdleMs, runAtStart: false, run: () => eventStreams.checkTokens() })
+  jobs.register({ name: 'cleanup', intervalMs: BACKGROUND.cleanupMs, runAtStart: false, run: () => pruneExpiredState() })
+  jobs.register({ name: 'rate-limit-rules', intervalMs: RULES_REFRESH_MS, runAtStart: false, run: () => rateLimits.refreshRules() })
+  jobs.register({ name: 'limiter-flush', intervalMs: FLUSH_MS, idleIntervalMs: streamIdleMs, jitter: 0, stopOrder: 2, runOnStop: true, run: () => rateLimits.flushCounts() })
   return {
     users,
     tiers,
@@ -330,17 +369,8 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     passwords,
     tokens,
     signingKeys,
-    async pruneExpiredState() {
-      await auth.pruneExpiredState()
-      await rateLimits.prune()
-      await oneTimeSecrets.prune()
-      await signingKeys?.prune()
-      await mail.pruneSent()
-      await changeEvents.prune()
-      await webhooks.prune()
-      await securityEvents.prune()
-      await compactSearchIndex(searchIndex)
-    },
+    jobs,
+    pruneExpiredState,
     async compactSearchIndex(signal) {
       await compactSearchIndex(searchIndex, signal)
     },

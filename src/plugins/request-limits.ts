@@ -21,7 +21,6 @@ export default fp(
   async (app) => {
     const { rateLimits } = app.services
     await rateLimits.start()
-    app.addHook('onClose', async () => rateLimits.stop())
 
     const limited = (request: FastifyRequest, template: string): LimitedRequest => {
       const user = request.caller?.user

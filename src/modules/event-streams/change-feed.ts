@@ -1,9 +1,9 @@
 // One reader of the change events per process, fanning them out to the streams open in it. It
 // reads the events after the last one it saw whenever it is woken (a commit in this process, a
-// signal from another, its timer while streams are open). On PostgreSQL an event's id is taken
+// signal from another, its job's timer while streams are open: the scheduler's `change-feed`
+// job, registered in src/services.ts). On PostgreSQL an event's id is taken
 // before its transaction commits, so a lower id can appear after a higher one: ids skipped over
 // are looked for again for a few seconds before they are taken for rolled back.
-import { PollLoop } from '../../shared/poll-loop.js'
 import type { ChangeEvent } from '../change-events/change-event.js'
 
 export interface ChangeEventSource {
@@ -23,33 +23,33 @@ export class ChangeFeed {
   private readonly listeners = new Set<Listener>()
   private readonly gaps = new Map<number, number>()
   private lastSeen: number | undefined
-  private readonly loop: PollLoop
 
   constructor(
     private readonly source: ChangeEventSource,
-    pollMs: number,
-    onError: (error: unknown) => void,
-  ) {
-    this.loop = new PollLoop(() => this.pass(), pollMs, onError)
-  }
-
-  start(): void {
-    this.loop.start()
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop()
-  }
+    /** Runs the feed's job soon. */
+    private readonly wake: () => void,
+  ) {}
 
   /** Reads new events soon. */
   kick(): void {
-    if (this.listeners.size > 0) this.loop.kick()
+    if (this.listeners.size > 0) this.wake()
+  }
+
+  /**
+   * The job's run: reads what is new for the streams open here. True while any stream listens
+   * (the job keeps its rhythm: other processes' events on SQLite are found only by reading), false
+   * when none does (it backs off; the first subscriber wakes it).
+   */
+  async run(): Promise<boolean> {
+    await this.pass()
+    return this.listeners.size > 0
   }
 
   /** Listens from now on (every event written after this resolves reaches `listener`); returns the unsubscribe. */
   async subscribe(listener: Listener): Promise<() => void> {
     if (this.lastSeen === undefined) this.lastSeen = await this.source.latestId()
     this.listeners.add(listener)
+    this.wake()
     return () => {
       this.listeners.delete(listener)
       // Nobody listens: forget the position, so a later subscriber starts from its own now.

@@ -43,14 +43,16 @@ export interface EventStreamOptions {
   heartbeatMs: number
   perUser: number
   perAddress: number
-  /** How often the change feed reads without being woken. */
-  pollMs: number
   /** The client an address counts as: the grouping every per-address limit uses (an IPv6 /64 is one client). */
   clientOf: (address: string) => string
 }
 
 export const TICKET_SECONDS = 30
-const SESSION_CHECK_MS = 5_000
+/** How often the tokens of open streams are checked (the `stream-sessions` job). */
+export const SESSION_CHECK_MS = 5_000
+
+/** The background jobs of the streams, registered in src/services.ts. */
+export type StreamJob = 'change-feed' | 'stream-sessions'
 const REPLAY_BATCH = 500
 /** More missed events than this, and the client is told to reload instead. */
 const REPLAY_MAX = 5_000
@@ -100,7 +102,6 @@ export class EventStreamService {
   private readonly perUser = new Map<number, number>()
   private readonly perAddress = new Map<string, number>()
   private signal: ChangeSignal | undefined
-  private sessionTimer: NodeJS.Timeout | undefined
   private readonly tickets: SecretKind<TicketData>
 
   constructor(
@@ -110,10 +111,11 @@ export class EventStreamService {
     private readonly makeSignal: () => Promise<ChangeSignal>,
     private readonly logger: Logger,
     private readonly options: EventStreamOptions,
+    /** Runs one of the streams' jobs soon. */
+    private readonly wake: (job: StreamJob) => void,
   ) {
     this.tickets = secrets.kind('stream_ticket', { seconds: TICKET_SECONDS })
-    const onError = (error: unknown) => this.logger.warn({ err: error }, 'reading change events for streams failed; retrying')
-    this.feed = new ChangeFeed(changeEvents, options.pollMs, onError)
+    this.feed = new ChangeFeed(changeEvents, () => wake('change-feed'))
     // A commit here wakes this process's feed at once, and the others through the signal.
     changeEvents.onCommitted(() => {
       this.feed.kick()
@@ -124,15 +126,11 @@ export class EventStreamService {
   async start(): Promise<void> {
     this.signal = await this.makeSignal()
     this.signal.onSignal(() => this.feed.kick())
-    this.feed.start()
-    this.sessionTimer = setInterval(() => void this.checkTokens(), SESSION_CHECK_MS).unref()
   }
 
   /** Ends every stream (the service is stopping) and stops listening. */
   async stop(): Promise<void> {
-    clearInterval(this.sessionTimer)
     for (const stream of [...this.streams]) stream.close()
-    await this.feed.stop()
     await this.signal?.close()
   }
 
@@ -232,6 +230,8 @@ export class EventStreamService {
     }
     const drop = () => close('abort')
     this.streams.add(stream)
+    // Its token is checked with the others' from now on (the job idles while no stream is open).
+    if (viewer.token) this.wake('stream-sessions')
     try {
       if (lastEventId !== undefined) await this.replay(lastEventId, deliver, sink, { closed: () => closed, drop })
     } catch (error) {
@@ -284,8 +284,14 @@ export class EventStreamService {
     sink.reload()
   }
 
-  /** Ends the streams whose token stopped working: one check per token, every few seconds. */
-  private async checkTokens(): Promise<void> {
+  /** The change feed's job run: reads what is new for the streams open here (ChangeFeed.run). */
+  readChanges(): Promise<boolean> {
+    return this.feed.run()
+  }
+
+  /** The `stream-sessions` job's run: ends the streams whose token stopped working, one check per token; false when no stream is open. */
+  async checkTokens(): Promise<boolean> {
+    if (this.streams.size === 0) return false
     const byToken = new Map<string, OpenStream[]>()
     for (const stream of this.streams) {
       if (stream.viewer.token) byToken.set(stream.viewer.token.jti, [...(byToken.get(stream.viewer.token.jti) ?? []), stream])
@@ -299,6 +305,7 @@ export class EventStreamService {
         this.logger.warn({ err: error }, 'checking a stream\'s session failed; checking again shortly')
       }
     }
+    return true
   }
 }
 

@@ -9,7 +9,6 @@ import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser, DomainError } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
-import { PollLoop } from '../../shared/poll-loop.js'
 import type { MailTemplateName, MailTransport } from './mail.js'
 import type { QueuedMail } from './mail.js'
 import { MAIL_PREVIEW_OFF, toQueuedMail } from './mail.js'
@@ -33,7 +32,8 @@ export interface MailServiceOptions {
 
 const CLAIM_BATCH = 20
 const CLAIM_LEASE_MS = 60_000
-const POLL_INTERVAL_MS = 2_000
+/** The mail relay runs this often while it finds mail; idle, it backs off (src/services.ts registers it). */
+export const MAIL_RELAY_INTERVAL_MS = 2_000
 const MAX_RETRY_DELAY_MS = 10 * 60_000
 /** About a day of retries at the longest delay before a message is given up as failed. */
 const MAX_ATTEMPTS = 150
@@ -42,17 +42,14 @@ const SENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
 export class MailService {
   private readonly templates: ReturnType<typeof loadTemplates>
   private readonly worker = randomUUID()
-  private readonly loop = new PollLoop(
-    () => this.dispatch(),
-    POLL_INTERVAL_MS,
-    (error) => this.logger.warn({ err: error }, 'mail dispatch failed; retrying on the next pass'),
-  )
 
   constructor(
     private readonly outbox: OutboxRepository,
     private readonly transport: MailTransport,
     private readonly logger: Logger,
     private readonly options: MailServiceOptions,
+    /** Runs the mail relay (the scheduler's `mail` job) soon. */
+    private readonly wake: () => void,
   ) {
     this.templates = loadTemplates(options.templatesDir)
   }
@@ -62,30 +59,36 @@ export class MailService {
     await this.outbox.in(unit).insertOutboxMessage(renderTemplate(this.templates[request.template], request.to, request.values))
   }
 
-  /** Starts polling the outbox (every process may: claims keep them from sending a message twice). */
-  start(): void {
-    this.loop.start()
-  }
-
-  /** Runs a dispatch pass soon (after a commit that queued mail), or once more after the current one. */
+  /** Runs the relay soon (after a commit that queued mail), or once more after the current run. */
   kick(): void {
-    this.loop.kick()
+    this.wake()
   }
 
-  async stop(): Promise<void> {
-    await this.loop.stop()
+  /** Closes the transport (after the relay stopped). */
+  close(): void {
     this.transport.close()
   }
 
-  /** Sends every due message this process can claim, batch by batch. */
-  async dispatch(): Promise<void> {
+  /**
+   * The mail relay's run (every process runs it: claims keep two from sending one message):
+   * sends every due message this process can claim, batch by batch. When none was due: false,
+   * or how long until one is.
+   */
+  async dispatch(signal?: AbortSignal): Promise<boolean | number> {
+    let sent = false
     for (;;) {
       const now = Date.now()
       const claimed = await this.outbox.claimDueMessages(this.worker, now, now + CLAIM_LEASE_MS, CLAIM_BATCH)
-      if (claimed.length === 0) return
+      if (claimed.length === 0) return sent || this.untilNextDue()
+      sent = true
       for (const message of claimed) await this.deliver(message)
-      if (this.loop.isStopped) return
+      if (signal?.aborted) return sent
     }
+  }
+
+  private async untilNextDue(): Promise<number | false> {
+    const due = await this.outbox.nextMessageDueAt()
+    return due === undefined ? false : Math.max(0, due - Date.now())
   }
 
   /** The outbox as a person testing by hand reads it: each message's text and the links in it. */

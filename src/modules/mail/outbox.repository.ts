@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto'
 
 import { isPostgres } from '../../db/dialect.js'
+import { nextDueAt } from '../../db/outbox-due.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -53,6 +54,11 @@ export function claimDueMessages(db: Executor, worker: string, now: number, leas
     )
     .returning(['id', 'recipient', 'subject', 'text_body', 'html_body', 'attempts'])
     .execute()
+}
+
+/** Epoch ms when a message is next due (its retry, or the end of a claim another worker holds); undefined when none is pending. */
+export function nextMessageDueAt(db: Executor): Promise<number | undefined> {
+  return nextDueAt(db, 'mail_outbox')
 }
 
 export async function markSent(db: Executor, id: string, worker: string): Promise<void> {
@@ -115,5 +121,5 @@ export async function countOutboxMessages(db: Executor): Promise<number> {
 }
 
 /** This module's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const outboxFunctions = { insertOutboxMessage, claimDueMessages, markSent, markAttemptFailed, pendingStats, deleteSentBefore, listOutboxMessages, countOutboxMessages }
+export const outboxFunctions = { insertOutboxMessage, claimDueMessages, nextMessageDueAt, markSent, markAttemptFailed, pendingStats, deleteSentBefore, listOutboxMessages, countOutboxMessages }
 export type OutboxRepository = Repository<typeof outboxFunctions>

@@ -1,5 +1,6 @@
 // The one limiter. Per-tier request limits on every endpoint: rules live in the database and are
-// cached in every process, reloaded every RULES_REFRESH_MS (a change applies everywhere within
+// cached in every process, reloaded every RULES_REFRESH_MS by the scheduler's `rate-limit-rules`
+// job (a change applies everywhere within
 // seconds, without a restart); anonymous callers are counted per client address
 // (ANONYMOUS_RATE_LIMIT), logged-in callers per user with their tier's rules, falling back to
 // DEFAULT_RATE_LIMIT. And named buckets for flows that guard credentials and mail (login,
@@ -19,7 +20,8 @@ import { SharedLimiter } from './shared-limiter.js'
 
 export const RATE_LIMIT_RULE_NOT_FOUND = 'Rate limit not found'
 export const INVALID_ROUTE_PATTERN = 'Route must be "METHOD /path/{param}", "METHOD /prefix/*" (METHOD may be *) or "*"'
-const RULES_REFRESH_MS = 2000
+/** How often every process reloads the rules (the `rate-limit-rules` job). */
+export const RULES_REFRESH_MS = 2000
 // Anonymous callers' counter keys, kept per address so that a request builds no string. Past
 // this many addresses the cache starts again rather than grow with every address that calls.
 const ANONYMOUS_KEYS_KEPT = 10_000
@@ -85,7 +87,6 @@ export class RateLimitService {
   /** The limit each tier, method and route template gets, chosen once per rule reload. */
   private readonly chosen = new Map<string, Limit & { scope: string }>()
   private readonly limiter: SharedLimiter
-  private refreshTimer: NodeJS.Timeout | undefined
   private storeDown = false
 
   constructor(
@@ -95,24 +96,28 @@ export class RateLimitService {
     private readonly logger: Logger,
     private readonly options: RateLimitOptions,
     private readonly signals: Signals,
+    /** Runs the `limiter-flush` job within its interval: hits were counted here. */
+    flushSoon: () => void,
     /** Filled by the HTTP layer as it registers routes. */
     readonly routes = new RouteCatalog(),
   ) {
-    this.limiter = new SharedLimiter(store, (error) => this.storeFailed(error))
+    this.limiter = new SharedLimiter(store, (error) => this.storeFailed(error), undefined, flushSoon)
     this.anonymousLimit = { ...options.anonymous, scope: 'anonymous' }
   }
 
-  /** Loads the rules and keeps reloading them. */
+  /** Loads the rules (the `rate-limit-rules` job keeps reloading them). */
   async start(): Promise<void> {
     await this.reloadRules()
-    this.refreshTimer = setInterval(() => {
-      this.reloadRules().catch((error: unknown) => this.logger.warn({ err: error }, 'reloading rate-limit rules failed; keeping the last ones'))
-    }, RULES_REFRESH_MS).unref()
   }
 
-  stop(): void {
-    clearInterval(this.refreshTimer)
-    this.limiter.stop()
+  /** The `rate-limit-rules` job's run: a failed reload keeps the last rules. */
+  async refreshRules(): Promise<void> {
+    await this.reloadRules().catch((error: unknown) => this.logger.warn({ err: error }, 'reloading rate-limit rules failed; keeping the last ones'))
+  }
+
+  /** The `limiter-flush` job's run: sends the hits counted here to the store; false when none waited. */
+  flushCounts(): Promise<boolean> {
+    return this.limiter.flush()
   }
 
   /**

@@ -57,8 +57,9 @@ export function storeKeyOf(key: string): string {
   return colon > 0 ? key.slice(0, colon + 1) + hashedKey(key) : hashedKey(key)
 }
 // Long enough that counting costs the store a write every tenth of a second per busy key, short
-// enough that P processes overshoot a large budget by little.
-const FLUSH_MS = 100
+// enough that P processes overshoot a large budget by little. In the service the scheduler's
+// `limiter-flush` job runs the flush at this interval (src/services.ts).
+export const FLUSH_MS = 100
 
 /**
  * Windows kept here at most. They are a cache of the store, which holds every count: past this
@@ -76,6 +77,8 @@ export class SharedLimiter {
     private readonly store: CounterStore,
     private readonly onFlushError: (error: unknown) => void,
     private readonly maxKeptWindows = DEFAULT_MAX_KEPT_WINDOWS,
+    /** Asks for a flush within FLUSH_MS (the scheduler's job); without it, the limiter keeps its own timer (used alone, in tests). */
+    private readonly flushSoon?: () => void,
   ) {}
 
   /** How many windows this process keeps (at most `maxKeptWindows`, plus those still waiting to be sent). */
@@ -165,7 +168,8 @@ export class SharedLimiter {
   }
 
   private scheduleFlush(): void {
-    this.timer ??= setInterval(() => void this.flush(), FLUSH_MS).unref()
+    if (this.flushSoon) this.flushSoon()
+    else this.timer ??= setInterval(() => void this.flush(), FLUSH_MS).unref()
   }
 
   /**
@@ -199,8 +203,11 @@ export class SharedLimiter {
     this.store.release(storeKeyOf(key), amount).catch((error: unknown) => this.onFlushError(error))
   }
 
-  /** Sends the hits counted here to the store, gives idle leases back, and forgets windows that have ended. */
-  private async flush(): Promise<void> {
+  /**
+   * Sends the hits counted here to the store, gives idle leases back, and forgets windows that
+   * have ended; false when nothing was left waiting (the job backs off until the next count).
+   */
+  async flush(): Promise<boolean> {
     const now = Date.now()
     let waiting = false
     for (const [key, state] of this.states) {
@@ -226,5 +233,6 @@ export class SharedLimiter {
       }
     }
     if (!waiting && this.states.size === 0) this.stop()
+    return waiting
   }
 }

@@ -82,3 +82,38 @@ export function toDelivery(row: DeliveryRow): Delivery {
     createdAt: toIsoString(row.created_at),
   }
 }
+
+/** A delivery the relay claimed to send. */
+export interface ClaimedDelivery {
+  id: number
+  webhookId: number
+  /** The Standard Webhooks `webhook-id`: the same for a redelivery of one message. */
+  messageId: string
+  payload: string
+  /** Attempts made before this one. */
+  attempts: number
+}
+
+/** Where a delivery goes, and the secrets that sign it (sealed): the current one, and the previous one for 24 hours after a rotation. */
+export interface DeliveryEndpoint {
+  id: number
+  url: string
+  sealedSecrets: string[]
+  failingSince: number | null
+  enabled: boolean
+}
+
+export function toClaimedDelivery(row: DeliveryRow): ClaimedDelivery {
+  return { id: Number(row.id), webhookId: Number(row.webhook_id), messageId: row.message_id, payload: row.payload, attempts: Number(row.attempts) }
+}
+
+export function toDeliveryEndpoint(row: WebhookRow, now: number): DeliveryEndpoint {
+  const previousLive = row.previous_secret !== null && Number(row.previous_secret_until) > now
+  return {
+    id: Number(row.id),
+    url: row.url,
+    sealedSecrets: previousLive && row.previous_secret !== null ? [row.secret, row.previous_secret] : [row.secret],
+    failingSince: row.failing_since === null ? null : Number(row.failing_since),
+    enabled: Boolean(row.enabled),
+  }
+}

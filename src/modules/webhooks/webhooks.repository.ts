@@ -2,7 +2,10 @@
 // PostgreSQL, the single writer on SQLite), so two processes never send one delivery at once;
 // a delivery waits while an older one to the same endpoint about the same resource is pending,
 // which keeps each resource's events in order at each endpoint.
+import { sql } from 'kysely'
+
 import { isPostgres } from '../../db/dialect.js'
+import { nextDueAt } from '../../db/outbox-due.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -124,6 +127,12 @@ export function claimDueDeliveries(db: Executor, worker: string, now: number, le
     .execute()
 }
 
+/** Epoch ms when a delivery is next due (its retry, or the end of a claim another worker holds); undefined when none is pending. */
+export function nextDeliveryDueAt(db: Executor): Promise<number | undefined> {
+  // A disabled endpoint's deliveries wait for it to be turned back on (which wakes the relay).
+  return nextDueAt(db, 'webhook_deliveries', sql`webhook_id in (select id from webhooks where enabled = 1)`)
+}
+
 export interface AttemptOutcome {
   statusCode: number | null
   error: string | null
@@ -187,6 +196,7 @@ export const webhooksFunctions = {
   markWebhookSucceeding,
   insertDeliveries,
   claimDueDeliveries,
+  nextDeliveryDueAt,
   recordAttempt,
   findDelivery,
   listDeliveries,

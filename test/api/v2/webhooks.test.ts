@@ -128,6 +128,8 @@ describe('delivering change events', () => {
     expect(receiver.of('post.updated')[0]!.message.data).toMatchObject({ id: postId, title: 'Hello again', text: 'World', author_id: userId })
     // Each message id once (nothing was retried), and the deliveries page says so.
     expect(new Set(receiver.received.map((entry) => entry.id)).size).toBe(receiver.received.length)
+    // The relay writes each outcome after the receiver answered: wait until none is pending.
+    await waitFor(async () => (await deliveriesOf(id)).data.every((delivery) => delivery.status !== 'pending'))
     const deliveries = await deliveriesOf(id)
     expect(deliveries.data.length).toBe(10)
     for (const delivery of deliveries.data) expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1, last_status_code: 204, next_attempt_at: null })
