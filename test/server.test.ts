@@ -8,7 +8,6 @@ import { setTimeout } from 'node:timers/promises'
 
 import { beforeAll, describe, expect, it } from 'vitest'
 
-import { SHUTDOWN_GRACE_MS } from '../src/shutdown.js'
 import { emptyDirectory, runEntry, startServer, waitForOutput } from './helpers/process.js'
 
 let cwd: string
@@ -122,7 +121,6 @@ describe('SIGTERM', () => {
     )
     const inFlight = await Promise.all(Array.from({ length: 10 }, () => startLogin(port)))
     await setTimeout(100)
-    const signalled = Date.now()
     server.child.kill('SIGTERM')
     await setTimeout(100)
     const results = await Promise.all(inFlight.map((request) => request.finish()))
@@ -134,8 +132,8 @@ describe('SIGTERM', () => {
       expect(response).toMatch(/^HTTP\/1\.1 401 /)
       expect(response.toLowerCase()).toContain('connection: close')
     }
+    // Exit code 0: the server closed by itself (past its grace period it exits with 1).
     expect((await server.exited).code).toBe(0)
-    expect(Date.now() - signalled).toBeLessThan(SHUTDOWN_GRACE_MS)
     await expect(fetch(`${server.url}/health`)).rejects.toThrow()
   })
 })

@@ -100,6 +100,26 @@ export class Job {
     })
   }
 
+  /**
+   * Runs until a run finds nothing (after the one under way): the positive signal that what was
+   * queued before the call has been worked off, for tests that then check nothing more happened.
+   */
+  async drain(): Promise<void> {
+    for (;;) {
+      while (this.running) await this.running
+      if (this.stopping.signal.aborted) return
+      const outcome: { result: RunResult } = { result: false }
+      this.running = this.options
+        .run(this.stopping.signal)
+        .then((value) => void (outcome.result = value))
+        .catch((error: unknown) => this.onError(error, this.name))
+        .finally(() => (this.running = undefined))
+      await this.running
+      // Only a run that did work may have left more (a failed run ends the wait too).
+      if (outcome.result !== true) return
+    }
+  }
+
   /** Stops the timer, aborts the run under way at its next step and waits for it. */
   async stop(): Promise<void> {
     const wasStarted = this.started && !this.stopping.signal.aborted

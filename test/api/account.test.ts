@@ -8,6 +8,7 @@ import { expectError } from '../helpers/expect.js'
 import type { TestSmtpServer } from '../helpers/smtp.js'
 import { createAppWithSmtp, expectAnswerBeforeLookup, expectLimitedPerAddressAndEmail, tokenIn } from '../helpers/smtp.js'
 import { login, seedAndLogin, seedUser,V1, V2 } from '../helpers/users.js'
+import { drained } from '../helpers/wait.js'
 
 let smtp: TestSmtpServer
 let t: TestApp
@@ -41,7 +42,7 @@ describe.each([V1, V2])('email verification (%s)', (prefix) => {
 
     const again = await post(`${prefix}/email-verification`, undefined, me.headers)
     expect(again.statusCode).toBe(200)
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await drained(t.app, 'mail')
     expect(smtp.messages.filter((message) => message.to === me.user.email)).toHaveLength(1)
   })
 
@@ -85,7 +86,7 @@ describe.each([V1, V2])('password reset (%s)', (prefix) => {
     expect(unknown.statusCode).toBe(202)
     expect(unknown.body).toBe(known.body)
     await smtp.waitFor(user.email)
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await drained(t.app, 'mail')
     expect(smtp.messages.filter((message) => message.to === `nobody_${user.id}@example.com`)).toEqual([])
   })
 
@@ -169,7 +170,7 @@ describe('verification mail limits', () => {
       // victim gets three notices (each mover left it again) and two links, five mails in all.
       await smtp.waitFor(movers[2]!.user.email)
       await smtp.waitFor(victim, 5)
-      await new Promise((resolve) => setTimeout(resolve, 500))
+      await drained(limited.app, 'mail')
       const toVictim = smtp.messages.filter((message) => message.to === victim)
       expect(toVictim.filter((message) => message.subject === 'Confirm your email address')).toHaveLength(2)
       expect(toVictim).toHaveLength(5)

@@ -13,7 +13,7 @@ import { createTestApp,TEST_SECRET_KEY } from '../helpers/app.js'
 import type { TestSmtpServer } from '../helpers/smtp.js'
 import { createAppWithSmtp } from '../helpers/smtp.js'
 import { seedUser, V1 } from '../helpers/users.js'
-import { waitFor } from '../helpers/wait.js'
+import { drained, waitFor } from '../helpers/wait.js'
 
 describe('the mail outbox', () => {
   let smtp: TestSmtpServer
@@ -35,8 +35,10 @@ describe('the mail outbox', () => {
     const users = await Promise.all([1, 2, 3, 4].map(() => seedUser(t.app)))
     // The API keeps answering while mail cannot leave.
     for (const user of users) expect((await requestReset(t.app, user.email)).statusCode).toBe(202)
-    await new Promise((resolve) => setTimeout(resolve, 600))
-    const waiting = (await outboxRows()).filter((row) => users.some((user) => user.email === row.recipient))
+    const ours = async () => (await outboxRows()).filter((row) => users.some((user) => user.email === row.recipient))
+    // Each message was tried once and is waiting for its retry.
+    await waitFor(async () => (await ours()).filter((row) => Number(row.attempts) >= 1).length === 4)
+    const waiting = await ours()
     expect(waiting).toHaveLength(4)
     expect(waiting.every((row) => row.status === 'pending' && Number(row.attempts) >= 1)).toBe(true)
 
@@ -46,7 +48,7 @@ describe('the mail outbox', () => {
     await smtp.start()
     for (const user of users) expect(await smtp.waitFor(user.email)).toHaveLength(1)
     await restarted.close()
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await drained(t.app, 'mail')
     for (const user of users) expect(smtp.messages.filter((message) => message.to === user.email)).toHaveLength(1)
     const settled = (await outboxRows()).filter((row) => users.some((user) => user.email === row.recipient))
     expect(settled.every((row) => row.status === 'sent')).toBe(true)
@@ -60,10 +62,11 @@ describe('the mail outbox', () => {
       const users = await Promise.all(Array.from({ length: 12 }, () => seedUser(t.app)))
       // Queued through both processes while SMTP is away, so both dispatchers hold due messages.
       await Promise.all(users.map((user, index) => requestReset(index % 2 === 0 ? t.app : other, user.email)))
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      const tried = async () => (await outboxRows()).filter((row) => users.some((user) => user.email === row.recipient) && Number(row.attempts) >= 1)
+      await waitFor(async () => (await tried()).length === users.length)
       await smtp.start()
       for (const user of users) await smtp.waitFor(user.email)
-      await new Promise((resolve) => setTimeout(resolve, 500))
+      await Promise.all([drained(t.app, 'mail'), other.services.jobs.job('mail')!.drain()])
       for (const user of users) expect(smtp.messages.filter((message) => message.to === user.email)).toHaveLength(1)
     } finally {
       await other.close()

@@ -1,3 +1,16 @@
+import type { FastifyInstance } from 'fastify'
+
+/**
+ * Waits until the app's background job (`mail`, `webhooks`) has worked off what was queued before
+ * the call: a run that found nothing. A test asserting that nothing more arrives waits for this
+ * first, instead of sleeping.
+ */
+export async function drained(app: FastifyInstance, job: 'mail' | 'webhooks'): Promise<void> {
+  const found = app.services.jobs.job(job)
+  if (!found) throw new Error(`no background job ${job}`)
+  await found.drain()
+}
+
 /** Retries until the request answers 200, for about five seconds; returns the last status. */
 export async function until200(request: () => Promise<{ statusCode: number }>): Promise<number> {
   let status = 0

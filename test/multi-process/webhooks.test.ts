@@ -56,7 +56,7 @@ describe(`webhook deliveries across processes (${dialect()})`, () => {
     const a = await start()
     const b = await start()
     const token = await tokenOf(a)
-    await register(a, token, receiver)
+    const webhookId = await register(a, token, receiver)
     // Each message fails once, slowly, so both processes are busy with retries while new ones come in.
     const failedOnce = new Set<string>()
     receiver.respond = async (_path, id) => {
@@ -68,7 +68,12 @@ describe(`webhook deliveries across processes (${dialect()})`, () => {
     const count = 30
     await Promise.all(Array.from({ length: count }, (_, index) => post(`${(index % 2 ? a : b).url}/api/v2/posts`, { title: `Post ${index}`, text: '…' }, token).then((response) => expect(response.status).toBe(201))))
     await waitFor(() => receiver.received.length >= count, 30_000)
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    // Once no delivery is pending, nothing more can be sent: then count what arrived.
+    const pending = async () => {
+      const response = await fetch(`${a.url}/api/v2/admin/webhooks/${webhookId}/deliveries?limit=100`, { headers: { authorization: `Bearer ${token}` } })
+      return ((await response.json()) as { data: { status: string }[] }).data.filter((delivery) => delivery.status === 'pending').length
+    }
+    await waitFor(async () => (await pending()) === 0, 30_000)
     expect(receiver.received).toHaveLength(count)
     expect(new Set(receiver.received.map((entry) => entry.id)).size).toBe(count)
     expect(receiver.received.every((entry) => entry.verifiedWith[0] === true)).toBe(true)

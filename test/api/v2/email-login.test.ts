@@ -11,6 +11,7 @@ import { expectError, expectValidationError } from '../../helpers/expect.js'
 import type { DeliveredMail, TestSmtpServer } from '../../helpers/smtp.js'
 import { codeIn, createAppWithSmtp, expectAnswerBeforeLookup, expectLimitedPerAddressAndEmail, tokenIn } from '../../helpers/smtp.js'
 import { seedUser, V2 } from '../../helpers/users.js'
+import { drained } from '../../helpers/wait.js'
 
 const FRONTEND = 'http://localhost:5173'
 
@@ -131,7 +132,7 @@ describe('POST /api/v2/login/email and /confirm', () => {
     expect(new Set(answers.map((answer) => answer.body)).size).toBe(1)
     await smtp.waitFor(live.email)
     await t.app.services.emailLogin.settle()
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await drained(t.app, 'mail')
     for (const email of [unknown, inactive.email, deleted.email]) expect(smtp.messages.filter((message) => message.to === email)).toHaveLength(0)
     const users = await t.db.selectFrom('users').select('id').where('email', '=', unknown).execute()
     expect(users).toHaveLength(0)

@@ -14,7 +14,7 @@ import type { TestSmtpServer } from '../../helpers/smtp.js'
 import { createAppWithSmtp, tokenIn } from '../../helpers/smtp.js'
 import type { LoggedIn } from '../../helpers/users.js'
 import { seedAndLogin, userFields, V2 } from '../../helpers/users.js'
-import { waitFor } from '../../helpers/wait.js'
+import { drained, waitFor } from '../../helpers/wait.js'
 import { WebhookReceiver } from '../../helpers/webhook-receiver.js'
 
 const ALL_EVENTS = ['user.created', 'user.updated', 'user.email_verified', 'user.deleted', 'user.restored', 'user.removed', 'post.created', 'post.updated', 'post.deleted', 'post.removed']
@@ -142,7 +142,7 @@ describe('delivering change events', () => {
     const created = await call('POST', '/posts', { title: 'Only this', text: '…' }, author.headers)
     await call('PATCH', `/posts/${(created.json() as { id: number }).id}`, { title: 'Not this' }, author.headers)
     await waitFor(() => receiver.received.length >= 1)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await drained(t.app, 'webhooks')
     expect(receiver.received.map((entry) => entry.message.type)).toEqual(['post.created'])
     await receiver.close()
   })
@@ -226,7 +226,7 @@ describe('delivering change events', () => {
       expect((await call('GET', `/users/${someone.user.id}`, undefined, someone.headers)).json()).toMatchObject({ name: someone.user.name })
       await call('PATCH', `/users/${someone.user.id}`, { name: 'Fine' }, someone.headers)
       await waitFor(() => receiver.of('user.updated').length >= 1)
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      await drained(t.app, 'webhooks')
       expect(receiver.of('user.updated').map((entry) => entry.message.data.name)).toEqual(['Fine'])
     } finally {
       await sql`drop trigger refuse_boom${dialect() === 'postgres' ? sql` on change_events` : sql``}`.execute(t.db)
