@@ -244,7 +244,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     failMode: config.rateLimits.failMode,
     versionPrefixes: Object.values(VERSIONS).map((version) => version.prefix),
     ipv6PrefixBits: config.rateLimits.ipv6PrefixBits,
-  }, signals, () => jobs.job('limiter-flush')?.soon())
+  }, signals, () => limiterFlush.soon())
   // What other features write in the unit of work of a change to a user (account and apiKeys are built below, on users).
   const userLifecycle: UserLifecycle = {
     signedUp: (unit, user) => account.welcome(unit, user),
@@ -333,7 +333,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   }
   // Background work: each job of the process, its rhythm, how far it backs off while it finds
   // nothing, and its place in the shutdown order (the relays finish their run before the
-  // limiter's last flush). src/app.ts starts them when the app is ready and stops them on close.
+  // limiter stops flushing). src/app.ts starts them when the app is ready and stops them on close.
   const { relayIdleMs, streamIdleMs } = BACKGROUND
   jobs.register({ name: 'mail', intervalMs: MAIL_RELAY_INTERVAL_MS, idleIntervalMs: relayIdleMs, stopOrder: 1, run: (signal) => mail.dispatch(signal) })
   jobs.register({ name: 'webhooks', intervalMs: WEBHOOK_RELAY_INTERVAL_MS, idleIntervalMs: relayIdleMs, stopOrder: 1, run: (signal) => webhookRelay.dispatch(signal) })
@@ -342,7 +342,8 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   jobs.register({ name: 'stream-sessions', intervalMs: SESSION_CHECK_MS, idleIntervalMs: streamIdleMs, runAtStart: false, run: () => eventStreams.checkTokens() })
   jobs.register({ name: 'cleanup', intervalMs: BACKGROUND.cleanupMs, runAtStart: false, run: () => pruneExpiredState() })
   jobs.register({ name: 'rate-limit-rules', intervalMs: RULES_REFRESH_MS, runAtStart: false, run: () => rateLimits.refreshRules() })
-  jobs.register({ name: 'limiter-flush', intervalMs: FLUSH_MS, idleIntervalMs: streamIdleMs, jitter: 0, stopOrder: 2, runOnStop: true, run: () => rateLimits.flushCounts() })
+  // Asked for on every request counted in memory: held here rather than looked up by name each time.
+  const limiterFlush = jobs.register({ name: 'limiter-flush', intervalMs: FLUSH_MS, idleIntervalMs: streamIdleMs, jitter: 0, stopOrder: 2, run: () => rateLimits.flushCounts() })
   return {
     users,
     tiers,

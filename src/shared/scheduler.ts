@@ -27,8 +27,6 @@ export interface JobOptions {
   stopOrder?: number
   /** Starts the job's first run with the scheduler (true unless said); false waits one interval first. */
   runAtStart?: boolean
-  /** Runs once more as it stops, after the run under way (a flush of what was counted in memory). */
-  runOnStop?: boolean
   /** One run. `signal` aborts when the job stops: a long run returns at its next step. */
   run(signal: AbortSignal): Promise<RunResult>
 }
@@ -122,11 +120,9 @@ export class Job {
 
   /** Stops the timer, aborts the run under way at its next step and waits for it. */
   async stop(): Promise<void> {
-    const wasStarted = this.started && !this.stopping.signal.aborted
     this.stopping.abort()
     clearTimeout(this.timer)
     await this.running
-    if (wasStarted && this.options.runOnStop) await this.runOnce()
   }
 
   private async runOnce(): Promise<void> {
@@ -166,7 +162,6 @@ export class Scheduler {
         jitter: 0.1,
         stopOrder: 0,
         runAtStart: true,
-        runOnStop: false,
         ...options,
       },
       this.onError,

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto'
 
 import type { Unit } from '../../db/unit-of-work.js'
+import { afterCommit } from '../../db/unit-of-work.js'
 import type { Logger } from '../../logger.js'
 import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser, DomainError } from '../../shared/errors.js'
@@ -54,9 +55,13 @@ export class MailService {
     this.templates = loadTemplates(options.templatesDir)
   }
 
-  /** Queues a mail in the unit of work of the change it belongs to: it goes out only if the change commits. */
+  /**
+   * Queues a mail in the unit of work of the change it belongs to: it goes out only if the change
+   * commits, and the commit wakes the relay (whoever queued it).
+   */
   async queue(unit: Unit, request: MailRequest): Promise<void> {
     await this.outbox.in(unit).insertOutboxMessage(renderTemplate(this.templates[request.template], request.to, request.values))
+    afterCommit(unit, () => this.wake())
   }
 
   /** Runs the relay soon (after a commit that queued mail), or once more after the current run. */
