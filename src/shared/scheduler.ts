@@ -35,6 +35,8 @@ export class Job {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
   private again = false
+  /** soon() was asked during a run: the next wait is the shortest, whatever the run found. */
+  private dueSoon = false
   private started = false
   private waitMs: number
   private readonly stopping = new AbortController()
@@ -73,9 +75,13 @@ export class Job {
    */
   soon(): void {
     if (!this.started || this.stopping.signal.aborted) return
-    if (this.waitMs === this.options.intervalMs && (this.timer !== undefined || this.running)) return
+    if (this.running) {
+      this.dueSoon = true
+      return
+    }
+    if (this.waitMs === this.options.intervalMs && this.timer !== undefined) return
     this.waitMs = this.options.intervalMs
-    if (!this.running) this.schedule()
+    this.schedule()
   }
 
   /** Runs now, or once more after the run under way; a kick (not the timer) also ends the backoff. */
@@ -89,6 +95,10 @@ export class Job {
     clearTimeout(this.timer)
     this.running = this.runOnce().finally(() => {
       this.running = undefined
+      if (this.dueSoon) {
+        this.dueSoon = false
+        this.waitMs = this.options.intervalMs
+      }
       if (this.again) {
         this.again = false
         this.trigger(false)

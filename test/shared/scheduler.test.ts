@@ -98,6 +98,31 @@ describe('the scheduler', () => {
     await jobs.stop()
   })
 
+  it('keeps a soon() asked during a run that found nothing: the next run comes within the shortest interval', async () => {
+    const jobs = new Scheduler(() => {})
+    const held = gate()
+    let runs = 0
+    const job = jobs.register({
+      name: 'flush',
+      intervalMs: 100,
+      idleIntervalMs: 10_000,
+      jitter: 0,
+      run: async () => {
+        runs += 1
+        if (runs === 1) await held.opened
+        return false
+      },
+    })
+    jobs.start()
+    job.soon()
+    held.open()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(job.currentWaitMs).toBe(100)
+    await vi.advanceTimersByTimeAsync(100)
+    expect(runs).toBe(2)
+    await jobs.stop()
+  })
+
   it('stops jobs in their order, each after its run under way', async () => {
     const stopped: string[] = []
     const jobs = new Scheduler(() => {})
