@@ -127,6 +127,13 @@ export default fp(
   async (app) => {
     app.setErrorHandler(handleError)
     app.setNotFoundHandler(notFoundHandler)
+    // A client that hung up while the request's hooks were still waiting (a limiter's round trip
+    // on a busy machine) has already ended its body: a parser started now would wait for an end
+    // that never comes. Refused here, in the same tick the parser would start.
+    app.addHook('preParsing', async (request, _reply, payload) => {
+      if (request.raw.readableAborted) throw new Error('aborted')
+      return payload
+    })
   },
   { name: 'error-handler' },
 )

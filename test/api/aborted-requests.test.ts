@@ -18,6 +18,8 @@ let port: number
 const lines: { level: number; msg: string }[] = []
 /** Requests the server has begun (their headers read): a body is cut off only once it has. */
 let requestsSeen = 0
+/** While set, a request's hooks wait on it (as they would on a slow limiter round trip). */
+let hooksHeld: Promise<void> | undefined
 const abortedLines = () => lines.filter((line) => line.msg === 'request aborted by the client').length
 
 beforeAll(async () => {
@@ -27,6 +29,7 @@ beforeAll(async () => {
   app = await buildApp({ config: loadConfig({ ...TEST_ENV, ...database.env }), secretKey: TEST_SECRET_KEY, logger })
   app.addHook('onRequest', async () => {
     requestsSeen += 1
+    await hooksHeld
   })
   await app.listen({ port: 0, host: '127.0.0.1' })
   port = (app.server.address() as AddressInfo).port
@@ -57,6 +60,20 @@ describe('a request aborted mid-body', () => {
     expect(abortedLines()).toBe(before + 2)
     // The service is fine afterwards.
     expect((await app.inject({ url: '/ready' })).statusCode).toBe(200)
+  })
+
+  it('is logged when the client hung up while the request was still in its hooks', async () => {
+    const before = abortedLines()
+    let release: () => void = () => {}
+    hooksHeld = new Promise<void>((resolve) => (release = resolve))
+    const closed = new Promise<void>((resolve) => app.server.once('connection', (socket) => socket.once('close', () => resolve())))
+    await abortMidBody(`${V1}/users/`)
+    // The server has seen the connection close before the body parser starts.
+    await closed
+    hooksHeld = undefined
+    release()
+    await waitFor(() => abortedLines() >= before + 1)
+    expect(abortedLines()).toBe(before + 1)
   })
 
   it('is logged for an avatar upload cut off mid-file too (the multipart parser sees a broken body)', async () => {
