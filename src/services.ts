@@ -229,8 +229,9 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   // Change events carry version 2's read shapes; a superuser's view, so the email is always there.
   const changeEvents = new ChangeEventService(bindRepository(changeEventsFunctions, db), unitOfWork, { user: (user) => toUserReadV2(user, true), post: toPostRead }, config.events)
   const webhookSecrets = new SecretBox(secretKey, config.secretKeyPrevious, 'user-post-service webhook secrets')
-  const webhooks = new WebhookService(bindRepository(webhooksFunctions, db), unitOfWork, webhookSecrets, securityEvents, { allowPrivate: config.webhooks.allowPrivate }, () => jobs.kick('webhooks'))
-  const webhookRelay = new WebhookRelay(bindRepository(webhooksFunctions, db), changeEvents, webhookSecrets, securityEvents, logger, config.webhooks)
+  const webhooksRepository = bindRepository(webhooksFunctions, db)
+  const webhooks = new WebhookService(webhooksRepository, unitOfWork, webhookSecrets, securityEvents, { allowPrivate: config.webhooks.allowPrivate }, () => jobs.kick('webhooks'))
+  const webhookRelay = new WebhookRelay(webhooksRepository, changeEvents, webhookSecrets, securityEvents, logger, config.webhooks)
   // Commits that wrote change events wake this process's relay, once per burst; other processes' relays find them at their next run.
   changeEvents.onCommitted(coalesced(() => jobs.kick('webhooks'), COMMIT_COALESCE_MS))
   const tiers = new TierService(bindRepository(tiersFunctions, db))

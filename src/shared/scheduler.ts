@@ -14,8 +14,13 @@
  */
 export type RunResult = boolean | number | void
 
+/** A run's answer when it found nothing and its next work is due at `dueAt` (epoch ms): how long to sleep, or false when nothing is waiting. */
+export function untilDue(dueAt: number | undefined): number | false {
+  return dueAt === undefined ? false : Math.max(0, dueAt - Date.now())
+}
+
 export interface JobOptions {
-  /** Names the job in logs and in `Scheduler.names()`. */
+  /** Names the job in logs and to `kick(name)`. */
   name: string
   /** The wait after a run that found work, and the first one. */
   intervalMs: number
@@ -188,10 +193,6 @@ export class Scheduler {
 
   job(name: string): Job | undefined {
     return this.jobs.get(name)
-  }
-
-  names(): string[] {
-    return [...this.jobs.keys()]
   }
 
   start(): void {

@@ -138,13 +138,10 @@ export class AccountService {
     if (!user) return
     await this.unitOfWork.run(async (unit) => {
       const token = await this.issueLink(unit, user, 'reset_password', user.email)
-      await this.mail.queue(unit, { template: 'reset-password',
-        to: user.email,
-        values: { name: user.name, link: this.link(this.config.resetPasswordUrl, '/account/reset-password', token), valid_for: duration(this.config.resetMinutes) },
-      })
+      const values = { name: user.name, link: this.link(this.config.resetPasswordUrl, '/account/reset-password', token), valid_for: duration(this.config.resetMinutes) }
+      await this.mail.queue(unit, { template: 'reset-password', to: user.email, values })
       await this.events.record('password_reset_requested', user.id, client, { unit })
     })
-    this.mail.kick()
   }
 
   /**
@@ -251,7 +248,6 @@ export class AccountService {
       // the owner of the previous address is told all the same.
       if (!(error instanceof DomainError && error.kind === 'rate_limited')) throw error
       await this.unitOfWork.run(noticeToPreviousAddress)
-      this.mail.kick()
     }
   }
 
@@ -268,7 +264,6 @@ export class AccountService {
       await this.queueVerification(unit, user, email)
       await alsoInUnit?.(unit)
     })
-    this.mail.kick()
   }
 
   private async queueVerification(unit: Unit, user: User, email: string): Promise<void> {

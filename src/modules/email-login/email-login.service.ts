@@ -79,7 +79,6 @@ export class EmailLoginService {
       await this.mail.queue(unit, { template: 'email-login', to: user.email, values })
       await this.events.record('email_login_requested', user.id, client, { unit })
     })
-    this.mail.kick()
   }
 
   /** Signs in with the link's token; `deviceToken`: the browser's device cookie, if it has one. */

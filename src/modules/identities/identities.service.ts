@@ -1,8 +1,8 @@
 // Sign-in through identity providers (OpenID Connect, GitHub), and linking them while signed in.
 // A flow starts with state, nonce and a PKCE verifier kept in the one-time secret store (state by
-// its hash) and bound to the browser by an HttpOnly cookie; the callback spends the flow once, lets openid-client validate
-// the provider's answer, then either links the identity to the user who asked (a link ticket
-// started the flow) or resolves the user by the linking rules and hands the frontend a one-time
+// its hash) and bound to the browser by an HttpOnly cookie; the callback spends the flow once,
+// lets openid-client validate the provider's answer, then either links the identity to the user
+// who asked (a link ticket started the flow) or resolves the user by the linking rules and hands the frontend a one-time
 // code (60 s) it trades for the token pair. That code is bound to the flow that started it: to
 // the PKCE challenge the frontend sent to authorize (the exchange brings the verifier), or else
 // to the browser by a cookie set with the redirect, so a code sent to someone else's browser (or

@@ -10,6 +10,7 @@ import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser, DomainError } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
+import { untilDue } from '../../shared/scheduler.js'
 import type { MailTemplateName, MailTransport } from './mail.js'
 import type { QueuedMail } from './mail.js'
 import { MAIL_PREVIEW_OFF, toQueuedMail } from './mail.js'
@@ -64,11 +65,6 @@ export class MailService {
     afterCommit(unit, () => this.wake())
   }
 
-  /** Runs the relay soon (after a commit that queued mail), or once more after the current run. */
-  kick(): void {
-    this.wake()
-  }
-
   /** Closes the transport (after the relay stopped). */
   close(): void {
     this.transport.close()
@@ -84,16 +80,11 @@ export class MailService {
     for (;;) {
       const now = Date.now()
       const claimed = await this.outbox.claimDueMessages(this.worker, now, now + CLAIM_LEASE_MS, CLAIM_BATCH)
-      if (claimed.length === 0) return sent || this.untilNextDue()
+      if (claimed.length === 0) return sent || untilDue(await this.outbox.nextMessageDueAt())
       sent = true
       for (const message of claimed) await this.deliver(message)
       if (signal?.aborted) return sent
     }
-  }
-
-  private async untilNextDue(): Promise<number | false> {
-    const due = await this.outbox.nextMessageDueAt()
-    return due === undefined ? false : Math.max(0, due - Date.now())
   }
 
   /** The outbox as a person testing by hand reads it: each message's text and the links in it. */

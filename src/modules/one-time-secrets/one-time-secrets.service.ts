@@ -12,14 +12,12 @@ import { hashedKey } from '../../shared/hashed-key.js'
 import type { OneTimeSecretsRepository, SecretRow } from './one-time-secrets.repository.js'
 
 export interface SecretKindOptions {
-  /** How long a secret lives, unless `issue` is given another lifetime (one from a setting). */
+  /** How long a secret lives. */
   seconds: number
   /** Proofs tried against one secret (typed codes, second factors), right or wrong, before it dies; 1 when nothing is guessed. */
   maxAttempts?: number
   /** A new secret for a user spends their earlier live ones of the kind. */
   replacesEarlier?: boolean
-  /** Random bytes in a token the store makes (32 unless said). */
-  tokenBytes?: number
 }
 
 export interface IssueOptions<Data> {
@@ -31,8 +29,6 @@ export interface IssueOptions<Data> {
   secret?: string
   /** Spendable only by a request presenting this value too (`spend`'s bindings). */
   binding?: string
-  /** Instead of the kind's lifetime. */
-  lifetimeSeconds?: number
   /** Written in this unit of work. */
   unit?: Unit
 }
@@ -55,7 +51,6 @@ interface KindSettings {
   seconds: number
   maxAttempts: number
   replacesEarlier: boolean
-  tokenBytes: number
 }
 
 /** One kind of secret: what a feature holds to issue and spend its secrets. */
@@ -79,7 +74,7 @@ export class SecretKind<Data> {
   /** A new secret; with `replacesEarlier`, the user's earlier live ones stop working. */
   async issue(options: IssueOptions<Data>): Promise<IssuedSecret> {
     const repository = this.bound(options.unit)
-    const token = options.secret ?? randomBytes(this.settings.tokenBytes).toString('base64url')
+    const token = options.secret ?? randomBytes(32).toString('base64url')
     const secretHash = hashedKey(token)
     const code = options.code ? randomInt(0, 1_000_000).toString().padStart(6, '0') : undefined
     if (this.settings.replacesEarlier && options.userId !== null) await repository.retireSecrets(this.purpose, options.userId)
@@ -92,7 +87,7 @@ export class SecretKind<Data> {
       binding: options.binding ?? null,
       attempts: 0,
       data: options.data === undefined ? null : JSON.stringify(options.data),
-      expires_at: new Date(now + (options.lifetimeSeconds ?? this.settings.seconds) * 1000).toISOString(),
+      expires_at: new Date(now + this.settings.seconds * 1000).toISOString(),
       created_at: new Date(now).toISOString(),
     })
     return code === undefined ? { token } : { token, code }
@@ -165,7 +160,7 @@ export class OneTimeSecrets {
   kind<Data>(purpose: string, options: SecretKindOptions): SecretKind<Data> {
     if (this.kinds.has(purpose)) throw new Error(`one-time secret purpose ${purpose} is declared twice`)
     if (purpose.length > 32) throw new Error(`one-time secret purpose ${purpose} is longer than 32 characters`)
-    const settings = { seconds: options.seconds, maxAttempts: options.maxAttempts ?? 1, replacesEarlier: options.replacesEarlier ?? false, tokenBytes: options.tokenBytes ?? 32 }
+    const settings = { seconds: options.seconds, maxAttempts: options.maxAttempts ?? 1, replacesEarlier: options.replacesEarlier ?? false }
     const kind = new SecretKind<Data>(purpose, settings, this.repository, (secretHash, code) => this.codeHash(secretHash, code))
     this.kinds.set(purpose, kind as SecretKind<unknown>)
     return kind

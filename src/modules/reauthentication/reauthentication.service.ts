@@ -137,7 +137,6 @@ export class ReauthenticationService {
       const values = { name: user.name, code, valid_for: `${this.mailedCodes.lifetimeSeconds / 60} minutes` }
       await this.mail.queue(unit, { template: 'reauthentication-code', to: user.email, values })
     })
-    this.mail.kick()
   }
 
   /** The session proof a right answer gives; throws the refusal of a wrong one. */

@@ -121,7 +121,6 @@ export class AccountRecovery {
       const values = { name: user.name, reason: adopting ? `${REASONS[reason]} ${ADOPTED}` : REASONS[reason], ended: describeEnded(ended), remaining: describeRemaining(remaining) }
       await this.mail.queue(unit, { template: 'ways-in-ended', to: user.email, values })
     })
-    this.mail.kick()
     return ended
   }
 }

@@ -9,6 +9,7 @@ import { Webhook as Signer } from 'standardwebhooks'
 
 import type { Unit } from '../../db/unit-of-work.js'
 import type { Logger } from '../../logger.js'
+import { untilDue } from '../../shared/scheduler.js'
 import type { ChangeEvent } from '../change-events/change-event.js'
 import { eventBody } from '../change-events/change-event.js'
 import type { ChangeEventService } from '../change-events/change-events.service.js'
@@ -88,7 +89,7 @@ export class WebhookRelay {
     for (;;) {
       const now = Date.now()
       const claimed = (await this.webhooks.claimDueDeliveries(this.worker, now, now + CLAIM_LEASE_MS, CLAIM_BATCH)).map(toClaimedDelivery)
-      if (claimed.length === 0) return worked || this.untilNextDue()
+      if (claimed.length === 0) return worked || untilDue(await this.webhooks.nextDeliveryDueAt())
       worked = true
       const endpoints = new Map<number, DeliveryEndpoint | undefined>()
       for (const delivery of claimed) {
@@ -100,11 +101,6 @@ export class WebhookRelay {
       await Promise.all(claimed.map((delivery) => this.attempt(delivery, endpoints.get(delivery.webhookId))))
       if (signal?.aborted) return true
     }
-  }
-
-  private async untilNextDue(): Promise<number | false> {
-    const due = await this.webhooks.nextDeliveryDueAt()
-    return due === undefined ? false : Math.max(0, due - Date.now())
   }
 
   private async attempt(delivery: ClaimedDelivery, endpoint: DeliveryEndpoint | undefined): Promise<void> {
