@@ -5,26 +5,39 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 // Layer boundaries (docs/architecture.md), enforced rather than only described.
-// A module's data access: its repository (query builders, prepared queries, the functions that run
-// them) and its tables' row types.
+// A feature's data access: its repository (query builders, prepared queries, the functions that
+// run them) and its tables' row types.
 const DATA_ACCESS = String.raw`\.(repository|table)\.js$`
 const httpPackages = ['fastify', 'fastify-plugin', '@fastify/*']
-const httpCode = ['**/plugins/*', '**/api/*', '**/api/**/*', '**/app.js']
-const sqlPackages = { group: ['kysely', 'kysely/*', 'pg', 'better-sqlite3', '**/db/schema.js'], message: 'SQL stays in repositories (src/modules/<module>/*.repository.ts) and src/db.' }
-const modulePatterns = [
-  { group: httpPackages, message: 'Domain code must not depend on Fastify: keep HTTP in src/api and src/plugins.' },
-  { group: httpCode, message: 'Domain code must not import HTTP code (src/api, src/plugins, the app).' },
-  { regex: String.raw`^(?!\./).*` + DATA_ACCESS, message: "Use the other module's service, types or events, never its data access." },
+const httpCode = ['**/plugins/*', '**/api/*', '**/api/**/*', '**/app.js', '**/*.routes.js', '**/*.schemas.js', '**/*.mappers.js', '**/*.http.js']
+const sqlPackages = { group: ['kysely', 'kysely/*', 'pg', 'better-sqlite3', '**/db/schema.js'], message: 'SQL stays in repositories (src/features/<name>/*.repository.ts) and src/db.' }
+// A slice reaches another only through its public face, src/features/<name>/index.ts: one
+// folder up from a slice's file is another slice, and only its index.js may be named there.
+const otherSliceInside = { regex: String.raw`^\.\./(?!\.)[^/]+/(?!index\.js$).+`, message: "Reach another feature through its index.ts (its public face), never its files." }
+// From outside the slices (the app, the API's shared parts, plugins, the CLI, the core), a slice is its index.ts.
+const sliceFromOutside = { regex: String.raw`(^|/)features/[^/]+/(?!index\.js$).+`, message: "Reach a feature through its index.ts (src/features/<name>/index.ts), or the slice list (src/features/index.ts)." }
+// The HTTP side of a slice: its routes, wire schemas, mappers, HTTP helpers, its registration, its
+// public face (which offers both sides) and its tests.
+const SLICE_HTTP_SIDE = ['src/features/**/index.ts', 'src/features/**/*.routes.ts', 'src/features/**/*.schemas.ts', 'src/features/**/*.mappers.ts', 'src/features/**/*.http.ts', 'src/features/**/feature.ts', 'src/features/*.ts', 'src/features/**/*.test.ts']
+const domainPatterns = [
+  { group: httpPackages, message: 'Domain code must not depend on Fastify: keep HTTP in routes (*.routes.ts), src/api and src/plugins.' },
+  { group: httpCode, message: 'Domain code must not import HTTP code (routes, schemas, mappers, src/api, src/plugins, the app).' },
+  { regex: String.raw`^(?!\./).*` + DATA_ACCESS, message: "Use the other feature's service, types or events, never its data access." },
+  otherSliceInside,
 ]
-// Domain events are subscribed in the composition (src/services.ts), so who reacts to what is read in one place.
-const subscribeInModule = {
+// Domain events are subscribed in a slice's feature.ts, so who reacts to what is read in one place per feature.
+const subscribeOutsideFeature = {
   selector: "CallExpression[callee.property.name='subscribe']:matches([callee.object.name=/^domainEvents$/], [callee.object.property.name=/^domainEvents$/])",
-  message: 'Subscribe to domain events in src/services.ts; work in a unit of work is a direct call on a named interface.',
+  message: "Subscribe to domain events in the feature's feature.ts; work in a unit of work is a direct call on a named interface.",
 }
 const processEnv = {
   selector: "VariableDeclarator[init.name='process'] > ObjectPattern > Property[key.name='env']",
   message: 'Read settings from Config (src/config.ts), the only reader of the environment.',
 }
+const httpSidePatterns = [
+  { regex: DATA_ACCESS, message: 'Routes and plugins go through services, never a repository.' },
+  sqlPackages,
+]
 
 export default tseslint.config(
   { ignores: ['dist/', '**/dist/', '.build-*/', 'node_modules/', 'data/', 'coverage/'] },
@@ -47,7 +60,7 @@ export default tseslint.config(
   {
     // Configuration is read and validated in one place: no process.env, however it is spelled.
     files: ['src/**/*.ts'],
-    ignores: ['src/config.ts'],
+    ignores: ['src/config.ts', 'src/**/*.test.ts'],
     plugins: { n },
     rules: {
       'n/no-process-env': 'error',
@@ -55,66 +68,82 @@ export default tseslint.config(
     },
   },
   {
-    // Domain code knows nothing of HTTP, and a module reaches another only through its service,
-    // its domain types or a domain event: never its data access, by any path (a module's files
-    // sit in its own folder, so only `./` reaches its own).
-    files: ['src/modules/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: modulePatterns },
-      ],
-    },
+    // A slice's domain code (services, domain types, repositories) knows nothing of HTTP, and
+    // reaches another slice only through its index.ts: never its data access, by any path.
+    files: ['src/features/**/*.ts'],
+    ignores: SLICE_HTTP_SIDE,
+    rules: { 'no-restricted-imports': ['error', { patterns: domainPatterns }] },
   },
   {
-    files: ['src/modules/**/*.ts'],
-    rules: { 'no-restricted-syntax': ['error', processEnv, subscribeInModule] },
+    files: ['src/features/**/*.ts'],
+    ignores: ['src/features/**/feature.ts'],
+    rules: { 'no-restricted-syntax': ['error', processEnv, subscribeOutsideFeature] },
   },
   {
     // Services hold their repository, never an executor or a query builder.
-    files: ['src/modules/**/*.ts'],
-    ignores: ['src/modules/**/*.repository.ts', 'src/modules/**/*.table.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ...modulePatterns,
-            sqlPackages,
-          ],
-        },
-      ],
-    },
+    files: ['src/features/**/*.ts'],
+    ignores: [...SLICE_HTTP_SIDE, 'src/features/**/*.repository.ts', 'src/features/**/*.table.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [...domainPatterns, sqlPackages] }] },
   },
   {
-    // HTTP code talks to services and maps domain types; SQL stays behind the repositories.
-    files: ['src/api/**/*.ts', 'src/plugins/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { regex: DATA_ACCESS, message: 'Routes and plugins go through services, never a repository.' },
-            sqlPackages,
-          ],
-        },
-      ],
-    },
+    // A slice's HTTP side talks to services and maps domain types; SQL stays behind the repositories.
+    files: SLICE_HTTP_SIDE,
+    ignores: ['src/features/**/*.test.ts', 'src/features/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [...httpSidePatterns, otherSliceInside] }] },
   },
   {
     // Each version maps the domain to its own shapes: v2 never reaches into v1.
-    files: ['src/api/v2/**/*.ts'],
+    files: ['src/features/**/*.v2.*.ts'],
+    ignores: ['src/features/**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { regex: DATA_ACCESS, message: 'Routes and plugins go through services, never a repository.' },
-            sqlPackages,
-            { group: ['**/v1/*', '**/v1/**'], message: 'v2 never imports v1: share through src/api/common or the services.' },
+            ...httpSidePatterns,
+            otherSliceInside,
+            { regex: String.raw`\.v1\.\w+\.js$`, message: 'v2 never imports v1: share through a version-neutral file of the slice, src/api/common or the services.' },
           ],
         },
       ],
+    },
+  },
+  {
+    // A slice's tests may read its own internals and the database, but another slice only through its index.ts.
+    files: ['src/features/**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [otherSliceInside] }] },
+  },
+  {
+    // The app's shared HTTP parts and plugins go through services; features through their index.ts.
+    files: ['src/api/**/*.ts', 'src/plugins/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [...httpSidePatterns, sliceFromOutside] }] },
+  },
+  {
+    // The core and the entry points see a slice as its index.ts, or the slice list.
+    files: ['src/*.ts', 'src/cli/**/*.ts', 'src/db/**/*.ts', 'src/shared/**/*.ts'],
+    ignores: ['src/services.ts', 'src/db/schema.ts', 'src/db/migrations/index.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [sliceFromOutside] }] },
+  },
+  {
+    // The database's type is composed of each slice's tables' row types.
+    files: ['src/db/schema.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: String.raw`(^|/)features/[^/]+/(?!index\.js$|[\w-]+\.table\.js$).+`, message: "The database's type names a slice's tables, nothing else of it." }] }],
+    },
+  },
+  {
+    // The one ordered list of migrations names a slice's own (src/features/<name>/migrations/).
+    files: ['src/db/migrations/index.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: String.raw`(^|/)features/[^/]+/(?!migrations/[\w-]+\.js$).+`, message: 'The list of migrations names a slice\'s migrations, nothing else of it.' }] }],
+    },
+  },
+  {
+    // The composition binds each slice's repository to the database (src/services.ts): the one
+    // file outside a slice that may name its data access, and nothing else of it.
+    files: ['src/services.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: String.raw`(^|/)features/[^/]+/(?!index\.js$|[\w-]+\.repository\.js$).+`, message: 'The composition names a slice through its index.ts, or its repository to bind it.' }] }],
     },
   },
   {

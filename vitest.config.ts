@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os'
 
 import pg from 'pg'
 import type { TestProjectInlineConfiguration } from 'vitest/config'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
@@ -62,32 +62,34 @@ const databaseTests = [
   'test/multi-process/**/*.test.ts',
   'test/browser/admin.test.ts',
   'test/browser/admin-mfa.test.ts',
-  'test/browser/passkeys.test.ts',
   'test/browser/frontend.test.ts',
-  'test/browser/provider-sign-in.test.ts',
+  // Each feature's own tests, beside its code (src/features/<name>/).
+  'src/features/**/*.test.ts',
 ]
+// A feature's browser test that exercises no database code of its own: SQLite is enough.
+const sqliteOnlyTests = ['src/features/event-streams/event-streams.browser.test.ts']
 
 // The tests of the data paths (users, auth, posts, sessions, the mail outbox, rate limits and
 // keys, and the event stream's listener) run a third time through PgBouncer in transaction mode
 // (nothing may lean on session state), and once more on each database with the speed layer off.
 // The other features' tests run on SQLite and PostgreSQL only.
 const pooledTests = [
-  'test/api/v1/**/*.test.ts',
-  'test/api/v2/users.test.ts',
-  'test/api/v2/posts.test.ts',
-  'test/api/v2/signup.test.ts',
-  'test/api/v2/cursor-paging.test.ts',
-  'test/api/v2/admin-api.test.ts',
-  'test/api/v2/event-stream.test.ts',
-  'test/api/account.test.ts',
-  'test/api/sessions.test.ts',
-  'test/api/mail-outbox.test.ts',
-  'test/api/limits.test.ts',
-  'test/api/login-limits.test.ts',
+  'src/features/**/*.v1.test.ts',
+  'src/features/users/users.v2.test.ts',
+  'src/features/posts/posts.v2.test.ts',
+  'src/features/sign-up/sign-up.v2.test.ts',
+  'src/features/posts/cursor-paging.v2.test.ts',
+  'src/features/admin/admin.v2.test.ts',
+  'src/features/event-streams/event-streams.v2.test.ts',
+  'src/features/account/account.test.ts',
+  'src/features/auth/sessions.test.ts',
+  'src/features/mail/mail-outbox.test.ts',
+  'src/features/rate-limits/limits.test.ts',
+  'src/features/auth/login-limits.test.ts',
   'test/api/request-limits.test.ts',
-  'test/api/api-keys.test.ts',
-  'test/api/users-restore.test.ts',
-  'test/db/one-time-secrets.test.ts',
+  'src/features/api-keys/api-keys.test.ts',
+  'src/features/users/users-restore.test.ts',
+  'src/features/one-time-secrets/one-time-secrets.test.ts',
 ]
 
 interface Available {
@@ -97,7 +99,7 @@ interface Available {
 
 type ProjectName = 'sqlite' | 'postgres' | 'pgbouncer' | 'sqlite-plain' | 'postgres-plain'
 
-function project(name: ProjectName, include: string[], available: Available): TestProjectInlineConfiguration {
+function project(name: ProjectName, include: string[], available: Available, exclude: string[] = []): TestProjectInlineConfiguration {
   const provide = {
     database: name.startsWith('sqlite') ? ('sqlite' as const) : ('postgres' as const),
     postgresUrl,
@@ -108,7 +110,7 @@ function project(name: ProjectName, include: string[], available: Available): Te
     redisUrl: available.redis ? redisUrl : '',
     chromiumPath: available.chromium ? chromiumPath : '',
   }
-  return { extends: true, test: { name, include, provide } }
+  return { extends: true, test: { name, include, exclude: [...configDefaults.exclude, ...exclude], provide } }
 }
 
 export default defineConfig(async () => {
@@ -135,8 +137,8 @@ export default defineConfig(async () => {
       testTimeout: 30_000,
       hookTimeout: 60_000,
       projects: [
-        project('sqlite', ['test/**/*.test.ts'], available),
-        ...(postgres ? [project('postgres', databaseTests, available)] : []),
+        project('sqlite', ['test/**/*.test.ts', 'src/**/*.test.ts'], available),
+        ...(postgres ? [project('postgres', databaseTests, available, sqliteOnlyTests)] : []),
         ...(postgres && pgbouncer ? [project('pgbouncer', pooledTests, available)] : []),
         project('sqlite-plain', pooledTests, available),
         ...(postgres ? [project('postgres-plain', pooledTests, available)] : []),

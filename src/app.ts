@@ -12,9 +12,7 @@ import accountPages from './api/account-pages.routes.js'
 import adminConsoleRoutes from './api/admin-console.routes.js'
 import type { WayIn } from './api/common/protected-route.js'
 import healthRoutes from './api/health.routes.js'
-import { registerApiVersions } from './api/index.js'
-import jwksRoutes from './api/jwks.routes.js'
-import mediaRoutes from './api/media.routes.js'
+import { registerApiVersions, registerFeatureAppRoutes } from './api/index.js'
 import versionsRoutes from './api/versions.routes.js'
 import type { Backends } from './backends.js'
 import { openBackends } from './backends.js'
@@ -181,8 +179,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (config.rateLimits.enabled) await app.register(requestLimits)
 
   await app.register(healthRoutes)
-  await app.register(jwksRoutes)
-  await app.register(mediaRoutes)
+  await registerFeatureAppRoutes(app)
   await app.register(accountPages, { prefix: '/account' })
   await app.register(versionsRoutes)
   await registerApiVersions(app)

@@ -15,18 +15,25 @@ async function problems(file: string, code: string): Promise<string[]> {
 
 describe('the lint refuses', () => {
   it.each([
-    ['a service that imports kysely', 'src/modules/posts/posts.service.ts', "import { sql } from 'kysely'\nexport const query = sql`select 1`\n"],
-    ['a service that takes an executor', 'src/modules/posts/posts.service.ts', "import type { Executor } from '../../db/schema.js'\nexport type Db = Executor\n"],
-    ['a route that imports kysely', 'src/api/common/posts.routes.ts', "import { sql } from 'kysely'\nexport const query = sql`select 1`\n"],
-    ["another module's repository by a deep path", 'src/modules/posts/posts.service.ts', "import { usersFunctions } from '../../modules/users/users.repository.js'\nexport const functions = usersFunctions\n"],
-    ["another module's table", 'src/modules/account/account.service.ts', "import { USER_TABLE_COLUMNS } from '../users/users.table.js'\nexport const columns = USER_TABLE_COLUMNS\n"],
-    ['a route that reaches a repository', 'src/api/v2/users.routes.ts', "import { usersFunctions } from '../../modules/users/users.repository.js'\nexport const functions = usersFunctions\n"],
-    ['v2 importing v1', 'src/api/v2/mappers.ts', "import { toUserReadV1 } from '../v1/mappers.js'\nexport const map = toUserReadV1\n"],
-    ['const { env } = process', 'src/modules/mail/transports.ts', 'const { env } = process\nexport const home = env.HOME\n'],
+    ['a service that imports kysely', 'src/features/posts/posts.service.ts', "import { sql } from 'kysely'\nexport const query = sql`select 1`\n"],
+    ['a service that takes an executor', 'src/features/posts/posts.service.ts', "import type { Executor } from '../../db/schema.js'\nexport type Db = Executor\n"],
+    ['a route that imports kysely', 'src/features/posts/posts.routes.ts', "import { sql } from 'kysely'\nexport const query = sql`select 1`\n"],
+    ["another feature's repository by a deep path", 'src/features/posts/posts.service.ts', "import { usersFunctions } from '../../features/users/users.repository.js'\nexport const functions = usersFunctions\n"],
+    ["another feature's table", 'src/features/account/account.service.ts', "import { USER_TABLE_COLUMNS } from '../users/users.table.js'\nexport const columns = USER_TABLE_COLUMNS\n"],
+    ['a route that reaches a repository', 'src/features/users/users.v2.routes.ts', "import { usersFunctions } from './users.repository.js'\nexport const functions = usersFunctions\n"],
+    ['v2 importing v1', 'src/features/users/users.v2.mappers.ts', "import { toUserReadV1 } from './users.v1.mappers.js'\nexport const map = toUserReadV1\n"],
+    ["a service reaching past another feature's index.ts", 'src/features/posts/posts.service.ts', "import { UserService } from '../users/users.service.js'\nexport const Users = UserService\n"],
+    ["a route reaching past another feature's index.ts", 'src/features/posts/posts.routes.ts', "import { toUserReadV2 } from '../users/users.v2.mappers.js'\nexport const map = toUserReadV2\n"],
+    ["a test reaching past another feature's index.ts", 'src/features/posts/posts.v2.test.ts', "import { usersFunctions } from '../users/users.repository.js'\nexport const functions = usersFunctions\n"],
+    ["a plugin reaching into a feature's files", 'src/plugins/authentication.ts', "import { AuthService } from '../features/auth/auth.service.js'\nexport const Auth = AuthService\n"],
+    ['the composition naming a service past its index.ts', 'src/services.ts', "import { UserService } from './features/users/users.service.js'\nexport const Users = UserService\n"],
+    ["a feature's index.ts offering its data access", 'src/features/posts/index.ts', "export { postsFunctions } from './posts.repository.js'\n"],
+    ['a service importing routes', 'src/features/posts/posts.service.ts', "import postsRoutes from './posts.routes.js'\nexport const routes = postsRoutes\n"],
+    ['const { env } = process', 'src/features/mail/transports.ts', 'const { env } = process\nexport const home = env.HOME\n'],
     ['process.env', 'src/server.ts', 'export const home = process.env.HOME\n'],
-    ['Fastify in a module', 'src/modules/posts/posts.service.ts', "import type { FastifyRequest } from 'fastify'\nexport type Request = FastifyRequest\n"],
-    ['a module subscribing to domain events itself', 'src/modules/posts/posts.service.ts', "import type { DomainEvents } from '../domain-events.js'\nexport const listen = (domainEvents: DomainEvents) => domainEvents.subscribe('user.email_changed', async () => {})\n"],
-    ['imports out of order', 'src/modules/posts/post.ts', "import { Type } from 'typebox'\nimport { readFile } from 'node:fs/promises'\nexport const both = [Type, readFile]\n"],
+    ['Fastify in a module', 'src/features/posts/posts.service.ts', "import type { FastifyRequest } from 'fastify'\nexport type Request = FastifyRequest\n"],
+    ['a service subscribing to domain events itself', 'src/features/posts/posts.service.ts', "import type { DomainEvents } from '../users/index.js'\nexport const listen = (domainEvents: DomainEvents) => domainEvents.subscribe('user.email_changed', async () => {})\n"],
+    ['imports out of order', 'src/features/posts/post.ts', "import { Type } from 'typebox'\nimport { readFile } from 'node:fs/promises'\nexport const both = [Type, readFile]\n"],
   ])('%s', async (_label, file, code) => {
     expect(await problems(file, code)).not.toEqual([])
   })
@@ -34,9 +41,14 @@ describe('the lint refuses', () => {
 
 describe('the lint lets through', () => {
   it.each([
-    ["a service's own repository", 'src/modules/posts/posts.service.ts', "import type { PostsRepository } from './posts.repository.js'\nexport type Posts = PostsRepository\n"],
-    ['a repository that builds SQL', 'src/modules/posts/posts.repository.ts', "import { sql } from 'kysely'\nexport const query = sql`select 1`\n"],
+    ["a service's own repository", 'src/features/posts/posts.service.ts', "import type { PostsRepository } from './posts.repository.js'\nexport type Posts = PostsRepository\n"],
+    ['a repository that builds SQL', 'src/features/posts/posts.repository.ts', "import { sql } from 'kysely'\nexport const query = sql`select 1`\n"],
     ['the settings reader', 'src/config.ts', 'export const home = process.env.HOME\n'],
+    ["a service using another feature through its index.ts", 'src/features/posts/posts.service.ts', "import type { UserService } from '../users/index.js'\nexport type Users = UserService\n"],
+    ["a feature's subscription in its feature.ts", 'src/features/posts/feature.ts', "import type { DomainEvents } from '../users/index.js'\nexport const listen = (domainEvents: DomainEvents) => domainEvents.subscribe('user.email_changed', async () => {})\n"],
+    ["the composition binding a feature's repository", 'src/services.ts', "import { usersFunctions } from './features/users/users.repository.js'\nexport const functions = usersFunctions\n"],
+    ["the database's type naming a feature's table", 'src/db/schema.ts', "import type { UsersTable } from '../features/users/users.table.js'\nexport type Users = UsersTable\n"],
+    ["a plugin using a feature through its index.ts", 'src/plugins/authentication.ts', "import type { AuthService } from '../features/auth/index.js'\nexport type Auth = AuthService\n"],
   ])('%s', async (_label, file, code) => {
     expect(await problems(file, code)).toEqual([])
   })

@@ -6,7 +6,7 @@ import path from 'node:path'
 import pg from 'pg'
 
 import SqliteDatabase from '../../src/db/sqlite-driver.js'
-import { PasswordHasher } from '../../src/modules/auth/passwords.js'
+import { PasswordHasher } from '../../src/features/users/index.js'
 
 export const BENCH_PASSWORD = 'bench password'
 /** Five users whose name holds this word, spread over the table: a search with few matches at any size. */

@@ -10,13 +10,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 
-import type { BrowserSession } from '../modules/auth/auth.service.js'
-import { Password } from '../modules/users/user-fields.js'
+import type { BrowserSession } from '../features/auth/index.js'
+import { DEVICE_COOKIE, refuseCrossSiteLogins, tokenReplies } from '../features/auth/index.js'
+import { Password } from '../features/users/index.js'
 import { DomainError, RuleViolation } from '../shared/errors.js'
 import { escapeHtml } from '../shared/escape-html.js'
 import { projectPath } from '../shared/project-files.js'
 import { clientOf } from './common/client-info.js'
-import { DEVICE_COOKIE, refuseCrossSiteLogins, tokenReplies } from './common/token-reply.js'
 
 /** The pages' CSP; a form may also post on to `formTargets` (the sign-in page's redirect_to, reached by a 303). */
 const pagePolicy = (formTargets: string[] = []) =>

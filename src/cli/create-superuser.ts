@@ -11,8 +11,8 @@ import { parseArgs } from 'node:util'
 import { databaseOptions, migrate } from '../backends.js'
 import { loadConfigFromEnvironment } from '../config.js'
 import { createDatabase } from '../db/database.js'
+import { adminAccountProblem } from '../features/users/index.js'
 import { createLogger } from '../logger.js'
-import { adminAccountProblem } from '../modules/users/admin-account.js'
 import { createServices } from '../services.js'
 
 /** Asks on the terminal (none: undefined); `hidden` writes nothing back while the answer is typed. */

@@ -8,8 +8,8 @@
 import { databaseOptions, migrate } from '../backends.js'
 import { loadConfigFromEnvironment } from '../config.js'
 import { createDatabase } from '../db/database.js'
+import { loadOrCreateSecretKey } from '../features/auth/index.js'
 import { createLogger } from '../logger.js'
-import { loadOrCreateSecretKey } from '../modules/auth/secret-key.js'
 import { createServices } from '../services.js'
 
 const args = process.argv.slice(2)

@@ -5,7 +5,7 @@
 import { sql } from 'kysely'
 import type pg from 'pg'
 
-import type { ChangeSignal } from '../modules/event-streams/change-signal.js'
+import type { ChangeSignal } from '../features/event-streams/index.js'
 import { coalesced } from '../shared/coalesced.js'
 import type { Executor } from './schema.js'
 

@@ -1,25 +1,25 @@
 // The database as Kysely sees it: each module describes its own tables beside its repository
-// (src/modules/<module>/*.table.ts); they are composed here. Shared column types are in
+// (src/features/<name>/*.table.ts); they are composed here. Shared column types are in
 // column-types.ts.
 import type { ColumnType, Kysely, Transaction } from 'kysely'
 
-import type { ApiKeysTable } from '../modules/api-keys/api-keys.table.js'
-import type { RefreshTokensTable, RevokedTokensTable, SessionsTable } from '../modules/auth/auth.table.js'
-import type { SigningKeysTable } from '../modules/auth/signing-keys.table.js'
-import type { AvatarsTable } from '../modules/avatars/avatars.table.js'
-import type { ChangeEventsTable } from '../modules/change-events/change-events.table.js'
-import type { UserIdentitiesTable } from '../modules/identities/identities.table.js'
-import type { MailOutboxTable } from '../modules/mail/outbox.table.js'
-import type { RecoveryCodesTable, TotpFactorsTable } from '../modules/mfa/mfa.table.js'
-import type { OneTimeSecretsTable } from '../modules/one-time-secrets/one-time-secrets.table.js'
-import type { DailyCountsTable } from '../modules/overview/overview.table.js'
-import type { PasskeysTable } from '../modules/passkeys/passkeys.table.js'
-import type { PostsTable } from '../modules/posts/posts.table.js'
-import type { RateLimitRulesTable, RateLimitsTable } from '../modules/rate-limits/rate-limits.table.js'
-import type { SecurityEventsTable } from '../modules/security-events/security-events.table.js'
-import type { TiersTable } from '../modules/tiers/tiers.table.js'
-import type { UsersTable } from '../modules/users/users.table.js'
-import type { WebhookDeliveriesTable, WebhooksTable } from '../modules/webhooks/webhooks.table.js'
+import type { DailyCountsTable } from '../features/admin/overview.table.js'
+import type { ApiKeysTable } from '../features/api-keys/api-keys.table.js'
+import type { RefreshTokensTable, RevokedTokensTable, SessionsTable } from '../features/auth/auth.table.js'
+import type { SigningKeysTable } from '../features/auth/signing-keys.table.js'
+import type { AvatarsTable } from '../features/avatars/avatars.table.js'
+import type { ChangeEventsTable } from '../features/change-events/change-events.table.js'
+import type { UserIdentitiesTable } from '../features/identities/identities.table.js'
+import type { MailOutboxTable } from '../features/mail/outbox.table.js'
+import type { RecoveryCodesTable, TotpFactorsTable } from '../features/mfa/mfa.table.js'
+import type { OneTimeSecretsTable } from '../features/one-time-secrets/one-time-secrets.table.js'
+import type { PasskeysTable } from '../features/passkeys/passkeys.table.js'
+import type { PostsTable } from '../features/posts/posts.table.js'
+import type { RateLimitRulesTable, RateLimitsTable } from '../features/rate-limits/rate-limits.table.js'
+import type { SecurityEventsTable } from '../features/security-events/security-events.table.js'
+import type { TiersTable } from '../features/tiers/tiers.table.js'
+import type { UsersTable } from '../features/users/users.table.js'
+import type { WebhookDeliveriesTable, WebhooksTable } from '../features/webhooks/webhooks.table.js'
 
 /** Trigger-maintained totals of live rows (migration 2026-11-21-05-row-counts), read by every module that counts. */
 export interface RowCountsTable {

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 
 import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
-import type { Services } from '../services.js'
+import type { Services } from '../services.types.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -6,8 +6,8 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
 
-import { grantAllows } from '../modules/api-keys/api-key.js'
-import type { Caller, TokenCaller } from '../modules/auth/auth.service.js'
+import { grantAllows } from '../features/api-keys/index.js'
+import type { Caller, TokenCaller } from '../features/auth/index.js'
 import type { Actor } from '../shared/actor.js'
 import { apiKeyScopeTooNarrow, apiKeysRefused, DomainError, notAuthenticated } from '../shared/errors.js'
 import { setResponseHeaders } from './response-headers.js'

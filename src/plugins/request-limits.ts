@@ -1,4 +1,4 @@
-// Every request to a route counts against a limit (src/modules/rate-limits): anonymous callers
+// Every request to a route counts against a limit (src/features/rate-limits): anonymous callers
 // per client address, logged-in callers and API keys per user with their tier's rules. One hook,
 // added first to every route as it is registered, so it knows its route template without asking
 // the request for it ("/api/v2/users/{user_id}": every id shares one budget). The caller was
@@ -7,9 +7,8 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
 
-import type { LimitedRequest } from '../modules/rate-limits/rate-limits.service.js'
-import type { LimitDecision } from '../modules/rate-limits/shared-limiter.js'
-import { limitIdentity } from '../modules/users/user.js'
+import type { LimitDecision, LimitedRequest } from '../features/rate-limits/index.js'
+import { limitIdentity } from '../features/users/index.js'
 import { rateLimited } from '../shared/errors.js'
 import { responseHeadersHook, setResponseHeaders } from './response-headers.js'
 import { routeTemplateOf } from './route-template.js'

@@ -1,4 +1,4 @@
-import { normaliseRoutePath } from '../modules/rate-limits/rule.js'
+import { normaliseRoutePath } from '../features/rate-limits/index.js'
 
 /**
  * A Fastify route URL (":param") in the template form that limit rules, metrics and traces use

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
 
-import { SharedLimiter, storeKeyOf } from '../../src/modules/rate-limits/shared-limiter.js'
+import { SharedLimiter, storeKeyOf } from '../../src/features/rate-limits/index.js'
 import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
 import { expectError } from '../helpers/expect.js'

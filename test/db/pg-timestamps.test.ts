@@ -4,7 +4,7 @@ import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 
 import { timestamptzToIso } from '../../src/db/fast-path/pg-timestamps.js'
-import { findUserById } from '../../src/modules/users/users.repository.js'
+import { findUserById } from '../../src/features/users/users.repository.js'
 import { createTestApp, dialect } from '../helpers/app.js'
 import { seedUser } from '../helpers/users.js'
 

@@ -5,14 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { PreparedQuery } from '../../src/db/fast-path/prepared.js'
 import { preparedLiveRowTotal } from '../../src/db/row-counts.js'
-import { preparedRevokedToken } from '../../src/modules/auth/auth.repository.js'
+import { preparedRevokedToken } from '../../src/features/auth/auth.repository.js'
 import {
   preparedInsertLivePost,
   preparedNewestPosts,
   preparedNewestPostsBefore,
   preparedNewestPostsBy,
   preparedPostById,
-} from '../../src/modules/posts/posts.repository.js'
+} from '../../src/features/posts/posts.repository.js'
 import {
   findUserById,
   matchArgument,
@@ -22,7 +22,7 @@ import {
   preparedUserInLiveSession,
   preparedUserPage,
   preparedUserPageAfter,
-} from '../../src/modules/users/users.repository.js'
+} from '../../src/features/users/users.repository.js'
 import { likeContains } from '../../src/shared/like-pattern.js'
 import type { TestApp } from '../helpers/app.js'
 import { createTestApp, dialect } from '../helpers/app.js'

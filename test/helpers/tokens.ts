@@ -3,7 +3,7 @@ import { createSecretKey } from 'node:crypto'
 
 import { SignJWT, UnsecuredJWT } from 'jose'
 
-import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/modules/auth/tokens.js'
+import { TOKEN_AUDIENCE, TOKEN_ISSUER } from '../../src/features/auth/index.js'
 import { TEST_SECRET_KEY } from './app.js'
 
 export interface TokenOptions {

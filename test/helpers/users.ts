@@ -1,7 +1,7 @@
 // Seeding and logging in, shared by every test file.
 import type { FastifyInstance } from 'fastify'
 
-import type { User } from '../../src/modules/users/user.js'
+import type { User } from '../../src/features/users/index.js'
 
 export const V1 = '/services/v1'
 export const V2 = '/api/v2'

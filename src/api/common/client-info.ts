@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 
-import type { ClientInfo } from '../../modules/security-events/security-event.js'
+import type { ClientInfo } from '../../features/security-events/index.js'
 
 /** Where a request comes from, for sessions and the security event log. */
 export function clientOf(request: FastifyRequest): ClientInfo {

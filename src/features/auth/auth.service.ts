@@ -1,0 +1,345 @@
+// Login, token rotation, logout and resolving the caller of a request.
+import { randomUUID } from 'node:crypto'
+
+import type { Actor } from '../../shared/actor.js'
+import { DomainError, notAuthenticated } from '../../shared/errors.js'
+import type { Signals } from '../../shared/signals.js'
+import { toIsoString } from '../../shared/timestamps.js'
+import type { ApiKeyGrant, ApiKeyService } from '../api-keys/index.js'
+import type { ClientInfo, LoginMethod, SecurityEventService } from '../security-events/index.js'
+import type { PasswordHasher, User, UserService } from '../users/index.js'
+import { limitIdentity, NO_PASSWORD } from '../users/index.js'
+import type { AuthRepository } from './auth.repository.js'
+import type { LoginThrottle } from './login-throttle.js'
+import type { RevocationStore } from './revocation-store.js'
+import type { PasskeyResponse, PasskeySignIn, SecondFactorGate, SecondFactorProof } from './second-factor-gate.js'
+import { secondFactorRequired } from './second-factor-gate.js'
+import type { TokenService, VerifiedToken } from './tokens.js'
+
+export const INCORRECT_CREDENTIALS = 'Incorrect username or password'
+
+/**
+ * What a session proved about who holds it, at sign-in or by reauthenticating: a password, a
+ * second factor (after any first factor), a passkey, or a code mailed for reauthentication. A
+ * sign-in by an email link or code, or through a provider, proves only the mailbox or the
+ * provider's account: no proof (null).
+ */
+export type SessionProof = 'password' | 'second_factor' | 'passkey' | 'email_code'
+
+/** The proof a first factor gives on its own, when the account asks for no second one. */
+const proofOfFirstFactor = (method: LoginMethod): SessionProof | null => (method === 'password' ? 'password' : method === 'passkey' ? 'passkey' : null)
+
+export interface SessionProofState {
+  provenAt: Date | null
+  proof: SessionProof | null
+}
+
+/** A freshly issued access and refresh token; the API decides how it travels (body, cookie). */
+/** A browser's new session: the token pair, and the device token a login sets as its cookie. */
+export interface BrowserSession {
+  pair: TokenPair
+  device: { token: string; expiresAt: Date }
+}
+
+export interface TokenPair {
+  accessToken: string
+  /** Seconds until the access token expires. */
+  accessExpiresIn: number
+  refreshToken: string
+  refreshExpiresAt: Date
+  userId: number
+}
+
+const USER_AGENT_MAX_LENGTH = 512
+
+export interface Session {
+  id: string
+  createdAt: string
+  lastUsedAt: string
+  userAgent: string | null
+  ip: string | null
+  /** The session of the request that asked. */
+  current: boolean
+}
+
+export const SESSION_NOT_FOUND = 'Session not found'
+
+/** A caller who logged in: their access token names their session. */
+export interface TokenCaller {
+  user: User
+  token: VerifiedToken
+  apiKey?: undefined
+}
+
+/** A server-to-server caller acting as the key's owner, within its scopes. */
+export interface ApiKeyCaller {
+  user: User
+  token?: undefined
+  apiKey: ApiKeyGrant
+}
+
+export type Caller = TokenCaller | ApiKeyCaller
+
+export class AuthService {
+  constructor(
+    private readonly repository: AuthRepository,
+    private readonly users: UserService,
+    private readonly passwords: PasswordHasher,
+    private readonly tokens: TokenService,
+    private readonly revocations: RevocationStore,
+    private readonly events: SecurityEventService,
+    private readonly apiKeys: ApiKeyService,
+    private readonly signals: Signals,
+    private readonly throttle: LoginThrottle,
+    private readonly secondFactors: SecondFactorGate,
+    private readonly passkeys: PasskeySignIn,
+  ) {}
+
+  /** Whether `deviceToken` (a browser's device cookie) shows that browser signed in to the account before. */
+  async isKnownDevice(userId: number, deviceToken: string | undefined): Promise<boolean> {
+    if (deviceToken === undefined) return false
+    return (await this.tokens.verifyDevice(deviceToken))?.userId === userId
+  }
+
+  /** A device token for the browser that just logged in to the account. */
+  private deviceToken(userId: number): Promise<{ token: string; expiresAt: Date }> {
+    return this.tokens.signDevice(userId)
+  }
+
+  /**
+   * Counted by the login throttle first (429 once a budget is spent). Same error text and the
+   * same hashing work whether the account is unknown or the password is wrong.
+   */
+  async login(login: string, password: string, client: ClientInfo, deviceToken?: string): Promise<BrowserSession> {
+    await this.throttle.count(login, deviceToken, client.ip ?? '')
+    const credentials = await this.users.findCredentials(login.trim())
+    // An account made through a provider has no password: the same work as an unknown account.
+    const valid = credentials && credentials.hashed_password !== NO_PASSWORD
+      ? await this.passwords.verify(credentials.hashed_password, password)
+      : await this.passwords.verifyAgainstDummy(password)
+    if (!credentials || !valid) {
+      const account = credentials ?? (await this.users.findLoginAccount(login.trim().toLowerCase()))
+      this.signals.emit('login', 'failure')
+      await this.events.record('login_failed', account?.id ?? null, client, { method: 'password' })
+      throw new DomainError('unauthenticated', INCORRECT_CREDENTIALS, { code: 'invalid_credentials' })
+    }
+    return this.startBrowserSession(credentials.id, client, 'password')
+  }
+
+  /**
+   * A first factor was proven `method`'s way (password, sign-up, email, provider): the browser's
+   * session, or, when the user has a second factor, 401 mfa_required with a challenge for it.
+   */
+  async startBrowserSession(userId: number, client: ClientInfo, method: LoginMethod): Promise<BrowserSession> {
+    const challenge = await this.secondFactors.challengeFor(userId, method)
+    if (challenge) throw secondFactorRequired(challenge)
+    return this.openBrowserSession(userId, client, method, proofOfFirstFactor(method))
+  }
+
+  /** Sign-in with a passkey, which verified its user: a complete sign-in, never stepped up. */
+  async signInWithPasskey(response: PasskeyResponse, client: ClientInfo): Promise<BrowserSession> {
+    await this.throttle.countPasskey(client.ip ?? '')
+    const userId = await this.passkeys.verifySignIn(response, client)
+    const user = await this.users.find(userId)
+    if (!user || !user.isActive) throw notAuthenticated()
+    return this.openBrowserSession(userId, client, 'passkey', 'passkey')
+  }
+
+  /**
+   * The second step of a sign-in: the code (or recovery code) for the challenge an mfa_token
+   * names. Counted per account (or per known device) before it is checked; five wrong codes end
+   * the token.
+   */
+  async completeSecondFactor(mfaToken: string, proof: SecondFactorProof, client: ClientInfo, deviceToken?: string): Promise<BrowserSession> {
+    const challenge = await this.secondFactors.takeAttempt(mfaToken)
+    const user = await this.users.find(challenge.userId)
+    if (!user || !user.isActive) throw notAuthenticated()
+    await this.throttle.countSecondFactor(limitIdentity(user), user.id, deviceToken, client.ip ?? '')
+    await this.secondFactors.prove(challenge, proof, client)
+    return this.openBrowserSession(user.id, client, challenge.method, 'second_factor')
+  }
+
+  /** Removes every second factor of a user and ends their sessions (superusers; 404 when there is no such user). */
+  async resetSecondFactorsOf(actor: Actor, userId: number, client: ClientInfo): Promise<void> {
+    await this.users.getManaged(actor, userId)
+    await this.secondFactors.removeAllOf(userId, client)
+    await this.revokeSessionsOf(userId, client)
+  }
+
+  /** startSession, with the device token for the browser that signed in. */
+  private async openBrowserSession(userId: number, client: ClientInfo, method: LoginMethod, proof: SessionProof | null): Promise<BrowserSession> {
+    const pair = await this.startSession(userId, client, method, proof)
+    return { pair, device: await this.deviceToken(userId) }
+  }
+
+  /** A new session for a user whose identity is proven `method`'s way (a login, or a sign-up that logs in), fresh when `proof` says so. */
+  private async startSession(userId: number, client: ClientInfo, method: LoginMethod, proof: SessionProof | null): Promise<TokenPair> {
+    const sessionId = randomUUID()
+    await this.repository.insertSession({
+      id: sessionId,
+      userId,
+      expiresAt: new Date(Date.now() + this.tokens.lifetimes.refreshSeconds * 1000),
+      userAgent: client.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) ?? null,
+      ip: client.ip,
+      proof,
+    })
+    this.signals.emit('login', 'success')
+    await this.events.record('login_succeeded', userId, client, { method })
+    return this.issuePair(userId, sessionId)
+  }
+
+  /**
+   * Rotates a refresh token. Presenting one that was already used revokes its whole session, so
+   * whoever holds the session's newer tokens (the thief or the victim) is logged out at once.
+   */
+  async refresh(refreshToken: string, client: ClientInfo): Promise<TokenPair> {
+    const claims = await this.tokens.verify(refreshToken, 'refresh')
+    if (!claims) throw notAuthenticated()
+    const consumed = await this.repository.consumeRefreshToken(claims.jti)
+    if (!consumed) {
+      const known = await this.repository.findRefreshToken(claims.jti)
+      if (known) {
+        await this.repository.revokeSession(known.family_id)
+        await this.events.record('refresh_token_reused', known.user_id, client)
+      }
+      throw notAuthenticated()
+    }
+    const user = await this.users.find(consumed.user_id)
+    if (!user || !user.isActive) {
+      await this.repository.revokeSession(consumed.family_id)
+      throw notAuthenticated()
+    }
+    const pair = await this.issuePair(consumed.user_id, consumed.family_id)
+    await this.repository.touchSession(consumed.family_id, pair.refreshExpiresAt)
+    return pair
+  }
+
+  /** Ends the caller's session (every token of it) and the session of a presented refresh token of theirs. */
+  async logout(caller: TokenCaller, refreshToken: string | undefined, client: ClientInfo): Promise<void> {
+    await this.revocations.revoke(caller.token.jti, caller.token.expiresAt)
+    await this.repository.revokeSession(caller.token.sessionId)
+    await this.events.record('logout', caller.user.id, client)
+    if (refreshToken === undefined) return
+    const refresh = await this.tokens.verify(refreshToken, 'refresh')
+    if (refresh && refresh.userId === caller.user.id && refresh.sessionId !== caller.token.sessionId) {
+      await this.repository.revokeSession(refresh.sessionId)
+    }
+  }
+
+  /** Resolves an X-API-Key to its live, active owner, or fails with "Not authenticated". */
+  async authenticateApiKey(key: string): Promise<ApiKeyCaller> {
+    const grant = await this.apiKeys.authenticate(key)
+    const user = grant && (await this.users.find(grant.userId))
+    if (!grant || !user || !user.isActive) throw notAuthenticated()
+    return { user, apiKey: grant }
+  }
+
+  /** Resolves a bearer token to a live, active user in a live session, or fails with "Not authenticated". */
+  async authenticate(accessToken: string): Promise<TokenCaller> {
+    const token = await this.tokens.verify(accessToken, 'access')
+    if (!token) throw notAuthenticated()
+    const user = await this.userOfLiveToken(token)
+    if (!user) throw notAuthenticated()
+    return { user, token }
+  }
+
+  /** The user a verified token speaks for while it stands (not revoked, its session live, the user active); long-lived streams ask again. */
+  async userOfLiveToken(token: VerifiedToken): Promise<User | undefined> {
+    if (this.revocations.inDatabase) {
+      const user = await this.users.findInSession(token.userId, token.sessionId, token.jti)
+      return user?.isActive ? user : undefined
+    }
+    const [revoked, user] = await Promise.all([
+      this.revocations.isRevoked(token.jti).catch((error: unknown) => {
+        this.signals.emit('store-error', 'revocation')
+        throw error
+      }),
+      this.users.findInSession(token.userId, token.sessionId),
+    ])
+    return revoked || !user || !user.isActive ? undefined : user
+  }
+
+  /** The caller's live sessions, newest first; `current` marks the one this request came with. */
+  async sessions(caller: TokenCaller): Promise<Session[]> {
+    return this.liveSessions(caller.user.id, caller.token.sessionId)
+  }
+
+  /** Any user's live sessions, newest first (superusers; 404 when there is no such user, deleted or not). */
+  async sessionsOf(actor: Actor, userId: number): Promise<Session[]> {
+    await this.users.getManaged(actor, userId)
+    return this.liveSessions(userId)
+  }
+
+  /** Ends every session of any user (superusers); returns how many ended. */
+  async endSessionsOf(actor: Actor, userId: number, client: ClientInfo): Promise<number> {
+    await this.users.getManaged(actor, userId)
+    return this.revokeSessionsOf(userId, client)
+  }
+
+  private async liveSessions(userId: number, currentSessionId?: string): Promise<Session[]> {
+    const rows = await this.repository.listLiveSessions(userId)
+    return rows.map((row) => ({
+      id: row.id,
+      createdAt: toIsoString(row.created_at),
+      lastUsedAt: toIsoString(row.last_used_at),
+      userAgent: row.user_agent,
+      ip: row.ip,
+      current: row.id === currentSessionId,
+    }))
+  }
+
+  /** Ends one of the caller's own sessions (404 for anyone else's, or an ended one). */
+  async revokeOwnSession(caller: TokenCaller, sessionId: string, client: ClientInfo): Promise<void> {
+    const own = await this.repository.liveSessionIds(caller.user.id)
+    if (!own.includes(sessionId)) throw new DomainError('not_found', SESSION_NOT_FOUND, { code: 'session_not_found' })
+    await this.repository.revokeSession(sessionId)
+    await this.events.record('session_revoked', caller.user.id, client)
+  }
+
+  /** How many live sessions a user has. */
+  async countLiveSessions(userId: number): Promise<number> {
+    return (await this.repository.liveSessionIds(userId)).length
+  }
+
+  /** Ends every session of a user but `exceptSessionId` ("log out everywhere else", password changes and resets). */
+  async revokeSessionsOf(userId: number, client: ClientInfo | null, exceptSessionId?: string): Promise<number> {
+    const ids = await this.repository.liveSessionIds(userId, exceptSessionId)
+    for (const id of ids) await this.repository.revokeSession(id)
+    if (ids.length > 0) await this.events.record('session_revoked', userId, client)
+    return ids.length
+  }
+
+  /** When the caller's session last proved who holds it, and how. */
+  async proofOf(caller: TokenCaller): Promise<SessionProofState> {
+    const row = await this.repository.findSessionProof(caller.token.sessionId)
+    return { provenAt: row?.proven_at ? new Date(toIsoString(row.proven_at)) : null, proof: (row?.proof ?? null) as SessionProof | null }
+  }
+
+  /** The caller's session proved who holds it, now (a reauthentication). */
+  markProven(caller: TokenCaller, proof: SessionProof): Promise<void> {
+    return this.markSessionProven(caller.token.sessionId, proof)
+  }
+
+  markSessionProven(sessionId: string, proof: SessionProof): Promise<void> {
+    return this.repository.markSessionProven(sessionId, proof)
+  }
+
+  pruneExpiredState(): Promise<void> {
+    return this.repository.deleteExpiredAuthState()
+  }
+
+  private async issuePair(userId: number, familyId: string): Promise<TokenPair> {
+    const [access, refresh] = await Promise.all([
+      this.tokens.sign('access', userId, familyId),
+      this.tokens.sign('refresh', userId, familyId),
+    ])
+    await this.repository.insertRefreshToken({ jti: refresh.jti, familyId, userId, expiresAt: refresh.expiresAt })
+    return {
+      accessToken: access.token,
+      accessExpiresIn: this.tokens.lifetimes.accessSeconds,
+      refreshToken: refresh.token,
+      refreshExpiresAt: refresh.expiresAt,
+      userId,
+    }
+  }
+}

@@ -1,0 +1,55 @@
+// The slice list: every feature of the service, in the order its routes register (which is the
+// order of each version's OpenAPI document). A new feature is a folder under src/features and
+// one line here (CONTRIBUTING.md, "Add a feature slice").
+import { accountFeature } from './account/feature.js'
+import { adminFeature } from './admin/feature.js'
+import { apiKeysFeature } from './api-keys/feature.js'
+import { authFeature } from './auth/feature.js'
+import { avatarsFeature } from './avatars/feature.js'
+import { changeEventsFeature } from './change-events/feature.js'
+import { emailLoginFeature } from './email-login/feature.js'
+import { eventStreamsFeature } from './event-streams/feature.js'
+import type { Feature } from './feature.js'
+import { identitiesFeature } from './identities/feature.js'
+import { mailFeature } from './mail/feature.js'
+import { mfaFeature } from './mfa/feature.js'
+import { oneTimeSecretsFeature } from './one-time-secrets/feature.js'
+import { passkeysFeature } from './passkeys/feature.js'
+import { postsFeature } from './posts/feature.js'
+import { rateLimitsFeature } from './rate-limits/feature.js'
+import { reauthenticationFeature } from './reauthentication/feature.js'
+import { recoveryFeature } from './recovery/feature.js'
+import { securityEventsFeature } from './security-events/feature.js'
+import { signInMethodsFeature } from './sign-in-methods/feature.js'
+import { signUpFeature } from './sign-up/feature.js'
+import { tiersFeature } from './tiers/feature.js'
+import { usersFeature } from './users/feature.js'
+import { webhooksFeature } from './webhooks/feature.js'
+
+export type { Feature, FeatureContext } from './feature.js'
+
+export const FEATURES: readonly Feature[] = [
+  authFeature,
+  accountFeature,
+  recoveryFeature,
+  reauthenticationFeature,
+  signUpFeature,
+  emailLoginFeature,
+  identitiesFeature,
+  mfaFeature,
+  passkeysFeature,
+  usersFeature,
+  postsFeature,
+  tiersFeature,
+  rateLimitsFeature,
+  apiKeysFeature,
+  adminFeature,
+  mailFeature,
+  changeEventsFeature,
+  webhooksFeature,
+  eventStreamsFeature,
+  oneTimeSecretsFeature,
+  securityEventsFeature,
+  signInMethodsFeature,
+  avatarsFeature,
+]

@@ -1,0 +1,3 @@
+// The mfa feature's public face: what other features and the shared core may use. Everything
+// else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
+export { SecondFactorService } from './second-factors.service.js'

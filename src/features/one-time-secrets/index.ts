@@ -1,0 +1,4 @@
+// The one-time-secrets feature's public face: what other features and the shared core may use. Everything
+// else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
+export type { SecretKind, SpentSecret } from './one-time-secrets.service.js'
+export { OneTimeSecrets } from './one-time-secrets.service.js'

@@ -1,0 +1,7 @@
+// The posts feature's public face: what other features and the shared core may use. Everything
+// else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
+export type { Post } from './post.js'
+export type { PostChangeLog, PostEventType } from './post-change-log.js'
+export { POST_EVENT_TYPES } from './post-change-log.js'
+export { toPostRead } from './posts.mappers.js'
+export { PostService } from './posts.service.js'

@@ -1,0 +1,11 @@
+// What a change to a post records in its own unit of work, for webhooks and realtime streams. The
+// posts feature names its events and the call it needs; the change-events feature implements it.
+import type { Unit } from '../../db/unit-of-work.js'
+import type { Post } from './post.js'
+
+export const POST_EVENT_TYPES = ['post.created', 'post.updated', 'post.deleted', 'post.removed'] as const
+export type PostEventType = (typeof POST_EVENT_TYPES)[number]
+
+export interface PostChangeLog {
+  postChanged(unit: Unit, type: PostEventType, post: Post): Promise<void>
+}

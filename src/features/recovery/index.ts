@@ -1,0 +1,4 @@
+// The recovery feature's public face: what other features and the shared core may use. Everything
+// else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
+export type { EndedWaysIn, KeptWaysIn, WaysIn } from './recovery.service.js'
+export { AccountRecovery } from './recovery.service.js'

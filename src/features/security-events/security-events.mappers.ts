@@ -1,0 +1,12 @@
+// A security event's wire shape.
+import type { SecurityEvent } from './security-event.js'
+
+export const toSecurityEventRead = (event: SecurityEvent) => ({
+  id: event.id,
+  user_id: event.userId,
+  type: event.type,
+  method: event.method,
+  ip: event.ip,
+  user_agent: event.userAgent,
+  created_at: event.createdAt,
+})

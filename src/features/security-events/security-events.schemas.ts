@@ -1,0 +1,34 @@
+import { Type } from 'typebox'
+
+import { PageNumber } from '../../shared/page-number.js'
+import { RecordId } from '../../shared/record-id.js'
+import { SECURITY_EVENT_TYPES } from './security-event.js'
+
+const EventType = Type.Union(
+  SECURITY_EVENT_TYPES.map((type) => Type.Literal(type)),
+  { description: 'What happened' },
+)
+
+export const SecurityEventRead = Type.Object(
+  {
+    id: Type.String(),
+    user_id: Type.Union([Type.Integer(), Type.Null()]),
+    type: EventType,
+    method: Type.Union([Type.String(), Type.Null()], {
+      description: 'How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events',
+      examples: ['password'],
+    }),
+    ip: Type.Union([Type.String(), Type.Null()]),
+    user_agent: Type.Union([Type.String(), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'SecurityEventRead' },
+)
+
+export const OwnSecurityEventQuery = Type.Object({
+  page: PageNumber,
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  type: Type.Optional(EventType),
+})
+
+export const SecurityEventQuery = Type.Object({ ...OwnSecurityEventQuery.properties, user_id: Type.Optional(RecordId) })

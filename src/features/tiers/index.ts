@@ -1,0 +1,4 @@
+// The tiers feature's public face: what other features and the shared core may use. Everything
+// else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
+export { TierName } from './tiers.schemas.js'
+export { TierService } from './tiers.service.js'

@@ -1,0 +1,17 @@
+// The users feature's public face: what other features and the shared core may use. Everything
+// else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
+export { adminAccountProblem } from './admin-account.js'
+export { DomainEvents } from './domain-events.js'
+export { loginAccountKey,PasswordGuesses } from './password-guesses.js'
+export { assertAcceptablePassword } from './password-policy.js'
+export { PASSWORD_HASH_PARAMETERS, PasswordHasher } from './passwords.js'
+export { compactSearchIndex } from './search-index.js'
+export type { ManagedUser, NewUserInput, SignupPolicy, User, UserDirectoryQuery } from './user.js'
+export { limitIdentity,NO_PASSWORD } from './user.js'
+export type { UserChangeLog, UserEventType } from './user-change-log.js'
+export { USER_EVENT_TYPES } from './user-change-log.js'
+export { Email, Password } from './user-fields.js'
+export type { UserLifecycle } from './user-lifecycle.js'
+export { assertMaySignUp, incorrectPassword,UserService } from './users.service.js'
+export { toUserReadV2 } from './users.v2.mappers.js'
+export { UserCreateV2, UserReadV2 } from './users.v2.schemas.js'

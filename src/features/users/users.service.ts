@@ -1,0 +1,487 @@
+// User rules: who may do what, uniqueness, soft and permanent deletion, avatars. No HTTP here;
+// every operation serves every API version, which choose their own shapes.
+import { randomInt } from 'node:crypto'
+
+import type { AdminAccount } from '../../config.js'
+import { uniqueViolation } from '../../db/errors.js'
+import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
+import type { Actor } from '../../shared/actor.js'
+import { apiKeysRefused, assertSuperuser, DomainError, forbidden, notAuthenticated } from '../../shared/errors.js'
+import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
+import { fetchPaged, offsetOf } from '../../shared/paging.js'
+import { toIsoString } from '../../shared/timestamps.js'
+import type { AvatarService, AvatarUpload } from '../avatars/index.js'
+import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/index.js'
+import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
+import type { TierService } from '../tiers/index.js'
+import type { DomainEvents } from './domain-events.js'
+import type { PasswordGuesses } from './password-guesses.js'
+import { assertAcceptablePassword } from './password-policy.js'
+import type { PasswordHasher } from './passwords.js'
+import type { ManagedUser, NewUserInput, ProviderProfile, SignupPolicy, User, UserChanges, UserDirectoryQuery, UserSearchFilter } from './user.js'
+import { limitIdentity, NO_PASSWORD, toManagedUser, toUser } from './user.js'
+import type { UserChangeLog, UserEventType } from './user-change-log.js'
+import type { UserDirectoryRepository } from './user-directory.repository.js'
+import type { UserLifecycle } from './user-lifecycle.js'
+import type { UsersRepository } from './users.repository.js'
+
+/** Lists are in id order: the id is the key keyset paging continues after. */
+const userKey = (row: { id: number }) => row.id
+
+export const USER_NOT_FOUND = 'User not found'
+export const EMAIL_TAKEN = 'Email is already registered'
+export const USERNAME_TAKEN = 'Username not available'
+export const USER_NOT_DELETED = 'User is not deleted'
+
+const emailTaken = () => new DomainError('conflict', EMAIL_TAKEN, { code: 'email_taken' })
+const usernameTaken = () => new DomainError('conflict', USERNAME_TAKEN, { code: 'username_taken' })
+/**
+ * A search's total_count is exact up to this many users, and this many past it: counting every
+ * match of a short text on a large table would cost a scan of the table on each request.
+ */
+export const SEARCH_TOTAL_CAP = 10_000
+
+/** Counting goes at least one row past the page asked for, so `has_more` stays true while rows follow. */
+const countLimitFor = (request: PageRequest) => Math.max(SEARCH_TOTAL_CAP, offsetOf(request) + request.limit + 1)
+
+export const INCORRECT_PASSWORD = 'Incorrect password'
+export const incorrectPassword = () => new DomainError('invalid', INCORRECT_PASSWORD, { code: 'incorrect_password' })
+
+/** A provider's display name as a valid name (2-30 characters, no control characters), else the username. */
+function displayName(name: string | undefined, username: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what it removes
+  const cleaned = (name ?? '').replace(/[\u0000-\u001F\u007F\u0085\u2028\u2029]+/g, ' ').trim().slice(0, 30).trim()
+  return cleaned.length >= 2 ? cleaned : username.padEnd(2, '_')
+}
+
+function userNotFound(): never {
+  throw new DomainError('not_found', USER_NOT_FOUND, { code: 'user_not_found' })
+}
+
+/** Maps a unique-index violation to the conflict the client should see; rethrows anything else. */
+function conflictFrom(error: unknown): never {
+  const constraint = uniqueViolation(error)
+  if (constraint?.includes('email')) throw emailTaken()
+  if (constraint?.includes('username')) throw usernameTaken()
+  throw error
+}
+
+function assertSelfOrSuperuser(actor: Actor, userId: number): void {
+  if (actor.id !== userId && !actor.isSuperuser) throw forbidden()
+}
+
+/**
+ * The sign-up rule, in one place: with an `authenticated` policy only a logged-in caller may
+ * create accounts. v1 follows USER_SIGNUP; v2 always asks for `authenticated`.
+ */
+export function assertMaySignUp(caller: Actor | null, policy: SignupPolicy): void {
+  if (policy === 'authenticated' && caller === null) throw notAuthenticated()
+}
+
+export interface SuperuserOutcome {
+  user: User
+  /** Created now, already a superuser, or an existing account promoted on request. */
+  outcome: 'created' | 'present' | 'promoted'
+}
+
+export class UserService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly managedUsers: UserDirectoryRepository,
+    private readonly unitOfWork: UnitOfWork,
+    /** After-commit events: 'user.email_changed'. */
+    private readonly domainEvents: DomainEvents,
+    /** What other features write in a change's own unit of work. */
+    private readonly lifecycle: UserLifecycle,
+    private readonly changes: UserChangeLog,
+    private readonly passwords: PasswordHasher,
+    private readonly avatars: AvatarService,
+    private readonly tiers: TierService,
+    private readonly events: SecurityEventService,
+    private readonly guesses: PasswordGuesses,
+  ) {}
+
+  /** Whether `password` is the user's; each check spends the account's login budget (429 once spent). */
+  async checkPassword(user: User, password: string, client: ClientInfo): Promise<boolean> {
+    await this.guesses.count(limitIdentity(user), client.ip ?? '')
+    return this.passwordMatches(user.id, password)
+  }
+
+  async get(id: number): Promise<User> {
+    return (await this.find(id)) ?? userNotFound()
+  }
+
+  /** A live user, or undefined. */
+  async find(id: number): Promise<User | undefined> {
+    const row = await this.users.findUserById(id)
+    return row && toUser(row)
+  }
+
+  /**
+   * A live user whose login session `sessionId` is live too (the caller of a request), or
+   * undefined; with `unrevokedJti`, also undefined when that access token is revoked in the
+   * database (checked in the same statement).
+   */
+  async findInSession(id: number, sessionId: string, unrevokedJti?: string): Promise<User | undefined> {
+    const row = unrevokedJti === undefined ? await this.users.findUserInLiveSession(id, sessionId) : await this.users.findCaller(id, sessionId, unrevokedJti)
+    return row && toUser(row)
+  }
+
+  /**
+   * The live account a login name (username or email) names, as a stable identity: its id and
+   * creation time (ids alone repeat across databases that share one Redis).
+   */
+  async findLoginAccount(login: string): Promise<{ id: number; identity: string } | undefined> {
+    const row = await this.users.findLoginAccount(login)
+    return row && { id: row.id, identity: limitIdentity({ id: row.id, createdAt: toIsoString(row.created_at) }) }
+  }
+
+  /** The stored credentials of a live, active account, by username or email. */
+  findCredentials(login: string): Promise<{ id: number; hashed_password: string } | undefined> {
+    return this.users.findCredentials(login)
+  }
+
+  /** Ordered by id; `search`, when given, matches the name or username. */
+  list(search: string | undefined, request: PageRequest): Promise<Paged<User>> {
+    const rows = (window: RowWindow) => this.users.listUsers(window, search)
+    return fetchPaged(request, { rows, count: () => this.users.countUsers(search, countLimitFor(request)), keyOf: userKey }, toUser)
+  }
+
+  /** Ordered by id. */
+  search(filter: UserSearchFilter, request: PageRequest): Promise<Paged<User>> {
+    const rows = (window: RowWindow) => this.users.searchUsers(filter, window)
+    return fetchPaged(request, { rows, count: () => this.users.countSearchUsers(filter, countLimitFor(request)), keyOf: userKey }, toUser)
+  }
+
+  /** Users in any state, for superusers: searched, filtered by state, sorted by an indexed column. */
+  directory(actor: Actor, query: UserDirectoryQuery, request: PageRequest): Promise<Paged<ManagedUser>> {
+    assertSuperuser(actor)
+    const rows = (window: RowWindow) => this.managedUsers.listManagedUsers(query, window)
+    return fetchPaged(request, { rows, count: () => this.managedUsers.countManagedUsers(query), keyOf: userKey }, toManagedUser)
+  }
+
+  /** Any user, soft-deleted or not, for superusers. */
+  async getManaged(actor: Actor, id: number): Promise<ManagedUser> {
+    assertSuperuser(actor)
+    const row = await this.managedUsers.findManagedUser(id)
+    return row ? toManagedUser(row) : userNotFound()
+  }
+
+  /** Superusers only; null removes the tier. */
+  async setTier(actor: Actor, id: number, tierId: number | null): Promise<User> {
+    assertSuperuser(actor)
+    await this.get(id)
+    if (tierId !== null) await this.tiers.get(tierId)
+    const user = await this.unitOfWork.run(async (unit) => {
+      const users = this.users.in(unit)
+      if (!(await users.setUserTier(id, tierId))) return undefined
+      const row = await users.findUserById(id)
+      return row && (await this.changed(unit, 'user.updated', toUser(row)))
+    })
+    return user ?? userNotFound()
+  }
+
+  /** Checks for a taken email, then username, before hashing; the unique indexes settle any race. */
+  async create(input: NewUserInput, options: { superuser?: boolean } = {}): Promise<User> {
+    const row = await this.newUserRow(input, options.superuser ?? false)
+    try {
+      return await this.unitOfWork.run(async (unit) => this.changed(unit, 'user.created', toUser(await this.users.in(unit).insertUser(row))))
+    } catch (error) {
+      return conflictFrom(error)
+    }
+  }
+
+  /**
+   * Someone signs themselves up: the account, its `user_signed_up` security event and whatever
+   * other features do for a new user (the verification mail) commit together.
+   */
+  async signUp(input: NewUserInput, client: ClientInfo): Promise<User> {
+    const row = await this.newUserRow(input, false)
+    try {
+      return await this.unitOfWork.run(async (unit) => {
+        const user = toUser(await this.users.in(unit).insertUser(row))
+        await this.events.record('user_signed_up', user.id, client, { unit })
+        await this.lifecycle.signedUp(unit, user)
+        return await this.changed(unit, 'user.created', user)
+      })
+    } catch (error) {
+      return conflictFrom(error)
+    }
+  }
+
+  /**
+   * Someone an identity provider vouches for signs themselves up, in the caller's unit of work
+   * (which links the identity they signed up with): no password (they can set one through a
+   * reset), verified when the provider says the address is, a username made unique from the one
+   * they go by.
+   */
+  async signUpFromProvider(unit: Unit, profile: ProviderProfile, client: ClientInfo): Promise<User> {
+    const users = this.users.in(unit)
+    if (await users.emailTaken(profile.email)) throw emailTaken()
+    const username = await this.freeUsername(users, profile.username ?? profile.email.split('@')[0] ?? '')
+    const row = { name: displayName(profile.name, username), username, email: profile.email, hashed_password: NO_PASSWORD, profile_image_url: DEFAULT_PROFILE_IMAGE_URL, age: null, is_superuser: false }
+    let user: User
+    try {
+      user = toUser(await users.insertUser(row))
+    } catch (error) {
+      return conflictFrom(error)
+    }
+    if (profile.emailVerified && (await users.markEmailVerified(user.id, user.email))) user = { ...user, isVerified: true }
+    await this.events.record('user_signed_up', user.id, client, { unit })
+    await this.lifecycle.signedUp(unit, user)
+    return this.changed(unit, 'user.created', user)
+  }
+
+  /** `wanted` as a valid username, with digits added until no account holds it. */
+  private async freeUsername(users: UsersRepository, wanted: string): Promise<string> {
+    const base = (wanted.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '') || 'user').slice(0, 20).padEnd(2, '_')
+    if (!(await users.usernameTaken(base))) return base
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const candidate = `${base.slice(0, 14)}_${randomInt(10_000, 100_000)}`
+      if (!(await users.usernameTaken(candidate))) return candidate
+    }
+    throw usernameTaken()
+  }
+
+  /** Checks a new account's password and uniqueness, then hashes the password. */
+  private async newUserRow(input: NewUserInput, superuser: boolean) {
+    await assertAcceptablePassword(input.password, input)
+    if (await this.users.emailTaken(input.email)) throw emailTaken()
+    if (await this.users.usernameTaken(input.username)) throw usernameTaken()
+    return {
+      name: input.name,
+      username: input.username,
+      email: input.email,
+      hashed_password: await this.passwords.hash(input.password),
+      profile_image_url: DEFAULT_PROFILE_IMAGE_URL,
+      age: input.age ?? null,
+      is_superuser: superuser,
+    }
+  }
+
+  /**
+   * Applies a user's changes. Moving the email moves the account's recovery, so the user proves
+   * it is them with `currentPassword` (a superuser changing another user's email does not).
+   */
+  async update(actor: Actor, id: number, changes: UserChanges, client: ClientInfo): Promise<User> {
+    // An API key never manages email (nor keys, sessions or passwords).
+    if (changes.email !== undefined && actor.viaApiKey) throw apiKeysRefused()
+    assertSelfOrSuperuser(actor, id)
+    const current = await this.get(id)
+    const movesEmail = changes.email !== undefined && changes.email.toLowerCase() !== current.email.toLowerCase()
+    if (movesEmail && !(actor.isSuperuser && actor.id !== id)) {
+      if (changes.currentPassword === undefined || !(await this.checkPassword(current, changes.currentPassword, client))) throw incorrectPassword()
+    }
+    if (changes.email !== undefined && (await this.users.emailTaken(changes.email, id))) {
+      throw emailTaken()
+    }
+    if (changes.username !== undefined && (await this.users.usernameTaken(changes.username, id))) {
+      throw usernameTaken()
+    }
+    const { profileImageUrl, currentPassword: _proof, ...columns } = changes
+    // A client-written image URL is a link: it replaces the user's own upload, which is then deleted.
+    const link = profileImageUrl === undefined ? {} : { profile_image_url: profileImageUrl, avatar_key: null }
+    // A new address is unverified until its owner proves they read it.
+    const emailChanged = changes.email !== undefined && changes.email.toLowerCase() !== current.email.toLowerCase()
+    let updated
+    try {
+      updated = await this.updateRow(id, { ...columns, ...link, ...(emailChanged ? { is_verified: 0 as const } : {}) })
+    } catch (error) {
+      return conflictFrom(error)
+    }
+    if (!updated) userNotFound()
+    if (profileImageUrl !== undefined) await this.avatars.remove(current.avatarKey)
+    if (emailChanged) await this.domainEvents.publish('user.email_changed', { user: updated, previousEmail: current.email })
+    return updated
+  }
+
+  /**
+   * Puts back the email an undone change replaced, verified (its owner followed the link mailed
+   * there). 409 when another account holds it meanwhile.
+   */
+  async revertEmail(userId: number, email: string): Promise<User> {
+    if (await this.users.emailTaken(email, userId)) throw emailTaken()
+    let updated
+    try {
+      updated = await this.updateRow(userId, { email, is_verified: 1 })
+    } catch (error) {
+      return conflictFrom(error)
+    }
+    return updated ?? userNotFound()
+  }
+
+  /** A live, active user by email (password reset), or undefined. */
+  async findActiveByEmail(email: string): Promise<User | undefined> {
+    const row = await this.users.findActiveUserByEmail(email)
+    return row && toUser(row)
+  }
+
+  /** Whether the account has a password (one made through a provider has none until a reset sets one). */
+  async hasPassword(id: number): Promise<boolean> {
+    const hashed = await this.users.findHashedPassword(id)
+    return hashed !== undefined && hashed !== NO_PASSWORD
+  }
+
+  /** Removes the account's password: nothing verifies against it until a reset sets a new one. */
+  async removePassword(id: number): Promise<boolean> {
+    const hashed = await this.users.findHashedPassword(id)
+    if (hashed === undefined || hashed === NO_PASSWORD) return false
+    return this.users.setHashedPassword(id, NO_PASSWORD)
+  }
+
+  /**
+   * Whether the account ever proved it reads its mailbox (a verification link, an email sign-in,
+   * a reset, or a provider that vouched for the address). An account that never did may hold
+   * ways in someone else added with the owner's address (account pre-hijacking).
+   */
+  async hasProvedMailbox(id: number): Promise<boolean> {
+    return (await this.users.findMailboxProven(id)) === true
+  }
+
+  async passwordMatches(id: number, password: string): Promise<boolean> {
+    const hashed = await this.users.findHashedPassword(id)
+    return hashed === undefined ? false : this.passwords.verify(hashed, password)
+  }
+
+  /** Sets a new password (after the same policy as at sign-up; a refusal names `new_password`, as both requests that set one do). */
+  async setPassword(user: User, password: string): Promise<void> {
+    await assertAcceptablePassword(password, user, 'new_password')
+    if (!(await this.users.setHashedPassword(user.id, await this.passwords.hash(password)))) userNotFound()
+  }
+
+  /** Marks the user verified if `email` is still their address ('user.email_verified' only when they were not yet). */
+  markEmailVerified(id: number, email: string): Promise<boolean> {
+    return this.unitOfWork.run(async (unit) => {
+      const users = this.users.in(unit)
+      const before = await users.findUserById(id)
+      if (!(await users.markEmailVerified(id, email))) return false
+      if (before && !before.is_verified) await this.changed(unit, 'user.email_verified', { ...toUser(before), isVerified: true })
+      return true
+    })
+  }
+
+  /** The user and their posts disappear together, in one transaction. */
+  async softDelete(actor: Actor, id: number): Promise<void> {
+    assertSelfOrSuperuser(actor, id)
+    const deleted = await this.unitOfWork.run(async (unit) => {
+      const users = this.users.in(unit)
+      if (!(await users.softDeleteUser(id))) return false
+      await this.lifecycle.softDeleted(unit, id)
+      const row = await users.findAnyUserById(id)
+      if (row) await this.changed(unit, 'user.deleted', toUser(row))
+      return true
+    })
+    if (!deleted) userNotFound()
+  }
+
+  /**
+   * Superusers only: undoes a soft delete. The user's posts that were hidden with them come back;
+   * posts they had deleted themselves before stay deleted. Sessions ended by the deletion stay ended.
+   */
+  async restore(actor: Actor, id: number): Promise<User> {
+    assertSuperuser(actor)
+    await this.unitOfWork.run(async (unit) => {
+      const users = this.users.in(unit)
+      const deletedAt = await this.deletionOf(users, id)
+      if (!(await users.restoreUser(id))) userNotFound()
+      await this.lifecycle.restored(unit, id, deletedAt)
+      const row = await users.findUserById(id)
+      if (row) await this.changed(unit, 'user.restored', toUser(row))
+    })
+    return this.get(id)
+  }
+
+  /** What restore() would refuse, refused before anything else is done: superusers only, 404, 409. */
+  async assertRestorable(actor: Actor, id: number): Promise<void> {
+    assertSuperuser(actor)
+    await this.deletionOf(this.users, id)
+  }
+
+  /** When a soft-deleted user was deleted; 404 without such a row, 409 for a live user. */
+  private async deletionOf(users: UsersRepository, id: number): Promise<string | null> {
+    const deletion = await users.findDeletion(id)
+    if (!deletion) userNotFound()
+    if (!deletion.deleted) throw new DomainError('conflict', USER_NOT_DELETED, { code: 'user_not_deleted' })
+    return deletion.deletedAt
+  }
+
+  /** Superusers only; finds soft-deleted users too. Their posts and tokens go with them. */
+  async deletePermanently(actor: Actor, id: number, client: ClientInfo | null = null): Promise<void> {
+    assertSuperuser(actor)
+    const removed = await this.unitOfWork.run(async (unit) => {
+      const users = this.users.in(unit)
+      const row = await users.findAnyUserById(id)
+      if (!row || !(await users.deleteUserPermanently(id))) return undefined
+      return this.changed(unit, 'user.removed', toUser(row))
+    })
+    if (!removed) userNotFound()
+    await this.events.record('user_deleted_permanently', id, client)
+    await this.avatars.remove(removed.avatarKey)
+  }
+
+  async setAvatar(actor: Actor, id: number, upload: AvatarUpload): Promise<User> {
+    assertSelfOrSuperuser(actor, id)
+    const previous = await this.get(id)
+    const stored = await this.avatars.store(upload)
+    const updated = await this.updateRow(id, { profile_image_url: stored.url, avatar_key: stored.key })
+    if (!updated) {
+      // Deleted while uploading: do not leave an orphaned file behind.
+      await this.avatars.remove(stored.key)
+      userNotFound()
+    }
+    await this.avatars.remove(previous.avatarKey)
+    return updated
+  }
+
+  /**
+   * Makes sure the configured administrator exists and is a superuser. Idempotent: an account
+   * (matched by email or username) that is already a superuser is left as it is, password and
+   * all. One that is not is promoted only with `promoteExisting` (ADMIN_PROMOTE_EXISTING): whoever
+   * registered the administrator's name first must not become a superuser silently.
+   */
+  async ensureSuperuser(account: AdminAccount, options: { promoteExisting: boolean }): Promise<SuperuserOutcome> {
+    const existing = await this.users.findUserByEmailOrUsername(account.email, account.username)
+    if (existing) return this.adopt(toUser(existing), account, options)
+    try {
+      return { user: await this.create(account, { superuser: true }), outcome: 'created' }
+    } catch (error) {
+      // Another process may have created it at the same moment. Otherwise (a soft-deleted
+      // account holds the email or username) the conflict stands.
+      if (!(error instanceof DomainError && error.kind === 'conflict')) throw error
+      const raced = await this.users.findUserByEmailOrUsername(account.email, account.username)
+      if (!raced) throw error
+      return this.adopt(toUser(raced), account, options)
+    }
+  }
+
+  private async adopt(user: User, account: AdminAccount, options: { promoteExisting: boolean }): Promise<SuperuserOutcome> {
+    if (user.isSuperuser) return { user, outcome: 'present' }
+    if (!options.promoteExisting) {
+      const matches = user.username === account.username ? `username "${account.username}"` : `email "${account.email}"`
+      throw new DomainError(
+        'conflict',
+        `an existing account (#${user.id}, ${matches}) is not a superuser; set ADMIN_PROMOTE_EXISTING=true to promote it, or choose another administrator`,
+      )
+    }
+    return { user: await this.promote(user), outcome: 'promoted' }
+  }
+
+  /** Changes a live user's row and publishes 'user.updated' with it, in one unit; undefined when there is no live user. */
+  private updateRow(id: number, changes: Parameters<UsersRepository['updateUser']>[1]): Promise<User | undefined> {
+    return this.unitOfWork.run(async (unit) => {
+      const row = await this.users.in(unit).updateUser(id, changes)
+      return row && (await this.changed(unit, 'user.updated', toUser(row)))
+    })
+  }
+
+  /** Records the change in its unit (its change event is written there) and gives the user back. */
+  private async changed(unit: Unit, type: UserEventType, user: User): Promise<User> {
+    await this.changes.userChanged(unit, type, user)
+    return user
+  }
+
+  private async promote(user: User): Promise<User> {
+    if (!user.isSuperuser) await this.users.setSuperuser(user.id)
+    return { ...user, isSuperuser: true }
+  }
+}

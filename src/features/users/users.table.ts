@@ -1,0 +1,49 @@
+// The users table (migrations 2026-11-21-01 and later) and the rows the users feature reads from it.
+import type { Generated, Selectable } from 'kysely'
+
+import type { Flag, NullableTimestamp,Timestamp } from '../../db/column-types.js'
+
+export interface UsersTable {
+  id: Generated<number>
+  name: string
+  username: string
+  email: string
+  hashed_password: string
+  profile_image_url: string
+  /** The stored avatar this user uploaded (its name in avatar storage); only uploads set it. */
+  avatar_key: string | null
+  tier_id: number | null
+  age: number | null
+  is_active: Flag
+  is_superuser: Flag
+  is_verified: Flag
+  is_deleted: Flag
+  deleted_at: NullableTimestamp
+  /** When the account first proved it reads its mailbox (null: never, so its other ways in are unproven). */
+  email_verified_at: NullableTimestamp
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+/** Columns of the users table that make a user (never hashed_password). */
+export const USER_TABLE_COLUMNS = [
+  'id',
+  'name',
+  'username',
+  'email',
+  'profile_image_url',
+  'avatar_key',
+  'tier_id',
+  'age',
+  'is_active',
+  'is_superuser',
+  'is_verified',
+  'created_at',
+  'updated_at',
+] as const
+
+/** A users row with its tier's name, as every user read returns it. */
+export type UserRow = Pick<Selectable<UsersTable>, (typeof USER_TABLE_COLUMNS)[number]> & { tier_name: string | null }
+
+/** A user in any state, as the superusers' directory reads it. */
+export type ManagedUserRow = UserRow & { is_deleted: boolean | number; deleted_at: Date | string | null }

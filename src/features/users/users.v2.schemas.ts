@@ -1,0 +1,57 @@
+// Version 2 user shapes: avatar_url instead of profile_image_url, the
+// tier's name as subscription_tier, created_at and is_verified; accept_terms on creation.
+import { Type } from 'typebox'
+
+import { CursorParameter } from '../../api/common/page-envelope.js'
+import { PageNumber } from '../../shared/page-number.js'
+import { TierName } from '../tiers/index.js'
+import { Age, ImageUrl, NewUserFields, UserUpdateFields } from './user-fields.js'
+
+export const UserReadV2 = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    username: Type.String(),
+    email: Type.Optional(Type.String({ description: 'Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public' })),
+    avatar_url: Type.String(),
+    subscription_tier: Type.Union([Type.String(), Type.Null()], { description: "The tier's name, or null" }),
+    created_at: Type.String({ format: 'date-time' }),
+    is_verified: Type.Boolean(),
+  },
+  { title: 'UserReadV2' },
+)
+
+export const UserCreateV2 = Type.Object(
+  {
+    ...NewUserFields,
+    accept_terms: Type.Literal(true, { description: 'Must be true: the new user accepts the terms of service' }),
+  },
+  { additionalProperties: false, title: 'UserCreateV2' },
+)
+
+export const UserUpdateV2 = Type.Object(
+  { ...UserUpdateFields, avatar_url: Type.Optional(ImageUrl) },
+  { additionalProperties: false, minProperties: 1, title: 'UserUpdateV2' },
+)
+
+export const UserTierUpdateV2 = Type.Object(
+  { subscription_tier: Type.Union([TierName, Type.Null()]) },
+  { additionalProperties: false, title: 'UserTierUpdateV2' },
+)
+
+/** Every v2 list: page, limit (1-100), search (at most 50 characters). */
+export const ListQueryV2 = Type.Object({
+  page: PageNumber,
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
+  search: Type.Optional(Type.String({ maxLength: 50, description: 'Case-insensitive substring of the name or username' })),
+  cursor: Type.Optional(CursorParameter),
+})
+
+export const UserSearchQueryV2 = Type.Object({
+  ...ListQueryV2.properties,
+  name: Type.Optional(Type.String({ maxLength: 50, description: 'Case-insensitive substring of the name; empty is ignored' })),
+  age: Type.Optional(Type.Union([Type.Literal(''), Age], { description: 'Exact age; empty is ignored' })),
+  is_active: Type.Boolean({ default: true }),
+})
+
+export const AvatarResponseV2 = Type.Object({ message: Type.String(), avatar_url: Type.String() }, { title: 'AvatarUploadedV2' })
