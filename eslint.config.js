@@ -121,7 +121,7 @@ export default tseslint.config(
   {
     // The core and the entry points see a slice as its index.ts, or the slice list.
     files: ['src/*.ts', 'src/cli/**/*.ts', 'src/db/**/*.ts', 'src/shared/**/*.ts'],
-    ignores: ['src/services.ts', 'src/db/schema.ts', 'src/db/migrations/index.ts'],
+    ignores: ['src/services.ts', 'src/config.ts', 'src/db/schema.ts', 'src/db/migrations/index.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [sliceFromOutside] }] },
   },
   {
@@ -129,6 +129,13 @@ export default tseslint.config(
     files: ['src/db/schema.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ regex: String.raw`(^|/)features/[^/]+/(?!index\.js$|[\w-]+\.table\.js$).+`, message: "The database's type names a slice's tables, nothing else of it." }] }],
+    },
+  },
+  {
+    // The settings are composed of each slice's own (src/features/<name>/settings.ts).
+    files: ['src/config.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: String.raw`(^|/)features/[^/]+/(?!index\.js$|settings\.js$).+`, message: "The settings name a slice's settings.ts, nothing else of it." }] }],
     },
   },
   {

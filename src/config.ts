@@ -1,12 +1,27 @@
 // The only module that reads process.env. Every setting is parsed and validated here, once,
-// so a bad value stops the process at start with one line naming the variable.
+// so a bad value stops the process at start with one line naming the variable. A slice's own
+// settings are read by its settings.ts (src/features/<name>/settings.ts), composed here.
 import { existsSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import path from 'node:path'
 
+import type { EmailLoginSettings } from './features/email-login/settings.js'
+import { emailLoginSettings } from './features/email-login/settings.js'
+import type { EventStreamSettings } from './features/event-streams/settings.js'
+import { eventStreamSettings } from './features/event-streams/settings.js'
+import type { GitHubConfig, OidcProviderConfig } from './features/identities/settings.js'
+import { githubSettings, oidcProvidersOf } from './features/identities/settings.js'
+import type { MfaSettings } from './features/mfa/settings.js'
+import { mfaSettings } from './features/mfa/settings.js'
+import type { PasskeySettings } from './features/passkeys/settings.js'
+import { passkeySettings } from './features/passkeys/settings.js'
+import type { WebhookSettings } from './features/webhooks/settings.js'
+import { webhookSettings } from './features/webhooks/settings.js'
 import type { OriginList } from './shared/origin-list.js'
 import { parseOriginList } from './shared/origin-list.js'
+import type { Env } from './shared/settings.js'
+import { boolean, ConfigError, integer, oneOf, read, url } from './shared/settings.js'
 import type { ApiVersion } from './versions.js'
 import { API_VERSIONS, CURRENT_VERSION, isApiVersion } from './versions.js'
 
@@ -23,29 +38,12 @@ export type CookieSameSite = 'lax' | 'strict' | 'none'
  * credentials (no cookie). Otherwise exact origins, plus `scheme://host` prefixes whose every
  * port is allowed (`http://localhost:*`); those get credentials (the refresh cookie).
  */
+export { ConfigError }
+export type { GitHubConfig, OidcProviderConfig }
+
 export type CorsOrigins = { any: true } | ({ any: false } & OriginList)
 
-/** An OpenID Connect provider to sign in with (OIDC_PROVIDERS and OIDC_<NAME>_*). */
-export interface OidcProviderConfig {
-  /** Lowercase name in paths and security events (`/api/v2/auth/{name}/authorize`, `oidc:{name}`). */
-  name: string
-  /** The issuer, found by discovery (`/.well-known/openid-configuration`). */
-  issuer: string
-  clientId: string
-  clientSecret: string
-  scopes: string
-  label: string
-}
 
-/** GitHub sign-in (GITHUB_CLIENT_ID, GITHUB_CLIENT_SECRET; GITHUB_URL and GITHUB_API_URL for GitHub Enterprise). */
-export interface GitHubConfig {
-  clientId: string
-  clientSecret: string
-  /** Where the OAuth endpoints live: https://github.com, or a GitHub Enterprise Server. */
-  url: string
-  /** The REST API: https://api.github.com, or https://HOST/api/v3. */
-  apiUrl: string
-}
 
 export interface AdminAccount {
   name: string
@@ -94,11 +92,11 @@ export interface Config {
   /** Log a new user in at sign-up (POST /api/v2/signup answers with a token pair). */
   signupLogin: boolean
   /** Sign-in by a mailed link or code (EMAIL_LOGIN); its requests an hour, per client address and per email. */
-  emailLogin: { enabled: boolean; rateLimit: number }
+  emailLogin: EmailLoginSettings
   /** Second factors: attempts an hour per account or known device (MFA_RATE_LIMIT), the name apps show (MFA_ISSUER), and whether superusers must enrol (REQUIRE_MFA_FOR_SUPERUSERS). */
-  mfa: { rateLimit: number; issuer: string; requireForSuperusers: boolean }
+  mfa: MfaSettings
   /** Passkeys' relying party: WEBAUTHN_RP_ID (a host name), WEBAUTHN_RP_NAME, WEBAUTHN_ORIGINS (the page origins that may use them). */
-  webauthn: { rpId: string; rpName: string; origins: OriginList }
+  webauthn: PasskeySettings
   /** Origins a sign-in flow may send the browser back to (AUTH_REDIRECT_ORIGINS). */
   authRedirectOrigins: OriginList
   /** OpenID Connect providers to sign in with, in OIDC_PROVIDERS' order. */
@@ -142,8 +140,8 @@ export interface Config {
   /** Outgoing events: how long change events stay readable (EVENT_RETENTION_MINUTES) and how webhooks are sent. */
   events: { retentionMinutes: number }
   /** Realtime streams: heartbeat interval, and how many one user and one address may hold open in a process. */
-  eventStreams: { heartbeatSeconds: number; perUser: number; perAddress: number }
-  webhooks: { allowPrivate: boolean; retryBaseMs: number }
+  eventStreams: EventStreamSettings
+  webhooks: WebhookSettings
   /** Password-reset requests an hour, per client address and per email. */
   passwordResetRateLimit: number
   /** Verification mails an hour, per user and per recipient address. */
@@ -193,25 +191,9 @@ export interface MailConfig {
   retryBaseMs: number
 }
 
-export class ConfigError extends Error {}
 
-type Env = Record<string, string | undefined>
 
-function read(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim()
-  return value === undefined || value === '' ? undefined : value
-}
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = read(env, name)
-  if (raw === undefined) return fallback
-  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`)
-  const value = Number(raw)
-  if (value < min || value > max) {
-    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`)
-  }
-  return value
-}
 
 function otel(env: Env): Config['otel'] {
   const endpoint = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:'])
@@ -257,56 +239,9 @@ function jwt(env: Env): Config['jwt'] {
   return { algorithm, privateKey: key, previousPrivateKeys: previous === undefined ? [] : pems(previous, 'JWT_PRIVATE_KEY_PREVIOUS') }
 }
 
-/**
- * Passkeys' relying party, by default PUBLIC_URL's host and origin; in development also every
- * port of http://localhost, so an app on another port works with no setting.
- */
-function webauthn(env: Env, publicUrl: string, nodeEnv: NodeEnv): Config['webauthn'] {
-  const publicOrigin = new URL(publicUrl)
-  const rpId = (read(env, 'WEBAUTHN_RP_ID') ?? publicOrigin.hostname).toLowerCase()
-  if (!/^[a-z0-9.-]+$/.test(rpId)) throw new ConfigError(`WEBAUTHN_RP_ID must be a host name (no scheme, port or path), got "${rpId}"`)
-  const fallback = [publicOrigin.origin, ...(nodeEnv === 'development' && rpId === 'localhost' ? ['http://localhost:*'] : [])].join(',')
-  const entries = (read(env, 'WEBAUTHN_ORIGINS') ?? fallback).split(',').map((origin) => origin.trim()).filter(Boolean)
-  const parsed = parseOriginList(entries)
-  if ('invalid' in parsed) throw new ConfigError(`WEBAUTHN_ORIGINS must list origins such as https://app.example.com or http://localhost:* (scheme, host and port only), got "${parsed.invalid}"`)
-  for (const origin of [...parsed.list.exact, ...parsed.list.anyPort]) {
-    const { hostname } = new URL(origin)
-    if (hostname !== rpId && !hostname.endsWith(`.${rpId}`)) throw new ConfigError(`WEBAUTHN_ORIGINS: ${origin} is not on WEBAUTHN_RP_ID ${rpId} or a subdomain of it`)
-  }
-  return { rpId, rpName: read(env, 'WEBAUTHN_RP_NAME') ?? rpId, origins: parsed.list }
-}
 
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = read(env, name)
-  if (raw === undefined) return fallback
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`)
-  }
-  return raw as T
-}
 
-function boolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = read(env, name)?.toLowerCase()
-  if (raw === undefined) return fallback
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`)
-}
 
-function url(env: Env, name: string, protocols: string[]): string | undefined {
-  const raw = read(env, name)
-  if (raw === undefined) return undefined
-  let parsed: URL
-  try {
-    parsed = new URL(raw)
-  } catch {
-    throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')})`)
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${name} must start with ${protocols.join(' or ')}, got "${parsed.protocol}"`)
-  }
-  return raw
-}
 
 function redisKeyPrefix(env: Env, name: string): string {
   const raw = read(env, name) ?? ''
@@ -371,50 +306,9 @@ function sunsetDates(env: Env, name: string): Partial<Record<ApiVersion, string>
   return dates
 }
 
-/** Issuers a provider name stands for when OIDC_<NAME>_ISSUER is not set. */
-const OIDC_PRESETS: Record<string, { issuer: string; label: string }> = {
-  google: { issuer: 'https://accounts.google.com', label: 'Google' },
-  gitlab: { issuer: 'https://gitlab.com', label: 'GitLab' },
-}
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
 
-/** OIDC_PROVIDERS=google,corp and, per name, OIDC_<NAME>_ISSUER, _CLIENT_ID, _CLIENT_SECRET, _SCOPES, _LABEL. */
-function oidcProvidersOf(env: Env): OidcProviderConfig[] {
-  const names = (read(env, 'OIDC_PROVIDERS') ?? '').split(',').map((name) => name.trim()).filter(Boolean)
-  const seen = new Set<string>()
-  return names.map((name) => {
-    if (!/^[a-z][a-z0-9-]{0,31}$/.test(name)) throw new ConfigError(`OIDC_PROVIDERS names must be lowercase letters, digits and dashes (up to 32), got "${name}"`)
-    if (seen.has(name)) throw new ConfigError(`OIDC_PROVIDERS lists "${name}" twice`)
-    seen.add(name)
-    const prefix = `OIDC_${name.toUpperCase().replaceAll('-', '_')}_`
-    const preset = OIDC_PRESETS[name]
-    const issuer = url(env, `${prefix}ISSUER`, ['http:', 'https:']) ?? preset?.issuer
-    if (!issuer) throw new ConfigError(`${prefix}ISSUER is required: "${name}" is not a preset (${Object.keys(OIDC_PRESETS).join(', ')})`)
-    const parsed = new URL(issuer)
-    if (parsed.protocol === 'http:' && !LOOPBACK_HOSTS.has(parsed.hostname)) throw new ConfigError(`${prefix}ISSUER must use https (http only on localhost), got "${issuer}"`)
-    const clientId = read(env, `${prefix}CLIENT_ID`)
-    const clientSecret = read(env, `${prefix}CLIENT_SECRET`)
-    if (!clientId || !clientSecret) throw new ConfigError(`${prefix}CLIENT_ID and ${prefix}CLIENT_SECRET are required for the "${name}" provider`)
-    const scopes = read(env, `${prefix}SCOPES`) ?? 'openid email profile'
-    if (!scopes.split(/\s+/).includes('openid')) throw new ConfigError(`${prefix}SCOPES must include openid, got "${scopes}"`)
-    return { name, issuer, clientId, clientSecret, scopes, label: read(env, `${prefix}LABEL`) ?? preset?.label ?? name }
-  })
-}
 
-function github(env: Env, oidcNames: string[]): GitHubConfig | undefined {
-  const clientId = read(env, 'GITHUB_CLIENT_ID')
-  const clientSecret = read(env, 'GITHUB_CLIENT_SECRET')
-  if (!clientId && !clientSecret) return undefined
-  if (!clientId || !clientSecret) throw new ConfigError('GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET go together')
-  if (oidcNames.includes('github')) throw new ConfigError('OIDC_PROVIDERS cannot name "github": GitHub signs in through GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET')
-  const endpoint = (name: string, fallback: string) => {
-    const value = (url(env, name, ['http:', 'https:']) ?? fallback).replace(/\/+$/, '')
-    if (value.startsWith('http:') && !LOOPBACK_HOSTS.has(new URL(value).hostname)) throw new ConfigError(`${name} must use https (http only on localhost), got "${value}"`)
-    return value
-  }
-  return { clientId, clientSecret, url: endpoint('GITHUB_URL', 'https://github.com'), apiUrl: endpoint('GITHUB_API_URL', 'https://api.github.com') }
-}
 
 function admin(env: Env): AdminAccount | undefined {
   const email = read(env, 'ADMIN_EMAIL')
@@ -575,19 +469,12 @@ export function loadConfig(env: Env): Config {
     emailVisibility: emailVisibility(env, 'EMAIL_VISIBILITY'),
     corsOrigins: corsOrigins(env, 'CORS_ORIGINS', nodeEnv),
     signupLogin: boolean(env, 'SIGNUP_LOGIN', true),
-    emailLogin: {
-      enabled: oneOf(env, 'EMAIL_LOGIN', ['on', 'off'] as const, 'on') === 'on',
-      rateLimit: integer(env, 'EMAIL_LOGIN_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
-    },
-    mfa: {
-      rateLimit: integer(env, 'MFA_RATE_LIMIT', development ? 100 : 10, 1, 1_000_000),
-      issuer: read(env, 'MFA_ISSUER') ?? new URL(mailConfig.publicUrl).host,
-      requireForSuperusers: boolean(env, 'REQUIRE_MFA_FOR_SUPERUSERS', false),
-    },
-    webauthn: webauthn(env, mailConfig.publicUrl, nodeEnv),
+    emailLogin: emailLoginSettings(env, development),
+    mfa: mfaSettings(env, mailConfig.publicUrl, development),
+    webauthn: passkeySettings(env, mailConfig.publicUrl, development),
     authRedirectOrigins: redirectOrigins(env, 'AUTH_REDIRECT_ORIGINS', mailConfig.publicUrl, nodeEnv),
     oidcProviders,
-    github: github(env, oidcProviders.map((provider) => provider.name)),
+    github: githubSettings(env, oidcProviders.map((provider) => provider.name)),
     uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     accessTokenMinutes: integer(env, 'ACCESS_TOKEN_MINUTES', 15, 1, 24 * 60),
     jwt: jwt(env),
@@ -613,15 +500,8 @@ export function loadConfig(env: Env): Config {
     adminConsole: oneOf(env, 'ADMIN_CONSOLE', ['on', 'off'] as const, 'on') === 'on',
     securityEventRetentionDays: integer(env, 'SECURITY_EVENT_RETENTION_DAYS', 90, 1, 3650),
     events: { retentionMinutes: integer(env, 'EVENT_RETENTION_MINUTES', 60, 1, 7 * 24 * 60) },
-    eventStreams: {
-      heartbeatSeconds: integer(env, 'EVENT_STREAM_HEARTBEAT_SECONDS', 15, 1, 300),
-      perUser: integer(env, 'EVENT_STREAMS_PER_USER', 5, 1, 1000),
-      perAddress: integer(env, 'EVENT_STREAMS_PER_ADDRESS', 20, 1, 100_000),
-    },
-    webhooks: {
-      allowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
-      retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 600_000),
-    },
+    eventStreams: eventStreamSettings(env),
+    webhooks: webhookSettings(env),
     passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     verificationMailRateLimit: integer(env, 'VERIFICATION_MAIL_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     metrics: read(env, 'METRICS_PORT') === undefined ? undefined : { port: integer(env, 'METRICS_PORT', 9464, 0, 65535), host: read(env, 'METRICS_HOST') ?? '127.0.0.1' },

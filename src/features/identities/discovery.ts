@@ -3,9 +3,9 @@
 // doubling to 5 minutes) until it answers: a provider that starts after the service appears by
 // itself. The provider modules (and openid-client with them) load only when a provider is
 // configured.
-import type { GitHubConfig, OidcProviderConfig } from '../../config.js'
 import type { Logger } from '../../logger.js'
 import type { IdentityService } from './identities.service.js'
+import type { GitHubConfig, OidcProviderConfig } from './settings.js'
 
 const FIRST_RETRY_MS = 1000
 const LONGEST_RETRY_MS = 5 * 60 * 1000

@@ -3,10 +3,10 @@
 // from GET /user/emails, and only the primary address when GitHub marks it verified.
 import * as oidc from 'openid-client'
 
-import type { GitHubConfig } from '../../config.js'
 import type { FlowSecrets, IdentityProvider, ProviderIdentity } from './identity-provider.js'
 import { PROVIDER_TIMEOUT_SECONDS, ProviderFlowError } from './identity-provider.js'
 import { asFlowError, authorizationUrlOf, returnedTo } from './oauth-flow.js'
+import type { GitHubConfig } from './settings.js'
 
 const SCOPES = 'read:user user:email'
 

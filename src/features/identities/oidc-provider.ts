@@ -4,10 +4,10 @@
 // checks on; issuer, audience, expiry, nonce).
 import * as oidc from 'openid-client'
 
-import type { OidcProviderConfig } from '../../config.js'
 import type { FlowSecrets, IdentityProvider, ProviderIdentity } from './identity-provider.js'
 import { PROVIDER_TIMEOUT_SECONDS, ProviderFlowError } from './identity-provider.js'
 import { asFlowError, authorizationUrlOf, returnedTo } from './oauth-flow.js'
+import type { OidcProviderConfig } from './settings.js'
 
 export class OidcProvider implements IdentityProvider {
   private constructor(
