@@ -4,11 +4,11 @@ import { once } from 'node:events'
 import { stat } from 'node:fs/promises'
 import net from 'node:net'
 import path from 'node:path'
-import { setTimeout } from 'node:timers/promises'
 
 import { beforeAll, describe, expect, it } from 'vitest'
 
 import { emptyDirectory, runEntry, startServer, waitForOutput } from './helpers/process.js'
+import { waitFor } from './helpers/wait.js'
 
 let cwd: string
 beforeAll(async () => {
@@ -114,15 +114,20 @@ describe('SIGTERM', () => {
     const port = Number(new URL(server.url).port)
     // Background load on keep-alive connections while the signal arrives.
     let loading = true
+    let loaded = 0
     const load = Promise.allSettled(
       Array.from({ length: 8 }, async () => {
-        while (loading) await fetch(`${server.url}/services/v1/users/`).then((r) => r.arrayBuffer())
+        while (loading) {
+          await fetch(`${server.url}/services/v1/users/`).then((r) => r.arrayBuffer())
+          loaded += 1
+        }
       }),
     )
     const inFlight = await Promise.all(Array.from({ length: 10 }, () => startLogin(port)))
-    await setTimeout(100)
+    // The load is under way on every connection when the signal arrives, and the shutdown has begun before the logins finish.
+    await waitFor(() => loaded >= 16)
     server.child.kill('SIGTERM')
-    await setTimeout(100)
+    await waitFor(() => /shutting down/.test(server.stdout()))
     const results = await Promise.all(inFlight.map((request) => request.finish()))
     loading = false
     await load

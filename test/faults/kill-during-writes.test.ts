@@ -8,6 +8,7 @@ import { createTestDatabase, dialect,TEST_SECRET_KEY } from '../helpers/app.js'
 import { countLiveRows } from '../helpers/counts.js'
 import { emptyDirectory, startServer } from '../helpers/process.js'
 import { DEFAULT_PASSWORD, userFields } from '../helpers/users.js'
+import { waitFor } from '../helpers/wait.js'
 
 let env: Record<string, string>
 let drop: () => Promise<void>
@@ -64,7 +65,8 @@ describe(`kill -9 during writes (${dialect()})`, () => {
 
     const written: Written = { users: [], posts: [] }
     const writing = writeUntilKilled(first.url, token, written)
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    // Killed in the middle of the writes, once some of each kind were acknowledged.
+    await waitFor(() => written.users.length > 0 && written.posts.length > 10, 30_000)
     first.child.kill('SIGKILL')
     await first.exited
     await writing

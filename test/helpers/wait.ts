@@ -29,3 +29,9 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
+
+/** Resolves once the clock has moved past the millisecond of the call: what is written next gets a later timestamp. */
+export async function clockMoved(): Promise<void> {
+  const start = Date.now()
+  while (Date.now() <= start) await new Promise((resolve) => setImmediate(resolve))
+}

@@ -5,6 +5,7 @@ import { createTestApp } from '../../../test/helpers/app.js'
 import { expectError, expectValidationError } from '../../../test/helpers/expect.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin,V1 } from '../../../test/helpers/users.js'
+import { clockMoved } from '../../../test/helpers/wait.js'
 
 const POST_READ_KEYS = ['author_id', 'created_at', 'id', 'media_url', 'text', 'title', 'updated_at']
 
@@ -180,7 +181,7 @@ describe('GET /posts/ (list)', () => {
 describe('PATCH /posts/{post_id}', () => {
   it('lets the author edit, and moves updated_at', async () => {
     const post = await newPost()
-    await new Promise((resolve) => setTimeout(resolve, 5))
+    await clockMoved()
     const response = await patchPost(post.id, { title: 'Edited', media_url: 'https://example.com/x.png' })
     expect(response.statusCode, response.body).toBe(200)
     const edited = response.json()

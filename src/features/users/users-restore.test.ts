@@ -6,6 +6,7 @@ import { createTestApp } from '../../../test/helpers/app.js'
 import { expectError } from '../../../test/helpers/expect.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin,V1, V2 } from '../../../test/helpers/users.js'
+import { clockMoved } from '../../../test/helpers/wait.js'
 
 let t: TestApp
 let admin: LoggedIn
@@ -26,7 +27,7 @@ describe.each([V1, V2])('POST %s/users/{user_id}/restore', (prefix) => {
     await t.app.inject({ method: 'DELETE', url: `${V2}/posts/${deletedEarlier}`, headers: writer.headers })
     const usersBefore = (await t.app.inject({ url: `${V2}/users/?limit=1` })).json().total_count
 
-    await new Promise((resolve) => setTimeout(resolve, 5)) // the user's deletion time is later than the post's
+    await clockMoved() // the user's deletion time is later than the post's
     expect((await t.app.inject({ method: 'DELETE', url: `${prefix}/users/${writer.user.id}`, headers: admin.headers })).statusCode).toBe(200)
     expectError(await t.app.inject({ url: `${prefix}/users/${writer.user.id}` }), 404, 'User not found')
     expectError(await t.app.inject({ url: `${V2}/posts/${kept}` }), 404, 'Post not found')
