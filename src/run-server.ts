@@ -70,15 +70,7 @@ async function runServer(config: Config, logger: Logger, secretKey: string): Pro
     await metricsServer?.close()
     await app.close()
   })
-  const address = await app.listen({ port: config.port, host: config.host })
-  logger.info(`Server listening at ${address}`)
-  flushCompileCache()
-  // One process says it (the first worker when there are several), at the address a browser should use.
-  if (config.nodeEnv === 'development' && (cluster.worker?.id ?? 1) === 1) {
-    // PORT=0 lets the system choose: the address it chose, under PUBLIC_URL's name.
-    const shown = new URL(config.mail.publicUrl).port === '0' ? Object.assign(new URL(address), { hostname: new URL(config.mail.publicUrl).hostname }).origin : config.mail.publicUrl
-    for (const line of developmentAddresses(config, shown)) logger.info(line)
-  }
+  // Metrics answer before the process says it listens: a worker that says so is in the primary's scrape.
   if (config.metrics && app.metrics) {
     const [{ AggregatorRegistry }, { registrySource, startMetricsServer }] = await Promise.all([import('prom-client'), import('./metrics-server.js')])
     if (cluster.isWorker) {
@@ -90,6 +82,15 @@ async function runServer(config: Config, logger: Logger, secretKey: string): Pro
       metricsServer = await startMetricsServer(registrySource(app.metrics), config.metrics.host, config.metrics.port)
       logger.info(`Metrics at http://${config.metrics.host}:${metricsServer.port}/metrics`)
     }
+  }
+  const address = await app.listen({ port: config.port, host: config.host })
+  logger.info(`Server listening at ${address}`)
+  flushCompileCache()
+  // One process says it (the first worker when there are several), at the address a browser should use.
+  if (config.nodeEnv === 'development' && (cluster.worker?.id ?? 1) === 1) {
+    // PORT=0 lets the system choose: the address it chose, under PUBLIC_URL's name.
+    const shown = new URL(config.mail.publicUrl).port === '0' ? Object.assign(new URL(address), { hostname: new URL(config.mail.publicUrl).hostname }).origin : config.mail.publicUrl
+    for (const line of developmentAddresses(config, shown)) logger.info(line)
   }
 }
 

@@ -92,7 +92,6 @@ describe('metrics with WORKERS=2', () => {
       // Both workers listening (each then answers the primary's metrics questions).
       const listening = () => [...server.stdout().matchAll(/Server listening/g)].length
       for (let attempt = 0; attempt < 200 && (listening() < 2 || !/Metrics of every worker/.test(server.stdout())); attempt++) await sleep(50)
-      await sleep(100)
       const requests = 30
       await Promise.all(Array.from({ length: requests }, () => fetch(`${server.url}/api/v2/posts/`).then((response) => response.text())))
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
