@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance } from 'fastify'
 import Fastify from 'fastify'
 
 import accountPages from './api/account-pages.routes.js'
@@ -44,6 +44,8 @@ export interface RouteTableEntry {
   wayIn: WayIn | undefined
   /** Needs a recent proof of identity (403 `reauthentication_required`). */
   reauthenticate: boolean
+  /** Everything the route declared in its config (a feature's own access rule, such as an organization role). */
+  config: Readonly<FastifyContextConfig>
 }
 
 declare module 'fastify' {
@@ -158,7 +160,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
     for (const method of methods) {
       services.rateLimits.routes.add(method, routeTemplateOf(route.url))
-      routeTable.push({ method, url: route.url, protectedRoute: config.protectedRoute === true, wayIn: config.wayIn, reauthenticate: config.reauthenticate === true })
+      routeTable.push({ method, url: route.url, protectedRoute: config.protectedRoute === true, wayIn: config.wayIn, reauthenticate: config.reauthenticate === true, config })
     }
     const handler = route.handler
     route.handler = function trackedHandler(this: FastifyInstance, request, reply) {

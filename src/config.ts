@@ -14,6 +14,8 @@ import type { GitHubConfig, OidcProviderConfig } from './features/identities/set
 import { githubSettings, oidcProvidersOf } from './features/identities/settings.js'
 import type { MfaSettings } from './features/mfa/settings.js'
 import { mfaSettings } from './features/mfa/settings.js'
+import type { OrgSettings } from './features/orgs/settings.js'
+import { orgSettings } from './features/orgs/settings.js'
 import type { PasskeySettings } from './features/passkeys/settings.js'
 import { passkeySettings } from './features/passkeys/settings.js'
 import type { WebhookSettings } from './features/webhooks/settings.js'
@@ -21,7 +23,8 @@ import { webhookSettings } from './features/webhooks/settings.js'
 import type { OriginList } from './shared/origin-list.js'
 import { parseOriginList } from './shared/origin-list.js'
 import type { Env } from './shared/settings.js'
-import { boolean, ConfigError, integer, oneOf, read, url } from './shared/settings.js'
+import type { RequestLimit } from './shared/settings.js'
+import { boolean, ConfigError, integer, linkTemplate, oneOf, read, requestLimit, url } from './shared/settings.js'
 import type { ApiVersion } from './versions.js'
 import { API_VERSIONS, CURRENT_VERSION, isApiVersion } from './versions.js'
 
@@ -39,6 +42,7 @@ export type CookieSameSite = 'lax' | 'strict' | 'none'
  * port is allowed (`http://localhost:*`); those get credentials (the refresh cookie).
  */
 export { ConfigError }
+export type { RequestLimit }
 export type { GitHubConfig, OidcProviderConfig }
 
 export type CorsOrigins = { any: true } | ({ any: false } & OriginList)
@@ -142,6 +146,8 @@ export interface Config {
   /** Realtime streams: heartbeat interval, and how many one user and one address may hold open in a process. */
   eventStreams: EventStreamSettings
   webhooks: WebhookSettings
+  /** Organizations: how many a user may own, and invitations' lifetime, budget and link. */
+  orgs: OrgSettings
   /** Password-reset requests an hour, per client address and per email. */
   passwordResetRateLimit: number
   /** Verification mails an hour, per user and per recipient address. */
@@ -149,11 +155,6 @@ export interface Config {
   rateLimits: RateLimitConfig
   /** Prometheus metrics on their own listener; undefined: off. */
   metrics: { port: number; host: string } | undefined
-}
-
-export interface RequestLimit {
-  limit: number
-  periodSeconds: number
 }
 
 export interface RateLimitConfig {
@@ -324,24 +325,6 @@ function admin(env: Env): AdminAccount | undefined {
   return { name: read(env, 'ADMIN_NAME') ?? 'Administrator', email, username, password }
 }
 
-function requestLimit(env: Env, name: string, fallback: RequestLimit): RequestLimit {
-  const raw = read(env, name)
-  if (raw === undefined) return fallback
-  const match = /^(\d+)\s*\/\s*(\d+)$/.exec(raw)
-  const limit = Number(match?.[1])
-  const periodSeconds = Number(match?.[2])
-  if (!match || limit < 1 || limit > 1_000_000_000 || periodSeconds < 1 || periodSeconds > 86_400 * 31) {
-    throw new ConfigError(`${name} must look like 300/60 (requests / seconds), got "${raw}"`)
-  }
-  return { limit, periodSeconds }
-}
-
-function linkTemplate(env: Env, name: string): string | undefined {
-  const value = url(env, name, ['http:', 'https:'])
-  if (value !== undefined && !value.includes('{token}')) throw new ConfigError(`${name} must contain {token}, got "${value}"`)
-  return value
-}
-
 function mail(env: Env, nodeEnv: NodeEnv, port: number, host: string): MailConfig {
   const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:'])
   const fallback = smtpUrl ? 'smtp' : 'file'
@@ -502,6 +485,7 @@ export function loadConfig(env: Env): Config {
     events: { retentionMinutes: integer(env, 'EVENT_RETENTION_MINUTES', 60, 1, 7 * 24 * 60) },
     eventStreams: eventStreamSettings(env),
     webhooks: webhookSettings(env),
+    orgs: orgSettings(env),
     passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     verificationMailRateLimit: integer(env, 'VERIFICATION_MAIL_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     metrics: read(env, 'METRICS_PORT') === undefined ? undefined : { port: integer(env, 'METRICS_PORT', 9464, 0, 65535), host: read(env, 'METRICS_HOST') ?? '127.0.0.1' },

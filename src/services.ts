@@ -35,6 +35,8 @@ import { SecondFactorService } from './features/mfa/index.js'
 import { mfaFunctions } from './features/mfa/mfa.repository.js'
 import { OneTimeSecrets } from './features/one-time-secrets/index.js'
 import { oneTimeSecretsFunctions } from './features/one-time-secrets/one-time-secrets.repository.js'
+import { OrgService } from './features/orgs/index.js'
+import { orgsFunctions } from './features/orgs/orgs.repository.js'
 import { PasskeyService } from './features/passkeys/index.js'
 import { passkeysFunctions } from './features/passkeys/passkeys.repository.js'
 import { PostService, toPostRead } from './features/posts/index.js'
@@ -70,6 +72,11 @@ import { VERSIONS } from './versions.js'
 
 /** The rhythm of the background jobs that are not a feature's own setting. */
 const BACKGROUND: FeatureContext['background'] = { relayIdleMs: 30_000, streamIdleMs: 30_000 }
+/** A mailed link: the app's template with {token}, or the service's own page with ?token=. */
+function linkFor(template: string | undefined, page: string, token: string): string {
+  const encoded = encodeURIComponent(token)
+  return template ? template.replaceAll('{token}', encoded) : `${page}?token=${encoded}`
+}
 /** Expired tokens, secrets, windows, old mail, events and deliveries are deleted this often. */
 const CLEANUP_MS = 10 * 60 * 1000
 /** Commits in a burst wake the webhook relay once. */
@@ -102,6 +109,8 @@ function limitBuckets(config: Config): Record<LimitBucket, Limit> {
     'email-login-email': emailLogin,
     'verification-mail-user': verification,
     'verification-mail-recipient': verification,
+    'invitation-org': config.orgs.invitationRateLimit,
+    'invitation-inviter': config.orgs.invitationRateLimit,
   }
 }
 
@@ -236,6 +245,11 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     new BackgroundWork((error) => logger.error({ err: error }, 'mailing a sign-in link failed')),
     { publicUrl: config.mail.publicUrl, linkTemplate: config.mail.emailLoginUrl },
   )
+  const orgs = new OrgService(bindRepository(orgsFunctions, db), unitOfWork, oneTimeSecrets, users, secondFactors, mail, securityEvents, rateLimits, {
+    perUser: config.orgs.perUser,
+    invitationDays: config.orgs.invitationDays,
+    invitationLink: (token) => linkFor(config.orgs.invitationUrl, `${config.mail.publicUrl}/account/invitation`, token),
+  })
   const overview = new OverviewService(bindRepository(overviewFunctions, db), {
     database: () => pingDatabase(db),
     ...(redis ? { redis: () => redis.ping() } : {}),
@@ -262,6 +276,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     securityEvents,
     apiKeys,
     rateLimits,
+    orgs,
     overview,
     signals,
     passwords,

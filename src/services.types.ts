@@ -17,6 +17,7 @@ import type { IdentityService } from './features/identities/index.js'
 import type { MailService } from './features/mail/index.js'
 import type { SecondFactorService } from './features/mfa/index.js'
 import type { OneTimeSecrets } from './features/one-time-secrets/index.js'
+import type { OrgService } from './features/orgs/index.js'
 import type { PasskeyService } from './features/passkeys/index.js'
 import type { PostService } from './features/posts/index.js'
 import type { RateLimitService } from './features/rate-limits/index.js'
@@ -63,6 +64,8 @@ export interface Services {
   securityEvents: SecurityEventService
   apiKeys: ApiKeyService
   rateLimits: RateLimitService
+  /** Organizations: members with roles, invitations by verified email. */
+  orgs: OrgService
   /** The admin console's overview (superusers). */
   overview: OverviewService
   /** What the services report for monitoring (src/plugins/metrics.ts listens). */

@@ -151,6 +151,20 @@ function securityPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
   }
   const serve = (name: string, type: string) => async (_request: unknown, reply: FastifyReply) =>
     reply.type(type).header('content-security-policy', securityPagePolicy).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send(await read(name))
+  // An invitation to an organization (INVITATION_URL unset): what it is and how to accept it. It
+  // accepts nothing itself: only the invited account, signed in to the app, does.
+  app.get('/invitation', { schema: { hide: true, querystring: TokenQuery } }, async (request, reply) => {
+    const invitation = request.query.token ? await app.services.orgs.describeInvitation(request.query.token) : undefined
+    if (!invitation) return page(reply, 400, 'Invitation', '<p>This invitation link no longer works: it was used, replaced, revoked or has expired. Ask for a new one.</p>')
+    return page(
+      reply,
+      200,
+      `Join ${invitation.orgName}`,
+      `<p>You were invited to join <strong>${escapeHtml(invitation.orgName)}</strong> as ${escapeHtml(invitation.role)}.</p>` +
+        `<p>Sign in (or sign up) as ${escapeHtml(invitation.email)} in the app that invited you, and verify the address if you have not: the invitation is then waiting under your pending invitations.</p>`,
+    )
+  })
+
   app.get('/security', { schema: { hide: true } }, serve('security.html', 'text/html; charset=utf-8'))
   app.get('/security.js', { schema: { hide: true } }, serve('security.js', 'text/javascript; charset=utf-8'))
 }

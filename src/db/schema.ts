@@ -13,6 +13,7 @@ import type { UserIdentitiesTable } from '../features/identities/identities.tabl
 import type { MailOutboxTable } from '../features/mail/outbox.table.js'
 import type { RecoveryCodesTable, TotpFactorsTable } from '../features/mfa/mfa.table.js'
 import type { OneTimeSecretsTable } from '../features/one-time-secrets/one-time-secrets.table.js'
+import type { OrganizationsTable, OrgInvitationsTable, OrgMembershipsTable } from '../features/orgs/orgs.table.js'
 import type { PasskeysTable } from '../features/passkeys/passkeys.table.js'
 import type { PostsTable } from '../features/posts/posts.table.js'
 import type { RateLimitRulesTable, RateLimitsTable } from '../features/rate-limits/rate-limits.table.js'
@@ -52,6 +53,9 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   one_time_secrets: OneTimeSecretsTable
   signing_keys: SigningKeysTable
+  organizations: OrganizationsTable
+  org_memberships: OrgMembershipsTable
+  org_invitations: OrgInvitationsTable
 }
 
 /** What repositories take as their first argument: the database or an open transaction. */

@@ -1,7 +1,7 @@
 // Transactions through one door. A service that must change several things at once runs them
 // in `unitOfWork.run(async (unit) => …)`: its own repository joins with `repository.in(unit)`,
-// and other modules join through the domain events it publishes with the unit
-// (src/features/users/domain-events.ts), so no service hands a transaction to another. The unit
+// and another feature joins through a direct call that takes the unit (`mail.queue(unit, …)`,
+// `securityEvents.record(…, { unit })`), never the transaction itself. The unit
 // commits when the function resolves and rolls back when it throws; what `afterCommit` hands it
 // runs only once it has committed. Prepared queries never take their direct path inside it
 // (src/db/fast-path: a transaction has no direct executor).

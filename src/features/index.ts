@@ -14,6 +14,7 @@ import { identitiesFeature } from './identities/feature.js'
 import { mailFeature } from './mail/feature.js'
 import { mfaFeature } from './mfa/feature.js'
 import { oneTimeSecretsFeature } from './one-time-secrets/feature.js'
+import { orgsFeature } from './orgs/feature.js'
 import { passkeysFeature } from './passkeys/feature.js'
 import { postsFeature } from './posts/feature.js'
 import { rateLimitsFeature } from './rate-limits/feature.js'
@@ -52,4 +53,5 @@ export const FEATURES: readonly Feature[] = [
   securityEventsFeature,
   signInMethodsFeature,
   avatarsFeature,
+  orgsFeature,
 ]

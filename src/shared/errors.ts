@@ -67,7 +67,7 @@ export const ERROR_CODES = {
   invalid_passkey: 'The passkey response does not verify, answers no live challenge of its kind, or its signature counter went backwards (a cloned authenticator): 401 when signing in, 400 when registering.',
   passkey_not_found: 'The caller has no passkey with this id (404).',
   passkey_exists: 'This authenticator\'s passkey is registered already (409).',
-  mfa_enrolment_required: 'REQUIRE_MFA_FOR_SUPERUSERS is on and this superuser has no second factor yet: enrol at /users/me/mfa first (403).',
+  mfa_enrolment_required: 'A second factor is required first: REQUIRE_MFA_FOR_SUPERUSERS for a superuser, or an organization that requires one of its members; enrol at /users/me/mfa (403).',
   session_not_found: 'No live session of the caller with this id (404).',
   reauthentication_required: 'This adds a way in or changes a second factor, and the session has not proven who holds it in the last 10 minutes: POST /api/v2/reauthenticate with one of the proofs `methods` lists, then try again (403).',
   reauthentication_method_unavailable: 'The account cannot prove itself that way (a password on an account with a second factor, a mailed code on one with a password): use one of `methods` (409).',
@@ -83,6 +83,16 @@ export const ERROR_CODES = {
   invalid_stream_ticket: 'The event stream ticket is unknown, used, expired, or its session has ended: ask for another (401).',
   webhook_not_found: 'No webhook with this id (404).',
   webhook_delivery_not_found: 'No webhook delivery with this id (404).',
+  // Organizations
+  org_not_found: 'No organization with this id or slug that the caller belongs to (404; never 403, so a non-member learns nothing).',
+  org_role_required: "The caller's role in the organization does not allow this; `detail` names the role it takes (403).",
+  slug_taken: 'Another organization has this slug (409).',
+  org_limit: 'The caller owns as many organizations as ORGS_PER_USER allows (403).',
+  last_owner: 'The organization would be left without an owner: make another member an owner first (409).',
+  member_not_found: 'The user is not a member of the organization (404).',
+  already_member: 'The invited address belongs to a member of the organization (409).',
+  invitation_not_found: 'No pending invitation with this id in the organization, or addressed to the caller (404).',
+  invitation_email_mismatch: "The invitation is addressed to another email than the caller's verified one: sign in with that account, or verify the address (403). The invitation stays pending.",
 } as const
 
 export type ErrorCode = keyof typeof ERROR_CODES

@@ -52,3 +52,26 @@ export function url(env: Env, name: string, protocols: string[]): string | undef
   }
   return raw
 }
+
+export interface RequestLimit {
+  limit: number
+  periodSeconds: number
+}
+
+export function requestLimit(env: Env, name: string, fallback: RequestLimit): RequestLimit {
+  const raw = read(env, name)
+  if (raw === undefined) return fallback
+  const match = /^(\d+)\s*\/\s*(\d+)$/.exec(raw)
+  const limit = Number(match?.[1])
+  const periodSeconds = Number(match?.[2])
+  if (!match || limit < 1 || limit > 1_000_000_000 || periodSeconds < 1 || periodSeconds > 86_400 * 31) {
+    throw new ConfigError(`${name} must look like 300/60 (requests / seconds), got "${raw}"`)
+  }
+  return { limit, periodSeconds }
+}
+
+export function linkTemplate(env: Env, name: string): string | undefined {
+  const value = url(env, name, ['http:', 'https:'])
+  if (value !== undefined && !value.includes('{token}')) throw new ConfigError(`${name} must contain {token}, got "${value}"`)
+  return value
+}

@@ -1374,6 +1374,233 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/orgs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's organizations, with their role in each */
+        get: operations["getOrgs"];
+        put?: never;
+        /** Create an organization (the caller becomes its owner) */
+        post: operations["postOrgs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/orgs/{org}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One organization (by id or slug) */
+        get: operations["getOrgsByOrg"];
+        put?: never;
+        post?: never;
+        /** Delete an organization, its memberships and invitations */
+        delete: operations["deleteOrgsByOrg"];
+        options?: never;
+        head?: never;
+        /** Change an organization's name, slug or second-factor rule */
+        patch: operations["patchOrgsByOrg"];
+        trace?: never;
+    };
+    "/api/v2/orgs/{org}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The members, in the order they joined */
+        get: operations["getOrgsByOrgMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/orgs/{org}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member (admins), or leave (anyone, their own id) */
+        delete: operations["deleteOrgsByOrgMembersByUserId"];
+        options?: never;
+        head?: never;
+        /** Change a member's role (only owners grant or take owner) */
+        patch: operations["patchOrgsByOrgMembersByUserId"];
+        trace?: never;
+    };
+    "/api/v2/orgs/{org}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pending invitations, newest first */
+        get: operations["getOrgsByOrgInvitations"];
+        put?: never;
+        /** Invite an email address (mails a link; replaces an earlier invitation to it) */
+        post: operations["postOrgsByOrgInvitations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/orgs/{org}/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a pending invitation (its link stops working) */
+        delete: operations["deleteOrgsByOrgInvitationsByInvitationId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/orgs/{org}/security-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's own security log, newest first */
+        get: operations["getOrgsByOrgSecurityEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation by its link's token (joins the organization) */
+        post: operations["postInvitationsAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/invitations/{invitation_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation addressed to the caller */
+        post: operations["postInvitationsByInvitationIdAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/invitations/{invitation_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline an invitation addressed to the caller */
+        post: operations["postInvitationsByInvitationIdDecline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/users/me/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pending invitations to the caller's verified email */
+        get: operations["getUsersMeInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/orgs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every organization, oldest first */
+        get: operations["getAdminOrgs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/orgs/{org_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One organization */
+        get: operations["getAdminOrgsByOrgId"];
+        put?: never;
+        post?: never;
+        /** Delete an organization, its memberships and invitations */
+        delete: operations["deleteAdminOrgsByOrgId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2252,7 +2479,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
                 user_id?: number;
             };
             header?: never;
@@ -2272,7 +2499,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -2349,7 +2576,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
             };
             header?: never;
             path?: never;
@@ -2368,7 +2595,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -9916,6 +10143,1946 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                    };
+                };
+            };
+        };
+    };
+    getOrgs: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            slug: string;
+                            require_mfa: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description The caller's role; null for a superuser who is not a member */
+                            role: ("member" | "admin" | "owner") | null;
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postOrgs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example Acme */
+                    name: string;
+                    /**
+                     * @description Lowercase letters, digits and dashes, with a letter
+                     * @example acme
+                     */
+                    slug?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        slug: string;
+                        require_mfa: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The caller's role; null for a superuser who is not a member */
+                        role: ("member" | "admin" | "owner") | null;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getOrgsByOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id or its slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        slug: string;
+                        require_mfa: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The caller's role; null for a superuser who is not a member */
+                        role: ("member" | "admin" | "owner") | null;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteOrgsByOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id or its slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    patchOrgsByOrg: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id or its slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example Acme */
+                    name?: string;
+                    /**
+                     * @description Lowercase letters, digits and dashes, with a letter
+                     * @example acme
+                     */
+                    slug?: string;
+                    /** @description Members without a second factor are refused (403 mfa_enrolment_required) on the organization */
+                    require_mfa?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        slug: string;
+                        require_mfa: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The caller's role; null for a superuser who is not a member */
+                        role: ("member" | "admin" | "owner") | null;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getOrgsByOrgMembers: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The organization's id or its slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            user_id: number;
+                            name: string;
+                            username: string;
+                            /** @description Shown to admins and owners, to the member themself, and to everyone with EMAIL_VISIBILITY=public */
+                            email?: string;
+                            /** @description `owner`: everything, including owners and deletion; `admin`: members, invitations and settings; `member`: reads the organization */
+                            role: "member" | "admin" | "owner";
+                            /** Format: date-time */
+                            joined_at: string;
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteOrgsByOrgMembersByUserId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id or its slug */
+                org: string;
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    patchOrgsByOrgMembersByUserId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id or its slug */
+                org: string;
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description `owner`: everything, including owners and deletion; `admin`: members, invitations and settings; `member`: reads the organization */
+                    role: "member" | "admin" | "owner";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user_id: number;
+                        /** @description `owner`: everything, including owners and deletion; `admin`: members, invitations and settings; `member`: reads the organization */
+                        role: "member" | "admin" | "owner";
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getOrgsByOrgInvitations: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The organization's id or its slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            org_id: number;
+                            email: string;
+                            /** @description `owner`: everything, including owners and deletion; `admin`: members, invitations and settings; `member`: reads the organization */
+                            role: "member" | "admin" | "owner";
+                            invited_by: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postOrgsByOrgInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id or its slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
+                    email: string;
+                    /** @description `owner`: everything, including owners and deletion; `admin`: members, invitations and settings; `member`: reads the organization */
+                    role: "member" | "admin" | "owner";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        org_id: number;
+                        email: string;
+                        /** @description `owner`: everything, including owners and deletion; `admin`: members, invitations and settings; `member`: reads the organization */
+                        role: "member" | "admin" | "owner";
+                        invited_by: number | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteOrgsByOrgInvitationsByInvitationId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id or its slug */
+                org: string;
+                invitation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getOrgsByOrgSecurityEvents: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The organization's id or its slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            user_id: number | null;
+                            /** @description What happened */
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
+                            /**
+                             * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
+                             * @example password
+                             */
+                            method: string | null;
+                            ip: string | null;
+                            user_agent: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postInvitationsAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token of the invitation mail's link */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        slug: string;
+                        require_mfa: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The caller's role; null for a superuser who is not a member */
+                        role: ("member" | "admin" | "owner") | null;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postInvitationsByInvitationIdAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        slug: string;
+                        require_mfa: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The caller's role; null for a superuser who is not a member */
+                        role: ("member" | "admin" | "owner") | null;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postInvitationsByInvitationIdDecline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getUsersMeInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            org_id: number;
+                            email: string;
+                            /** @description `owner`: everything, including owners and deletion; `admin`: members, invitations and settings; `member`: reads the organization */
+                            role: "member" | "admin" | "owner";
+                            invited_by: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            org: {
+                                id: number;
+                                name: string;
+                                slug: string;
+                            };
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+        };
+    };
+    getAdminOrgs: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            slug: string;
+                            require_mfa: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description The caller's role; null for a superuser who is not a member */
+                            role: ("member" | "admin" | "owner") | null;
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getAdminOrgsByOrgId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        slug: string;
+                        require_mfa: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The caller's role; null for a superuser who is not a member */
+                        role: ("member" | "admin" | "owner") | null;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminOrgsByOrgId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
                     };
                 };
             };

@@ -1,6 +1,8 @@
 // Every migration, by name. Names sort in the order they run; never rename or edit one that shipped.
 import type { Migration } from 'kysely'
 
+// A slice's own migrations live in its folder (src/features/<name>/migrations/).
+import * as organizations from '../../features/orgs/migrations/2026-11-28-01-organizations.js'
 import * as usersAndTiers from './2026-11-21-01-users-and-tiers.js'
 import * as authState from './2026-11-21-02-auth-state.js'
 import * as avatars from './2026-11-21-03-avatars.js'
@@ -47,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-01-reauthentication-and-recovery': reauthenticationAndRecovery,
   '2026-11-26-02-signing-keys': signingKeys,
   '2026-11-27-01-one-store-for-one-time-secrets': oneStoreForOneTimeSecrets,
+  '2026-11-28-01-organizations': organizations,
 }

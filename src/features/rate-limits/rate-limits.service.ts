@@ -41,6 +41,8 @@ export type LimitBucket =
   | 'email-login-email'
   | 'verification-mail-user'
   | 'verification-mail-recipient'
+  | 'invitation-org'
+  | 'invitation-inviter'
 
 export interface RateLimitOptions {
   anonymous: Limit

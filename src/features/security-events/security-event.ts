@@ -35,6 +35,17 @@ export const SECURITY_EVENT_TYPES = [
   'webhook_deleted',
   'webhook_secret_rotated',
   'webhook_disabled',
+  // In an organization's own log (org_id): who did it is the user named.
+  'org_created',
+  'org_updated',
+  'member_added',
+  'member_role_changed',
+  'member_removed',
+  'member_left',
+  'invitation_sent',
+  'invitation_accepted',
+  'invitation_declined',
+  'invitation_revoked',
 ] as const
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
 
@@ -69,6 +80,8 @@ export interface SecurityEvent {
 
 export interface SecurityEventFilter {
   userId?: number
+  /** An organization's own log. */
+  orgId?: number
   type?: SecurityEventType
 }
 

@@ -15,6 +15,7 @@ function filtered(db: Executor, filter: SecurityEventFilter) {
   return db
     .selectFrom('security_events')
     .$if(filter.userId !== undefined, (qb) => qb.where('user_id', '=', filter.userId ?? 0))
+    .$if(filter.orgId !== undefined, (qb) => qb.where('org_id', '=', filter.orgId ?? 0))
     .$if(filter.type !== undefined, (qb) => qb.where('type', '=', filter.type ?? ''))
 }
 

@@ -25,8 +25,8 @@ export class SecurityEventService {
    * Records an event now, or inside `unit` when another feature's change reports it (a domain
    * event). A login names its `method`.
    */
-  async record(type: SecurityEventType, userId: number | null, client: ClientInfo | null, options: { unit?: Unit; method?: EventMethod } = {}): Promise<void> {
-    const { unit, method } = options
+  async record(type: SecurityEventType, userId: number | null, client: ClientInfo | null, options: { unit?: Unit; method?: EventMethod; orgId?: number } = {}): Promise<void> {
+    const { unit, method, orgId } = options
     await (unit ? this.repository.in(unit) : this.repository).insertSecurityEvent({
       id: randomUUID(),
       user_id: userId,
@@ -34,6 +34,7 @@ export class SecurityEventService {
       method: method ?? null,
       ip: client?.ip ?? null,
       user_agent: client?.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) ?? null,
+      org_id: orgId ?? null,
       created_at: nowIso(),
     })
   }
@@ -47,6 +48,11 @@ export class SecurityEventService {
   /** The actor's own events. */
   listOwn(actor: Actor, filter: Omit<SecurityEventFilter, 'userId'>, request: PageRequest): Promise<Paged<SecurityEvent>> {
     return this.list({ ...filter, userId: actor.id }, request)
+  }
+
+  /** An organization's own log; its feature checks who may read it. */
+  listOfOrg(orgId: number, filter: Omit<SecurityEventFilter, 'orgId'>, request: PageRequest): Promise<Paged<SecurityEvent>> {
+    return this.list({ ...filter, orgId }, request)
   }
 
   private list(filter: SecurityEventFilter, request: PageRequest): Promise<Paged<SecurityEvent>> {

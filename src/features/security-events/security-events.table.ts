@@ -1,5 +1,5 @@
 // The security event log.
-import type { Selectable } from 'kysely'
+import type { ColumnType, Selectable } from 'kysely'
 
 import type { Timestamp } from '../../db/column-types.js'
 
@@ -11,6 +11,8 @@ export interface SecurityEventsTable {
   method: string | null
   ip: string | null
   user_agent: string | null
+  /** The organization the event belongs to (its own log), when it is about one. */
+  org_id: ColumnType<number | null, number | null | undefined, number | null>
   created_at: Timestamp
 }
 

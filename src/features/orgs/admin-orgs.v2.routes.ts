@@ -1,0 +1,41 @@
+// /api/v2/admin/orgs: superusers list every organization, read one, and delete it. (On the
+// organization's own routes a superuser acts as an owner.)
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+
+import { toPageEnvelope } from '../../api/common/page-envelope.js'
+import { protectedRoute, superusersOnly } from '../../api/common/protected-route.js'
+import { errorResponses, MessageResponse } from '../../api/common/responses.js'
+import { tokenCallerOf } from '../../plugins/authentication.js'
+import { toOrgRead } from './orgs.v2.mappers.js'
+import { AdminOrgParams, OrgPage, OrgPageQuery, OrgRead } from './orgs.v2.schemas.js'
+
+const tags = ['admin']
+
+export const adminOrgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { orgs } = app.services
+  const superuser = (request: Parameters<typeof tokenCallerOf>[0]) => tokenCallerOf(request).user
+
+  app.get(
+    '/orgs',
+    protectedRoute(app, { tags, summary: 'Every organization, oldest first', querystring: OrgPageQuery, response: { 200: OrgPage, ...errorResponses(403, 422) } }, superusersOnly),
+    async (request) => {
+      const { page, limit } = request.query
+      return toPageEnvelope(await orgs.listAll(superuser(request), { page, limit, countTotal: true }), { page, limit }, (org) => toOrgRead({ ...org, role: null }))
+    },
+  )
+
+  app.get(
+    '/orgs/:org_id',
+    protectedRoute(app, { tags, summary: 'One organization', params: AdminOrgParams, response: { 200: OrgRead, ...errorResponses(403, 404, 422) } }, superusersOnly),
+    async (request) => toOrgRead(await orgs.access(superuser(request), String(request.params.org_id), 'owner')),
+  )
+
+  app.delete(
+    '/orgs/:org_id',
+    protectedRoute(app, { tags, summary: 'Delete an organization, its memberships and invitations', params: AdminOrgParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }, { ...superusersOnly, wayIn: 'none' }),
+    async (request) => {
+      await orgs.delete(await orgs.access(superuser(request), String(request.params.org_id), 'owner'))
+      return { message: 'Organization deleted' }
+    },
+  )
+}

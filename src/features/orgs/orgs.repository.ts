@@ -1,0 +1,265 @@
+// The organizations feature's SQL, the only place it lives.
+import { isPostgres } from '../../db/dialect.js'
+import type { Repository } from '../../db/repository.js'
+import type { Executor } from '../../db/schema.js'
+import { nowIso } from '../../shared/timestamps.js'
+import type { OrganizationRow, OrgInvitationRow } from './orgs.table.js'
+
+const ORG_COLUMNS = ['organizations.id', 'organizations.name', 'organizations.slug', 'organizations.require_mfa', 'organizations.created_at', 'organizations.updated_at'] as const
+
+export function insertOrg(db: Executor, org: { name: string; slug: string }): Promise<OrganizationRow> {
+  const now = nowIso()
+  return db.insertInto('organizations').values({ name: org.name, slug: org.slug, require_mfa: 0, created_at: now, updated_at: now }).returningAll().executeTakeFirstOrThrow()
+}
+
+export function findOrgById(db: Executor, id: number): Promise<OrganizationRow | undefined> {
+  return db.selectFrom('organizations').select(ORG_COLUMNS).where('id', '=', id).executeTakeFirst()
+}
+
+export function findOrgBySlug(db: Executor, slug: string): Promise<OrganizationRow | undefined> {
+  return db.selectFrom('organizations').select(ORG_COLUMNS).where('slug', '=', slug).executeTakeFirst()
+}
+
+/** The organization (by id or slug) and the user's role in it, in one statement: what every organization request pays. */
+export function findOrgWithRole(db: Executor, key: { id: number } | { slug: string }, userId: number): Promise<(OrganizationRow & { role: string | null }) | undefined> {
+  const query = db
+    .selectFrom('organizations')
+    .leftJoin('org_memberships', (join) => join.onRef('org_memberships.org_id', '=', 'organizations.id').on('org_memberships.user_id', '=', userId))
+    .select([...ORG_COLUMNS, 'org_memberships.role'])
+  return ('id' in key ? query.where('organizations.id', '=', key.id) : query.where('organizations.slug', '=', key.slug)).executeTakeFirst()
+}
+
+export async function slugTaken(db: Executor, slug: string): Promise<boolean> {
+  return (await db.selectFrom('organizations').select('id').where('slug', '=', slug).executeTakeFirst()) !== undefined
+}
+
+export async function updateOrg(db: Executor, id: number, changes: { name?: string; slug?: string; require_mfa?: 0 | 1 }): Promise<void> {
+  await db.updateTable('organizations').set({ ...changes, updated_at: nowIso() }).where('id', '=', id).execute()
+}
+
+/** Memberships and invitations go with it (foreign keys). */
+export async function deleteOrg(db: Executor, id: number): Promise<boolean> {
+  await db.deleteFrom('org_memberships').where('org_id', '=', id).execute()
+  await db.deleteFrom('org_invitations').where('org_id', '=', id).execute()
+  const result = await db.deleteFrom('organizations').where('id', '=', id).executeTakeFirst()
+  return result.numDeletedRows > 0n
+}
+
+/**
+ * Holds the organization's row until the unit ends (PostgreSQL): changes to its owners wait for
+ * each other, so two demotions at once cannot both see another owner. SQLite runs one writing
+ * transaction at a time already.
+ */
+export async function lockOrg(db: Executor, id: number): Promise<void> {
+  if (isPostgres(db)) await db.selectFrom('organizations').select('id').where('id', '=', id).forUpdate().execute()
+}
+
+/** The user's organizations, oldest membership first, with their role. */
+export function listOrgsOf(db: Executor, userId: number, offset: number, limit: number): Promise<(OrganizationRow & { role: string })[]> {
+  return db
+    .selectFrom('org_memberships')
+    .innerJoin('organizations', 'organizations.id', 'org_memberships.org_id')
+    .select([...ORG_COLUMNS, 'org_memberships.role'])
+    .where('org_memberships.user_id', '=', userId)
+    .orderBy('organizations.id')
+    .offset(offset)
+    .limit(limit)
+    .execute()
+}
+
+export async function countOrgsOf(db: Executor, userId: number): Promise<number> {
+  const row = await db.selectFrom('org_memberships').select((eb) => eb.fn.countAll().as('count')).where('user_id', '=', userId).executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
+export async function countOwnedBy(db: Executor, userId: number): Promise<number> {
+  const row = await db.selectFrom('org_memberships').select((eb) => eb.fn.countAll().as('count')).where('user_id', '=', userId).where('role', '=', 'owner').executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
+/** Every organization (superusers), oldest first. */
+export function listAllOrgs(db: Executor, offset: number, limit: number): Promise<OrganizationRow[]> {
+  return db.selectFrom('organizations').select(ORG_COLUMNS).orderBy('id').offset(offset).limit(limit).execute()
+}
+
+export async function countAllOrgs(db: Executor): Promise<number> {
+  const row = await db.selectFrom('organizations').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
+/** Adds a member; false when they already were one (two accepts at once make one membership). */
+export async function insertMembership(db: Executor, membership: { org_id: number; user_id: number; role: string }): Promise<boolean> {
+  const result = await db
+    .insertInto('org_memberships')
+    .values({ ...membership, created_at: nowIso() })
+    .onConflict((conflict) => conflict.columns(['org_id', 'user_id']).doNothing())
+    .executeTakeFirst()
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0
+}
+
+export async function findRole(db: Executor, orgId: number, userId: number): Promise<string | undefined> {
+  return (await db.selectFrom('org_memberships').select('role').where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst())?.role
+}
+
+export async function countOwners(db: Executor, orgId: number): Promise<number> {
+  const row = await db.selectFrom('org_memberships').select((eb) => eb.fn.countAll().as('count')).where('org_id', '=', orgId).where('role', '=', 'owner').executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
+export async function setRole(db: Executor, orgId: number, userId: number, role: string): Promise<boolean> {
+  const result = await db.updateTable('org_memberships').set({ role }).where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+export async function deleteMembership(db: Executor, orgId: number, userId: number): Promise<boolean> {
+  const result = await db.deleteFrom('org_memberships').where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst()
+  return result.numDeletedRows > 0n
+}
+
+export interface MemberRow {
+  user_id: number
+  name: string
+  username: string
+  email: string
+  role: string
+  created_at: string | Date
+}
+
+/** The organization's live members, in the order they joined. */
+export function listMembers(db: Executor, orgId: number, offset: number, limit: number): Promise<MemberRow[]> {
+  return db
+    .selectFrom('org_memberships')
+    .innerJoin('users', 'users.id', 'org_memberships.user_id')
+    .select(['org_memberships.user_id', 'users.name', 'users.username', 'users.email', 'org_memberships.role', 'org_memberships.created_at'])
+    .where('org_memberships.org_id', '=', orgId)
+    .where('users.is_deleted', '=', 0)
+    .orderBy('org_memberships.created_at')
+    .orderBy('org_memberships.user_id')
+    .offset(offset)
+    .limit(limit)
+    .execute()
+}
+
+export async function countMembers(db: Executor, orgId: number): Promise<number> {
+  const row = await db
+    .selectFrom('org_memberships')
+    .innerJoin('users', 'users.id', 'org_memberships.user_id')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('org_memberships.org_id', '=', orgId)
+    .where('users.is_deleted', '=', 0)
+    .executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
+export function insertInvitation(
+  db: Executor,
+  invitation: { org_id: number; email: string; role: string; invited_by: number; secret_handle: string; expires_at: string },
+): Promise<OrgInvitationRow> {
+  return db
+    .insertInto('org_invitations')
+    .values({ ...invitation, status: 'pending', created_at: nowIso() })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+/** Ends the pending invitations of the organization to this address (a newer one replaces them). */
+export async function replacePendingInvitations(db: Executor, orgId: number, email: string): Promise<void> {
+  await db.updateTable('org_invitations').set({ status: 'replaced', answered_at: nowIso() }).where('org_id', '=', orgId).where('email', '=', email).where('status', '=', 'pending').execute()
+}
+
+export function findInvitation(db: Executor, id: number): Promise<OrgInvitationRow | undefined> {
+  return db.selectFrom('org_invitations').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The invitation whose link's secret has this hash. */
+export function findInvitationByHandle(db: Executor, handle: string): Promise<OrgInvitationRow | undefined> {
+  return db.selectFrom('org_invitations').selectAll().where('secret_handle', '=', handle).executeTakeFirst()
+}
+
+/**
+ * Moves a pending, unexpired invitation to its answer; false when it was no longer pending (an
+ * answer at once from elsewhere, a revocation, a newer invitation) or has expired.
+ */
+export async function answerInvitation(db: Executor, id: number, status: 'accepted' | 'declined' | 'revoked'): Promise<boolean> {
+  const now = nowIso()
+  const result = await db
+    .updateTable('org_invitations')
+    .set({ status, answered_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', now)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+/** The organization's pending, unexpired invitations, newest first. */
+export function listPendingInvitations(db: Executor, orgId: number, offset: number, limit: number): Promise<OrgInvitationRow[]> {
+  return db
+    .selectFrom('org_invitations')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', nowIso())
+    .orderBy('id', 'desc')
+    .offset(offset)
+    .limit(limit)
+    .execute()
+}
+
+export async function countPendingInvitations(db: Executor, orgId: number): Promise<number> {
+  const row = await db
+    .selectFrom('org_invitations')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('org_id', '=', orgId)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', nowIso())
+    .executeTakeFirstOrThrow()
+  return Number(row.count)
+}
+
+/** Pending, unexpired invitations to an address, with their organization. */
+export function listPendingInvitationsTo(db: Executor, email: string): Promise<(OrgInvitationRow & { org_name: string; org_slug: string })[]> {
+  return db
+    .selectFrom('org_invitations')
+    .innerJoin('organizations', 'organizations.id', 'org_invitations.org_id')
+    .selectAll('org_invitations')
+    .select(['organizations.name as org_name', 'organizations.slug as org_slug'])
+    .where('org_invitations.email', '=', email)
+    .where('org_invitations.status', '=', 'pending')
+    .where('org_invitations.expires_at', '>', nowIso())
+    .orderBy('org_invitations.id', 'desc')
+    .execute()
+}
+
+/** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
+export const orgsFunctions = {
+  insertOrg,
+  findOrgById,
+  findOrgBySlug,
+  findOrgWithRole,
+  slugTaken,
+  updateOrg,
+  deleteOrg,
+  lockOrg,
+  listOrgsOf,
+  countOrgsOf,
+  countOwnedBy,
+  listAllOrgs,
+  countAllOrgs,
+  insertMembership,
+  findRole,
+  countOwners,
+  setRole,
+  deleteMembership,
+  listMembers,
+  countMembers,
+  insertInvitation,
+  replacePendingInvitations,
+  findInvitation,
+  findInvitationByHandle,
+  answerInvitation,
+  listPendingInvitations,
+  countPendingInvitations,
+  listPendingInvitationsTo,
+}
+export type OrgsRepository = Repository<typeof orgsFunctions>

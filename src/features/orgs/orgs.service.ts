@@ -1,0 +1,348 @@
+// Organizations: who may create them, who belongs with which role, and invitations by verified
+// email. Every request on an organization resolves the caller's role from the database (no
+// cache), so a role change or removal holds on the next request in every process. A member of no
+// organization learns nothing of it (404, never 403).
+import { uniqueViolation } from '../../db/errors.js'
+import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
+import type { Actor } from '../../shared/actor.js'
+import { assertSuperuser, DomainError, invalidToken } from '../../shared/errors.js'
+import { hashedKey } from '../../shared/hashed-key.js'
+import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
+import { fetchPaged } from '../../shared/paging.js'
+import { toIsoString } from '../../shared/timestamps.js'
+import type { MailService } from '../mail/index.js'
+import type { SecretKind } from '../one-time-secrets/index.js'
+import type { OneTimeSecrets } from '../one-time-secrets/index.js'
+import type { RateLimitService } from '../rate-limits/index.js'
+import type { ClientInfo, SecurityEventService, SecurityEventType } from '../security-events/index.js'
+import type { User, UserService } from '../users/index.js'
+import type { Invitation, Org, OrgMember, OrgRole, OrgView, ReceivedInvitation } from './org.js'
+import { isSlug, roleAtLeast, slugOf, toInvitation, toOrg } from './org.js'
+import type { OrgsRepository } from './orgs.repository.js'
+
+export const ORG_NOT_FOUND = 'Organization not found'
+const orgNotFound = () => new DomainError('not_found', ORG_NOT_FOUND, { code: 'org_not_found' })
+const roleRequired = (required: OrgRole) => new DomainError('forbidden', `Needs the ${required} role in this organization`, { code: 'org_role_required' })
+const memberNotFound = () => new DomainError('not_found', 'Member not found', { code: 'member_not_found' })
+const invitationNotFound = () => new DomainError('not_found', 'Invitation not found', { code: 'invitation_not_found' })
+const lastOwner = () => new DomainError('conflict', 'The organization needs another owner first', { code: 'last_owner' })
+const slugTaken = () => new DomainError('conflict', 'Slug already taken', { code: 'slug_taken' })
+const mfaEnrolmentRequired = (detail: string) => new DomainError('forbidden', detail, { code: 'mfa_enrolment_required' })
+const ORG_REQUIRES_MFA = 'This organization requires a second factor of its members: enrol at /users/me/mfa'
+
+/** Whether a user has a second factor (the mfa feature answers). */
+export interface SecondFactorCheck {
+  isEnrolled(userId: number): Promise<boolean>
+}
+
+export interface OrgServiceOptions {
+  /** ORGS_PER_USER. */
+  perUser: number
+  /** INVITATION_DAYS. */
+  invitationDays: number
+  /** The link an invitation mail carries, for its token. */
+  invitationLink(token: string): string
+}
+
+export interface OrgChanges {
+  name?: string
+  slug?: string
+  requireMfa?: boolean
+}
+
+/** What an invitation link's secret carries. */
+interface InvitationSecret {
+  orgId: number
+}
+
+const SLUG_ATTEMPTS = 20
+
+export class OrgService {
+  private readonly invitationSecrets: SecretKind<InvitationSecret>
+
+  constructor(
+    private readonly repository: OrgsRepository,
+    private readonly unitOfWork: UnitOfWork,
+    secrets: OneTimeSecrets,
+    private readonly users: UserService,
+    private readonly secondFactors: SecondFactorCheck,
+    private readonly mail: MailService,
+    private readonly securityEvents: SecurityEventService,
+    private readonly rateLimits: RateLimitService,
+    private readonly options: OrgServiceOptions,
+  ) {
+    this.invitationSecrets = secrets.kind<InvitationSecret>('org_invitation', { seconds: options.invitationDays * 86_400 })
+  }
+
+  /**
+   * The organization named by `key` (its id, or its slug) as the actor may use it, when their role
+   * is at least `required`: 404 for a non-member (superusers act as owners everywhere), 403 for a
+   * lower role, and 403 `mfa_enrolment_required` for a member without a second factor when the
+   * organization requires one (unless `mfaExempt`: leaving it; superusers answer to
+   * REQUIRE_MFA_FOR_SUPERUSERS instead).
+   */
+  async access(actor: Actor, key: string, required: OrgRole, options: { mfaExempt?: boolean } = {}): Promise<OrgView> {
+    const lookup = /^\d{1,15}$/.test(key) ? { id: Number(key) } : isSlug(key) ? { slug: key } : undefined
+    const row = lookup && (await this.repository.findOrgWithRole(lookup, actor.id))
+    if (!row) throw orgNotFound()
+    const org: OrgView = { ...toOrg(row), role: (row.role as OrgRole | null) ?? null }
+    if (org.role === null) {
+      if (!actor.isSuperuser) throw orgNotFound()
+      return org
+    }
+    if (!roleAtLeast(org.role, required) && !actor.isSuperuser) throw roleRequired(required)
+    if (org.requireMfa && !options.mfaExempt && !actor.isSuperuser && !(await this.secondFactors.isEnrolled(actor.id))) throw mfaEnrolmentRequired(ORG_REQUIRES_MFA)
+    return org
+  }
+
+  /** A new organization, its creator its owner. */
+  async create(actor: Actor, input: { name: string; slug?: string }, client: ClientInfo): Promise<OrgView> {
+    if ((await this.repository.countOwnedBy(actor.id)) >= this.options.perUser) {
+      throw new DomainError('forbidden', `You own ${this.options.perUser} organizations, the most ORGS_PER_USER allows`, { code: 'org_limit' })
+    }
+    const name = input.name.trim()
+    for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
+      const slug = input.slug ?? (await this.freeSlug(slugOf(name), attempt))
+      if (input.slug !== undefined && (await this.repository.slugTaken(slug))) throw slugTaken()
+      try {
+        return await this.unitOfWork.run(async (unit) => {
+          const repository = this.repository.in(unit)
+          const org = toOrg(await repository.insertOrg({ name, slug }))
+          await repository.insertMembership({ org_id: org.id, user_id: actor.id, role: 'owner' })
+          await this.record(unit, 'org_created', actor, org.id, client)
+          return { ...org, role: 'owner' as const }
+        })
+      } catch (error) {
+        // Another request took the slug meanwhile: a given slug is refused, a made one tries the next.
+        if (uniqueViolation(error) === undefined) throw error
+        if (input.slug !== undefined) throw slugTaken()
+      }
+    }
+    throw slugTaken()
+  }
+
+  /** The actor's organizations with their role in each. */
+  listMine(actor: Actor, request: PageRequest): Promise<Paged<OrgView>> {
+    const rows = ({ offset, limit }: RowWindow) => this.repository.listOrgsOf(actor.id, offset, limit)
+    return fetchPaged(request, { rows, count: () => this.repository.countOrgsOf(actor.id), keyOf: (row) => Number(row.id) }, (row) => ({ ...toOrg(row), role: row.role as OrgRole }))
+  }
+
+  /** Renames, moves the slug, or sets whether members need a second factor (admins and owners). */
+  async update(actor: Actor, org: OrgView, changes: OrgChanges, client: ClientInfo): Promise<OrgView> {
+    // Requiring a second factor the actor does not have would lock them out of what they just changed.
+    if (changes.requireMfa === true && !org.requireMfa && !(await this.secondFactors.isEnrolled(actor.id))) {
+      throw mfaEnrolmentRequired('Set up a second factor before requiring one of every member')
+    }
+    if (changes.slug !== undefined && changes.slug !== org.slug && (await this.repository.slugTaken(changes.slug))) throw slugTaken()
+    try {
+      await this.unitOfWork.run(async (unit) => {
+        await this.repository.in(unit).updateOrg(org.id, {
+          ...(changes.name === undefined ? {} : { name: changes.name.trim() }),
+          ...(changes.slug === undefined ? {} : { slug: changes.slug }),
+          ...(changes.requireMfa === undefined ? {} : { require_mfa: changes.requireMfa ? 1 : 0 }),
+        })
+        await this.record(unit, 'org_updated', actor, org.id, client)
+      })
+    } catch (error) {
+      if (uniqueViolation(error) !== undefined) throw slugTaken()
+      throw error
+    }
+    const updated = await this.repository.findOrgById(org.id)
+    if (!updated) throw orgNotFound()
+    return { ...toOrg(updated), role: org.role }
+  }
+
+  /** Deletes the organization with its memberships and invitations (owners). */
+  async delete(org: Org): Promise<void> {
+    await this.unitOfWork.run((unit) => this.repository.in(unit).deleteOrg(org.id))
+  }
+
+  async members(org: Org, request: PageRequest): Promise<Paged<OrgMember>> {
+    const rows = ({ offset, limit }: RowWindow) => this.repository.listMembers(org.id, offset, limit)
+    return fetchPaged(request, { rows, count: () => this.repository.countMembers(org.id), keyOf: (row) => Number(row.user_id) }, (row) => ({
+      userId: Number(row.user_id),
+      name: row.name,
+      username: row.username,
+      email: row.email,
+      role: row.role as OrgRole,
+      joinedAt: toIsoString(row.created_at),
+    }))
+  }
+
+  /**
+   * Gives a member another role: admins change members and admins; only owners grant or take the
+   * owner role. The last owner stays one (409 `last_owner`), however many demotions arrive at once.
+   */
+  async changeRole(actor: Actor, org: OrgView, userId: number, role: OrgRole, client: ClientInfo): Promise<OrgRole> {
+    await this.unitOfWork.run(async (unit) => {
+      const repository = this.repository.in(unit)
+      await repository.lockOrg(org.id)
+      const current = await repository.findRole(org.id, userId)
+      if (current === undefined) throw memberNotFound()
+      if ((current === 'owner' || role === 'owner') && !this.actsAsOwner(actor, org)) throw roleRequired('owner')
+      if (current === role) return
+      if (current === 'owner' && (await repository.countOwners(org.id)) <= 1) throw lastOwner()
+      await repository.setRole(org.id, userId, role)
+      await this.record(unit, 'member_role_changed', actor, org.id, client)
+    })
+    return role
+  }
+
+  /** Removes a member (admins; an owner only by an owner), or the actor themself, which is leaving. The last owner stays. */
+  async removeMember(actor: Actor, org: OrgView, userId: number, client: ClientInfo): Promise<void> {
+    const leaving = userId === actor.id
+    if (!leaving && !(org.role !== null && roleAtLeast(org.role, 'admin')) && !actor.isSuperuser) throw roleRequired('admin')
+    await this.unitOfWork.run(async (unit) => {
+      const repository = this.repository.in(unit)
+      await repository.lockOrg(org.id)
+      const current = await repository.findRole(org.id, userId)
+      if (current === undefined) throw memberNotFound()
+      if (current === 'owner' && !leaving && !this.actsAsOwner(actor, org)) throw roleRequired('owner')
+      if (current === 'owner' && (await repository.countOwners(org.id)) <= 1) throw lastOwner()
+      await repository.deleteMembership(org.id, userId)
+      await this.record(unit, leaving ? 'member_left' : 'member_removed', actor, org.id, client)
+    })
+  }
+
+  /**
+   * Invites an address (admins; the owner role only by owners): mails a link that works once, for
+   * INVITATION_DAYS, and ends any earlier invitation of the organization to that address. Counted
+   * per organization and per inviter (INVITATION_RATE_LIMIT), failing closed.
+   */
+  async invite(actor: User, org: OrgView, input: { email: string; role: OrgRole }, client: ClientInfo): Promise<Invitation> {
+    if (input.role === 'owner' && !this.actsAsOwner(actor, org)) throw roleRequired('owner')
+    const email = input.email.toLowerCase()
+    const existing = await this.users.findActiveByEmail(email)
+    if (existing && (await this.repository.findRole(org.id, existing.id)) !== undefined) {
+      throw new DomainError('conflict', 'This address belongs to a member already', { code: 'already_member' })
+    }
+    await this.rateLimits.consumeBuckets([
+      ['invitation-org', String(org.id)],
+      ['invitation-inviter', String(actor.id)],
+    ])
+    return this.unitOfWork.run(async (unit) => {
+      const repository = this.repository.in(unit)
+      await repository.replacePendingInvitations(org.id, email)
+      const { token } = await this.invitationSecrets.issue({ userId: null, data: { orgId: org.id }, unit })
+      const expiresAt = new Date(Date.now() + this.options.invitationDays * 86_400_000).toISOString()
+      const row = await repository.insertInvitation({ org_id: org.id, email, role: input.role, invited_by: actor.id, secret_handle: hashedKey(token), expires_at: expiresAt })
+      await this.mail.queue(unit, {
+        template: 'org-invitation',
+        to: email,
+        values: { org: org.name, inviter: actor.name, role: input.role, link: this.options.invitationLink(token), valid_for: `${this.options.invitationDays} days` },
+      })
+      await this.record(unit, 'invitation_sent', actor, org.id, client)
+      return toInvitation(row)
+    })
+  }
+
+  /** The organization's pending invitations (admins). */
+  invitations(org: Org, request: PageRequest): Promise<Paged<Invitation>> {
+    const rows = ({ offset, limit }: RowWindow) => this.repository.listPendingInvitations(org.id, offset, limit)
+    return fetchPaged(request, { rows, count: () => this.repository.countPendingInvitations(org.id), keyOf: (row) => Number(row.id) }, toInvitation)
+  }
+
+  /** Ends a pending invitation of the organization (admins): its link stops working. */
+  async revokeInvitation(actor: Actor, org: Org, invitationId: number, client: ClientInfo): Promise<void> {
+    const invitation = await this.repository.findInvitation(invitationId)
+    if (!invitation || Number(invitation.org_id) !== org.id) throw invitationNotFound()
+    await this.unitOfWork.run(async (unit) => {
+      if (!(await this.repository.in(unit).answerInvitation(invitationId, 'revoked'))) throw invitationNotFound()
+      await this.record(unit, 'invitation_revoked', actor, org.id, client)
+    })
+  }
+
+  /** Pending invitations to the caller's email, once it is verified (an unverified address proves nothing). */
+  async received(caller: User): Promise<ReceivedInvitation[]> {
+    if (!caller.isVerified) return []
+    const rows = await this.repository.listPendingInvitationsTo(caller.email.toLowerCase())
+    return rows.map((row) => ({ ...toInvitation(row), org: { id: Number(row.org_id), name: row.org_name, slug: row.org_slug } }))
+  }
+
+  /** What a mailed link's invitation is, without spending it (the service's own page shows it); undefined once it is no longer pending. */
+  async describeInvitation(token: string): Promise<{ orgName: string; role: OrgRole; email: string } | undefined> {
+    const secret = await this.invitationSecrets.peek(token)
+    const invitation = secret && (await this.repository.findInvitationByHandle(secret.handle))
+    if (!invitation || invitation.status !== 'pending') return undefined
+    const org = await this.repository.findOrgById(Number(invitation.org_id))
+    return org && { orgName: org.name, role: invitation.role as OrgRole, email: invitation.email }
+  }
+
+  /** Accepts the invitation a mailed link's token names: only by the account whose verified email it was sent to. */
+  async acceptByToken(caller: User, token: string, client: ClientInfo): Promise<OrgView> {
+    const secret = await this.invitationSecrets.peek(token)
+    const invitation = secret && (await this.repository.findInvitationByHandle(secret.handle))
+    if (!invitation || invitation.status !== 'pending') throw invalidToken()
+    this.assertAddressedTo(caller, invitation.email)
+    return this.join(caller, toInvitation(invitation), client, async (unit) => (await this.invitationSecrets.spend(token, { unit })) !== undefined)
+  }
+
+  /** Accepts an invitation listed for the caller (GET /users/me/invitations). */
+  async acceptById(caller: User, invitationId: number, client: ClientInfo): Promise<OrgView> {
+    const invitation = await this.pendingInvitation(invitationId)
+    this.assertAddressedTo(caller, invitation.email)
+    return this.join(caller, invitation, client, async () => true)
+  }
+
+  async decline(caller: User, invitationId: number, client: ClientInfo): Promise<void> {
+    const invitation = await this.pendingInvitation(invitationId)
+    this.assertAddressedTo(caller, invitation.email)
+    await this.unitOfWork.run(async (unit) => {
+      if (!(await this.repository.in(unit).answerInvitation(invitation.id, 'declined'))) throw invitationNotFound()
+      await this.record(unit, 'invitation_declined', caller, invitation.orgId, client)
+    })
+  }
+
+  /** Every organization (superusers). */
+  listAll(actor: Actor, request: PageRequest): Promise<Paged<Org>> {
+    assertSuperuser(actor)
+    const rows = ({ offset, limit }: RowWindow) => this.repository.listAllOrgs(offset, limit)
+    return fetchPaged(request, { rows, count: () => this.repository.countAllOrgs(), keyOf: (row) => Number(row.id) }, toOrg)
+  }
+
+  /** The organization's own log (admins): who changed what in it. */
+  securityLog(org: Org, request: PageRequest) {
+    return this.securityEvents.listOfOrg(org.id, {}, request)
+  }
+
+  private async pendingInvitation(id: number): Promise<Invitation> {
+    const row = await this.repository.findInvitation(id)
+    if (!row || row.status !== 'pending' || new Date(toIsoString(row.expires_at)).getTime() <= Date.now()) throw invitationNotFound()
+    return toInvitation(row)
+  }
+
+  /** The caller's email is the invitation's, and verified: otherwise 403, and the invitation stays pending. */
+  private assertAddressedTo(caller: User, email: string): void {
+    if (!caller.isVerified || caller.email.toLowerCase() !== email) {
+      throw new DomainError('forbidden', 'This invitation was sent to another email address', { code: 'invitation_email_mismatch' })
+    }
+  }
+
+  /** Answers the invitation and adds the membership in one unit: of two accepts at once, one joins. */
+  private async join(caller: User, invitation: Invitation, client: ClientInfo, spend: (unit: Unit) => Promise<boolean>): Promise<OrgView> {
+    await this.unitOfWork.run(async (unit) => {
+      const repository = this.repository.in(unit)
+      if (!(await spend(unit)) || !(await repository.answerInvitation(invitation.id, 'accepted'))) throw invalidToken()
+      await repository.insertMembership({ org_id: invitation.orgId, user_id: caller.id, role: invitation.role })
+      await this.record(unit, 'invitation_accepted', caller, invitation.orgId, client)
+    })
+    return this.access(caller, String(invitation.orgId), 'member', { mfaExempt: true })
+  }
+
+  private actsAsOwner(actor: Actor, org: OrgView): boolean {
+    return actor.isSuperuser || org.role === 'owner'
+  }
+
+  /** Of free slugs made from `base`: the base itself, then -2, -3 …; past those, a random ending. */
+  private async freeSlug(base: string, attempt: number): Promise<string> {
+    for (let n = attempt === 0 ? 1 : attempt * 5; n < (attempt + 1) * 5; n++) {
+      const candidate = n === 1 ? base : `${base}-${n}`
+      if (!(await this.repository.slugTaken(candidate))) return candidate
+    }
+    return `${base}-${Math.random().toString(36).slice(2, 8)}`
+  }
+
+  private record(unit: Unit, type: SecurityEventType, actor: Actor, orgId: number, client: ClientInfo): Promise<void> {
+    return this.securityEvents.record(type, actor.id, client, { unit, orgId })
+  }
+}

@@ -1,0 +1,41 @@
+// Organizations, who belongs to them with which role, and the invitations to join them.
+import type { Generated, Selectable } from 'kysely'
+
+import type { Flag, NullableTimestamp, Timestamp } from '../../db/column-types.js'
+
+export interface OrganizationsTable {
+  id: Generated<number>
+  name: string
+  /** Lowercase letters, digits and dashes, with at least one letter; unique. */
+  slug: string
+  require_mfa: Flag
+  created_at: Timestamp
+  updated_at: Timestamp
+}
+
+export interface OrgMembershipsTable {
+  org_id: number
+  user_id: number
+  /** owner, admin or member. */
+  role: string
+  created_at: Timestamp
+}
+
+export interface OrgInvitationsTable {
+  id: Generated<number>
+  org_id: number
+  /** Lowercased; only a user whose verified email it is may accept. */
+  email: string
+  role: string
+  invited_by: number | null
+  /** pending, accepted, declined, revoked or replaced (a newer invitation to the same address). */
+  status: string
+  /** The SHA-256 of the link's token, a one-time secret of the `org_invitation` kind. */
+  secret_handle: string
+  created_at: Timestamp
+  expires_at: Timestamp
+  answered_at: NullableTimestamp
+}
+
+export type OrganizationRow = Selectable<OrganizationsTable>
+export type OrgInvitationRow = Selectable<OrgInvitationsTable>

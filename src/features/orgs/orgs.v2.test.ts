@@ -1,0 +1,340 @@
+// Organizations over HTTP, on each database: creating and finding them, roles and the last owner
+// (also under concurrent demotions), invitations through a real SMTP server (the wrong account
+// refused, a replaced or expired link dead, two accepts at once making one membership), the
+// second-factor rule, superusers, the organization's own log, and a role change honoured by
+// another process on its next request.
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import type { TestApp } from '../../../test/helpers/app.js'
+import { createTestApp } from '../../../test/helpers/app.js'
+import { expectError } from '../../../test/helpers/expect.js'
+import type { TestSmtpServer } from '../../../test/helpers/smtp.js'
+import { createAppWithSmtp, tokenIn } from '../../../test/helpers/smtp.js'
+import { enrolTotp } from '../../../test/helpers/totp.js'
+import type { LoggedIn } from '../../../test/helpers/users.js'
+import { seedAndLogin, V2 } from '../../../test/helpers/users.js'
+
+let t: TestApp
+let smtp: TestSmtpServer
+let close: () => Promise<void>
+
+beforeAll(async () => {
+  ;({ t, smtp, close } = await createAppWithSmtp({ ORGS_PER_USER: '3', INVITATION_RATE_LIMIT: '1000/3600' }))
+})
+afterAll(() => close())
+
+const request = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, who?: { headers: Record<string, string> }, payload?: object) =>
+  t.app.inject({ method, url: `${V2}${url}`, headers: who?.headers ?? {}, ...(payload === undefined ? {} : { payload }) })
+
+async function newOrg(owner: LoggedIn, name = 'Acme', slug?: string): Promise<{ id: number; slug: string }> {
+  const response = await request('POST', '/orgs', owner, { name, ...(slug ? { slug } : {}) })
+  expect(response.statusCode, response.body).toBe(201)
+  return response.json()
+}
+
+/** Invites `invitee`'s email and returns the token of the mail that arrived. */
+async function invite(org: { id: number }, by: LoggedIn, email: string, role = 'member'): Promise<{ id: number; token: string }> {
+  const to = email.toLowerCase()
+  const before = smtp.messages.filter((message) => message.to === to).length
+  const response = await request('POST', `/orgs/${org.id}/invitations`, by, { email, role })
+  expect(response.statusCode, response.body).toBe(201)
+  const mails = await smtp.waitFor(to, before + 1)
+  return { id: response.json().id, token: tokenIn(mails.at(-1)!) }
+}
+
+/** A team: an owner, an admin and a member, through invitations. */
+async function team(): Promise<{ org: { id: number; slug: string }; owner: LoggedIn; admin: LoggedIn; member: LoggedIn }> {
+  const owner = await seedAndLogin(t.app, {}, { verified: true })
+  const admin = await seedAndLogin(t.app, {}, { verified: true })
+  const member = await seedAndLogin(t.app, {}, { verified: true })
+  const org = await newOrg(owner, `Team ${owner.user.id}`)
+  for (const [who, role] of [[admin, 'admin'], [member, 'member']] as const) {
+    const { token } = await invite(org, owner, who.user.email, role)
+    const accepted = await request('POST', '/invitations/accept', who, { token })
+    expect(accepted.statusCode, accepted.body).toBe(200)
+  }
+  return { org, owner, admin, member }
+}
+
+describe('organizations', () => {
+  it('makes its creator the owner, finds it by id and by slug, and lists the caller’s', async () => {
+    const owner = await seedAndLogin(t.app)
+    const created = await request('POST', '/orgs', owner, { name: 'Ünïcode Works!' })
+    expect(created.statusCode, created.body).toBe(201)
+    expect(created.json()).toMatchObject({ name: 'Ünïcode Works!', slug: 'unicode-works', role: 'owner', require_mfa: false })
+    const { id } = created.json()
+    expect((await request('GET', `/orgs/${id}`, owner)).json()).toMatchObject({ id, role: 'owner' })
+    expect((await request('GET', '/orgs/unicode-works', owner)).json()).toMatchObject({ id })
+    const mine = await request('GET', '/orgs', owner)
+    expect(mine.json()).toMatchObject({ total_count: 1, has_more: false, data: [{ id, role: 'owner' }] })
+  })
+
+  it('makes a free slug from the name, refuses a taken one, and keeps slugs from reading as ids', async () => {
+    const owner = await seedAndLogin(t.app)
+    const first = await newOrg(owner, 'Slug Test')
+    const second = await newOrg(owner, 'Slug Test')
+    expect(first.slug).toBe('slug-test')
+    expect(second.slug).toBe('slug-test-2')
+    const other = await seedAndLogin(t.app)
+    expectError(await request('POST', '/orgs', other, { name: 'Mine', slug: 'slug-test' }), 409, 'Slug already taken', 'slug_taken')
+    expect((await request('POST', '/orgs', other, { name: 'Digits', slug: '12345' })).statusCode).toBe(422)
+    expect((await request('POST', '/orgs', other, { name: 'Caps', slug: 'Not-A-Slug' })).statusCode).toBe(422)
+    expectError(await request('PATCH', `/orgs/${second.slug}`, owner, { slug: 'slug-test' }), 409, 'Slug already taken', 'slug_taken')
+  })
+
+  it('lets a user own at most ORGS_PER_USER organizations', async () => {
+    const owner = await seedAndLogin(t.app)
+    for (let n = 0; n < 3; n++) await newOrg(owner, `Limit ${n}`)
+    expectError(await request('POST', '/orgs', owner, { name: 'One too many' }), 403, /ORGS_PER_USER/, 'org_limit')
+  })
+
+  it('answers 404 to a non-member, by id and by slug, and 403 to a role below the route’s', async () => {
+    const { org, member } = await team()
+    const outsider = await seedAndLogin(t.app)
+    expectError(await request('GET', `/orgs/${org.id}`, outsider), 404, 'Organization not found', 'org_not_found')
+    expectError(await request('GET', `/orgs/${org.slug}`, outsider), 404, 'Organization not found', 'org_not_found')
+    expectError(await request('GET', '/orgs/no-such-org', outsider), 404, 'Organization not found', 'org_not_found')
+    const refused = await request('PATCH', `/orgs/${org.id}`, member, { name: 'Mine now' })
+    expectError(refused, 403, 'Needs the admin role in this organization', 'org_role_required')
+    expectError(await request('DELETE', `/orgs/${org.id}`, member), 403, undefined, 'org_role_required')
+  })
+
+  it('lets admins rename it and owners delete it, with its memberships and invitations', async () => {
+    const { org, owner, admin, member } = await team()
+    const renamed = await request('PATCH', `/orgs/${org.id}`, admin, { name: 'Renamed' })
+    expect(renamed.json()).toMatchObject({ name: 'Renamed', role: 'admin' })
+    await invite(org, owner, `pending-${org.id}@example.com`)
+    expectError(await request('DELETE', `/orgs/${org.id}`, admin), 403, undefined, 'org_role_required')
+    expect((await request('DELETE', `/orgs/${org.id}`, owner)).statusCode).toBe(200)
+    expectError(await request('GET', `/orgs/${org.id}`, member), 404, undefined, 'org_not_found')
+    const left = await sql<{ count: number | string }>`select count(*) as count from org_memberships where org_id = ${org.id}`.execute(t.db)
+    expect(Number(left.rows[0]?.count)).toBe(0)
+  })
+})
+
+describe('members and roles', () => {
+  it('lists members with emails for admins, and only one’s own for members', async () => {
+    const { org, owner, admin, member } = await team()
+    const asAdmin = (await request('GET', `/orgs/${org.id}/members`, admin)).json()
+    expect(asAdmin.total_count).toBe(3)
+    expect(asAdmin.data.map((row: { role: string }) => row.role)).toEqual(['owner', 'admin', 'member'])
+    expect(asAdmin.data.every((row: { email?: string }) => typeof row.email === 'string')).toBe(true)
+    const asMember = (await request('GET', `/orgs/${org.id}/members`, member)).json()
+    const emails = asMember.data.filter((row: { email?: string }) => row.email !== undefined).map((row: { user_id: number }) => row.user_id)
+    expect(emails).toEqual([member.user.id])
+    expect(owner.user.id).toBe(asMember.data[0].user_id)
+  })
+
+  it('lets admins change members and admins, and only owners grant or take the owner role', async () => {
+    const { org, owner, admin, member } = await team()
+    expect((await request('PATCH', `/orgs/${org.id}/members/${member.user.id}`, admin, { role: 'admin' })).json()).toEqual({ user_id: member.user.id, role: 'admin' })
+    expectError(await request('PATCH', `/orgs/${org.id}/members/${member.user.id}`, admin, { role: 'owner' }), 403, 'Needs the owner role in this organization', 'org_role_required')
+    expectError(await request('PATCH', `/orgs/${org.id}/members/${owner.user.id}`, admin, { role: 'member' }), 403, undefined, 'org_role_required')
+    expect((await request('PATCH', `/orgs/${org.id}/members/${member.user.id}`, owner, { role: 'owner' })).statusCode).toBe(200)
+    expectError(await request('PATCH', `/orgs/${org.id}/members/999999`, owner, { role: 'member' }), 404, 'Member not found', 'member_not_found')
+  })
+
+  it('keeps the last owner: neither demoted nor leaving nor removed', async () => {
+    const { org, owner, admin } = await team()
+    expectError(await request('PATCH', `/orgs/${org.id}/members/${owner.user.id}`, owner, { role: 'admin' }), 409, undefined, 'last_owner')
+    expectError(await request('DELETE', `/orgs/${org.id}/members/${owner.user.id}`, owner), 409, undefined, 'last_owner')
+    expect((await request('PATCH', `/orgs/${org.id}/members/${admin.user.id}`, owner, { role: 'owner' })).statusCode).toBe(200)
+    expect((await request('DELETE', `/orgs/${org.id}/members/${owner.user.id}`, owner)).json()).toEqual({ message: 'You left the organization' })
+    expectError(await request('GET', `/orgs/${org.id}`, owner), 404, undefined, 'org_not_found')
+  })
+
+  it('keeps one owner when two owners demote each other at once', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { org, owner, admin } = await team()
+      expect((await request('PATCH', `/orgs/${org.id}/members/${admin.user.id}`, owner, { role: 'owner' })).statusCode).toBe(200)
+      const answers = await Promise.all([
+        request('PATCH', `/orgs/${org.id}/members/${owner.user.id}`, admin, { role: 'member' }),
+        request('PATCH', `/orgs/${org.id}/members/${admin.user.id}`, owner, { role: 'member' }),
+      ])
+      const statuses = answers.map((answer) => answer.statusCode).sort()
+      // One demotion wins; the other either finds no owner left to spare (409) or that its caller is no longer an owner (403).
+      expect(statuses[0], answers.map((answer) => answer.body).join(' | ')).toBe(200)
+      expect([403, 409]).toContain(statuses[1])
+      const owners = await sql<{ count: number | string }>`select count(*) as count from org_memberships where org_id = ${org.id} and role = 'owner'`.execute(t.db)
+      expect(Number(owners.rows[0]?.count)).toBe(1)
+    }
+  })
+
+  it('lets admins remove members, and anyone leave', async () => {
+    const { org, owner, admin, member } = await team()
+    expectError(await request('DELETE', `/orgs/${org.id}/members/${admin.user.id}`, member), 403, undefined, 'org_role_required')
+    expectError(await request('DELETE', `/orgs/${org.id}/members/${owner.user.id}`, admin), 403, undefined, 'org_role_required')
+    expect((await request('DELETE', `/orgs/${org.id}/members/${member.user.id}`, admin)).json()).toEqual({ message: 'Member removed' })
+    expectError(await request('GET', `/orgs/${org.id}`, member), 404, undefined, 'org_not_found')
+    expect((await request('DELETE', `/orgs/${org.id}/members/${admin.user.id}`, admin)).statusCode).toBe(200)
+  })
+
+  it('takes a removal into account on the next request of another process', async () => {
+    const { org, owner, member } = await team()
+    const second = await createTestApp(() => t.env)
+    try {
+      const read = () => second.app.inject({ url: `${V2}/orgs/${org.id}`, headers: member.headers })
+      expect((await read()).statusCode).toBe(200)
+      expect((await request('PATCH', `/orgs/${org.id}/members/${member.user.id}`, owner, { role: 'admin' })).statusCode).toBe(200)
+      expect((await read()).json().role).toBe('admin')
+      expect((await request('DELETE', `/orgs/${org.id}/members/${member.user.id}`, owner)).statusCode).toBe(200)
+      expectError(await read(), 404, undefined, 'org_not_found')
+    } finally {
+      await second.app.close()
+    }
+  })
+})
+
+describe('invitations', () => {
+  it('are accepted only by the account whose verified email they were sent to, and stay pending otherwise', async () => {
+    const owner = await seedAndLogin(t.app, {}, { verified: true })
+    const org = await newOrg(owner, 'Invites')
+    const invitee = await seedAndLogin(t.app, {}, { verified: false })
+    const someoneElse = await seedAndLogin(t.app, {}, { verified: true })
+    const { token } = await invite(org, owner, invitee.user.email.toUpperCase())
+    expectError(await request('POST', '/invitations/accept', someoneElse, { token }), 403, undefined, 'invitation_email_mismatch')
+    // The right address, not yet verified: it proves nothing.
+    expectError(await request('POST', '/invitations/accept', invitee, { token }), 403, undefined, 'invitation_email_mismatch')
+    expect((await request('GET', '/users/me/invitations', invitee)).json().total_count).toBe(0)
+    await t.app.services.users.markEmailVerified(invitee.user.id, invitee.user.email)
+    const listed = (await request('GET', '/users/me/invitations', invitee)).json()
+    expect(listed.data).toMatchObject([{ org: { id: org.id, name: 'Invites' }, role: 'member', email: invitee.user.email.toLowerCase() }])
+    const accepted = await request('POST', '/invitations/accept', invitee, { token })
+    expect(accepted.statusCode, accepted.body).toBe(200)
+    expect(accepted.json()).toMatchObject({ id: org.id, role: 'member' })
+    expectError(await request('POST', '/invitations/accept', invitee, { token }), 400, undefined, 'invalid_token')
+    expect((await request('GET', '/users/me/invitations', invitee)).json().total_count).toBe(0)
+  })
+
+  it("open the service's own page by default, which shows the invitation and spends nothing", async () => {
+    const owner = await seedAndLogin(t.app, {}, { verified: true })
+    const org = await newOrg(owner, 'Page <Test>')
+    const invitee = await seedAndLogin(t.app, {}, { verified: true })
+    const before = smtp.messages.filter((message) => message.to === invitee.user.email).length
+    await request('POST', `/orgs/${org.id}/invitations`, owner, { email: invitee.user.email, role: 'admin' })
+    const mail = (await smtp.waitFor(invitee.user.email, before + 1)).at(-1)!
+    const link = new URL(/https?:\/\/\S+/.exec(mail.text)![0])
+    expect(link.pathname).toBe('/account/invitation')
+    const shown = await t.app.inject({ url: `${link.pathname}${link.search}` })
+    expect(shown.statusCode).toBe(200)
+    expect(shown.body).toContain('Page &lt;Test&gt;')
+    expect(shown.body).not.toContain('Page <Test>')
+    expect((await request('POST', '/invitations/accept', invitee, { token: tokenIn(mail) })).statusCode).toBe(200)
+    expect((await t.app.inject({ url: `${link.pathname}${link.search}` })).statusCode).toBe(400)
+  })
+
+  it('replace an earlier invitation to the same address, whose link then dies', async () => {
+    const owner = await seedAndLogin(t.app, {}, { verified: true })
+    const org = await newOrg(owner, 'Replaced')
+    const invitee = await seedAndLogin(t.app, {}, { verified: true })
+    const first = await invite(org, owner, invitee.user.email)
+    const second = await invite(org, owner, invitee.user.email, 'admin')
+    expect((await request('GET', `/orgs/${org.id}/invitations`, owner)).json()).toMatchObject({ total_count: 1, data: [{ id: second.id, role: 'admin' }] })
+    expectError(await request('POST', '/invitations/accept', invitee, { token: first.token }), 400, undefined, 'invalid_token')
+    expect((await request('POST', '/invitations/accept', invitee, { token: second.token })).json().role).toBe('admin')
+  })
+
+  it('die when they expire, and when they are revoked', async () => {
+    const owner = await seedAndLogin(t.app, {}, { verified: true })
+    const org = await newOrg(owner, 'Expiring')
+    const invitee = await seedAndLogin(t.app, {}, { verified: true })
+    const expiring = await invite(org, owner, invitee.user.email)
+    const past = new Date(Date.now() - 1000).toISOString()
+    await t.db.updateTable('org_invitations').set({ expires_at: past }).where('id', '=', expiring.id).execute()
+    await t.db.updateTable('one_time_secrets').set({ expires_at: past }).where('purpose', '=', 'org_invitation').execute()
+    expectError(await request('POST', '/invitations/accept', invitee, { token: expiring.token }), 400, undefined, 'invalid_token')
+    expectError(await request('POST', `/invitations/${expiring.id}/accept`, invitee), 404, undefined, 'invitation_not_found')
+    const revoked = await invite(org, owner, invitee.user.email)
+    expect((await request('DELETE', `/orgs/${org.id}/invitations/${revoked.id}`, owner)).statusCode).toBe(200)
+    expectError(await request('POST', '/invitations/accept', invitee, { token: revoked.token }), 400, undefined, 'invalid_token')
+    expectError(await request('DELETE', `/orgs/${org.id}/invitations/${revoked.id}`, owner), 404, undefined, 'invitation_not_found')
+  })
+
+  it('make one membership of two accepts at once', async () => {
+    const owner = await seedAndLogin(t.app, {}, { verified: true })
+    const org = await newOrg(owner, 'Race')
+    const invitee = await seedAndLogin(t.app, {}, { verified: true })
+    const { id, token } = await invite(org, owner, invitee.user.email)
+    const answers = await Promise.all([request('POST', '/invitations/accept', invitee, { token }), request('POST', `/invitations/${id}/accept`, invitee), request('POST', '/invitations/accept', invitee, { token })])
+    expect(answers.filter((answer) => answer.statusCode === 200)).toHaveLength(1)
+    const members = await sql<{ count: number | string }>`select count(*) as count from org_memberships where org_id = ${org.id} and user_id = ${invitee.user.id}`.execute(t.db)
+    expect(Number(members.rows[0]?.count)).toBe(1)
+  })
+
+  it('can be declined, and are refused to an address already a member’s', async () => {
+    const { org, owner, member } = await team()
+    const invitee = await seedAndLogin(t.app, {}, { verified: true })
+    const { id, token } = await invite(org, owner, invitee.user.email)
+    expectError(await request('POST', `/invitations/${id}/decline`, member), 403, undefined, 'invitation_email_mismatch')
+    expect((await request('POST', `/invitations/${id}/decline`, invitee)).statusCode).toBe(200)
+    expectError(await request('POST', '/invitations/accept', invitee, { token }), 400, undefined, 'invalid_token')
+    expectError(await request('POST', `/orgs/${org.id}/invitations`, owner, { email: member.user.email, role: 'member' }), 409, undefined, 'already_member')
+  })
+
+  it('only owners invite owners, and members do not invite at all', async () => {
+    const { org, admin, member } = await team()
+    expectError(await request('POST', `/orgs/${org.id}/invitations`, admin, { email: 'new-owner@example.com', role: 'owner' }), 403, undefined, 'org_role_required')
+    expectError(await request('POST', `/orgs/${org.id}/invitations`, member, { email: 'friend@example.com', role: 'member' }), 403, undefined, 'org_role_required')
+  })
+
+  it('are limited per organization (INVITATION_RATE_LIMIT)', async () => {
+    const limited = await createTestApp({ INVITATION_RATE_LIMIT: '2/3600' })
+    try {
+      const owner = await seedAndLogin(limited.app)
+      const created = await limited.app.inject({ method: 'POST', url: `${V2}/orgs`, headers: owner.headers, payload: { name: 'Limited' } })
+      const send = (n: number) => limited.app.inject({ method: 'POST', url: `${V2}/orgs/${created.json().id}/invitations`, headers: owner.headers, payload: { email: `limited-${n}@example.com`, role: 'member' } })
+      expect((await send(1)).statusCode).toBe(201)
+      expect((await send(2)).statusCode).toBe(201)
+      expectError(await send(3), 429, undefined, 'rate_limited')
+    } finally {
+      await limited.close()
+    }
+  })
+})
+
+describe('the second-factor rule', () => {
+  it('is set only by someone with a second factor, and then refuses members without one (who may still leave)', async () => {
+    const { org, owner, member } = await team()
+    expectError(await request('PATCH', `/orgs/${org.id}`, owner, { require_mfa: true }), 403, 'Set up a second factor before requiring one of every member', 'mfa_enrolment_required')
+    await enrolTotp(t.app, owner.headers)
+    expect((await request('PATCH', `/orgs/${org.id}`, owner, { require_mfa: true })).json().require_mfa).toBe(true)
+    expectError(await request('GET', `/orgs/${org.id}`, member), 403, /second factor/, 'mfa_enrolment_required')
+    // Their own account is theirs still.
+    expect((await request('GET', '/users/me', member)).statusCode).toBe(200)
+    expect((await request('GET', `/orgs/${org.id}`, owner)).statusCode).toBe(200)
+    expect((await request('DELETE', `/orgs/${org.id}/members/${member.user.id}`, member)).statusCode).toBe(200)
+  })
+})
+
+describe('superusers, keys and the organization’s log', () => {
+  it('let superusers act as owners on any organization, and list and delete them', async () => {
+    const { org } = await team()
+    const superuser = await seedAndLogin(t.app, {}, { superuser: true })
+    expect((await request('GET', `/orgs/${org.id}`, superuser)).json()).toMatchObject({ id: org.id, role: null })
+    const listed = (await request('GET', '/admin/orgs?limit=100', superuser)).json()
+    expect(listed.data.map((row: { id: number }) => row.id)).toContain(org.id)
+    expect((await request('GET', `/admin/orgs/${org.id}`, superuser)).json().id).toBe(org.id)
+    expect((await request('DELETE', `/admin/orgs/${org.id}`, superuser)).statusCode).toBe(200)
+    expectError(await request('GET', `/admin/orgs/${org.id}`, superuser), 404, undefined, 'org_not_found')
+  })
+
+  it('let an API key read as its owner, never change', async () => {
+    const { org, member } = await team()
+    const key = (await request('POST', '/api-keys/', member, { name: 'org reader', scopes: ['read', 'write'] })).json().key as string
+    const asKey = { headers: { 'x-api-key': key } }
+    expect((await request('GET', `/orgs/${org.id}/members`, asKey)).statusCode).toBe(200)
+    expectError(await request('DELETE', `/orgs/${org.id}/members/${member.user.id}`, asKey), 403, undefined, 'api_key_not_allowed')
+    expectError(await request('POST', '/orgs', asKey, { name: 'By key' }), 403, undefined, 'api_key_not_allowed')
+  })
+
+  it('keep the organization’s own log for its admins', async () => {
+    const { org, owner, member } = await team()
+    await request('PATCH', `/orgs/${org.id}/members/${member.user.id}`, owner, { role: 'admin' })
+    const log = (await request('GET', `/orgs/${org.id}/security-events?limit=100`, owner)).json()
+    const types = log.data.map((event: { type: string }) => event.type)
+    expect(types).toEqual(expect.arrayContaining(['org_created', 'invitation_sent', 'invitation_accepted', 'member_role_changed']))
+    const outsider = await seedAndLogin(t.app)
+    expectError(await request('GET', `/orgs/${org.id}/security-events`, outsider), 404, undefined, 'org_not_found')
+  })
+})
