@@ -221,6 +221,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       perUser: config.eventStreams.perUser,
       perAddress: config.eventStreams.perAddress,
       clientOf: (address) => rateLimits.clientOf(address),
+      orgIdsOf: (userId) => orgs.orgIdsOf(userId),
     },
     // New events are read at once; a new stream's token joins the next check.
     (job) => (job === 'change-feed' ? jobs.kick(job) : jobs.job(job)?.soon()),
@@ -245,7 +246,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     new BackgroundWork((error) => logger.error({ err: error }, 'mailing a sign-in link failed')),
     { publicUrl: config.mail.publicUrl, linkTemplate: config.mail.emailLoginUrl },
   )
-  const orgs = new OrgService(bindRepository(orgsFunctions, db), unitOfWork, oneTimeSecrets, users, secondFactors, mail, securityEvents, rateLimits, {
+  const orgs = new OrgService(bindRepository(orgsFunctions, db), unitOfWork, oneTimeSecrets, users, secondFactors, mail, securityEvents, rateLimits, changeEvents, {
     perUser: config.orgs.perUser,
     invitationDays: config.orgs.invitationDays,
     invitationLink: (token) => linkFor(config.orgs.invitationUrl, `${config.mail.publicUrl}/account/invitation`, token),

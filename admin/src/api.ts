@@ -18,6 +18,7 @@ export type RateLimitRule = Answer<'/api/v2/tiers/{tier_id}/rate-limits', 'get'>
 export type SecurityEvent = Answer<'/api/v2/security-events', 'get'>['data'][number]
 export type QueuedMail = Answer<'/api/v2/admin/mail', 'get'>['data'][number]
 export type Webhook = Answer<'/api/v2/admin/webhooks/{webhook_id}', 'get'>
+export type Org = Answer<'/api/v2/admin/orgs/{org_id}', 'get'>
 export type WebhookDelivery = Answer<'/api/v2/admin/webhooks/{webhook_id}/deliveries', 'get'>['data'][number]
 
 export const NOT_A_SUPERUSER = 'This account is not a superuser. The admin console is for superusers only.'

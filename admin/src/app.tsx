@@ -6,6 +6,7 @@ import { me, onSignedOut, resume, signOut } from './api.js'
 import { useLoad } from './components.js'
 import { Events } from './pages/events.js'
 import { Mail } from './pages/mail.js'
+import { Orgs } from './pages/orgs.js'
 import { Overview } from './pages/overview.js'
 import { PostPage, Posts } from './pages/posts.js'
 import { SignIn } from './pages/sign-in.js'
@@ -21,6 +22,7 @@ type SessionState = 'resuming' | 'signed-out' | 'signed-in'
 const SECTIONS = [
   ['', 'Overview'],
   ['users', 'Users'],
+  ['orgs', 'Organizations'],
   ['posts', 'Posts'],
   ['tiers', 'Tiers'],
   ['events', 'Security events'],
@@ -36,6 +38,8 @@ function View({ route }: { route: Route }) {
       return <Overview />
     case 'users':
       return recordId === undefined ? <Users route={route} /> : <UserPage key={recordId} id={recordId} />
+    case 'orgs':
+      return <Orgs route={route} id={recordId} />
     case 'posts':
       return recordId === undefined ? <Posts route={route} /> : <PostPage key={recordId} id={recordId} />
     case 'tiers':

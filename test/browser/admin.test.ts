@@ -182,6 +182,29 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
     expect((await t.app.inject({ url: `${V2}/posts/${second}` })).statusCode).toBe(404)
   })
 
+  it("lists organizations, shows one's members, and deletes it after typing its slug", async () => {
+    const headers = { authorization: `Bearer ${(await login(t.app, target.username, target.password)).accessToken}` }
+    const org = (await t.app.inject({ method: 'POST', url: `${V2}/orgs`, headers, payload: { name: 'Analytical Engines', slug: 'engines' } })).json() as { id: number }
+    await page.getByRole('link', { name: 'Organizations' }).click()
+    await heading('Organizations').waitFor()
+    await page.getByRole('link', { name: 'Analytical Engines' }).click()
+    await heading('Analytical Engines').waitFor()
+    const members = page.getByRole('region', { name: 'Members' })
+    await members.getByRole('link', { name: 'grace_hopper' }).waitFor()
+    expect(await members.getByRole('cell', { name: 'owner' }).count()).toBe(1)
+    expect(await seriousViolations()).toEqual([])
+    // The member's own page names the organization.
+    await members.getByRole('link', { name: 'grace_hopper' }).click()
+    await page.getByRole('link', { name: 'Analytical Engines' }).waitFor()
+    await page.getByRole('link', { name: 'Analytical Engines' }).click()
+    await heading('Analytical Engines').waitFor()
+    await page.getByRole('button', { name: 'Delete organization…' }).click()
+    await page.getByLabel('Type engines to confirm').fill('engines')
+    await page.getByRole('button', { name: 'Yes, delete organization' }).click()
+    await heading('Organizations').waitFor()
+    expect((await api(`/admin/orgs/${org.id}`)).statusCode).toBe(404)
+  })
+
   it('has no serious accessibility violation on the tiers and security events pages', async () => {
     await page.getByRole('link', { name: 'Tiers' }).click()
     await heading('Tiers and rate limits').waitFor()

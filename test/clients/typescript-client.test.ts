@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { Session } from '../../clients/typescript/src/index.js'
-import { allItems, ApiError, createClient, unwrap } from '../../clients/typescript/src/index.js'
+import { allItems, ApiError, CHANGE_EVENT_TYPES, createClient, unwrap } from '../../clients/typescript/src/index.js'
+import { CHANGE_EVENT_TYPES as SERVED_EVENT_TYPES } from '../../src/features/change-events/index.js'
 import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
 import { codeIn, createAppWithSmtp } from '../helpers/smtp.js'
@@ -20,6 +21,10 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 describe('the typed client', () => {
+  it("listens for every change event the service sends (the stream names each)", () => {
+    expect([...CHANGE_EVENT_TYPES]).toEqual([...SERVED_EVENT_TYPES])
+  })
+
   it('signs up, reads and writes with typed requests and answers, and logs out', async () => {
     const sessions: (Session | null)[] = []
     const { api, auth } = createClient({ baseUrl, onSessionChange: (session) => sessions.push(session) })

@@ -43,6 +43,15 @@ const LISTED: Record<SecurityEvent['type'], true> = {
   webhook_deleted: true,
   webhook_secret_rotated: true,
   webhook_disabled: true,
+  org_created: true,
+  org_updated: true,
+  member_role_changed: true,
+  member_removed: true,
+  member_left: true,
+  invitation_sent: true,
+  invitation_accepted: true,
+  invitation_declined: true,
+  invitation_revoked: true,
 }
 const TYPES = Object.keys(LISTED) as SecurityEvent['type'][]
 

@@ -8,6 +8,7 @@ import type { ManagedUser } from '../api.js'
 import { call, client } from '../api.js'
 import { ActionButton, ActionForm, Confirmed, EventName, formatTime, Loading, Notice, TableFrame, useLoad } from '../components.js'
 import { href, navigate } from '../router.js'
+import { UserOrgs } from './orgs.js'
 import { SecondFactors } from './user-factors.js'
 
 const userPath = (id: number) => ({ params: { path: { user_id: id } } })
@@ -349,6 +350,10 @@ export function UserPage({ id }: { id: number }) {
           <section>
             <h2>Sessions</h2>
             <Sessions userId={user.id} round={round} />
+          </section>
+          <section>
+            <h2>Organizations</h2>
+            <UserOrgs userId={user.id} />
           </section>
           <section>
             <h2>API keys</h2>

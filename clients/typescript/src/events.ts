@@ -14,6 +14,12 @@ export const CHANGE_EVENT_TYPES = [
   'post.updated',
   'post.deleted',
   'post.removed',
+  'org.created',
+  'org.updated',
+  'org.deleted',
+  'membership.added',
+  'membership.role_changed',
+  'membership.removed',
 ] as const
 
 export interface ChangeEventMessage {

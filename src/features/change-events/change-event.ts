@@ -1,7 +1,10 @@
 // What changed, as listeners (webhooks, realtime streams) receive it: `{type, timestamp, data}`
-// with `data` in version 2's read shape of the user or post. A user's events go to that user and
-// to superusers; posts are public, so their events go to anyone.
+// with `data` in version 2's read shape of the user, post, organization or membership. A user's
+// events go to that user and to superusers; posts are public, so their events go to anyone; an
+// organization's go to its members (and a membership's to its user too).
 import { toIsoString } from '../../shared/timestamps.js'
+import type { OrgEventType } from '../orgs/index.js'
+import { ORG_EVENT_TYPES } from '../orgs/index.js'
 import type { PostEventType } from '../posts/index.js'
 import { POST_EVENT_TYPES } from '../posts/index.js'
 import type { UserEventType } from '../users/index.js'
@@ -9,9 +12,9 @@ import { USER_EVENT_TYPES } from '../users/index.js'
 import type { ChangeEventRow } from './change-events.table.js'
 
 /** Every event a change can produce, the catalogue webhooks subscribe from. */
-export const CHANGE_EVENT_TYPES = [...USER_EVENT_TYPES, ...POST_EVENT_TYPES] as const
+export const CHANGE_EVENT_TYPES = [...USER_EVENT_TYPES, ...POST_EVENT_TYPES, ...ORG_EVENT_TYPES] as const
 
-export type { PostEventType, UserEventType }
+export type { OrgEventType, PostEventType, UserEventType }
 export type ChangeEventType = (typeof CHANGE_EVENT_TYPES)[number]
 
 export interface ChangeEvent {

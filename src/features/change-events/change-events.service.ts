@@ -7,6 +7,9 @@ import { randomUUID } from 'node:crypto'
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import { afterCommit } from '../../db/unit-of-work.js'
 import { nowIso } from '../../shared/timestamps.js'
+import type { Membership, MembershipEventType, OrgChangeLog, OrgOnlyEventType } from '../orgs/index.js'
+import type { Org } from '../orgs/index.js'
+import { toMembershipEventData, toOrgEventData } from '../orgs/index.js'
 import type { Post, PostChangeLog, PostEventType } from '../posts/index.js'
 import type { User, UserChangeLog, UserEventType } from '../users/index.js'
 import type { ChangeEvent, ChangeEventType } from './change-event.js'
@@ -22,7 +25,7 @@ export interface ChangeEventShapes {
 const FORWARD_BATCH = 100
 
 /** What the users and posts features call inside the unit of work of a change (each declares its half), to record it with the change. */
-export type ChangeLog = UserChangeLog & PostChangeLog
+export type ChangeLog = UserChangeLog & PostChangeLog & OrgChangeLog
 
 /** Takes a batch of change events inside the unit that marks them forwarded (webhooks make their deliveries). */
 export type ForwardEvents = (unit: Unit, events: ChangeEvent[]) => Promise<void>
@@ -43,6 +46,15 @@ export class ChangeEventService implements ChangeLog {
 
   postChanged(unit: Unit, type: PostEventType, post: Post): Promise<void> {
     return this.record(unit, type, `post:${post.id}`, post.authorId, this.shapes.post(post))
+  }
+
+  /** An organization's events name it as their subject, so one endpoint receives them in order. */
+  orgChanged(unit: Unit, type: OrgOnlyEventType, org: Org): Promise<void> {
+    return this.record(unit, type, `org:${org.id}`, null, toOrgEventData(org))
+  }
+
+  membershipChanged(unit: Unit, type: MembershipEventType, membership: Membership): Promise<void> {
+    return this.record(unit, type, `org:${membership.orgId}`, membership.userId, toMembershipEventData(membership))
   }
 
   /** Calls `listener` in this process after each commit that wrote events; returns the unsubscribe. */
@@ -89,7 +101,7 @@ export class ChangeEventService implements ChangeLog {
     return this.events.deleteForwardedBefore(new Date(Date.now() - this.options.retentionMinutes * 60_000).toISOString())
   }
 
-  private async record(unit: Unit, type: ChangeEventType, subject: string, userId: number, data: unknown): Promise<void> {
+  private async record(unit: Unit, type: ChangeEventType, subject: string, userId: number | null, data: unknown): Promise<void> {
     await this.events.in(unit).insertChangeEvent({ message_id: `msg_${randomUUID()}`, type, subject, user_id: userId, data: JSON.stringify(data), created_at: nowIso() })
     afterCommit(unit, () => {
       for (const listener of this.listeners) listener()

@@ -1,5 +1,6 @@
 // Realtime streams of change events. Anyone may listen to posts; a signed-in caller also hears
-// their own user's events; superusers hear everything. A stream first replays what its client
+// their own user's events and those of the organizations they belong to (as the stream's own
+// membership events add and remove them); superusers hear everything. A stream first replays what its client
 // missed (after Last-Event-ID, within the retention window; older: a `reload`), then follows
 // the process's change feed. Heartbeats keep proxies from closing it; a stream opened with a
 // token ends when that token would stop working (revoked, session ended, expired), checked every
@@ -17,6 +18,8 @@ export interface StreamViewer {
   isSuperuser: boolean
   /** The token the stream was opened with (directly or through a ticket); none for anonymous streams. */
   token: VerifiedToken | undefined
+  /** The organizations the viewer belongs to: read when the stream opens, then kept by the membership events it sees. */
+  orgIds: Set<number>
 }
 
 /** What a stream writes to its client; the API layer puts it on the wire. */
@@ -42,6 +45,8 @@ export interface EventStreamOptions {
   perAddress: number
   /** The client an address counts as: the grouping every per-address limit uses (an IPv6 /64 is one client). */
   clientOf: (address: string) => string
+  /** The organizations a user belongs to (the orgs feature answers). */
+  orgIdsOf: (userId: number) => Promise<number[]>
 }
 
 export const TICKET_SECONDS = 30
@@ -75,10 +80,26 @@ export const TOO_MANY_STREAMS = 'Too many event streams'
 
 const invalidTicket = () => new DomainError('unauthenticated', INVALID_STREAM_TICKET, { code: 'invalid_stream_ticket' })
 
-/** Posts are public; a user's events are theirs and superusers'. */
+const isOrgEvent = (event: ChangeEvent) => event.type.startsWith('org.') || event.type.startsWith('membership.')
+/** An organization's events name it as their subject (`org:7`). */
+const orgIdOf = (event: ChangeEvent) => Number(event.subject.slice('org:'.length))
+
+/** Posts are public; a user's events are theirs and superusers'; an organization's, its members'. */
 export function visibleTo(viewer: StreamViewer, event: ChangeEvent): boolean {
   if (event.type.startsWith('post.')) return true
-  return viewer.isSuperuser || (viewer.userId !== null && event.userId === viewer.userId)
+  if (viewer.isSuperuser || (viewer.userId !== null && event.userId === viewer.userId)) return true
+  return isOrgEvent(event) && viewer.orgIds.has(orgIdOf(event))
+}
+
+/**
+ * Keeps the viewer's organizations as the stream passes their membership events, in order: a
+ * removal stops the organization's next events at once, in every process's streams.
+ */
+export function followMemberships(viewer: StreamViewer, event: ChangeEvent): void {
+  if (event.type === 'org.deleted') viewer.orgIds.delete(orgIdOf(event))
+  if (viewer.userId === null || event.userId !== viewer.userId) return
+  if (event.type === 'membership.added') viewer.orgIds.add(orgIdOf(event))
+  if (event.type === 'membership.removed') viewer.orgIds.delete(orgIdOf(event))
 }
 
 /** What a stream ticket carries: the token it stands for (epoch ms for its expiry). */
@@ -148,10 +169,10 @@ export class EventStreamService {
       const token: VerifiedToken = { userId: spent.userId, jti: spent.data.jti, sessionId: spent.data.sessionId, expiresAt: new Date(spent.data.tokenExpiresAt) }
       const user = token.expiresAt.getTime() > Date.now() ? await this.auth.userOfLiveToken(token) : undefined
       if (!user) throw invalidTicket()
-      return { userId: user.id, isSuperuser: user.isSuperuser, token }
+      return { userId: user.id, isSuperuser: user.isSuperuser, token, orgIds: new Set(await this.options.orgIdsOf(user.id)) }
     }
-    if (caller) return { userId: caller.user.id, isSuperuser: caller.user.isSuperuser, token: caller.token }
-    return { userId: null, isSuperuser: false, token: undefined }
+    if (caller) return { userId: caller.user.id, isSuperuser: caller.user.isSuperuser, token: caller.token, orgIds: new Set(await this.options.orgIdsOf(caller.user.id)) }
+    return { userId: null, isSuperuser: false, token: undefined, orgIds: new Set() }
   }
 
   /**
@@ -175,6 +196,7 @@ export class EventStreamService {
     const recent = new Set<number>()
     /** Writes the event if the viewer may see it and has not yet; the bytes written. */
     const deliver = (event: ChangeEvent): number => {
+      followMemberships(viewer, event)
       if (!visibleTo(viewer, event) || recent.has(event.id)) return 0
       recent.add(event.id)
       if (recent.size > RECENT_IDS) recent.delete(recent.values().next().value as number)

@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 
 import { toPageEnvelope } from '../../api/common/page-envelope.js'
+import { UserIdParams } from '../../api/common/params.schemas.js'
 import { protectedRoute, superusersOnly } from '../../api/common/protected-route.js'
 import { errorResponses, MessageResponse } from '../../api/common/responses.js'
 import { tokenCallerOf } from '../../plugins/authentication.js'
@@ -21,6 +22,15 @@ export const adminOrgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { page, limit } = request.query
       return toPageEnvelope(await orgs.listAll(superuser(request), { page, limit, countTotal: true }), { page, limit }, (org) => toOrgRead({ ...org, role: null }))
+    },
+  )
+
+  app.get(
+    '/users/:user_id/orgs',
+    protectedRoute(app, { tags, summary: "A user's organizations, with their role in each", params: UserIdParams, querystring: OrgPageQuery, response: { 200: OrgPage, ...errorResponses(403, 422) } }, superusersOnly),
+    async (request) => {
+      const { page, limit } = request.query
+      return toPageEnvelope(await orgs.listOf(superuser(request), request.params.user_id, { page, limit, countTotal: true }), { page, limit }, toOrgRead)
     },
   )
 

@@ -67,6 +67,10 @@ export function listOrgsOf(db: Executor, userId: number, offset: number, limit: 
     .execute()
 }
 
+export async function listOrgIdsOf(db: Executor, userId: number): Promise<number[]> {
+  return (await db.selectFrom('org_memberships').select('org_id').where('user_id', '=', userId).execute()).map((row) => Number(row.org_id))
+}
+
 export async function countOrgsOf(db: Executor, userId: number): Promise<number> {
   const row = await db.selectFrom('org_memberships').select((eb) => eb.fn.countAll().as('count')).where('user_id', '=', userId).executeTakeFirstOrThrow()
   return Number(row.count)
@@ -243,6 +247,7 @@ export const orgsFunctions = {
   lockOrg,
   listOrgsOf,
   countOrgsOf,
+  listOrgIdsOf,
   countOwnedBy,
   listAllOrgs,
   countAllOrgs,

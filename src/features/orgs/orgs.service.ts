@@ -18,6 +18,7 @@ import type { ClientInfo, SecurityEventService, SecurityEventType } from '../sec
 import type { User, UserService } from '../users/index.js'
 import type { Invitation, Org, OrgMember, OrgRole, OrgView, ReceivedInvitation } from './org.js'
 import { isSlug, roleAtLeast, slugOf, toInvitation, toOrg } from './org.js'
+import type { OrgChangeLog } from './org-change-log.js'
 import type { OrgsRepository } from './orgs.repository.js'
 
 export const ORG_NOT_FOUND = 'Organization not found'
@@ -56,6 +57,8 @@ interface InvitationSecret {
 }
 
 const SLUG_ATTEMPTS = 20
+/** The largest id an integer column holds. */
+const MAX_ID = 2_147_483_647
 
 export class OrgService {
   private readonly invitationSecrets: SecretKind<InvitationSecret>
@@ -69,6 +72,8 @@ export class OrgService {
     private readonly mail: MailService,
     private readonly securityEvents: SecurityEventService,
     private readonly rateLimits: RateLimitService,
+    /** Change events for webhooks and streams, written in each change's unit. */
+    private readonly changes: OrgChangeLog,
     private readonly options: OrgServiceOptions,
   ) {
     this.invitationSecrets = secrets.kind<InvitationSecret>('org_invitation', { seconds: options.invitationDays * 86_400 })
@@ -82,7 +87,8 @@ export class OrgService {
    * REQUIRE_MFA_FOR_SUPERUSERS instead).
    */
   async access(actor: Actor, key: string, required: OrgRole, options: { mfaExempt?: boolean } = {}): Promise<OrgView> {
-    const lookup = /^\d{1,15}$/.test(key) ? { id: Number(key) } : isSlug(key) ? { slug: key } : undefined
+    // An id past the column's range names nothing (PostgreSQL would refuse to compare it).
+    const lookup = /^\d{1,10}$/.test(key) ? (Number(key) <= MAX_ID ? { id: Number(key) } : undefined) : isSlug(key) ? { slug: key } : undefined
     const row = lookup && (await this.repository.findOrgWithRole(lookup, actor.id))
     if (!row) throw orgNotFound()
     const org: OrgView = { ...toOrg(row), role: (row.role as OrgRole | null) ?? null }
@@ -110,6 +116,8 @@ export class OrgService {
           const org = toOrg(await repository.insertOrg({ name, slug }))
           await repository.insertMembership({ org_id: org.id, user_id: actor.id, role: 'owner' })
           await this.record(unit, 'org_created', actor, org.id, client)
+          await this.changes.orgChanged(unit, 'org.created', org)
+          await this.changes.membershipChanged(unit, 'membership.added', { orgId: org.id, userId: actor.id, role: 'owner' })
           return { ...org, role: 'owner' as const }
         })
       } catch (error) {
@@ -134,27 +142,35 @@ export class OrgService {
       throw mfaEnrolmentRequired('Set up a second factor before requiring one of every member')
     }
     if (changes.slug !== undefined && changes.slug !== org.slug && (await this.repository.slugTaken(changes.slug))) throw slugTaken()
+    let updated: Org | undefined
     try {
       await this.unitOfWork.run(async (unit) => {
-        await this.repository.in(unit).updateOrg(org.id, {
+        const repository = this.repository.in(unit)
+        await repository.updateOrg(org.id, {
           ...(changes.name === undefined ? {} : { name: changes.name.trim() }),
           ...(changes.slug === undefined ? {} : { slug: changes.slug }),
           ...(changes.requireMfa === undefined ? {} : { require_mfa: changes.requireMfa ? 1 : 0 }),
         })
         await this.record(unit, 'org_updated', actor, org.id, client)
+        const row = await repository.findOrgById(org.id)
+        if (!row) throw orgNotFound()
+        updated = toOrg(row)
+        await this.changes.orgChanged(unit, 'org.updated', updated)
       })
     } catch (error) {
       if (uniqueViolation(error) !== undefined) throw slugTaken()
       throw error
     }
-    const updated = await this.repository.findOrgById(org.id)
     if (!updated) throw orgNotFound()
-    return { ...toOrg(updated), role: org.role }
+    return { ...updated, role: org.role }
   }
 
   /** Deletes the organization with its memberships and invitations (owners). */
   async delete(org: Org): Promise<void> {
-    await this.unitOfWork.run((unit) => this.repository.in(unit).deleteOrg(org.id))
+    await this.unitOfWork.run(async (unit) => {
+      await this.repository.in(unit).deleteOrg(org.id)
+      await this.changes.orgChanged(unit, 'org.deleted', org)
+    })
   }
 
   async members(org: Org, request: PageRequest): Promise<Paged<OrgMember>> {
@@ -184,6 +200,7 @@ export class OrgService {
       if (current === 'owner' && (await repository.countOwners(org.id)) <= 1) throw lastOwner()
       await repository.setRole(org.id, userId, role)
       await this.record(unit, 'member_role_changed', actor, org.id, client)
+      await this.changes.membershipChanged(unit, 'membership.role_changed', { orgId: org.id, userId, role })
     })
     return role
   }
@@ -201,6 +218,7 @@ export class OrgService {
       if (current === 'owner' && (await repository.countOwners(org.id)) <= 1) throw lastOwner()
       await repository.deleteMembership(org.id, userId)
       await this.record(unit, leaving ? 'member_left' : 'member_removed', actor, org.id, client)
+      await this.changes.membershipChanged(unit, 'membership.removed', { orgId: org.id, userId, role: current as OrgRole })
     })
   }
 
@@ -293,11 +311,22 @@ export class OrgService {
     })
   }
 
+  /** The ids of the organizations the user belongs to (a realtime stream's audience). */
+  async orgIdsOf(userId: number): Promise<number[]> {
+    return (await this.repository.listOrgIdsOf(userId)).map(Number)
+  }
+
   /** Every organization (superusers). */
   listAll(actor: Actor, request: PageRequest): Promise<Paged<Org>> {
     assertSuperuser(actor)
     const rows = ({ offset, limit }: RowWindow) => this.repository.listAllOrgs(offset, limit)
     return fetchPaged(request, { rows, count: () => this.repository.countAllOrgs(), keyOf: (row) => Number(row.id) }, toOrg)
+  }
+
+  /** A user's organizations with their role in each (superusers). */
+  listOf(actor: Actor, userId: number, request: PageRequest): Promise<Paged<OrgView>> {
+    assertSuperuser(actor)
+    return this.listMine({ id: userId, isSuperuser: false }, request)
   }
 
   /** The organization's own log (admins): who changed what in it. */
@@ -323,8 +352,9 @@ export class OrgService {
     await this.unitOfWork.run(async (unit) => {
       const repository = this.repository.in(unit)
       if (!(await spend(unit)) || !(await repository.answerInvitation(invitation.id, 'accepted'))) throw invalidToken()
-      await repository.insertMembership({ org_id: invitation.orgId, user_id: caller.id, role: invitation.role })
+      const joined = await repository.insertMembership({ org_id: invitation.orgId, user_id: caller.id, role: invitation.role })
       await this.record(unit, 'invitation_accepted', caller, invitation.orgId, client)
+      if (joined) await this.changes.membershipChanged(unit, 'membership.added', { orgId: invitation.orgId, userId: caller.id, role: invitation.role })
     })
     return this.access(caller, String(invitation.orgId), 'member', { mfaExempt: true })
   }

@@ -11,9 +11,11 @@ import { createTestApp } from '../../../test/helpers/app.js'
 import { expectError } from '../../../test/helpers/expect.js'
 import type { TestSmtpServer } from '../../../test/helpers/smtp.js'
 import { createAppWithSmtp, tokenIn } from '../../../test/helpers/smtp.js'
+import { openStream } from '../../../test/helpers/sse.js'
 import { enrolTotp } from '../../../test/helpers/totp.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin, V2 } from '../../../test/helpers/users.js'
+import { waitFor } from '../../../test/helpers/wait.js'
 
 let t: TestApp
 let smtp: TestSmtpServer
@@ -95,6 +97,8 @@ describe('organizations', () => {
     expectError(await request('GET', `/orgs/${org.id}`, outsider), 404, 'Organization not found', 'org_not_found')
     expectError(await request('GET', `/orgs/${org.slug}`, outsider), 404, 'Organization not found', 'org_not_found')
     expectError(await request('GET', '/orgs/no-such-org', outsider), 404, 'Organization not found', 'org_not_found')
+    expectError(await request('GET', '/orgs/99999999999', outsider), 404, 'Organization not found', 'org_not_found')
+    expectError(await request('GET', '/orgs/2147483648', outsider), 404, 'Organization not found', 'org_not_found')
     const refused = await request('PATCH', `/orgs/${org.id}`, member, { name: 'Mine now' })
     expectError(refused, 403, 'Needs the admin role in this organization', 'org_role_required')
     expectError(await request('DELETE', `/orgs/${org.id}`, member), 403, undefined, 'org_role_required')
@@ -338,3 +342,36 @@ describe('superusers, keys and the organization’s log', () => {
     expectError(await request('GET', `/orgs/${org.id}/security-events`, outsider), 404, undefined, 'org_not_found')
   })
 })
+
+describe('change events', () => {
+  it("reach the organization's members on the stream, and stop with a removal", async () => {
+    const { org, owner, member } = await team()
+    const outsider = await seedAndLogin(t.app)
+    const base = t.app.server.listening ? `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}` : await t.app.listen({ host: '127.0.0.1', port: 0 })
+    const streams = await Promise.all([member, outsider].map((who) => openStream(`${base}${V2}/events/stream`, who.headers)))
+    const [theirs, outside] = streams as [Awaited<ReturnType<typeof openStream>>, Awaited<ReturnType<typeof openStream>>]
+    const heard = (stream: typeof theirs) => stream.events().map((frame) => `${frame.event}:${JSON.parse(frame.data ?? '{}').data?.name ?? JSON.parse(frame.data ?? '{}').data?.user_id ?? ''}`)
+    try {
+      await request('PATCH', `/orgs/${org.id}`, owner, { name: 'Heard' })
+      await request('DELETE', `/orgs/${org.id}/members/${member.user.id}`, owner)
+      await request('PATCH', `/orgs/${org.id}`, owner, { name: 'Unheard' })
+      // A public post after the changes: once it arrived, every event before it has.
+      const marker = (await request('POST', '/posts', owner, { title: 'Marker', text: 'last' })).json() as { id: number }
+      const heardMarker = (stream: typeof theirs) => stream.events().some((frame) => frame.event === 'post.created' && JSON.parse(frame.data ?? '{}').data?.id === marker.id)
+      await waitFor(() => heardMarker(theirs) && heardMarker(outside))
+      expect(heard(theirs).filter((event) => !event.startsWith('post.'))).toEqual(['org.updated:Heard', `membership.removed:${member.user.id}`])
+      expect(heard(outside).filter((event) => !event.startsWith('post.'))).toEqual([])
+    } finally {
+      for (const stream of streams) stream.close()
+    }
+  })
+
+  it('are offered to webhooks: the catalogue lists org.* and membership.*', async () => {
+    const superuser = await seedAndLogin(t.app, {}, { superuser: true })
+    const types = ['org.created', 'org.updated', 'org.deleted', 'membership.added', 'membership.role_changed', 'membership.removed']
+    const created = await request('POST', '/admin/webhooks', superuser, { url: 'https://example.com/hooks', events: types })
+    expect(created.statusCode, created.body).toBe(201)
+    expect(created.json().events).toEqual(types)
+  })
+})
+

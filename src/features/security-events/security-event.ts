@@ -38,7 +38,6 @@ export const SECURITY_EVENT_TYPES = [
   // In an organization's own log (org_id): who did it is the user named.
   'org_created',
   'org_updated',
-  'member_added',
   'member_role_changed',
   'member_removed',
   'member_left',
