@@ -1507,7 +1507,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an invitation by its link's token (joins the organization) */
+        /**
+         * Accept an invitation by its link's token (joins the organization)
+         * @description The account with the invited address, not yet verified, gets 202: it joins once the address is verified.
+         */
         post: operations["postInvitationsAccept"];
         delete?: never;
         options?: never;
@@ -11492,6 +11495,17 @@ export interface operations {
                         created_at: string;
                         /** @description The caller's role; null for a superuser who is not a member */
                         role: ("member" | "admin" | "owner") | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
                     };
                 };
             };

@@ -7,6 +7,10 @@ import orgsRoutes from './orgs.v2.routes.js'
 export const orgsFeature: Feature = {
   name: 'orgs',
   migrations: ['2026-11-28-01-organizations'],
+  subscribe({ domainEvents, services }) {
+    // Someone who opened an invitation before verifying its address joins once it is verified.
+    domainEvents.subscribe('user.email_verified', ({ user }) => services.orgs.joinClaimed(user))
+  },
   routes: {
     v2: [
       routes(orgsRoutes, { prefix: '/orgs' }),

@@ -19,8 +19,22 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/accept',
-    protectedRoute(app, { tags, summary: "Accept an invitation by its link's token (joins the organization)", body: InvitationAccept, response: { 200: OrgRead, ...errorResponses(400, 403, 422) } }, answer),
-    async (request) => toOrgRead(await orgs.acceptByToken(tokenCallerOf(request).user, request.body.token, clientOf(request))),
+    protectedRoute(
+      app,
+      {
+        tags,
+        summary: "Accept an invitation by its link's token (joins the organization)",
+        description: 'The account with the invited address, not yet verified, gets 202: it joins once the address is verified.',
+        body: InvitationAccept,
+        response: { 200: OrgRead, 202: MessageResponse, ...errorResponses(400, 403, 422) },
+      },
+      answer,
+    ),
+    async (request, reply) => {
+      const accepted = await orgs.acceptByToken(tokenCallerOf(request).user, request.body.token, clientOf(request))
+      if (accepted === 'claimed') return reply.code(202).send({ message: 'Verify your email address: you join the organization once it is verified' })
+      return toOrgRead(accepted)
+    },
   )
 
   app.post(

@@ -196,6 +196,25 @@ export async function answerInvitation(db: Executor, id: number, status: 'accept
   return result.numUpdatedRows > 0n
 }
 
+/** Notes the account that opened a pending invitation's link before verifying its address; false when it is no longer pending. */
+export async function claimInvitation(db: Executor, id: number, userId: number): Promise<boolean> {
+  const result = await db.updateTable('org_invitations').set({ claimed_by: userId }).where('id', '=', id).where('status', '=', 'pending').where('expires_at', '>', nowIso()).executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+/** Pending, unexpired invitations to `email` that this account claimed. */
+export function listClaimedInvitations(db: Executor, userId: number, email: string): Promise<OrgInvitationRow[]> {
+  return db
+    .selectFrom('org_invitations')
+    .selectAll()
+    .where('claimed_by', '=', userId)
+    .where('email', '=', email)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', nowIso())
+    .orderBy('id')
+    .execute()
+}
+
 /** The organization's pending, unexpired invitations, newest first. */
 export function listPendingInvitations(db: Executor, orgId: number, offset: number, limit: number): Promise<OrgInvitationRow[]> {
   return db
@@ -263,6 +282,8 @@ export const orgsFunctions = {
   findInvitation,
   findInvitationByHandle,
   answerInvitation,
+  claimInvitation,
+  listClaimedInvitations,
   listPendingInvitations,
   countPendingInvitations,
   listPendingInvitationsTo,

@@ -286,11 +286,19 @@ export class OrgService {
     return org && { orgName: org.name, role: invitation.role as OrgRole, email: invitation.email }
   }
 
-  /** Accepts the invitation a mailed link's token names: only by the account whose verified email it was sent to. */
-  async acceptByToken(caller: User, token: string, client: ClientInfo): Promise<OrgView> {
+  /**
+   * Accepts the invitation a mailed link's token names: only by the account whose verified email
+   * it was sent to. The account with that address, not yet verified (someone who signed up from
+   * the link), claims it instead: it joins when the address is verified (`joinClaimed`).
+   */
+  async acceptByToken(caller: User, token: string, client: ClientInfo): Promise<OrgView | 'claimed'> {
     const secret = await this.invitationSecrets.peek(token)
     const invitation = secret && (await this.repository.findInvitationByHandle(secret.handle))
     if (!invitation || invitation.status !== 'pending') throw invalidToken()
+    if (!caller.isVerified && caller.email.toLowerCase() === invitation.email) {
+      if (!(await this.repository.claimInvitation(Number(invitation.id), caller.id))) throw invalidToken()
+      return 'claimed'
+    }
     this.assertAddressedTo(caller, invitation.email)
     return this.join(caller, toInvitation(invitation), client, async (unit) => (await this.invitationSecrets.spend(token, { unit })) !== undefined)
   }
@@ -300,6 +308,18 @@ export class OrgService {
     const invitation = await this.pendingInvitation(invitationId)
     this.assertAddressedTo(caller, invitation.email)
     return this.join(caller, invitation, client, async () => true)
+  }
+
+  /** Joins the invitations the user claimed before verifying the address they were sent to (after its verification). */
+  async joinClaimed(user: User): Promise<void> {
+    if (!user.isVerified) return
+    for (const row of await this.repository.listClaimedInvitations(user.id, user.email.toLowerCase())) {
+      const invitation = toInvitation(row)
+      await this.join(user, invitation, null, async () => true).catch((error: unknown) => {
+        // Answered meanwhile (revoked, replaced, expired): nothing to join.
+        if (!(error instanceof DomainError)) throw error
+      })
+    }
   }
 
   async decline(caller: User, invitationId: number, client: ClientInfo): Promise<void> {
@@ -348,7 +368,7 @@ export class OrgService {
   }
 
   /** Answers the invitation and adds the membership in one unit: of two accepts at once, one joins. */
-  private async join(caller: User, invitation: Invitation, client: ClientInfo, spend: (unit: Unit) => Promise<boolean>): Promise<OrgView> {
+  private async join(caller: User, invitation: Invitation, client: ClientInfo | null, spend: (unit: Unit) => Promise<boolean>): Promise<OrgView> {
     await this.unitOfWork.run(async (unit) => {
       const repository = this.repository.in(unit)
       if (!(await spend(unit)) || !(await repository.answerInvitation(invitation.id, 'accepted'))) throw invalidToken()
@@ -372,7 +392,7 @@ export class OrgService {
     return `${base}-${Math.random().toString(36).slice(2, 8)}`
   }
 
-  private record(unit: Unit, type: SecurityEventType, actor: Actor, orgId: number, client: ClientInfo): Promise<void> {
+  private record(unit: Unit, type: SecurityEventType, actor: Actor, orgId: number, client: ClientInfo | null): Promise<void> {
     return this.securityEvents.record(type, actor.id, client, { unit, orgId })
   }
 }

@@ -1,5 +1,5 @@
 // Organizations, who belongs to them with which role, and the invitations to join them.
-import type { Generated, Selectable } from 'kysely'
+import type { ColumnType, Generated, Selectable } from 'kysely'
 
 import type { Flag, NullableTimestamp, Timestamp } from '../../db/column-types.js'
 
@@ -30,6 +30,8 @@ export interface OrgInvitationsTable {
   invited_by: number | null
   /** pending, accepted, declined, revoked or replaced (a newer invitation to the same address). */
   status: string
+  /** The account with the invited address that opened the link before verifying it: it joins once verified. */
+  claimed_by: ColumnType<number | null, number | null | undefined, number | null>
   /** The SHA-256 of the link's token, a one-time secret of the `org_invitation` kind. */
   secret_handle: string
   created_at: Timestamp

@@ -194,21 +194,34 @@ describe('invitations', () => {
   it('are accepted only by the account whose verified email they were sent to, and stay pending otherwise', async () => {
     const owner = await seedAndLogin(t.app, {}, { verified: true })
     const org = await newOrg(owner, 'Invites')
-    const invitee = await seedAndLogin(t.app, {}, { verified: false })
+    const invitee = await seedAndLogin(t.app, {}, { verified: true })
     const someoneElse = await seedAndLogin(t.app, {}, { verified: true })
     const { token } = await invite(org, owner, invitee.user.email.toUpperCase())
     expectError(await request('POST', '/invitations/accept', someoneElse, { token }), 403, undefined, 'invitation_email_mismatch')
-    // The right address, not yet verified: it proves nothing.
-    expectError(await request('POST', '/invitations/accept', invitee, { token }), 403, undefined, 'invitation_email_mismatch')
-    expect((await request('GET', '/users/me/invitations', invitee)).json().total_count).toBe(0)
-    await t.app.services.users.markEmailVerified(invitee.user.id, invitee.user.email)
     const listed = (await request('GET', '/users/me/invitations', invitee)).json()
     expect(listed.data).toMatchObject([{ org: { id: org.id, name: 'Invites' }, role: 'member', email: invitee.user.email.toLowerCase() }])
+    expect((await request('GET', '/users/me/invitations', someoneElse)).json().total_count).toBe(0)
     const accepted = await request('POST', '/invitations/accept', invitee, { token })
     expect(accepted.statusCode, accepted.body).toBe(200)
     expect(accepted.json()).toMatchObject({ id: org.id, role: 'member' })
     expectError(await request('POST', '/invitations/accept', invitee, { token }), 400, undefined, 'invalid_token')
     expect((await request('GET', '/users/me/invitations', invitee)).json().total_count).toBe(0)
+  })
+
+  it('join someone who signs up from the link once their address is verified, and list nothing to an unverified one', async () => {
+    const owner = await seedAndLogin(t.app, {}, { verified: true })
+    const org = await newOrg(owner, 'Newcomers')
+    const newcomer = await seedAndLogin(t.app, {}, { verified: false })
+    const { token } = await invite(org, owner, newcomer.user.email)
+    expect((await request('GET', '/users/me/invitations', newcomer)).json().total_count).toBe(0)
+    const claimed = await request('POST', '/invitations/accept', newcomer, { token })
+    expect(claimed.statusCode, claimed.body).toBe(202)
+    expectError(await request('GET', `/orgs/${org.id}`, newcomer), 404, undefined, 'org_not_found')
+    // Someone else who opens the link is refused, and takes nothing from the newcomer.
+    expectError(await request('POST', '/invitations/accept', await seedAndLogin(t.app, {}, { verified: true }), { token }), 403, undefined, 'invitation_email_mismatch')
+    await t.app.services.users.markEmailVerified(newcomer.user.id, newcomer.user.email)
+    expect((await request('GET', `/orgs/${org.id}`, newcomer)).json()).toMatchObject({ id: org.id, role: 'member' })
+    expectError(await request('POST', '/invitations/accept', newcomer, { token }), 400, undefined, 'invalid_token')
   })
 
   it("open the service's own page by default, which shows the invitation and spends nothing", async () => {

@@ -89,7 +89,7 @@ export class UserService {
     private readonly users: UsersRepository,
     private readonly managedUsers: UserDirectoryRepository,
     private readonly unitOfWork: UnitOfWork,
-    /** After-commit events: 'user.email_changed'. */
+    /** After-commit events: 'user.email_changed', 'user.email_verified'. */
     private readonly domainEvents: DomainEvents,
     /** What other features write in a change's own unit of work. */
     private readonly lifecycle: UserLifecycle,
@@ -350,14 +350,17 @@ export class UserService {
   }
 
   /** Marks the user verified if `email` is still their address ('user.email_verified' only when they were not yet). */
-  markEmailVerified(id: number, email: string): Promise<boolean> {
-    return this.unitOfWork.run(async (unit) => {
+  async markEmailVerified(id: number, email: string): Promise<boolean> {
+    const outcome = await this.unitOfWork.run(async (unit) => {
       const users = this.users.in(unit)
       const before = await users.findUserById(id)
-      if (!(await users.markEmailVerified(id, email))) return false
-      if (before && !before.is_verified) await this.changed(unit, 'user.email_verified', { ...toUser(before), isVerified: true })
-      return true
+      if (!(await users.markEmailVerified(id, email))) return { marked: false }
+      if (!before || before.is_verified) return { marked: true }
+      const verified = await this.changed(unit, 'user.email_verified', { ...toUser(before), isVerified: true })
+      return { marked: true, verified }
     })
+    if (outcome.verified) await this.domainEvents.publish('user.email_verified', { user: outcome.verified })
+    return outcome.marked
   }
 
   /** The user and their posts disappear together, in one transaction. */

@@ -33,6 +33,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('role', 'varchar(8)', (col) => col.notNull())
     .addColumn('invited_by', 'integer', (col) => col.references('users.id').onDelete('set null'))
     .addColumn('status', 'varchar(12)', (col) => col.notNull())
+    // The account with the invited address that opened the link before verifying it: it joins once verified.
+    .addColumn('claimed_by', 'integer', (col) => col.references('users.id').onDelete('set null'))
     .addColumn('secret_handle', 'varchar(64)', (col) => col.notNull())
     .addColumn('created_at', ts, (col) => col.notNull().defaultTo(now(db)))
     .addColumn('expires_at', ts, (col) => col.notNull())
