@@ -41,11 +41,12 @@ const { values: args } = parseArgs({
     // `--only startup`: the cold-start lines alone (run it under each Node.js to compare them).
     // `--only soak`: the mixed load on one process for --soak-seconds (600), its memory sampled.
     // `--only events`: webhook deliveries and the event stream's fan-out alone.
+    // `--only orgs`: an organization's routes (the membership check, its members) beside reading a user.
     only: { type: 'string' },
     'soak-seconds': { type: 'string' },
   },
 })
-if (args.only !== undefined && !['startup', 'soak', 'events'].includes(args.only)) throw new Error(`--only takes startup, soak or events, got ${args.only}`)
+if (args.only !== undefined && !['startup', 'soak', 'events', 'orgs'].includes(args.only)) throw new Error(`--only takes startup, soak, events or orgs, got ${args.only}`)
 const SOAK_SECONDS = Number(args['soak-seconds'] ?? 600)
 const quick = args.quick ?? false
 const ROUNDS = Math.max(3, Number(args.rounds ?? 3))
@@ -945,6 +946,42 @@ function writeReport<R extends { dialect: string; mode: string; date: string }>(
   return json
 }
 
+/**
+ * `--only orgs`: what a request on an organization costs next to reading a user by id (v2, signed
+ * in, so both pay the caller's resolution): the organization with the caller's role (the check
+ * every organization route makes), and its members' first page. In alternating rounds on one
+ * process; the ratios are to GET /api/v2/users/{id}.
+ */
+async function benchOrgs(target: SeedTarget) {
+  const server = await startService(target)
+  try {
+    const token = await login(server.url)
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+    const created = await fetch(`${server.url}/api/v2/orgs`, { method: 'POST', headers, body: JSON.stringify({ name: 'Bench org', slug: 'bench-org' }) })
+    if (created.status !== 201 && created.status !== 409) throw new Error(`bench: creating the organization answered ${created.status}`)
+    const auth = { authorization: `Bearer ${token}` }
+    const specs: Record<string, Scenario['spec']> = {
+      'GET /api/v2/users/{id}': { path: '/api/v2/users/:id', randomUserId: true, maxUserId: BASE_ROWS, headers: auth },
+      'GET /api/v2/orgs/{org}': { path: '/api/v2/orgs/bench-org', headers: auth },
+      'GET /api/v2/orgs/{org}/members': { path: '/api/v2/orgs/bench-org/members?limit=10', headers: auth },
+    }
+    const perRoute: Record<string, LoadResult[]> = Object.fromEntries(Object.keys(specs).map((name) => [name, []]))
+    for (const spec of Object.values(specs)) await load({ ...spec, url: server.url, connections: CONNECTIONS, duration: WARMUP }, server.process.pid as number)
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, spec] of Object.entries(specs)) perRoute[name]?.push(await load({ ...spec, url: server.url, connections: CONNECTIONS, duration: DURATION }, server.process.pid as number))
+    }
+    const results = Object.fromEntries(Object.entries(perRoute).map(([name, rounds]) => [name, summarise(rounds)]))
+    const base = results['GET /api/v2/users/{id}'] as LoadResult
+    for (const [name, result] of Object.entries(results)) {
+      const ratio = result.requestsPerSecond / base.requestsPerSecond
+      console.log(`   ${name}: ${fmt(result.requestsPerSecond)} req/s (${fmt(ratio, 2)} of reading a user), p99 ${result.p99} ms, CPU ${fmt(result.cpuMicrosPerRequest ?? 0)} us a request${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`)
+    }
+    return results
+  } finally {
+    await server.stop()
+  }
+}
+
 // `--only <mode>`: seed, measure that part alone, write its report, and nothing else.
 if (args.only !== undefined) {
   const mode = args.only
@@ -956,6 +993,7 @@ if (args.only !== undefined) {
       writeReport({ ...report, startup })
       printStartup(dialect, startup)
     } else if (mode === 'soak') writeReport({ ...report, soak: await benchSoak(target) })
+    else if (mode === 'orgs') writeReport({ ...report, orgs: await benchOrgs(target) })
     else writeReport({ ...report, ...(await benchOutgoingEvents(target)) })
     await dropStorage(target)
   }

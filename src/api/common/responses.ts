@@ -70,6 +70,9 @@ export const ReauthenticationRefusedResponse = Type.Object(
 
 export const MessageResponse = Type.Object({ message: Type.String() }, { title: 'Message' })
 
+/** A message with what else the caller should know, when there is something. */
+export const withNotice = (message: string, notice: string | undefined) => (notice === undefined ? message : `${message}. ${notice}`)
+
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Bad request',
   401: 'Not authenticated: missing, malformed, expired or revoked token',

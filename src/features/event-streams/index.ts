@@ -2,5 +2,5 @@
 // else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
 export type { ChangeSignal } from './change-signal.js'
 export { LocalSignal } from './change-signal.js'
-export { EventStreamService, SESSION_CHECK_MS } from './event-streams.service.js'
+export { EventStreamService } from './event-streams.service.js'
 export { redisSignal } from './redis-signal.js'

@@ -1,4 +1,4 @@
 // The mail feature's public face: what other features and the shared core may use. Everything
 // else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
-export { MAIL_RELAY_INTERVAL_MS, MailService } from './mail.service.js'
+export { MailService } from './mail.service.js'
 export { createMailTransport } from './transports.js'

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { clientOf } from '../../api/common/client-info.js'
 import { UserIdParams } from '../../api/common/params.schemas.js'
 import { protectedRoute, superusersOnly } from '../../api/common/protected-route.js'
-import { errorResponses, MessageResponse } from '../../api/common/responses.js'
+import { errorResponses, MessageResponse, withNotice } from '../../api/common/responses.js'
 import { tokenCallerOf } from '../../plugins/authentication.js'
 import { DEVICE_COOKIE, refuseCrossSiteLogins, tokenReplies, TokenResponse } from '../auth/index.js'
 import { MfaPasskeyOptionsRequest, WebauthnOptions } from '../passkeys/index.js'
@@ -79,8 +79,10 @@ const mfaRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: MessageResponse, ...errorResponses(400, 403, 409, 422) },
     }, { ...ownOnly, wayIn: 'none' }),
     async (request) => {
-      await secondFactors.disableTotp(tokenCallerOf(request).user, request.body.code, clientOf(request))
-      return { message: 'Second factor turned off' }
+      const { user } = tokenCallerOf(request)
+      await secondFactors.disableTotp(user, request.body.code, clientOf(request))
+      // An organization that requires a second factor will refuse them now: they hear it here first.
+      return { message: withNotice('Second factor turned off', await app.services.orgs.noticeAfterFactorRemoved(user.id)) }
     },
   )
 

@@ -71,6 +71,19 @@ export async function listOrgIdsOf(db: Executor, userId: number): Promise<number
   return (await db.selectFrom('org_memberships').select('org_id').where('user_id', '=', userId).execute()).map((row) => Number(row.org_id))
 }
 
+/** The names of the user's organizations that require a second factor of members. */
+export async function listOrgNamesRequiringMfa(db: Executor, userId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('org_memberships')
+    .innerJoin('organizations', 'organizations.id', 'org_memberships.org_id')
+    .select('organizations.name')
+    .where('org_memberships.user_id', '=', userId)
+    .where('organizations.require_mfa', '=', 1)
+    .orderBy('organizations.name')
+    .execute()
+  return rows.map((row) => row.name)
+}
+
 export async function countOrgsOf(db: Executor, userId: number): Promise<number> {
   const row = await db.selectFrom('org_memberships').select((eb) => eb.fn.countAll().as('count')).where('user_id', '=', userId).executeTakeFirstOrThrow()
   return Number(row.count)
@@ -267,6 +280,7 @@ export const orgsFunctions = {
   listOrgsOf,
   countOrgsOf,
   listOrgIdsOf,
+  listOrgNamesRequiringMfa,
   countOwnedBy,
   listAllOrgs,
   countAllOrgs,

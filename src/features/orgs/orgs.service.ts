@@ -331,6 +331,17 @@ export class OrgService {
     })
   }
 
+  /**
+   * What a user who just removed a second factor should know: when it was their last and an
+   * organization of theirs requires one, its name and that it will refuse them; otherwise nothing.
+   */
+  async noticeAfterFactorRemoved(userId: number): Promise<string | undefined> {
+    if (await this.secondFactors.isEnrolled(userId)) return undefined
+    const requiring = await this.repository.listOrgNamesRequiringMfa(userId)
+    if (requiring.length === 0) return undefined
+    return `${requiring.join(', ')} ${requiring.length === 1 ? 'requires' : 'require'} a second factor of members: you are refused there until you set one up again`
+  }
+
   /** The ids of the organizations the user belongs to (a realtime stream's audience). */
   async orgIdsOf(userId: number): Promise<number[]> {
     return (await this.repository.listOrgIdsOf(userId)).map(Number)

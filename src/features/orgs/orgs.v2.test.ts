@@ -322,6 +322,16 @@ describe('the second-factor rule', () => {
     expect((await request('GET', `/orgs/${org.id}`, owner)).statusCode).toBe(200)
     expect((await request('DELETE', `/orgs/${org.id}/members/${member.user.id}`, member)).statusCode).toBe(200)
   })
+
+  it('tells a member who turns off their last second factor that the organization will refuse them', async () => {
+    const { org, owner } = await team()
+    const { recoveryCodes } = await enrolTotp(t.app, owner.headers)
+    expect((await request('PATCH', `/orgs/${org.id}`, owner, { require_mfa: true })).statusCode).toBe(200)
+    const off = await t.app.inject({ method: 'DELETE', url: `${V2}/users/me/mfa/totp`, headers: owner.headers, payload: { code: recoveryCodes[0] } })
+    expect(off.statusCode, off.body).toBe(200)
+    expect(off.json().message).toBe(`Second factor turned off. Team ${owner.user.id} requires a second factor of members: you are refused there until you set one up again`)
+    expectError(await request('GET', `/orgs/${org.id}`, owner), 403, undefined, 'mfa_enrolment_required')
+  })
 })
 
 describe('superusers, keys and the organization’s log', () => {

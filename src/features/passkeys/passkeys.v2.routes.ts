@@ -7,7 +7,7 @@ import { Type } from 'typebox'
 
 import { clientOf } from '../../api/common/client-info.js'
 import { protectedRoute } from '../../api/common/protected-route.js'
-import { errorResponses, MessageResponse } from '../../api/common/responses.js'
+import { errorResponses, MessageResponse, withNotice } from '../../api/common/responses.js'
 import { tokenCallerOf } from '../../plugins/authentication.js'
 import { refuseCrossSiteLogins, tokenReplies, TokenResponse } from '../auth/index.js'
 import { toPasskeyRead } from './passkeys.v2.mappers.js'
@@ -73,8 +73,10 @@ const passkeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: MessageResponse, ...errorResponses(403, 404, 409, 422) },
     }, { ...ownOnly, wayIn: 'none', reauthenticate: true }),
     async (request) => {
-      await passkeys.remove(tokenCallerOf(request).user.id, request.params.passkey_id, clientOf(request))
-      return { message: 'Passkey removed' }
+      const { user } = tokenCallerOf(request)
+      await passkeys.remove(user.id, request.params.passkey_id, clientOf(request))
+      // Their last second factor, and an organization that requires one: they hear it here first.
+      return { message: withNotice('Passkey removed', await app.services.orgs.noticeAfterFactorRemoved(user.id)) }
     },
   )
 

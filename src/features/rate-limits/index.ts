@@ -2,8 +2,8 @@
 // else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
 export { DatabaseCounterStore, RedisCounterStore } from './counter-store.js'
 export type { LimitBucket, LimitedRequest } from './rate-limits.service.js'
-export { RateLimitService,RULES_REFRESH_MS } from './rate-limits.service.js'
+export { RateLimitService } from './rate-limits.service.js'
 export type { Limit } from './rule.js'
 export { normaliseRoutePath } from './rule.js'
 export type { LimitDecision } from './shared-limiter.js'
-export { FLUSH_MS, SharedLimiter, storeKeyOf } from './shared-limiter.js'
+export { SharedLimiter, storeKeyOf } from './shared-limiter.js'

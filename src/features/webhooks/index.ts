@@ -1,4 +1,4 @@
 // The webhooks feature's public face: what other features and the shared core may use. Everything
 // else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
-export { WEBHOOK_RELAY_INTERVAL_MS, WebhookRelay } from './webhook-relay.js'
+export { WebhookRelay } from './webhook-relay.js'
 export { WebhookService } from './webhooks.service.js'
