@@ -1,5 +1,8 @@
 // The organizations feature's SQL, the only place it lives.
+import { sql } from 'kysely'
+
 import { isPostgres } from '../../db/dialect.js'
+import { preparedQuery } from '../../db/fast-path/prepared.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -20,13 +23,19 @@ export function findOrgBySlug(db: Executor, slug: string): Promise<OrganizationR
   return db.selectFrom('organizations').select(ORG_COLUMNS).where('slug', '=', slug).executeTakeFirst()
 }
 
-/** The organization (by id or slug) and the user's role in it, in one statement: what every organization request pays. */
-export function findOrgWithRole(db: Executor, key: { id: number } | { slug: string }, userId: number): Promise<(OrganizationRow & { role: string | null }) | undefined> {
-  const query = db
+const orgWithRole = (db: Executor, userId: number) =>
+  db
     .selectFrom('organizations')
     .leftJoin('org_memberships', (join) => join.onRef('org_memberships.org_id', '=', 'organizations.id').on('org_memberships.user_id', '=', userId))
     .select([...ORG_COLUMNS, 'org_memberships.role'])
-  return ('id' in key ? query.where('organizations.id', '=', key.id) : query.where('organizations.slug', '=', key.slug)).executeTakeFirst()
+// Every request on an organization reads it with the caller's role: compiled once (src/db/fast-path).
+const preparedOrgWithRoleById = preparedQuery(2, (db: Executor, id: number, userId: number) => orgWithRole(db, userId).where('organizations.id', '=', id), { singleRow: true })
+const preparedOrgWithRoleBySlug = preparedQuery(2, (db: Executor, slug: string, userId: number) => orgWithRole(db, userId).where('organizations.slug', '=', slug), { singleRow: true })
+
+/** The organization (by id or slug) and the user's role in it, in one statement: what every organization request pays. */
+export async function findOrgWithRole(db: Executor, key: { id: number } | { slug: string }, userId: number): Promise<(OrganizationRow & { role: string | null }) | undefined> {
+  const rows = 'id' in key ? await preparedOrgWithRoleById(db, key.id, userId) : await preparedOrgWithRoleBySlug(db, key.slug, userId)
+  return rows[0]
 }
 
 export async function slugTaken(db: Executor, slug: string): Promise<boolean> {
@@ -140,32 +149,43 @@ export interface MemberRow {
   email: string
   role: string
   created_at: string | Date
+  /** How many live members the organization has, every row the same. */
+  total: number | string
 }
 
-/** The organization's live members, in the order they joined. */
-export function listMembers(db: Executor, orgId: number, offset: number, limit: number): Promise<MemberRow[]> {
-  return db
+const preparedMemberPage = preparedQuery(3, (db: Executor, orgId: number, offset: number, limit: number) =>
+  db
     .selectFrom('org_memberships')
     .innerJoin('users', 'users.id', 'org_memberships.user_id')
     .select(['org_memberships.user_id', 'users.name', 'users.username', 'users.email', 'org_memberships.role', 'org_memberships.created_at'])
+    // Every live member, counted in the same statement (a page is one round trip, not two).
+    .select(sql<number | string>`count(*) over ()`.as('total'))
     .where('org_memberships.org_id', '=', orgId)
     .where('users.is_deleted', '=', 0)
     .orderBy('org_memberships.created_at')
     .orderBy('org_memberships.user_id')
     .offset(offset)
-    .limit(limit)
-    .execute()
+    .limit(limit),
+)
+const preparedMemberCount = preparedQuery(
+  1,
+  (db: Executor, orgId: number) =>
+    db
+      .selectFrom('org_memberships')
+      .innerJoin('users', 'users.id', 'org_memberships.user_id')
+      .select((eb) => eb.fn.countAll().as('count'))
+      .where('org_memberships.org_id', '=', orgId)
+      .where('users.is_deleted', '=', 0),
+  { singleRow: true },
+)
+
+/** The organization's live members, in the order they joined, each row with their total. */
+export function listMembers(db: Executor, orgId: number, offset: number, limit: number): Promise<MemberRow[]> {
+  return preparedMemberPage(db, orgId, offset, limit)
 }
 
 export async function countMembers(db: Executor, orgId: number): Promise<number> {
-  const row = await db
-    .selectFrom('org_memberships')
-    .innerJoin('users', 'users.id', 'org_memberships.user_id')
-    .select((eb) => eb.fn.countAll().as('count'))
-    .where('org_memberships.org_id', '=', orgId)
-    .where('users.is_deleted', '=', 0)
-    .executeTakeFirstOrThrow()
-  return Number(row.count)
+  return Number((await preparedMemberCount(db, orgId))[0]?.count ?? 0)
 }
 
 export function insertInvitation(

@@ -82,7 +82,7 @@ const orgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { page, limit } = request.query
       const shown = memberEmailShown(request)
-      return toPageEnvelope(await orgs.members(orgOf(request), { page, limit, countTotal: true }), { page, limit }, (item) => toMemberRead(item, shown(item.userId)))
+      return toPageEnvelope(await orgs.members(orgOf(request), { page, limit }), { page, limit }, (item) => toMemberRead(item, shown(item.userId)))
     },
   )
 

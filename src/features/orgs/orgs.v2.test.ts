@@ -124,6 +124,9 @@ describe('members and roles', () => {
     expect(asAdmin.total_count).toBe(3)
     expect(asAdmin.data.map((row: { role: string }) => row.role)).toEqual(['owner', 'admin', 'member'])
     expect(asAdmin.data.every((row: { email?: string }) => typeof row.email === 'string')).toBe(true)
+    // Counted with the page, and apart past the last one.
+    expect((await request('GET', `/orgs/${org.id}/members?limit=2&page=2`, admin)).json()).toMatchObject({ total_count: 3, has_more: false, data: [{ role: 'member' }] })
+    expect((await request('GET', `/orgs/${org.id}/members?limit=2&page=9`, admin)).json()).toMatchObject({ total_count: 3, has_more: false, data: [] })
     const asMember = (await request('GET', `/orgs/${org.id}/members`, member)).json()
     const emails = asMember.data.filter((row: { email?: string }) => row.email !== undefined).map((row: { user_id: number }) => row.user_id)
     expect(emails).toEqual([member.user.id])
