@@ -63,6 +63,14 @@ export async function lockOrg(db: Executor, id: number): Promise<void> {
   if (isPostgres(db)) await db.selectFrom('organizations').select('id').where('id', '=', id).forUpdate().execute()
 }
 
+/**
+ * Holds the user's row until the unit ends (PostgreSQL): two creations by one user wait for each
+ * other, so both cannot pass ORGS_PER_USER. SQLite runs one writing transaction at a time already.
+ */
+export async function lockUser(db: Executor, userId: number): Promise<void> {
+  if (isPostgres(db)) await db.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute()
+}
+
 /** The user's organizations, oldest membership first, with their role. */
 export function listOrgsOf(db: Executor, userId: number, offset: number, limit: number): Promise<(OrganizationRow & { role: string })[]> {
   return db
@@ -127,8 +135,16 @@ export async function findRole(db: Executor, orgId: number, userId: number): Pro
   return (await db.selectFrom('org_memberships').select('role').where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst())?.role
 }
 
+/** Owners whose accounts are live: a soft-deleted owner cannot act for the organization. */
 export async function countOwners(db: Executor, orgId: number): Promise<number> {
-  const row = await db.selectFrom('org_memberships').select((eb) => eb.fn.countAll().as('count')).where('org_id', '=', orgId).where('role', '=', 'owner').executeTakeFirstOrThrow()
+  const row = await db
+    .selectFrom('org_memberships')
+    .innerJoin('users', 'users.id', 'org_memberships.user_id')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('org_memberships.org_id', '=', orgId)
+    .where('org_memberships.role', '=', 'owner')
+    .where('users.is_deleted', '=', 0)
+    .executeTakeFirstOrThrow()
   return Number(row.count)
 }
 
@@ -297,6 +313,7 @@ export const orgsFunctions = {
   updateOrg,
   deleteOrg,
   lockOrg,
+  lockUser,
   listOrgsOf,
   countOrgsOf,
   listOrgIdsOf,

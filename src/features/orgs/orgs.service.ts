@@ -103,9 +103,6 @@ export class OrgService {
 
   /** A new organization, its creator its owner. */
   async create(actor: Actor, input: { name: string; slug?: string }, client: ClientInfo): Promise<OrgView> {
-    if ((await this.repository.countOwnedBy(actor.id)) >= this.options.perUser) {
-      throw new DomainError('forbidden', `You own ${this.options.perUser} organizations, the most ORGS_PER_USER allows`, { code: 'org_limit' })
-    }
     const name = input.name.trim()
     for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
       const slug = input.slug ?? (await this.freeSlug(slugOf(name), attempt))
@@ -113,6 +110,11 @@ export class OrgService {
       try {
         return await this.unitOfWork.run(async (unit) => {
           const repository = this.repository.in(unit)
+          // Counted in the unit that creates, with the user's row held: creations at once cannot pass the limit.
+          await repository.lockUser(actor.id)
+          if ((await repository.countOwnedBy(actor.id)) >= this.options.perUser) {
+            throw new DomainError('forbidden', `You own ${this.options.perUser} organizations, the most ORGS_PER_USER allows`, { code: 'org_limit' })
+          }
           const org = toOrg(await repository.insertOrg({ name, slug }))
           await repository.insertMembership({ org_id: org.id, user_id: actor.id, role: 'owner' })
           await this.record(unit, 'org_created', actor, org.id, client)

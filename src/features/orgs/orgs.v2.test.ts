@@ -85,9 +85,11 @@ describe('organizations', () => {
     expectError(await request('PATCH', `/orgs/${second.slug}`, owner, { slug: 'slug-test' }), 409, 'Slug already taken', 'slug_taken')
   })
 
-  it('lets a user own at most ORGS_PER_USER organizations', async () => {
+  it('lets a user own at most ORGS_PER_USER organizations, also when they create several at once', async () => {
     const owner = await seedAndLogin(t.app)
-    for (let n = 0; n < 3; n++) await newOrg(owner, `Limit ${n}`)
+    for (let n = 0; n < 2; n++) await newOrg(owner, `Limit ${n}`)
+    const answers = await Promise.all([1, 2, 3].map((n) => request('POST', '/orgs', owner, { name: `At once ${n}` })))
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([201, 403, 403])
     expectError(await request('POST', '/orgs', owner, { name: 'One too many' }), 403, /ORGS_PER_USER/, 'org_limit')
   })
 
@@ -149,6 +151,13 @@ describe('members and roles', () => {
     expect((await request('PATCH', `/orgs/${org.id}/members/${admin.user.id}`, owner, { role: 'owner' })).statusCode).toBe(200)
     expect((await request('DELETE', `/orgs/${org.id}/members/${owner.user.id}`, owner)).json()).toEqual({ message: 'You left the organization' })
     expectError(await request('GET', `/orgs/${org.id}`, owner), 404, undefined, 'org_not_found')
+  })
+
+  it('counts only live owners: a soft-deleted owner leaves the other the last one', async () => {
+    const { org, owner, admin } = await team()
+    expect((await request('PATCH', `/orgs/${org.id}/members/${admin.user.id}`, owner, { role: 'owner' })).statusCode).toBe(200)
+    expect((await request('DELETE', `/users/${admin.user.id}`, admin)).statusCode).toBe(200)
+    expectError(await request('DELETE', `/orgs/${org.id}/members/${owner.user.id}`, owner), 409, undefined, 'last_owner')
   })
 
   it('keeps one owner when two owners demote each other at once', async () => {
