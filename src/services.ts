@@ -184,6 +184,8 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       await apiKeys.revokeAllOfDeleted(unit, userId)
     },
     restored: (unit, userId, deletedAt) => posts.restoreHiddenWith(unit, userId, deletedAt),
+    // Built below, on users: an organization keeps an owner (409 last_owner).
+    removing: (unit, userId) => orgs.assertNotLastOwner(unit, userId),
   }
   const users = new UserService(bindRepository(usersFunctions, db), bindRepository(userDirectoryFunctions, db), unitOfWork, domainEvents, userLifecycle, changeEvents, passwords, avatars, tiers, securityEvents, new PasswordGuesses(rateLimits))
   const apiKeys = new ApiKeyService(bindRepository(apiKeysFunctions, db), users)

@@ -135,6 +135,32 @@ export async function findRole(db: Executor, orgId: number, userId: number): Pro
   return (await db.selectFrom('org_memberships').select('role').where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst())?.role
 }
 
+/** The names of the organizations where the user is the only live owner. */
+export async function listOrgNamesSolelyOwnedBy(db: Executor, userId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('org_memberships as mine')
+    .innerJoin('organizations', 'organizations.id', 'mine.org_id')
+    .select('organizations.name')
+    .where('mine.user_id', '=', userId)
+    .where('mine.role', '=', 'owner')
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('org_memberships as other')
+            .innerJoin('users', 'users.id', 'other.user_id')
+            .select('other.user_id')
+            .whereRef('other.org_id', '=', 'mine.org_id')
+            .where('other.role', '=', 'owner')
+            .where('other.user_id', '<>', userId)
+            .where('users.is_deleted', '=', 0),
+        ),
+      ),
+    )
+    .orderBy('organizations.name')
+    .execute()
+  return rows.map((row) => row.name)
+}
+
 /** Owners whose accounts are live: a soft-deleted owner cannot act for the organization. */
 export async function countOwners(db: Executor, orgId: number): Promise<number> {
   const row = await db
@@ -324,6 +350,7 @@ export const orgsFunctions = {
   insertMembership,
   findRole,
   countOwners,
+  listOrgNamesSolelyOwnedBy,
   setRole,
   deleteMembership,
   listMembers,

@@ -348,6 +348,15 @@ export class OrgService {
     return `${requiring.join(', ')} ${requiring.length === 1 ? 'requires' : 'require'} a second factor of members: you are refused there until you set one up again`
   }
 
+  /**
+   * Refuses to remove for good a user who is the only owner of an organization (409
+   * `last_owner`), in the removal's unit: an organization always keeps an owner who can act.
+   */
+  async assertNotLastOwner(unit: Unit, userId: number): Promise<void> {
+    const sole = await this.repository.in(unit).listOrgNamesSolelyOwnedBy(userId)
+    if (sole.length > 0) throw new DomainError('conflict', `The user is the last owner of ${sole.join(', ')}: make another member an owner first`, { code: 'last_owner' })
+  }
+
   /** The ids of the organizations the user belongs to (a realtime stream's audience). */
   async orgIdsOf(userId: number): Promise<number[]> {
     return (await this.repository.listOrgIdsOf(userId)).map(Number)

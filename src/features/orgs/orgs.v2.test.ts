@@ -160,6 +160,16 @@ describe('members and roles', () => {
     expectError(await request('DELETE', `/orgs/${org.id}/members/${owner.user.id}`, owner), 409, undefined, 'last_owner')
   })
 
+  it('refuses to remove for good the only owner of an organization, until another member is one', async () => {
+    const { org, owner, admin } = await team()
+    const superuser = await seedAndLogin(t.app, {}, { superuser: true })
+    expectError(await request('DELETE', `/users/${owner.user.id}/permanent`, superuser), 409, new RegExp(`last owner of Team ${owner.user.id}`), 'last_owner')
+    expect((await request('GET', `/orgs/${org.id}`, owner)).statusCode).toBe(200)
+    expect((await request('PATCH', `/orgs/${org.id}/members/${admin.user.id}`, owner, { role: 'owner' })).statusCode).toBe(200)
+    expect((await request('DELETE', `/users/${owner.user.id}/permanent`, superuser)).statusCode).toBe(200)
+    expect((await request('GET', `/orgs/${org.id}/members`, admin)).json().data.map((row: { role: string }) => row.role)).toEqual(['owner', 'member'])
+  })
+
   it('keeps one owner when two owners demote each other at once', async () => {
     for (let round = 0; round < 3; round++) {
       const { org, owner, admin } = await team()

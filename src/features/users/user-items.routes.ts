@@ -23,6 +23,8 @@ export interface UserItemShapes<Read extends TSchema, Update extends TSchema> {
 
 const tags = ['users']
 const deletion = { 200: MessageResponse, ...errorResponses(403, 404, 422) }
+/** 409 `last_owner`: the user is the only owner of an organization. */
+const permanentDeletion = { ...deletion, ...errorResponses(409) }
 
 /** GET /me: registered apart, first, so it leads the version's document as it always has. */
 export function userMeRoute<Read extends TSchema>(shapes: Pick<UserItemShapes<Read, TSchema>, 'read' | 'toUserRead'>) {
@@ -88,7 +90,7 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
 
     app.delete(
       '/:user_id/permanent',
-      protectedRoute(app, { tags, summary: 'Remove a user from the database (superuser)', params: UserIdParams, response: deletion }, { ...superusersOnly, wayIn: 'none' }),
+      protectedRoute(app, { tags, summary: 'Remove a user from the database (superuser)', params: UserIdParams, response: permanentDeletion }, { ...superusersOnly, wayIn: 'none' }),
       async (request) => {
         await users.deletePermanently(callerOf(request).user, request.params.user_id, clientOf(request))
         return { message: 'User deleted from the database' }

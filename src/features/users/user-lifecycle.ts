@@ -11,4 +11,6 @@ export interface UserLifecycle {
   softDeleted(unit: Unit, userId: number): Promise<void>
   /** A soft-deleted user came back; `deletedAt` is when they had been deleted (posts hidden with them come back). */
   restored(unit: Unit, userId: number, deletedAt: string | null): Promise<void>
+  /** A user is about to be removed for good: a feature may refuse it (the last owner of an organization). */
+  removing(unit: Unit, userId: number): Promise<void>
 }

@@ -414,7 +414,9 @@ export class UserService {
     const removed = await this.unitOfWork.run(async (unit) => {
       const users = this.users.in(unit)
       const row = await users.findAnyUserById(id)
-      if (!row || !(await users.deleteUserPermanently(id))) return undefined
+      if (!row) return undefined
+      await this.lifecycle.removing(unit, id)
+      if (!(await users.deleteUserPermanently(id))) return undefined
       return this.changed(unit, 'user.removed', toUser(row))
     })
     if (!removed) userNotFound()
