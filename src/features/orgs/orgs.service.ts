@@ -199,9 +199,12 @@ export class OrgService {
     await this.unitOfWork.run(async (unit) => {
       const repository = this.repository.in(unit)
       await repository.lockOrg(org.id)
+      // The actor's role as it is now, with the organization held: a demotion that came first counts.
+      const actorRole = await this.roleNow(repository, actor, org)
+      if (!roleAtLeast(actorRole, 'admin')) throw roleRequired('admin')
       const current = await repository.findRole(org.id, userId)
       if (current === undefined) throw memberNotFound()
-      if ((current === 'owner' || role === 'owner') && !this.actsAsOwner(actor, org)) throw roleRequired('owner')
+      if ((current === 'owner' || role === 'owner') && actorRole !== 'owner') throw roleRequired('owner')
       if (current === role) return
       if (current === 'owner' && (await repository.countOwners(org.id)) <= 1) throw lastOwner()
       await repository.setRole(org.id, userId, role)
@@ -214,13 +217,14 @@ export class OrgService {
   /** Removes a member (admins; an owner only by an owner), or the actor themself, which is leaving. The last owner stays. */
   async removeMember(actor: Actor, org: OrgView, userId: number, client: ClientInfo): Promise<void> {
     const leaving = userId === actor.id
-    if (!leaving && !(org.role !== null && roleAtLeast(org.role, 'admin')) && !actor.isSuperuser) throw roleRequired('admin')
     await this.unitOfWork.run(async (unit) => {
       const repository = this.repository.in(unit)
       await repository.lockOrg(org.id)
+      const actorRole = await this.roleNow(repository, actor, org)
+      if (!leaving && !roleAtLeast(actorRole, 'admin')) throw roleRequired('admin')
       const current = await repository.findRole(org.id, userId)
       if (current === undefined) throw memberNotFound()
-      if (current === 'owner' && !leaving && !this.actsAsOwner(actor, org)) throw roleRequired('owner')
+      if (current === 'owner' && !leaving && actorRole !== 'owner') throw roleRequired('owner')
       if (current === 'owner' && (await repository.countOwners(org.id)) <= 1) throw lastOwner()
       await repository.deleteMembership(org.id, userId)
       await this.record(unit, leaving ? 'member_left' : 'member_removed', actor, org.id, client)
@@ -403,6 +407,14 @@ export class OrgService {
       if (joined) await this.changes.membershipChanged(unit, 'membership.added', { orgId: invitation.orgId, userId: caller.id, role: invitation.role })
     })
     return this.access(caller, String(invitation.orgId), 'member', { mfaExempt: true })
+  }
+
+  /** The actor's role in the organization now (superusers act as owners); 404 when they left or were removed meanwhile. */
+  private async roleNow(repository: OrgsRepository, actor: Actor, org: Org): Promise<OrgRole> {
+    if (actor.isSuperuser) return 'owner'
+    const role = await repository.findRole(org.id, actor.id)
+    if (role === undefined) throw orgNotFound()
+    return role as OrgRole
   }
 
   private actsAsOwner(actor: Actor, org: OrgView): boolean {
