@@ -35,7 +35,7 @@ import { SecondFactorService } from './features/mfa/index.js'
 import { mfaFunctions } from './features/mfa/mfa.repository.js'
 import { OneTimeSecrets } from './features/one-time-secrets/index.js'
 import { oneTimeSecretsFunctions } from './features/one-time-secrets/one-time-secrets.repository.js'
-import { OrgService } from './features/orgs/index.js'
+import { OrgService, toMembershipRead, toOrgEventRead } from './features/orgs/index.js'
 import { orgsFunctions } from './features/orgs/orgs.repository.js'
 import { PasskeyService } from './features/passkeys/index.js'
 import { passkeysFunctions } from './features/passkeys/passkeys.repository.js'
@@ -62,6 +62,7 @@ import { webhooksFunctions } from './features/webhooks/webhooks.repository.js'
 import type { ServiceDependencies, Services } from './services.types.js'
 import { BackgroundWork } from './shared/background-work.js'
 import { coalesced } from './shared/coalesced.js'
+import { mailedLink } from './shared/mailed-link.js'
 import { RedirectAllowList } from './shared/redirect-allow-list.js'
 import type { Job } from './shared/scheduler.js'
 import { Scheduler } from './shared/scheduler.js'
@@ -72,11 +73,6 @@ import { VERSIONS } from './versions.js'
 
 /** The rhythm of the background jobs that are not a feature's own setting. */
 const BACKGROUND: FeatureContext['background'] = { relayIdleMs: 30_000, streamIdleMs: 30_000 }
-/** A mailed link: the app's template with {token}, or the service's own page with ?token=. */
-function linkFor(template: string | undefined, page: string, token: string): string {
-  const encoded = encodeURIComponent(token)
-  return template ? template.replaceAll('{token}', encoded) : `${page}?token=${encoded}`
-}
 /** Expired tokens, secrets, windows, old mail, events and deliveries are deleted this often. */
 const CLEANUP_MS = 10 * 60 * 1000
 /** Commits in a burst wake the webhook relay once. */
@@ -157,7 +153,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const transport = createMailTransport({ kind: config.mail.transport, smtpUrl: config.mail.smtpUrl, from: config.mail.from, dataDir: config.dataDir, logger })
   const mail = new MailService(bindRepository(outboxFunctions, db), transport, logger, { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs, preview: config.mail.preview }, () => jobs.kick('mail'))
   // Change events carry version 2's read shapes; a superuser's view, so the email is always there.
-  const changeEvents = new ChangeEventService(bindRepository(changeEventsFunctions, db), unitOfWork, { user: (user) => toUserReadV2(user, true), post: toPostRead }, config.events)
+  const changeEvents = new ChangeEventService(bindRepository(changeEventsFunctions, db), unitOfWork, { user: (user) => toUserReadV2(user, true), post: toPostRead, org: toOrgEventRead, membership: toMembershipRead }, config.events)
   const webhookSecrets = new SecretBox(secretKey, config.secretKeyPrevious, 'user-post-service webhook secrets')
   const webhooksRepository = bindRepository(webhooksFunctions, db)
   const webhooks = new WebhookService(webhooksRepository, unitOfWork, webhookSecrets, securityEvents, { allowPrivate: config.webhooks.allowPrivate }, () => jobs.kick('webhooks'))
@@ -251,7 +247,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const orgs = new OrgService(bindRepository(orgsFunctions, db), unitOfWork, oneTimeSecrets, users, secondFactors, mail, securityEvents, rateLimits, changeEvents, {
     perUser: config.orgs.perUser,
     invitationDays: config.orgs.invitationDays,
-    invitationLink: (token) => linkFor(config.orgs.invitationUrl, `${config.mail.publicUrl}/account/invitation`, token),
+    invitationLink: (token) => mailedLink(config.orgs.invitationUrl, `${config.mail.publicUrl}/account/invitation`, token),
   })
   const overview = new OverviewService(bindRepository(overviewFunctions, db), {
     database: () => pingDatabase(db),

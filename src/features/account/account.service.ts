@@ -8,6 +8,7 @@ import type { Actor } from '../../shared/actor.js'
 import { BackgroundWork } from '../../shared/background-work.js'
 import { assertSuperuser, DomainError, invalidToken } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
+import { mailedLink } from '../../shared/mailed-link.js'
 import type { ApiKeyService } from '../api-keys/index.js'
 import type { AuthService, BrowserSession, TokenCaller } from '../auth/index.js'
 import type { MailService } from '../mail/index.js'
@@ -276,7 +277,6 @@ export class AccountService {
 
   /** The frontend's link template ({token}) when configured, else the service's own page. */
   private link(template: string | undefined, page: string, token: string): string {
-    const encoded = encodeURIComponent(token)
-    return template ? template.replaceAll('{token}', encoded) : `${this.config.publicUrl}${page}?token=${encoded}`
+    return mailedLink(template, `${this.config.publicUrl}${page}`, token)
   }
 }

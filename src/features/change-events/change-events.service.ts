@@ -7,19 +7,19 @@ import { randomUUID } from 'node:crypto'
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import { afterCommit } from '../../db/unit-of-work.js'
 import { nowIso } from '../../shared/timestamps.js'
-import type { Membership, MembershipEventType, OrgChangeLog, OrgOnlyEventType } from '../orgs/index.js'
-import type { Org } from '../orgs/index.js'
-import { toMembershipEventData, toOrgEventData } from '../orgs/index.js'
+import type { Membership, MembershipEventType, Org, OrgChangeLog, OrgOnlyEventType } from '../orgs/index.js'
 import type { Post, PostChangeLog, PostEventType } from '../posts/index.js'
 import type { User, UserChangeLog, UserEventType } from '../users/index.js'
 import type { ChangeEvent, ChangeEventType } from './change-event.js'
 import { toChangeEvent } from './change-event.js'
 import type { ChangeEventsRepository } from './change-events.repository.js'
 
-/** How a user and a post read in an event's `data` (version 2's read shapes, given by the API layer). */
+/** How a user, a post, an organization and a membership read in an event's `data` (version 2's read shapes, given by the API layer). */
 export interface ChangeEventShapes {
   user(user: User): unknown
   post(post: Post): unknown
+  org(org: Org): unknown
+  membership(membership: Membership): unknown
 }
 
 const FORWARD_BATCH = 100
@@ -50,11 +50,11 @@ export class ChangeEventService implements ChangeLog {
 
   /** An organization's events name it as their subject, so one endpoint receives them in order. */
   orgChanged(unit: Unit, type: OrgOnlyEventType, org: Org): Promise<void> {
-    return this.record(unit, type, `org:${org.id}`, null, toOrgEventData(org))
+    return this.record(unit, type, `org:${org.id}`, null, this.shapes.org(org))
   }
 
   membershipChanged(unit: Unit, type: MembershipEventType, membership: Membership): Promise<void> {
-    return this.record(unit, type, `org:${membership.orgId}`, membership.userId, toMembershipEventData(membership))
+    return this.record(unit, type, `org:${membership.orgId}`, membership.userId, this.shapes.membership(membership))
   }
 
   /** Calls `listener` in this process after each commit that wrote events; returns the unsubscribe. */

@@ -2,5 +2,6 @@
 // else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
 export type { Org, OrgRole, OrgView } from './org.js'
 export type { Membership, MembershipEventType, OrgChangeLog, OrgEventType, OrgOnlyEventType } from './org-change-log.js'
-export { ORG_EVENT_TYPES, toMembershipEventData, toOrgEventData } from './org-change-log.js'
+export { ORG_EVENT_TYPES } from './org-change-log.js'
 export { OrgService } from './orgs.service.js'
+export { toMembershipRead, toOrgEventRead } from './orgs.v2.mappers.js'

@@ -19,7 +19,3 @@ export interface OrgChangeLog {
   orgChanged(unit: Unit, type: OrgOnlyEventType, org: Org): Promise<void>
   membershipChanged(unit: Unit, type: MembershipEventType, membership: Membership): Promise<void>
 }
-
-/** An organization and a membership as their events carry them (v2's shapes, without the reader's role). */
-export const toOrgEventData = (org: Org) => ({ id: org.id, name: org.name, slug: org.slug, require_mfa: org.requireMfa, created_at: org.createdAt })
-export const toMembershipEventData = (membership: Membership) => ({ org_id: membership.orgId, user_id: membership.userId, role: membership.role })

@@ -46,7 +46,7 @@ export async function updateOrg(db: Executor, id: number, changes: { name?: stri
   await db.updateTable('organizations').set({ ...changes, updated_at: nowIso() }).where('id', '=', id).execute()
 }
 
-/** Memberships and invitations go with it (foreign keys). */
+/** Deletes it with its memberships and invitations (deleted first: no reliance on each database's cascade). */
 export async function deleteOrg(db: Executor, id: number): Promise<boolean> {
   await db.deleteFrom('org_memberships').where('org_id', '=', id).execute()
   await db.deleteFrom('org_invitations').where('org_id', '=', id).execute()

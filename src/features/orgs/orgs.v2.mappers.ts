@@ -1,7 +1,14 @@
 // Version 2's shapes of organizations, members and invitations.
-import type { Invitation, OrgMember, OrgView, ReceivedInvitation } from './org.js'
+import type { Invitation, Org, OrgMember, OrgView, ReceivedInvitation } from './org.js'
+import type { Membership } from './org-change-log.js'
 
 export const toOrgRead = (org: OrgView) => ({ id: org.id, name: org.name, slug: org.slug, require_mfa: org.requireMfa, created_at: org.createdAt, role: org.role })
+
+/** An organization as its change events carry it: OrgRead without a reader's role. */
+export const toOrgEventRead = (org: Org) => ({ id: org.id, name: org.name, slug: org.slug, require_mfa: org.requireMfa, created_at: org.createdAt })
+
+/** A membership as its change events carry it. */
+export const toMembershipRead = (membership: Membership) => ({ org_id: membership.orgId, user_id: membership.userId, role: membership.role })
 
 /** `showEmail`: whether the reader may see the member's email. */
 export const toMemberRead = (member: OrgMember, showEmail: boolean) => ({

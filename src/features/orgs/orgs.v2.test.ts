@@ -317,15 +317,23 @@ describe('invitations', () => {
     expectError(await request('POST', `/orgs/${org.id}/invitations`, member, { email: 'friend@example.com', role: 'member' }), 403, undefined, 'org_role_required')
   })
 
-  it('are limited per organization (INVITATION_RATE_LIMIT)', async () => {
+  it('are limited per organization and per inviter (INVITATION_RATE_LIMIT)', async () => {
     const limited = await createTestApp({ INVITATION_RATE_LIMIT: '2/3600' })
     try {
-      const owner = await seedAndLogin(limited.app)
-      const created = await limited.app.inject({ method: 'POST', url: `${V2}/orgs`, headers: owner.headers, payload: { name: 'Limited' } })
-      const send = (n: number) => limited.app.inject({ method: 'POST', url: `${V2}/orgs/${created.json().id}/invitations`, headers: owner.headers, payload: { email: `limited-${n}@example.com`, role: 'member' } })
-      expect((await send(1)).statusCode).toBe(201)
-      expect((await send(2)).statusCode).toBe(201)
-      expectError(await send(3), 429, undefined, 'rate_limited')
+      const [owner, other] = [await seedAndLogin(limited.app), await seedAndLogin(limited.app)]
+      const create = async (who: LoggedIn, name: string) => (await limited.app.inject({ method: 'POST', url: `${V2}/orgs`, headers: who.headers, payload: { name } })).json() as { id: number }
+      const [first, second, others] = [await create(owner, 'Limited'), await create(owner, 'Limited too'), await create(other, 'Elsewhere')]
+      let n = 0
+      const send = (who: LoggedIn, org: { id: number }) =>
+        limited.app.inject({ method: 'POST', url: `${V2}/orgs/${org.id}/invitations`, headers: who.headers, payload: { email: `limited-${(n += 1)}@example.com`, role: 'member' } })
+      expect((await send(owner, first)).statusCode).toBe(201)
+      expect((await send(owner, first)).statusCode).toBe(201)
+      // The inviter's budget is spent, in another organization too.
+      expectError(await send(owner, second), 429, undefined, 'rate_limited')
+      // The organization's budget is spent, whoever invites.
+      await limited.db.insertInto('org_memberships').values({ org_id: first.id, user_id: other.user.id, role: 'admin', created_at: new Date().toISOString() }).execute()
+      expectError(await send(other, first), 429, undefined, 'rate_limited')
+      expect((await send(other, others)).statusCode).toBe(201)
     } finally {
       await limited.close()
     }
