@@ -16,17 +16,19 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isDeepStrictEqual, parseArgs } from 'node:util'
 
+import { CompiledQuery } from 'kysely'
 import pg from 'pg'
 
 import { createDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import SqliteDatabase from '../src/db/sqlite-driver.js'
+import { postPageQuery, preparedNewestPostsBefore } from '../src/features/posts/posts.repository.js'
 import { PASSWORD_HASH_PARAMETERS } from '../src/features/users/index.js'
 import type { EventsBenchTools } from './lib/events.js'
 import { benchStreamFanOut, benchWebhooks } from './lib/events.js'
 import { median } from './lib/percentile.mjs'
 import type { SeedTarget } from './lib/seed.js'
-import { BENCH_PASSWORD, makeSuperuser, NEEDLE, needlePositions, seed } from './lib/seed.js'
+import { BENCH_PASSWORD, makeSuperuser, NEEDLE, needlePositions, seed, seedMixedPosts } from './lib/seed.js'
 import type { StartupBenchResult } from './lib/startup.js'
 import { benchStartup } from './lib/startup.js'
 
@@ -42,11 +44,14 @@ const { values: args } = parseArgs({
     // `--only soak`: the mixed load on one process for --soak-seconds (600), its memory sampled.
     // `--only events`: webhook deliveries and the event stream's fan-out alone.
     // `--only orgs`: an organization's routes (the membership check, its members) beside reading a user.
+    // `--only posts`: reading posts (a list page, one post) beside the bare and minimal Fastify servers.
+    // `--only visibility`: cursor pages over 100,000 posts of mixed visibility, and their query plans.
     only: { type: 'string' },
     'soak-seconds': { type: 'string' },
   },
 })
-if (args.only !== undefined && !['startup', 'soak', 'events', 'orgs'].includes(args.only)) throw new Error(`--only takes startup, soak, events or orgs, got ${args.only}`)
+const ONLY_MODES = ['startup', 'soak', 'events', 'orgs', 'posts', 'visibility']
+if (args.only !== undefined && !ONLY_MODES.includes(args.only)) throw new Error(`--only takes ${ONLY_MODES.join(', ')}, got ${args.only}`)
 const SOAK_SECONDS = Number(args['soak-seconds'] ?? 600)
 const quick = args.quick ?? false
 const ROUNDS = Math.max(3, Number(args.rounds ?? 3))
@@ -360,11 +365,11 @@ async function dropStorage(target: SeedTarget): Promise<void> {
   if (target.dialect === 'postgres') await asPostgresAdmin('drop database if exists ups_bench with (force)')
 }
 
-async function login(url: string): Promise<string> {
+async function login(url: string, username = 'u1'): Promise<string> {
   const response = await fetch(`${url}/services/v1/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'u1', password: BENCH_PASSWORD }),
+    body: JSON.stringify({ username, password: BENCH_PASSWORD }),
   })
   if (!response.ok) throw new Error(`bench login failed: ${response.status} ${await response.text()}`)
   return ((await response.json()) as { access_token: string }).access_token
@@ -387,6 +392,7 @@ function scenarios(token: string, rows: number): Scenario[] {
     { name: 'list-users', spec: { path: `${v1}/users/?page=1&items_per_page=10` }, references: true },
     { name: 'search-users', spec: { path: `${v1}/users/search?name=${NEEDLE}` }, references: true },
     { name: 'list-posts', spec: { path: `${v1}/posts/?page=1&limit=10` }, references: true },
+    { name: 'get-post', spec: { path: `${v1}/posts/:id`, randomUserId: true, maxUserId: rows }, references: true },
     { name: 'me', spec: { path: `${v1}/users/me`, headers: auth }, references: true },
     {
       name: 'create-post',
@@ -982,6 +988,92 @@ async function benchOrgs(target: SeedTarget) {
   }
 }
 
+/**
+ * `--only posts`: a list page and one post (v1, anonymous, every post public) beside the bare and
+ * minimal Fastify servers in alternating rounds, as the full run measures them: what the post
+ * policy costs the public reads.
+ */
+async function benchPosts(target: SeedTarget) {
+  const references: Starter[] = [() => startService(target, undefined, FRESH_OUR_PORT), () => startBare(target), () => startCeiling(target)]
+  const results: Record<string, { ours: number; bare: number; ceiling: number; ratio: number; ceilingRatio: number; ceilingRatioSpread: [number, number]; p99: number }> = {}
+  for (const scenario of scenarios('', BASE_ROWS).filter((scenario) => scenario.name === 'list-posts' || scenario.name === 'get-post')) {
+    process.stdout.write(`   ${scenario.name} ... `)
+    const check = (servers: Server[]) => checkSameResponses(servers, scenario.name, scenario.spec)
+    const [ours, bare, ceiling] = (await measureTogether(references, scenario.spec, ROUNDS, check)) as [Measured, Measured, Measured]
+    results[scenario.name] = {
+      ours: ours.result.requestsPerSecond,
+      bare: bare.result.requestsPerSecond,
+      ceiling: ceiling.result.requestsPerSecond,
+      ratio: ours.result.requestsPerSecond / bare.result.requestsPerSecond,
+      ceilingRatio: ours.result.requestsPerSecond / ceiling.result.requestsPerSecond,
+      ceilingRatioSpread: spread(ceiling.roundRatios),
+      p99: ours.result.p99,
+    }
+    console.log(`${fmt(ours.result.requestsPerSecond)} req/s, p99 ${ours.result.p99} ms; bare ${fmt(bare.result.requestsPerSecond)} (${fmt(results[scenario.name]!.ratio, 2)}), fastify ${fmt(ceiling.result.requestsPerSecond)} (${fmt(results[scenario.name]!.ceilingRatio, 2)}, rounds ${spread(ceiling.roundRatios).map((value) => fmt(value, 2)).join('–')})`)
+  }
+  return results
+}
+
+const MIXED_POSTS = 90_000
+
+/**
+ * `--only visibility`: 90,000 posts of mixed visibility on top of the 10,000 public ones, and the
+ * first, middle and last cursor pages of the v2 list for an anonymous reader and for a member of
+ * the organization (who also reads its posts and their own drafts): flat pages mean the policy's
+ * predicate rides an index at any depth. The plans of both readers' deep page are in the report.
+ */
+async function benchVisibility(target: SeedTarget) {
+  const server = await startService(target)
+  const results: Record<string, { requestsPerSecond: number; p99: number; non2xx: number }> = {}
+  let plans: Record<string, string> = {}
+  try {
+    const token = await login(server.url, 'u2')
+    const created = await fetch(`${server.url}/api/v2/orgs`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Bench team', slug: 'bench-team' }) })
+    const org = (await created.json()) as { id: number }
+    await seedMixedPosts(target, MIXED_POSTS, BASE_ROWS, org.id)
+    const total = BASE_ROWS + MIXED_POSTS
+    const member = { authorization: `Bearer ${token}` }
+    const pages: [string, string][] = [
+      ['first page', `/api/v2/posts/?limit=10`],
+      ['middle cursor page', `/api/v2/posts/?limit=10&cursor=${cursorAfter(Math.floor(total / 2))}`],
+      ['deep cursor page', `/api/v2/posts/?limit=10&cursor=${cursorAfter(200)}`],
+    ]
+    for (const [reader, headers] of [['anonymous', {}], ['member', member]] as const) {
+      for (const [page, path] of pages) {
+        const name = `${reader}, ${page}`
+        process.stdout.write(`   ${name} ... `)
+        const result = await measure(server, { path, headers }, ROUNDS)
+        results[name] = { requestsPerSecond: result.requestsPerSecond, p99: result.p99, non2xx: result.non2xx ?? 0 }
+        console.log(`${fmt(result.requestsPerSecond)} req/s, p99 ${result.p99} ms${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`)
+      }
+    }
+    plans = await deepPagePlans(target, org.id, 2)
+    for (const [reader, plan] of Object.entries(plans)) console.log(`   plan, ${reader}, deep cursor page:\n${plan.replace(/^/gm, '      ')}`)
+  } finally {
+    await server.stop()
+  }
+  return { posts: BASE_ROWS + MIXED_POSTS, results, plans }
+}
+
+/** The query plan of a deep cursor page as the service builds it, for an anonymous reader and for a member. */
+async function deepPagePlans(target: SeedTarget, orgId: number, memberId: number): Promise<Record<string, string>> {
+  const database = await createDatabase({ databaseUrl: target.databaseUrl, dataDir: target.dataDir })
+  try {
+    const db = database.db
+    const member = { userId: memberId, isSuperuser: false, orgRoles: new Map([[orgId, 'owner' as const]]), mayWrite: true }
+    const queries = { anonymous: preparedNewestPostsBefore.build(db, 200, 11).compile(), member: postPageQuery(db, member, {}, { offset: 0, limit: 11, after: 200 }).compile() }
+    const plans: Record<string, string> = {}
+    for (const [reader, query] of Object.entries(queries)) {
+      const explain = target.dialect === 'postgres' ? 'explain (analyze, buffers, costs off, timing off, summary off)' : 'explain query plan'
+      const { rows } = await db.executeQuery(CompiledQuery.raw(`${explain} ${query.sql}`, [...query.parameters]))
+      plans[reader] = rows.map((row) => (target.dialect === 'postgres' ? (row as Record<string, string>)['QUERY PLAN'] : (row as { detail: string }).detail)).join('\n')
+    }
+    return plans
+  } finally {
+    await database.close()
+  }
+}
+
 // `--only <mode>`: seed, measure that part alone, write its report, and nothing else.
 if (args.only !== undefined) {
   const mode = args.only
@@ -994,6 +1086,8 @@ if (args.only !== undefined) {
       printStartup(dialect, startup)
     } else if (mode === 'soak') writeReport({ ...report, soak: await benchSoak(target) })
     else if (mode === 'orgs') writeReport({ ...report, orgs: await benchOrgs(target) })
+    else if (mode === 'posts') writeReport({ ...report, posts: await benchPosts(target) })
+    else if (mode === 'visibility') writeReport({ ...report, visibility: await benchVisibility(target) })
     else writeReport({ ...report, ...(await benchOutgoingEvents(target)) })
     await dropStorage(target)
   }

@@ -9,6 +9,7 @@ import { postgresSignal } from './db/change-notifications.js'
 import { isPostgres } from './db/dialect.js'
 import { pingDatabase } from './db/health.js'
 import { bindRepository } from './db/repository.js'
+import type { Unit } from './db/unit-of-work.js'
 import { UnitOfWork } from './db/unit-of-work.js'
 import { AccountService } from './features/account/index.js'
 import { OverviewService } from './features/admin/index.js'
@@ -39,7 +40,7 @@ import { OrgService, toMembershipRead, toOrgEventRead } from './features/orgs/in
 import { orgsFunctions } from './features/orgs/orgs.repository.js'
 import { PasskeyService } from './features/passkeys/index.js'
 import { passkeysFunctions } from './features/passkeys/passkeys.repository.js'
-import { PostService, toPostRead } from './features/posts/index.js'
+import { PostService, toPostReadV2 } from './features/posts/index.js'
 import { postsFunctions } from './features/posts/posts.repository.js'
 import type { Limit, LimitBucket } from './features/rate-limits/index.js'
 import { DatabaseCounterStore, RateLimitService, RedisCounterStore } from './features/rate-limits/index.js'
@@ -153,7 +154,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const transport = createMailTransport({ kind: config.mail.transport, smtpUrl: config.mail.smtpUrl, from: config.mail.from, dataDir: config.dataDir, logger })
   const mail = new MailService(bindRepository(outboxFunctions, db), transport, logger, { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs, preview: config.mail.preview }, () => jobs.kick('mail'))
   // Change events carry version 2's read shapes; a superuser's view, so the email is always there.
-  const changeEvents = new ChangeEventService(bindRepository(changeEventsFunctions, db), unitOfWork, { user: (user) => toUserReadV2(user, true), post: toPostRead, org: toOrgEventRead, membership: toMembershipRead }, config.events)
+  const changeEvents = new ChangeEventService(bindRepository(changeEventsFunctions, db), unitOfWork, { user: (user) => toUserReadV2(user, true), post: toPostReadV2, org: toOrgEventRead, membership: toMembershipRead }, config.events)
   const webhookSecrets = new SecretBox(secretKey, config.secretKeyPrevious, 'user-post-service webhook secrets')
   const webhooksRepository = bindRepository(webhooksFunctions, db)
   const webhooks = new WebhookService(webhooksRepository, unitOfWork, webhookSecrets, securityEvents, { allowPrivate: config.webhooks.allowPrivate }, () => jobs.kick('webhooks'))
@@ -161,7 +162,9 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   // Commits that wrote change events wake this process's relay, once per burst; other processes' relays find them at their next run.
   changeEvents.onCommitted(coalesced(() => jobs.kick('webhooks'), COMMIT_COALESCE_MS))
   const tiers = new TierService(bindRepository(tiersFunctions, db))
-  const posts = new PostService(bindRepository(postsFunctions, db), unitOfWork, changeEvents, { requireVerifiedEmail: config.requireVerifiedEmail })
+  // Built below: who belongs to which organization decides who reads its posts.
+  const postMemberships = { rolesOf: (userId: number) => orgs.rolesOf(userId), roleIn: (unit: Unit | undefined, orgId: number, userId: number) => orgs.roleIn(unit, orgId, userId) }
+  const posts = new PostService(bindRepository(postsFunctions, db), unitOfWork, changeEvents, postMemberships, securityEvents, { requireVerifiedEmail: config.requireVerifiedEmail })
   const signals = new Signals()
   const counters = redis ? new RedisCounterStore(redis) : new DatabaseCounterStore(rateLimitsRepository)
   const rateLimits = new RateLimitService(rateLimitsRepository, counters, tiers, logger, {
@@ -219,7 +222,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       perUser: config.eventStreams.perUser,
       perAddress: config.eventStreams.perAddress,
       clientOf: (address) => rateLimits.clientOf(address),
-      orgIdsOf: (userId) => orgs.orgIdsOf(userId),
+      rolesOf: (userId) => orgs.rolesOf(userId),
     },
     // New events are read at once; a new stream's token joins the next check.
     (job) => (job === 'change-feed' ? jobs.kick(job) : jobs.job(job)?.soon()),

@@ -156,6 +156,8 @@ export function route(method, url) {
   }
   if (path === '/services/v1/users/search') return { name: 'search-users', text: params.get('name') ?? '' }
   if (path === '/services/v1/users/me') return { name: 'me' }
+  match = /^\/services\/v1\/posts\/(\d+)$/.exec(path)
+  if (match && method === 'GET') return { name: 'get-post', id: Number(match[1]) }
   if (path === '/services/v1/posts/' || path === '/services/v1/posts') {
     if (method === 'POST') return { name: 'create-post' }
     return { name: 'list-posts', page: Number(params.get('page') ?? 1), limit: Number(params.get('limit') ?? 10) }

@@ -54,6 +54,11 @@ app.get(
 )
 app.get('/services/v1/users/me', { schema: { response: { 200: UserRead, 401: Detail } } }, (request, reply) => sendAsync(reply, data.me(request.headers.authorization)))
 app.get(
+  '/services/v1/posts/:id',
+  { schema: { params: { type: 'object', properties: { id: { type: 'integer', minimum: 1 } }, required: ['id'] }, response: { 200: PostRead, 404: Detail } } },
+  (request, reply) => sendAsync(reply, data.getPost(request.params.id)),
+)
+app.get(
   '/services/v1/posts/',
   { schema: { querystring: { type: 'object', properties: { page: Page, limit: { type: 'integer', minimum: 1, maximum: 100, default: 10 } } }, response: { 200: { type: 'array', items: PostRead } } } },
   (request, reply) => sendAsync(reply, data.listPosts(request.query.page, request.query.limit)),

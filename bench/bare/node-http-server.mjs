@@ -17,6 +17,8 @@ http
         return answer(res, data.listUsers(r.page, r.perPage))
       case 'search-users':
         return answer(res, data.searchUsers(r.text))
+      case 'get-post':
+        return answer(res, data.getPost(r.id))
       case 'list-posts':
         return answer(res, data.listPosts(r.page, r.limit))
       case 'me':

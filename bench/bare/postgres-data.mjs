@@ -41,6 +41,10 @@ export function openData() {
       ])
       return { status: 200, body: rows.map(userRead) }
     },
+    async getPost(id) {
+      const row = await one(`select ${POST_COLUMNS} from "posts" where "posts"."is_deleted" = $1 and "posts"."id" = $2`, [0, id])
+      return row ? { status: 200, body: postRead(row) } : { status: 404, body: { detail: 'Post not found' } }
+    },
     async listPosts(page, limit) {
       const { rows } = await pool.query(
         `select ${POST_COLUMNS} from "posts" where "posts"."is_deleted" = $1 and "posts"."id" in (select "posts"."id" from "posts" where "posts"."is_deleted" = $2 order by "posts"."id" desc limit $3 offset $4) order by "posts"."id" desc`,

@@ -19,6 +19,7 @@ export function openData() {
   const countUsers = prepare(`select sum(count) as "count" from "row_counts" where "name" = ?`)
   const searchIndexed = prepare(`${live} and "users"."is_active" = ? and users.id in (select rowid from users_search where "name" like ?) order by "users"."id" limit ? offset ?`)
   const searchScan = prepare(`${live} and "users"."is_active" = ? and lower(users.name) like ? escape '\\' order by "users"."id" limit ? offset ?`)
+  const getPost = prepare(`select ${POST_COLUMNS} from "posts" where "posts"."is_deleted" = ? and "posts"."id" = ?`)
   const listPosts = prepare(`select ${POST_COLUMNS} from "posts" where "posts"."is_deleted" = ? and "posts"."id" in (select "posts"."id" from "posts" where "posts"."is_deleted" = ? order by "posts"."id" desc limit ? offset ?) order by "posts"."id" desc`)
   const callerInSession = prepare(
     `select ${USER_COLUMNS} from "users" left join "tiers" on "tiers"."id" = "users"."tier_id" inner join "sessions" on "sessions"."user_id" = "users"."id" where "users"."is_deleted" = ? and "users"."id" = ? and "sessions"."id" = ? and "sessions"."revoked_at" is null and not exists (select "revoked_tokens"."jti" from "revoked_tokens" where "revoked_tokens"."jti" = ?)`,
@@ -59,6 +60,10 @@ export function openData() {
       // As the service: the trigram index for three or more characters without wildcards.
       const statement = [...text].length >= 3 && !/[\\%_]/.test(text) ? searchIndexed : searchScan
       return { status: 200, body: statement.all(0, 1, likeContains(text), 100, 0).map(userRead) }
+    },
+    getPost(id) {
+      const row = getPost.get(0, id)
+      return row ? { status: 200, body: postRead(row) } : { status: 404, body: { detail: 'Post not found' } }
     },
     listPosts(page, limit) {
       return { status: 200, body: listPosts.all(0, 0, limit, (page - 1) * limit).map(postRead) }

@@ -4,7 +4,7 @@ import { sql } from 'kysely'
 import { preparedQuery } from './fast-path/prepared.js'
 import type { Executor } from './schema.js'
 
-export type CountedTable = 'users' | 'posts'
+export type CountedTable = 'users' | 'posts' | 'listed_posts'
 
 /** Prepared: read on every unfiltered list. */
 export const preparedLiveRowTotal = preparedQuery(

@@ -72,7 +72,8 @@ export const ERROR_CODES = {
   reauthentication_required: 'This adds a way in or changes a second factor, and the session has not proven who holds it in the last 10 minutes: POST /api/v2/reauthenticate with one of the proofs `methods` lists, then try again (403).',
   reauthentication_method_unavailable: 'The account cannot prove itself that way (a password on an account with a second factor, a mailed code on one with a password): use one of `methods` (409).',
   // Posts, tiers, limits, keys, avatars
-  post_not_found: 'No live post with this id (404).',
+  post_not_found: 'No live post with this id that the caller may read (404; never 403, so a post the caller may not read stays unconfirmed).',
+  not_a_member: "The post's author, or the caller moving it, is not a member of the organization it would belong to (403).",
   tier_not_found: 'No tier with this id (404).',
   tier_exists: 'A tier with this name exists (409).',
   rate_limit_rule_not_found: 'No rate-limit rule with this id (404).',

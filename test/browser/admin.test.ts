@@ -182,6 +182,24 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
     expect((await t.app.inject({ url: `${V2}/posts/${second}` })).statusCode).toBe(404)
   })
 
+  it('filters posts by visibility and status, and shows both', async () => {
+    const headers = { authorization: `Bearer ${(await login(t.app, target.username, target.password)).accessToken}` }
+    for (const [title, visibility, status] of [['Open letter', 'public', 'published'], ['Secret plans', 'private', 'draft']]) {
+      await t.app.inject({ method: 'POST', url: `${V2}/posts/`, headers, payload: { title, text: 'Written for the filter test', visibility, status } })
+    }
+    await page.getByRole('link', { name: 'Posts', exact: true }).click()
+    await heading('Posts').waitFor()
+    await page.getByLabel('Visibility').selectOption('private')
+    await page.getByLabel('Status').selectOption('draft')
+    await page.getByRole('button', { name: 'Search' }).click()
+    const row = page.getByRole('row').filter({ hasText: 'Secret plans' })
+    await row.waitFor()
+    expect(await row.textContent()).toContain('private')
+    expect(await row.textContent()).toContain('draft')
+    expect(await page.getByRole('row').filter({ hasText: 'Open letter' }).count()).toBe(0)
+    expect(await seriousViolations()).toEqual([])
+  })
+
   it("lists organizations, shows one's members, and deletes it after typing its slug", async () => {
     const headers = { authorization: `Bearer ${(await login(t.app, target.username, target.password)).accessToken}` }
     const org = (await t.app.inject({ method: 'POST', url: `${V2}/orgs`, headers, payload: { name: 'Analytical Engines', slug: 'engines' } })).json() as { id: number }

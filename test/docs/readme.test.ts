@@ -72,5 +72,7 @@ it("runs version 2's session as documented", async () => {
   expect(json[0]).toMatchObject({ username: 'grace', email: 'grace@example.com' }) // me
   expect(json[1]).toMatchObject({ title: 'First compiler' }) // write
   expect(json[2]).toMatchObject({ data: [expect.objectContaining({ title: 'First compiler' })] }) // list
-  expect(json).toHaveLength(3)
+  expect(json[3]).toMatchObject({ title: 'COBOL', visibility: 'private', status: 'draft', published_at: null }) // a private draft
+  expect(json[4]).toMatchObject({ total_count: 1, data: [expect.objectContaining({ title: 'COBOL' })] }) // the caller's drafts
+  expect(json).toHaveLength(5)
 })

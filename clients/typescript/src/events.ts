@@ -12,6 +12,7 @@ export const CHANGE_EVENT_TYPES = [
   'user.removed',
   'post.created',
   'post.updated',
+  'post.published',
   'post.deleted',
   'post.removed',
   'org.created',

@@ -898,7 +898,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List posts, newest first */
+        /** List the posts the caller may see, newest first */
         get: operations["getPosts"];
         put?: never;
         /** Write a post as the caller */
@@ -916,15 +916,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a post */
+        /** Get a post the caller may read */
         get: operations["getPostsByPostId"];
         put?: never;
         post?: never;
-        /** Soft-delete a post (its author or a superuser) */
+        /** Soft-delete a post (its author, its organization’s admins and owners, or a superuser) */
         delete: operations["deletePostsByPostId"];
         options?: never;
         head?: never;
-        /** Edit a post (its author or a superuser) */
+        /** Edit a post (its author, its organization’s admins and owners, or a superuser) */
         patch: operations["patchPostsByPostId"];
         trace?: never;
     };
@@ -940,6 +940,57 @@ export interface paths {
         post?: never;
         /** Remove a post from the database (superuser) */
         delete: operations["deletePostsByPostIdPermanent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/posts/{post_id}/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the caller may do with a post: read, edit, delete, publish */
+        get: operations["getPostsByPostIdPermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/users/me/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's own posts in any visibility and status, newest first */
+        get: operations["getUsersMePosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/orgs/{org}/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An organization's posts its members may see, newest first */
+        get: operations["getOrgsByOrgPosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2499,7 +2550,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
                 user_id?: number;
             };
             header?: never;
@@ -2519,7 +2570,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -2527,6 +2578,8 @@ export interface operations {
                             method: string | null;
                             ip: string | null;
                             user_agent: string | null;
+                            /** @description The post a superuser read or changed without a rule opening it to them (post_read_as_superuser, post_changed_as_superuser) */
+                            post_id?: number;
                             /** Format: date-time */
                             created_at: string;
                         }[];
@@ -2596,7 +2649,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
             };
             header?: never;
             path?: never;
@@ -2615,7 +2668,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -2623,6 +2676,8 @@ export interface operations {
                             method: string | null;
                             ip: string | null;
                             user_agent: string | null;
+                            /** @description The post a superuser read or changed without a rule opening it to them (post_read_as_superuser, post_changed_as_superuser) */
+                            post_id?: number;
                             /** Format: date-time */
                             created_at: string;
                         }[];
@@ -6650,11 +6705,15 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                /** @description Case-insensitive substring of the title or text */
-                search?: string;
-                author_id?: number;
                 /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
                 cursor?: string;
+                /** @description Case-insensitive substring of the title or text */
+                search?: string;
+                /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                visibility?: "public" | "unlisted" | "org" | "private";
+                /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                status?: "draft" | "published";
+                author_id?: number;
             };
             header?: never;
             path?: never;
@@ -6679,6 +6738,13 @@ export interface operations {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                            visibility: "public" | "unlisted" | "org" | "private";
+                            /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                            status: "draft" | "published";
+                            org_id: number | null;
+                            /** @description When it was first published; null while it never has been */
+                            published_at: string | null;
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -6730,6 +6796,12 @@ export interface operations {
                     text: string;
                     /** @description An http(s) URL, or null for none */
                     media_url?: string | null;
+                    /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                    visibility?: "public" | "unlisted" | "org" | "private";
+                    /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                    status?: "draft" | "published";
+                    /** @description The organization the post belongs to (its author must be a member); null for none */
+                    org_id?: number | null;
                 };
             };
         };
@@ -6750,11 +6822,32 @@ export interface operations {
                         created_at: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                        visibility: "public" | "unlisted" | "org" | "private";
+                        /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                        status: "draft" | "published";
+                        org_id: number | null;
+                        /** @description When it was first published; null while it never has been */
+                        published_at: string | null;
                     };
                 };
             };
             /** @description Not authenticated: missing, malformed, expired or revoked token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6819,6 +6912,13 @@ export interface operations {
                         created_at: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                        visibility: "public" | "unlisted" | "org" | "private";
+                        /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                        status: "draft" | "published";
+                        org_id: number | null;
+                        /** @description When it was first published; null while it never has been */
+                        published_at: string | null;
                     };
                 };
             };
@@ -6968,6 +7068,12 @@ export interface operations {
                     text?: string;
                     /** @description An http(s) URL, or null for none */
                     media_url?: string | null;
+                    /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                    visibility?: "public" | "unlisted" | "org" | "private";
+                    /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                    status?: "draft" | "published";
+                    /** @description The organization the post belongs to (its author must be a member); null for none */
+                    org_id?: number | null;
                 };
             };
         };
@@ -6988,6 +7094,13 @@ export interface operations {
                         created_at: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                        visibility: "public" | "unlisted" | "org" | "private";
+                        /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                        status: "draft" | "published";
+                        org_id: number | null;
+                        /** @description When it was first published; null while it never has been */
+                        published_at: string | null;
                     };
                 };
             };
@@ -7077,6 +7190,288 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getPostsByPostIdPermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        read: boolean;
+                        edit: boolean;
+                        delete: boolean;
+                        /** @description May change its status (publish a draft, or take it back to draft) */
+                        publish: boolean;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getUsersMePosts: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
+                cursor?: string;
+                /** @description Case-insensitive substring of the title or text */
+                search?: string;
+                /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                visibility?: "public" | "unlisted" | "org" | "private";
+                /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                status?: "draft" | "published";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            title: string;
+                            text: string;
+                            media_url: string | null;
+                            author_id: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                            visibility: "public" | "unlisted" | "org" | "private";
+                            /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                            status: "draft" | "published";
+                            org_id: number | null;
+                            /** @description When it was first published; null while it never has been */
+                            published_at: string | null;
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getOrgsByOrgPosts: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
+                cursor?: string;
+                /** @description Case-insensitive substring of the title or text */
+                search?: string;
+                /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                visibility?: "public" | "unlisted" | "org" | "private";
+                /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                status?: "draft" | "published";
+            };
+            header?: never;
+            path: {
+                /** @description The organization's id or its slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            title: string;
+                            text: string;
+                            media_url: string | null;
+                            author_id: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                            visibility: "public" | "unlisted" | "org" | "private";
+                            /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                            status: "draft" | "published";
+                            org_id: number | null;
+                            /** @description When it was first published; null while it never has been */
+                            published_at: string | null;
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -9243,7 +9638,7 @@ export interface operations {
                     /** @description http or https; a public address unless WEBHOOK_ALLOW_PRIVATE=true */
                     url: string;
                     /** @description The event types to deliver */
-                    events: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "post.created" | "post.updated" | "post.deleted" | "post.removed" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed")[];
+                    events: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed")[];
                     description?: string;
                 };
             };
@@ -9532,7 +9927,7 @@ export interface operations {
                     /** @description http or https; a public address unless WEBHOOK_ALLOW_PRIVATE=true */
                     url?: string;
                     /** @description The event types to deliver */
-                    events?: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "post.created" | "post.updated" | "post.deleted" | "post.removed" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed")[];
+                    events?: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed")[];
                     description?: string;
                     /** @description true turns a disabled endpoint back on (pending deliveries then go out) */
                     enabled?: boolean;
@@ -11393,7 +11788,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -11401,6 +11796,8 @@ export interface operations {
                             method: string | null;
                             ip: string | null;
                             user_agent: string | null;
+                            /** @description The post a superuser read or changed without a rule opening it to them (post_read_as_superuser, post_changed_as_superuser) */
+                            post_id?: number;
                             /** Format: date-time */
                             created_at: string;
                         }[];

@@ -8,3 +8,6 @@ export const bearer: Record<string, string[]>[] = [{ [SECURITY_SCHEME]: [] }]
 
 /** `security` for routes a logged-in user or an API key may call. */
 export const bearerOrApiKey: Record<string, string[]>[] = [{ [SECURITY_SCHEME]: [] }, { [API_KEY_SCHEME]: [] }]
+
+/** `security` for public routes whose answer depends on who asks (a post's readers): anonymous, a logged-in user or an API key. */
+export const optionalBearerOrApiKey: Record<string, string[]>[] = [{}, ...bearerOrApiKey]

@@ -3,6 +3,7 @@ import type { Migration } from 'kysely'
 
 // A slice's own migrations live in its folder (src/features/<name>/migrations/).
 import * as organizations from '../../features/orgs/migrations/2026-11-28-01-organizations.js'
+import * as postVisibility from '../../features/posts/migrations/2026-11-29-01-post-visibility.js'
 import * as usersAndTiers from './2026-11-21-01-users-and-tiers.js'
 import * as authState from './2026-11-21-02-auth-state.js'
 import * as avatars from './2026-11-21-03-avatars.js'
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-02-signing-keys': signingKeys,
   '2026-11-27-01-one-store-for-one-time-secrets': oneStoreForOneTimeSecrets,
   '2026-11-28-01-organizations': organizations,
+  '2026-11-29-01-post-visibility': postVisibility,
 }

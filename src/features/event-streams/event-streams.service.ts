@@ -1,6 +1,7 @@
-// Realtime streams of change events. Anyone may listen to posts; a signed-in caller also hears
-// their own user's events and those of the organizations they belong to (as the stream's own
-// membership events add and remove them); superusers hear everything. A stream first replays what its client
+// Realtime streams of change events. A post's events reach the streams of those who may list it
+// (the posts feature's policy, decided on the post as the event carries it); a signed-in caller
+// also hears their own user's events and those of the organizations they belong to (as the
+// stream's own membership events add, change and remove them); superusers hear everything. A stream first replays what its client
 // missed (after Last-Event-ID, within the retention window; older: a `reload`), then follows
 // the process's change feed. Heartbeats keep proxies from closing it; a stream opened with a
 // token ends when that token would stop working (revoked, session ended, expired), checked every
@@ -10,6 +11,8 @@ import { DomainError } from '../../shared/errors.js'
 import type { AuthService, TokenCaller, VerifiedToken } from '../auth/index.js'
 import type { ChangeEvent, ChangeEventService } from '../change-events/index.js'
 import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/index.js'
+import type { MemberRole } from '../posts/index.js'
+import { mayList, postFactsOf } from '../posts/index.js'
 import { ChangeFeed } from './change-feed.js'
 import type { ChangeSignal } from './change-signal.js'
 
@@ -18,8 +21,8 @@ export interface StreamViewer {
   isSuperuser: boolean
   /** The token the stream was opened with (directly or through a ticket); none for anonymous streams. */
   token: VerifiedToken | undefined
-  /** The organizations the viewer belongs to: read when the stream opens, then kept by the membership events it sees. */
-  orgIds: Set<number>
+  /** The organizations the viewer belongs to, with their role: read when the stream opens, then kept by the membership events it sees. */
+  orgRoles: Map<number, MemberRole>
 }
 
 /** What a stream writes to its client; the API layer puts it on the wire. */
@@ -45,8 +48,8 @@ export interface EventStreamOptions {
   perAddress: number
   /** The client an address counts as: the grouping every per-address limit uses (an IPv6 /64 is one client). */
   clientOf: (address: string) => string
-  /** The organizations a user belongs to (the orgs feature answers). */
-  orgIdsOf: (userId: number) => Promise<number[]>
+  /** The organizations a user belongs to, with their role in each (the orgs feature answers). */
+  rolesOf: (userId: number) => Promise<Map<number, MemberRole>>
 }
 
 export const TICKET_SECONDS = 30
@@ -84,11 +87,14 @@ const isOrgEvent = (event: ChangeEvent) => event.type.startsWith('org.') || even
 /** An organization's events name it as their subject (`org:7`). */
 const orgIdOf = (event: ChangeEvent) => Number(event.subject.slice('org:'.length))
 
-/** Posts are public; a user's events are theirs and superusers'; an organization's, its members'. */
+/** A post's events go where the post is listed; a user's events are theirs and superusers'; an organization's, its members'. */
 export function visibleTo(viewer: StreamViewer, event: ChangeEvent): boolean {
-  if (event.type.startsWith('post.')) return true
+  if (event.type.startsWith('post.')) {
+    const post = postFactsOf(event.data)
+    return post !== undefined && mayList({ userId: viewer.userId, isSuperuser: viewer.isSuperuser, orgRoles: viewer.orgRoles, mayWrite: false }, post)
+  }
   if (viewer.isSuperuser || (viewer.userId !== null && event.userId === viewer.userId)) return true
-  return isOrgEvent(event) && viewer.orgIds.has(orgIdOf(event))
+  return isOrgEvent(event) && viewer.orgRoles.has(orgIdOf(event))
 }
 
 /**
@@ -96,11 +102,14 @@ export function visibleTo(viewer: StreamViewer, event: ChangeEvent): boolean {
  * removal stops the organization's next events at once, in every process's streams.
  */
 export function followMemberships(viewer: StreamViewer, event: ChangeEvent): void {
-  if (event.type === 'org.deleted') viewer.orgIds.delete(orgIdOf(event))
+  if (event.type === 'org.deleted') viewer.orgRoles.delete(orgIdOf(event))
   if (viewer.userId === null || event.userId !== viewer.userId) return
-  if (event.type === 'membership.added') viewer.orgIds.add(orgIdOf(event))
-  if (event.type === 'membership.removed') viewer.orgIds.delete(orgIdOf(event))
+  if (event.type === 'membership.added' || event.type === 'membership.role_changed') viewer.orgRoles.set(orgIdOf(event), roleOf(event))
+  if (event.type === 'membership.removed') viewer.orgRoles.delete(orgIdOf(event))
 }
+
+/** A membership event's role (its data is the membership's read shape). */
+const roleOf = (event: ChangeEvent): MemberRole => (event.data as { role: MemberRole }).role
 
 /** What a stream ticket carries: the token it stands for (epoch ms for its expiry). */
 interface TicketData {
@@ -169,10 +178,10 @@ export class EventStreamService {
       const token: VerifiedToken = { userId: spent.userId, jti: spent.data.jti, sessionId: spent.data.sessionId, expiresAt: new Date(spent.data.tokenExpiresAt) }
       const user = token.expiresAt.getTime() > Date.now() ? await this.auth.userOfLiveToken(token) : undefined
       if (!user) throw invalidTicket()
-      return { userId: user.id, isSuperuser: user.isSuperuser, token, orgIds: new Set(await this.options.orgIdsOf(user.id)) }
+      return { userId: user.id, isSuperuser: user.isSuperuser, token, orgRoles: await this.options.rolesOf(user.id) }
     }
-    if (caller) return { userId: caller.user.id, isSuperuser: caller.user.isSuperuser, token: caller.token, orgIds: new Set(await this.options.orgIdsOf(caller.user.id)) }
-    return { userId: null, isSuperuser: false, token: undefined, orgIds: new Set() }
+    if (caller) return { userId: caller.user.id, isSuperuser: caller.user.isSuperuser, token: caller.token, orgRoles: await this.options.rolesOf(caller.user.id) }
+    return { userId: null, isSuperuser: false, token: undefined, orgRoles: new Map() }
   }
 
   /**

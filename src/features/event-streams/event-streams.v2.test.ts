@@ -115,6 +115,31 @@ describe('GET /api/v2/events/stream', () => {
     await closeAll()
   })
 
+  it("follows the viewer's memberships: a role change opens an organization's drafts, a removal stops its posts' events", async () => {
+    const owner = await seedAndLogin(t.app)
+    const member = await seedAndLogin(t.app)
+    const org = (await call('POST', '/orgs', owner.headers, { name: 'Streamed' })).json() as { id: number }
+    await t.db.insertInto('org_memberships').values({ org_id: org.id, user_id: member.user.id, role: 'member', created_at: new Date().toISOString() }).execute()
+    const listening = await stream('', member.headers)
+    const write = async (title: string, extra: object) => (await call('POST', '/posts', owner.headers, { title, text: '…', ...extra })).json() as { id: number }
+    const heardTitles = async () => {
+      // A public post last: once it arrived, everything before it that the member may hear has too.
+      const marker = await write(`marker ${Date.now()}`, {})
+      await waitFor(() => received(listening).some((event) => event.body.data.id === marker.id))
+      return received(listening).filter((event) => event.type === 'post.created').map((event) => (event.body.data as { title?: string }).title)
+    }
+    await write('team news', { visibility: 'org', org_id: org.id })
+    await write('team draft', { visibility: 'org', status: 'draft', org_id: org.id })
+    expect(await heardTitles()).toEqual(['team news', expect.stringMatching(/^marker/)])
+    expect((await t.app.inject({ method: 'PATCH', url: `${V2}/orgs/${org.id}/members/${member.user.id}`, headers: owner.headers, payload: { role: 'admin' } })).statusCode).toBe(200)
+    await write('second draft', { visibility: 'org', status: 'draft', org_id: org.id })
+    expect((await heardTitles()).filter((title) => !title?.startsWith('marker'))).toEqual(['team news', 'second draft'])
+    expect((await t.app.inject({ method: 'DELETE', url: `${V2}/orgs/${org.id}/members/${member.user.id}`, headers: owner.headers })).statusCode).toBe(200)
+    await write('after leaving', { visibility: 'org', org_id: org.id })
+    expect((await heardTitles()).filter((title) => !title?.startsWith('marker'))).toEqual(['team news', 'second draft'])
+    await closeAll()
+  })
+
   it('answers HEAD without starting a stream or spending a ticket', async () => {
     const alice = await seedAndLogin(t.app)
     const { ticket } = (await call('POST', '/events/ticket', alice.headers)).json() as { ticket: string }

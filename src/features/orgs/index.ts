@@ -3,5 +3,7 @@
 export type { Org, OrgRole, OrgView } from './org.js'
 export type { Membership, MembershipEventType, OrgChangeLog, OrgEventType, OrgOnlyEventType } from './org-change-log.js'
 export { ORG_EVENT_TYPES } from './org-change-log.js'
+export { orgOf, orgRoute } from './org-route.http.js'
 export { OrgService } from './orgs.service.js'
 export { toMembershipRead, toOrgEventRead } from './orgs.v2.mappers.js'
+export { OrgParams } from './orgs.v2.schemas.js'

@@ -84,8 +84,20 @@ export function listOrgsOf(db: Executor, userId: number, offset: number, limit: 
     .execute()
 }
 
-export async function listOrgIdsOf(db: Executor, userId: number): Promise<number[]> {
-  return (await db.selectFrom('org_memberships').select('org_id').where('user_id', '=', userId).execute()).map((row) => Number(row.org_id))
+export function listRolesOf(db: Executor, userId: number): Promise<{ org_id: number; role: string }[]> {
+  return db.selectFrom('org_memberships').select(['org_id', 'role']).where('user_id', '=', userId).execute()
+}
+
+/** The member's role; in a PostgreSQL transaction the membership row is share-locked until it ends, so a removal waits for the change deciding on it. */
+export async function findHeldRole(db: Executor, orgId: number, userId: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('org_memberships')
+    .select('role')
+    .where('org_id', '=', orgId)
+    .where('user_id', '=', userId)
+    .$if(isPostgres(db) && db.isTransaction, (qb) => qb.forShare())
+    .executeTakeFirst()
+  return row?.role
 }
 
 /** The names of the user's organizations that require a second factor of members. */
@@ -342,7 +354,8 @@ export const orgsFunctions = {
   lockUser,
   listOrgsOf,
   countOrgsOf,
-  listOrgIdsOf,
+  listRolesOf,
+  findHeldRole,
   listOrgNamesRequiringMfa,
   countOwnedBy,
   listAllOrgs,

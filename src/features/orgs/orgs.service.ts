@@ -361,9 +361,15 @@ export class OrgService {
     if (sole.length > 0) throw new DomainError('conflict', `The user is the last owner of ${sole.join(', ')}: make another member an owner first`, { code: 'last_owner' })
   }
 
-  /** The ids of the organizations the user belongs to (a realtime stream's audience). */
-  async orgIdsOf(userId: number): Promise<number[]> {
-    return (await this.repository.listOrgIdsOf(userId)).map(Number)
+  /** The organizations the user belongs to, with their role in each (who reads an organization's posts and events). */
+  async rolesOf(userId: number): Promise<Map<number, OrgRole>> {
+    return new Map((await this.repository.listRolesOf(userId)).map((row) => [Number(row.org_id), row.role as OrgRole]))
+  }
+
+  /** The user's role in the organization; inside a unit, the membership is held until it ends (a change decides on it). */
+  async roleIn(unit: Unit | undefined, orgId: number, userId: number): Promise<OrgRole | undefined> {
+    const role = await (unit ? this.repository.in(unit) : this.repository).findHeldRole(orgId, userId)
+    return role === undefined ? undefined : (role as OrgRole)
   }
 
   /** Every organization (superusers). */

@@ -1,13 +1,19 @@
-// Posts: create, read, list, search, update and delete.
+// Posts: create, read, list, search, update and delete, each decided by the post policy
+// (post-policy.ts); version 2 adds visibility, status and organizations.
 import { type Feature, routes } from '../feature.js'
-import { toPostRead } from './posts.mappers.js'
+import { toPostRead, toPostReadV2 } from './posts.mappers.js'
 import postsRoutes from './posts.routes.js'
+import { PostCreate, PostCreateV2, PostRead, PostReadV2, PostUpdate, PostUpdateV2 } from './posts.schemas.js'
+import postsV2Routes from './posts.v2.routes.js'
 
 export const postsFeature: Feature = {
   name: 'posts',
-  migrations: ['2026-11-21-04-posts', '2026-11-21-05-row-counts', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list'],
+  migrations: ['2026-11-21-04-posts', '2026-11-21-05-row-counts', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-11-29-01-post-visibility'],
   routes: {
-    v1: [routes(postsRoutes, { prefix: '/posts', list: 'array', toPostRead })],
-    v2: [routes(postsRoutes, { prefix: '/posts', list: 'envelope', toPostRead })],
+    v1: [routes(postsRoutes, { prefix: '/posts', list: 'array', toPostRead, schemas: { read: PostRead, create: PostCreate, update: PostUpdate } })],
+    v2: [
+      routes(postsRoutes, { prefix: '/posts', list: 'envelope', toPostRead: toPostReadV2, schemas: { read: PostReadV2, create: PostCreateV2, update: PostUpdateV2 } }),
+      routes(postsV2Routes),
+    ],
   },
 }

@@ -1,13 +1,15 @@
 import { toIsoString } from '../../shared/timestamps.js'
+import type { PostFacts, PostStatus, Visibility } from './post-policy.js'
 import type { PostRow } from './posts.table.js'
 
 /** A post as services take and return it; each API version maps it to its own shape. */
-export interface Post {
+export interface Post extends PostFacts {
   id: number
   title: string
   text: string
   mediaUrl: string | null
-  authorId: number
+  /** When it was first published; null while it never has been. */
+  publishedAt: string | null
   createdAt: string
   updatedAt: string
 }
@@ -16,18 +18,28 @@ export interface PostInput {
   title: string
   text: string
   mediaUrl?: string | null
+  visibility?: Visibility
+  status?: PostStatus
+  orgId?: number | null
 }
 
 export interface PostChanges {
   title?: string
   text?: string
   mediaUrl?: string | null
+  visibility?: Visibility
+  status?: PostStatus
+  /** null takes the post out of its organization. */
+  orgId?: number | null
 }
 
 export interface PostFilter {
   /** Case-insensitive substring of the title or text. */
   search?: string
   authorId?: number
+  orgId?: number
+  visibility?: Visibility
+  status?: PostStatus
 }
 
 export function toPost(row: PostRow): Post {
@@ -37,6 +49,10 @@ export function toPost(row: PostRow): Post {
     text: row.text,
     mediaUrl: row.media_url,
     authorId: row.author_id,
+    visibility: row.visibility as Visibility,
+    status: row.status as PostStatus,
+    orgId: row.org_id === null ? null : Number(row.org_id),
+    publishedAt: row.published_at === null ? null : toIsoString(row.published_at),
     createdAt: toIsoString(row.created_at),
     updatedAt: toIsoString(row.updated_at),
   }

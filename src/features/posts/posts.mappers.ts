@@ -1,5 +1,7 @@
-// A post's wire shape, the same in every version so far (a version that changes it passes its own mapper to posts.routes.ts).
+// A post's wire shapes: version 1's as the specification has it, version 2's with who may read it.
 import type { Post } from './post.js'
+import type { PostFacts } from './post-policy.js'
+import { isPostStatus, isVisibility } from './post-policy.js'
 
 export function toPostRead(post: Post) {
   return {
@@ -11,4 +13,21 @@ export function toPostRead(post: Post) {
     created_at: post.createdAt,
     updated_at: post.updatedAt,
   }
+}
+
+export function toPostReadV2(post: Post) {
+  return {
+    ...toPostRead(post),
+    visibility: post.visibility,
+    status: post.status,
+    org_id: post.orgId,
+    published_at: post.publishedAt,
+  }
+}
+
+/** The policy's facts from a post's version-2 shape (a change event's data); undefined for anything else. */
+export function postFactsOf(data: unknown): PostFacts | undefined {
+  const { author_id: authorId, visibility, status, org_id: orgId } = (data ?? {}) as Record<string, unknown>
+  if (typeof authorId !== 'number' || !isVisibility(visibility) || !isPostStatus(status)) return undefined
+  return { authorId, visibility, status, orgId: typeof orgId === 'number' ? orgId : null }
 }

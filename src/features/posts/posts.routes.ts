@@ -1,57 +1,87 @@
-// Post endpoints of every version. Versions differ only in how the list answers: a plain array
-// (v1) or the paginated envelope (v2).
+// Post endpoints of every version. Version 1 answers lists with a plain array and knows posts as
+// the specification has them (public and published); version 2 answers with the paginated
+// envelope and adds who may read a post (visibility, status, organization). Both ask the same
+// service, so the post policy decides every version's answers.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { Static } from 'typebox'
+import type { TObject } from 'typebox'
 import { Type } from 'typebox'
 
-import { CursorPageEnvelopeSchema, cursorPageRequest, CursorParameter, toCursorPageEnvelope } from '../../api/common/page-envelope.js'
+import { clientOf } from '../../api/common/client-info.js'
+import { cursorPageRequest, toCursorPageEnvelope } from '../../api/common/page-envelope.js'
 import { protectedRoute, superusersOnly } from '../../api/common/protected-route.js'
-import { errorResponses,MessageResponse } from '../../api/common/responses.js'
-import { callerOf } from '../../plugins/authentication.js'
+import { errorResponses, MessageResponse } from '../../api/common/responses.js'
+import { optionalBearerOrApiKey } from '../../api/common/security-scheme.js'
 import { filled } from '../../shared/filters.js'
-import type { Post } from './post.js'
-import { PostCreate, PostIdParams, PostListQuery, PostRead, PostUpdate } from './posts.schemas.js'
+import type { Post, PostChanges, PostInput } from './post.js'
+import { postCallerOf, signedInPostCallerOf } from './post-caller.http.js'
+import type { PostStatus, Visibility } from './post-policy.js'
+import { toPostReadV2 } from './posts.mappers.js'
+import { PostIdParams, PostListQuery, PostListQueryV2, PostPageV2 } from './posts.schemas.js'
+
+/** A body as either version takes it: v2's also names visibility, status and organization. */
+interface PostBody {
+  title?: string
+  text?: string
+  media_url?: string | null
+  visibility?: Visibility
+  status?: PostStatus
+  org_id?: number | null
+}
 
 export interface PostsRouteOptions {
   list: 'array' | 'envelope'
-  toPostRead: (post: Post) => Static<typeof PostRead>
+  toPostRead: (post: Post) => Record<string, unknown>
+  schemas: { read: TObject; create: TObject; update: TObject }
 }
 
 const tags = ['posts']
 
-const PostPage = CursorPageEnvelopeSchema(PostRead, 'PostPage')
-const PostListQueryV2 = Type.Object({ ...PostListQuery.properties, cursor: Type.Optional(CursorParameter) })
+const fromPostBody = ({ media_url: mediaUrl, org_id: orgId, ...rest }: PostBody): PostChanges => ({
+  ...rest,
+  ...(mediaUrl === undefined ? {} : { mediaUrl }),
+  ...(orgId === undefined ? {} : { orgId }),
+})
 
-const fromPostBody = ({ media_url: mediaUrl, ...rest }: { title?: string; text?: string; media_url?: string | null }) =>
-  mediaUrl === undefined ? rest : { ...rest, mediaUrl }
-
-const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { list, toPostRead }) => {
+const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { list, toPostRead, schemas }) => {
   const { posts } = app.services
   const envelope = list === 'envelope'
+  const PostListQueryByAuthor = Type.Object({ ...PostListQueryV2.properties, author_id: PostListQuery.properties.author_id })
 
   app.get(
     '/',
     {
       schema: {
         tags,
-        summary: 'List posts, newest first',
-        querystring: envelope ? PostListQueryV2 : PostListQuery,
-        response: { 200: envelope ? PostPage : Type.Array(PostRead), ...errorResponses(422) },
+        summary: 'List the posts the caller may see, newest first',
+        security: optionalBearerOrApiKey,
+        querystring: envelope ? PostListQueryByAuthor : PostListQuery,
+        response: { 200: envelope ? PostPageV2 : Type.Array(schemas.read), ...errorResponses(422) },
       },
     },
     async (request) => {
       const { page, limit, search, author_id: authorId } = request.query
-      const filter = { search: filled(search), authorId }
-      if (!envelope) return (await posts.list(filter, { page, limit, countTotal: false })).items.map(toPostRead)
+      const { visibility, status } = request.query as { visibility?: Visibility; status?: PostStatus }
+      const filter = { search: filled(search), authorId, visibility, status }
+      const caller = postCallerOf(request)
+      if (!envelope) return (await posts.list(caller, filter, { page, limit, countTotal: false }, clientOf(request))).items.map(toPostRead)
       const pageRequest = cursorPageRequest(request.query)
-      return toCursorPageEnvelope(await posts.list(filter, pageRequest), pageRequest, toPostRead)
+      // Only version 2 answers with the envelope, and with its own shape of a post.
+      return toCursorPageEnvelope(await posts.list(caller, filter, pageRequest, clientOf(request)), pageRequest, toPostReadV2)
     },
   )
 
   app.get(
     '/:post_id',
-    { schema: { tags, summary: 'Get a post', params: PostIdParams, response: { 200: PostRead, ...errorResponses(404, 422) } } },
-    async (request) => toPostRead(await posts.get(request.params.post_id)),
+    {
+      schema: {
+        tags,
+        summary: 'Get a post the caller may read',
+        security: optionalBearerOrApiKey,
+        params: PostIdParams,
+        response: { 200: schemas.read, ...errorResponses(404, 422) },
+      },
+    },
+    async (request) => toPostRead(await posts.get(postCallerOf(request), request.params.post_id, clientOf(request))),
   )
 
   app.post(
@@ -59,12 +89,13 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
     protectedRoute(app, {
       tags,
       summary: 'Write a post as the caller',
-      body: PostCreate,
-      response: { 201: PostRead, ...errorResponses(422) },
+      body: schemas.create,
+      response: { 201: schemas.read, ...errorResponses(403, 422) },
     }, { wayIn: 'none' }),
     async (request, reply) => {
-      const { title, text, media_url: mediaUrl } = request.body
-      return reply.code(201).send(toPostRead(await posts.create(callerOf(request).user, { title, text, mediaUrl })))
+      const { title = '', text = '', ...rest } = fromPostBody(request.body as PostBody)
+      const input: PostInput = { title, text, ...rest }
+      return reply.code(201).send(toPostRead(await posts.create(signedInPostCallerOf(request), input)))
     },
   )
 
@@ -72,15 +103,14 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
     '/:post_id',
     protectedRoute(app, {
       tags,
-      summary: 'Edit a post (its author or a superuser)',
+      summary: 'Edit a post (its author, its organization’s admins and owners, or a superuser)',
       params: PostIdParams,
-      body: PostUpdate,
-      response: { 200: PostRead, ...errorResponses(403, 404, 422) },
+      body: schemas.update,
+      response: { 200: schemas.read, ...errorResponses(403, 404, 422) },
     }, { wayIn: 'none' }),
     async (request) => {
-      const { post_id: postId } = request.params
-      const changes = fromPostBody(request.body)
-      return toPostRead(await posts.update(callerOf(request).user, postId, changes))
+      const changes = fromPostBody(request.body as PostBody)
+      return toPostRead(await posts.update(signedInPostCallerOf(request), request.params.post_id, changes, clientOf(request)))
     },
   )
 
@@ -88,12 +118,12 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
     '/:post_id',
     protectedRoute(app, {
       tags,
-      summary: 'Soft-delete a post (its author or a superuser)',
+      summary: 'Soft-delete a post (its author, its organization’s admins and owners, or a superuser)',
       params: PostIdParams,
       response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
     }, { wayIn: 'none' }),
     async (request) => {
-      await posts.softDelete(callerOf(request).user, request.params.post_id)
+      await posts.softDelete(signedInPostCallerOf(request), request.params.post_id, clientOf(request))
       return { message: 'Post deleted' }
     },
   )
@@ -107,7 +137,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
     }, { ...superusersOnly, wayIn: 'none' }),
     async (request) => {
-      await posts.deletePermanently(callerOf(request).user, request.params.post_id)
+      await posts.deletePermanently(signedInPostCallerOf(request), request.params.post_id, clientOf(request))
       return { message: 'Post deleted from the database' }
     },
   )

@@ -1,6 +1,7 @@
 // The post resource's shapes (docs/api.md: input rules).
 import { Type } from 'typebox'
 
+import { CursorPageEnvelopeSchema, CursorParameter } from '../../api/common/page-envelope.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
 
@@ -46,4 +47,58 @@ export const PostListQuery = Type.Object({
   limit: PostLimit,
   search: Type.Optional(PostSearch),
   author_id: Type.Optional(RecordId),
+})
+
+// Version 2: who may read a post (docs/api.md "Who reads a post").
+export const Visibility = Type.Union(
+  [Type.Literal('public'), Type.Literal('unlisted'), Type.Literal('org'), Type.Literal('private')],
+  { description: 'public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author' },
+)
+export const PostStatus = Type.Union(
+  [Type.Literal('draft'), Type.Literal('published')],
+  { description: 'A draft is read by its author and, in an organization, by its admins and owners' },
+)
+const OrgId = Type.Union([RecordId, Type.Null()], { description: 'The organization the post belongs to (its author must be a member); null for none' })
+
+export const PostReadV2 = Type.Object(
+  {
+    ...PostRead.properties,
+    visibility: Visibility,
+    status: PostStatus,
+    org_id: Type.Union([Type.Integer(), Type.Null()]),
+    published_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it was first published; null while it never has been' }),
+  },
+  { title: 'PostReadV2' },
+)
+
+export const PostCreateV2 = Type.Object(
+  { ...PostCreate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId) },
+  { additionalProperties: false, title: 'PostCreateV2' },
+)
+
+export const PostUpdateV2 = Type.Object(
+  { ...PostUpdate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId) },
+  { additionalProperties: false, minProperties: 1, title: 'PostUpdateV2' },
+)
+
+export const PostPermissions = Type.Object(
+  {
+    read: Type.Boolean(),
+    edit: Type.Boolean(),
+    delete: Type.Boolean(),
+    publish: Type.Boolean({ description: 'May change its status (publish a draft, or take it back to draft)' }),
+  },
+  { title: 'PostPermissions' },
+)
+
+export const PostPageV2 = CursorPageEnvelopeSchema(PostReadV2, 'PostPage')
+
+/** A v2 listing: page or cursor, limit, search, and narrowing by visibility and status. */
+export const PostListQueryV2 = Type.Object({
+  page: PageNumber,
+  limit: PostLimit,
+  cursor: Type.Optional(CursorParameter),
+  search: Type.Optional(PostSearch),
+  visibility: Type.Optional(Visibility),
+  status: Type.Optional(PostStatus),
 })

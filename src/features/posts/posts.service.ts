@@ -1,35 +1,64 @@
-// Post rules: anyone reads, a logged-in caller writes as themselves, the author or a
-// superuser edits and deletes, only a superuser removes permanently. No HTTP here. Each change
-// is recorded in the change log in its own unit of work (its change event commits with it).
+// Post rules: who reads, lists, edits, deletes and publishes a post is the post policy's
+// (post-policy.ts); this service asks it on every path. A post the caller may not read answers
+// 404 on get, update and delete alike. A logged-in caller writes as themselves; only a superuser
+// removes permanently. No HTTP here. Each change is recorded in the change log in its own unit of
+// work (its change event commits with it), and so is a superuser's change of a post no rule
+// opened to them.
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
-import type { Actor } from '../../shared/actor.js'
-import { assertSuperuser, DomainError, forbidden, notAuthenticated } from '../../shared/errors.js'
+import { assertSuperuser, DomainError, forbidden, notAuthenticated, RuleViolation } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
+import { nowIso } from '../../shared/timestamps.js'
+import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
 import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
 import { toPost } from './post.js'
 import type { PostChangeLog, PostEventType } from './post-change-log.js'
-import type { PostsRepository } from './posts.repository.js'
+import type { MemberRole, Permissions, Reader } from './post-policy.js'
+import { ANONYMOUS, mayEdit, mayRead, permissionsOf, readsAsUser } from './post-policy.js'
+import type { PostRowChanges, PostsRepository } from './posts.repository.js'
 
 export const POST_NOT_FOUND = 'Post not found'
 export const EMAIL_NOT_VERIFIED = 'Email not verified'
+export const NOT_A_MEMBER = 'Only members of an organization may put posts in it'
+export const ORG_ID_REQUIRED = 'A post with org visibility needs an org_id'
 
-/** Who writes: with REQUIRE_VERIFIED_EMAIL, only verified users (and superusers) may. */
-export interface Writer extends Actor {
+/** Who asks: a signed-in user, perhaps through an API key that may only read. */
+export interface PostCaller {
+  id: number
+  isSuperuser: boolean
+  /** With REQUIRE_VERIFIED_EMAIL, only verified users (and superusers) may write. */
   isVerified?: boolean
+  /** An API key without the `write` scope. */
+  readOnly?: boolean
+}
+
+/** What the posts feature needs to know of organizations (the orgs feature answers, src/services.ts). */
+export interface PostMemberships {
+  /** The user's organizations with their role in each. */
+  rolesOf(userId: number): Promise<ReadonlyMap<number, MemberRole>>
+  /** The user's role in one organization; inside a unit, held until it ends (a change decides on it). */
+  roleIn(unit: Unit | undefined, orgId: number, userId: number): Promise<MemberRole | undefined>
 }
 
 function postNotFound(): never {
   throw new DomainError('not_found', POST_NOT_FOUND, { code: 'post_not_found' })
 }
 
-const toRowChanges = ({ mediaUrl, ...rest }: PostChanges) => (mediaUrl === undefined ? rest : { ...rest, media_url: mediaUrl })
+const notAMember = () => new DomainError('forbidden', NOT_A_MEMBER, { code: 'not_a_member' })
+
+const toRowChanges = ({ mediaUrl, orgId, ...rest }: PostChanges): PostRowChanges => ({
+  ...rest,
+  ...(mediaUrl === undefined ? {} : { media_url: mediaUrl }),
+  ...(orgId === undefined ? {} : { org_id: orgId }),
+})
 
 export class PostService {
   constructor(
     private readonly posts: PostsRepository,
     private readonly unitOfWork: UnitOfWork,
     private readonly changes: PostChangeLog,
+    private readonly memberships: PostMemberships,
+    private readonly securityEvents: SecurityEventService,
     private readonly options: { requireVerifiedEmail: boolean } = { requireVerifiedEmail: false },
   ) {}
 
@@ -43,79 +72,165 @@ export class PostService {
     if (deletedAt !== null) await this.posts.in(unit).unhidePostsOf(authorId, deletedAt)
   }
 
-  async get(id: number): Promise<Post> {
-    const row = await this.posts.findPostById(id)
-    return row ? toPost(row) : postNotFound()
+  /** The reader a caller is, with every organization they belong to (what a list compiles). */
+  async readerOf(caller: PostCaller | null): Promise<Reader> {
+    if (!caller) return ANONYMOUS
+    return { userId: caller.id, isSuperuser: caller.isSuperuser, orgRoles: await this.memberships.rolesOf(caller.id), mayWrite: caller.readOnly !== true }
   }
 
-  /** Newest first. */
-  list(filter: PostFilter, request: PageRequest): Promise<Paged<Post>> {
-    const rows = (window: RowWindow) => this.posts.listPosts(filter, window)
-    return fetchPaged(request, { rows, count: () => this.posts.countPosts(filter), keyOf: (row) => row.id }, toPost)
+  /** A post the caller may read; 404 otherwise. */
+  async get(caller: PostCaller | null, id: number, client: ClientInfo): Promise<Post> {
+    return (await this.readable(caller, id, client)).post
+  }
+
+  /** What the caller may do with a post they may read; 404 for one they may not. */
+  async permissions(caller: PostCaller | null, id: number, client: ClientInfo): Promise<Permissions> {
+    const { post, reader } = await this.readable(caller, id, client)
+    return permissionsOf(reader, post)
+  }
+
+  /** Newest first: the posts the caller may list (post-policy.ts), narrowed by `filter`. */
+  async list(caller: PostCaller | null, filter: PostFilter, request: PageRequest, client: ClientInfo): Promise<Paged<Post>> {
+    const reader = await this.readerOf(caller)
+    const rows = (window: RowWindow) => this.posts.listPosts(reader, filter, window)
+    const page = await fetchPaged(request, { rows, count: () => this.posts.countPosts(reader, filter), keyOf: (row) => row.id }, toPost)
+    if (reader.isSuperuser && caller && page.items.some((post) => !readsAsUser(reader, post))) {
+      await this.securityEvents.record('posts_listed_as_superuser', caller.id, client)
+    }
+    return page
   }
 
   /** The author is always the caller; a client cannot write as someone else. */
-  async create(author: Writer, input: PostInput): Promise<Post> {
+  async create(author: PostCaller, input: PostInput): Promise<Post> {
     this.assertMayWrite(author)
+    const visibility = input.visibility ?? 'public'
+    const orgId = input.orgId ?? null
+    if (visibility === 'org' && orgId === null) throw orgIdRequired()
     const post = await this.unitOfWork.run(async (unit) => {
+      if (orgId !== null && (await this.memberships.roleIn(unit, orgId, author.id)) === undefined) throw notAMember()
       const row = await this.posts.in(unit).insertPost({
         author_id: author.id,
         title: input.title,
         text: input.text,
         media_url: input.mediaUrl ?? null,
+        visibility,
+        status: input.status ?? 'published',
+        org_id: orgId,
       })
-      return row && (await this.changed(unit, 'post.created', toPost(row)))
+      return row && (await this.changed(unit, ['post.created'], toPost(row)))
     })
     // The caller's account was deleted while the request was on its way: their token is done.
     if (!post) throw notAuthenticated()
     return post
   }
 
-  async update(actor: Writer, id: number, changes: PostChanges): Promise<Post> {
-    this.assertMayWrite(actor)
-    await this.assertAuthorOrSuperuser(actor, id)
-    const post = await this.unitOfWork.run(async (unit) => {
-      const row = await this.posts.in(unit).updatePost(id, toRowChanges(changes))
-      return row && (await this.changed(unit, 'post.updated', toPost(row)))
+  /**
+   * Edits a post the caller may edit, deciding on the post and the roles as they are inside the
+   * unit. Moving it between organizations takes membership of both (the caller's) and of the one
+   * it goes to (its author's). Publishing a draft sets `published_at` the first time.
+   */
+  async update(caller: PostCaller, id: number, changes: PostChanges, client: ClientInfo): Promise<Post> {
+    this.assertMayWrite(caller)
+    return this.unitOfWork.run(async (unit) => {
+      const { post, reader } = await this.editable(unit, caller, id, changes.orgId)
+      const visibility = changes.visibility ?? post.visibility
+      const orgId = changes.orgId === undefined ? post.orgId : changes.orgId
+      if (visibility === 'org' && orgId === null) throw orgIdRequired()
+      if (changes.status !== undefined && changes.status !== post.status && !permissionsOf(reader, post).publish) throw forbidden()
+      if (orgId !== post.orgId) await this.assertMayMove(unit, reader, post, orgId)
+      const publishes = post.status === 'draft' && changes.status === 'published'
+      const rowChanges = { ...toRowChanges(changes), ...(publishes && post.publishedAt === null ? { published_at: nowIso() } : {}) }
+      const row = await this.posts.in(unit).updatePost(id, rowChanges)
+      if (!row) postNotFound()
+      await this.auditChange(unit, reader, post, client)
+      return this.changed(unit, publishes ? ['post.updated', 'post.published'] : ['post.updated'], toPost(row))
     })
-    return post ?? postNotFound()
   }
 
-  async softDelete(actor: Actor, id: number): Promise<void> {
-    const post = await this.assertAuthorOrSuperuser(actor, id)
-    const deleted = await this.unitOfWork.run(async (unit) => {
-      if (!(await this.posts.in(unit).softDeletePost(id))) return false
-      await this.changed(unit, 'post.deleted', post)
-      return true
+  async softDelete(caller: PostCaller, id: number, client: ClientInfo): Promise<void> {
+    await this.unitOfWork.run(async (unit) => {
+      const { post, reader } = await this.editable(unit, caller, id, undefined)
+      if (!(await this.posts.in(unit).softDeletePost(id))) postNotFound()
+      await this.auditChange(unit, reader, post, client)
+      await this.changed(unit, ['post.deleted'], post)
     })
-    if (!deleted) postNotFound()
   }
 
-  async deletePermanently(actor: Actor, id: number): Promise<void> {
-    assertSuperuser(actor)
-    const removed = await this.unitOfWork.run(async (unit) => {
+  async deletePermanently(caller: PostCaller, id: number, client: ClientInfo): Promise<void> {
+    assertSuperuser(caller)
+    await this.unitOfWork.run(async (unit) => {
       const row = await this.posts.in(unit).deletePostPermanently(id)
-      return row && (await this.changed(unit, 'post.removed', toPost(row)))
+      if (!row) postNotFound()
+      const post = toPost(row)
+      await this.auditChange(unit, await this.readerFor(unit, caller, [post.orgId]), post, client)
+      await this.changed(unit, ['post.removed'], post)
     })
-    if (!removed) postNotFound()
   }
 
-  /** Records the change in its unit (its change event is written there) and gives the post back. */
-  private async changed(unit: Unit, type: PostEventType, post: Post): Promise<Post> {
-    await this.changes.postChanged(unit, type, post)
+  /** The post and the caller as a reader of it, or 404 when the policy does not let them read it. */
+  private async readable(caller: PostCaller | null, id: number, client: ClientInfo): Promise<{ post: Post; reader: Reader }> {
+    const row = await this.posts.findPostById(id)
+    if (!row) postNotFound()
+    const post = toPost(row)
+    // Only the post's own organization can open it to a caller who is not its author: nobody else's roles are read.
+    const reader = caller === null ? ANONYMOUS : await this.readerFor(undefined, caller, caller.id === post.authorId ? [] : [post.orgId])
+    if (!mayRead(reader, post)) postNotFound()
+    if (caller && reader.isSuperuser && !readsAsUser(reader, post)) {
+      await this.securityEvents.record('post_read_as_superuser', caller.id, client, { postId: post.id })
+    }
+    return { post, reader }
+  }
+
+  /** The live post held in the unit, and the caller as its reader: 404 if they may not read it, 403 if they may read but not edit it. */
+  private async editable(unit: Unit, caller: PostCaller, id: number, movingTo: number | null | undefined): Promise<{ post: Post; reader: Reader }> {
+    const row = await this.posts.in(unit).findPostForChange(id)
+    if (!row) postNotFound()
+    const post = toPost(row)
+    const reader = await this.readerFor(unit, caller, [post.orgId, movingTo ?? null])
+    if (!mayRead(reader, post)) postNotFound()
+    if (!mayEdit(reader, post)) throw forbidden()
+    return { post, reader }
+  }
+
+  /** The caller as a reader, knowing their roles in the named organizations only. */
+  private async readerFor(unit: Unit | undefined, caller: PostCaller, orgIds: (number | null)[]): Promise<Reader> {
+    const orgRoles = new Map<number, MemberRole>()
+    for (const orgId of new Set(orgIds)) {
+      if (orgId === null) continue
+      const role = await this.memberships.roleIn(unit, orgId, caller.id)
+      if (role !== undefined) orgRoles.set(orgId, role)
+    }
+    return { userId: caller.id, isSuperuser: caller.isSuperuser, orgRoles, mayWrite: caller.readOnly !== true }
+  }
+
+  /** The caller must belong to the organization the post leaves and the one it joins (superusers need not); its author, to the one it joins. */
+  private async assertMayMove(unit: Unit, reader: Reader, post: Post, to: number | null): Promise<void> {
+    if (!reader.isSuperuser) {
+      for (const orgId of [post.orgId, to]) if (orgId !== null && !reader.orgRoles.has(orgId)) throw notAMember()
+    }
+    if (to !== null && (await this.memberships.roleIn(unit, to, post.authorId)) === undefined) throw notAMember()
+  }
+
+  private async auditChange(unit: Unit, reader: Reader, post: Post, client: ClientInfo): Promise<void> {
+    if (reader.isSuperuser && reader.userId !== null && !readsAsUser(reader, post)) {
+      await this.securityEvents.record('post_changed_as_superuser', reader.userId, client, { unit, postId: post.id })
+    }
+  }
+
+  /** Records the change in its unit (its change events are written there) and gives the post back. */
+  private async changed(unit: Unit, types: PostEventType[], post: Post): Promise<Post> {
+    for (const type of types) await this.changes.postChanged(unit, type, post)
     return post
   }
 
-  private assertMayWrite(writer: Writer): void {
+  private assertMayWrite(writer: PostCaller): void {
     if (this.options.requireVerifiedEmail && !writer.isSuperuser && writer.isVerified !== true) {
       throw new DomainError('forbidden', EMAIL_NOT_VERIFIED, { code: 'email_not_verified' })
     }
   }
+}
 
-  /** Posts are public, so their existence is no secret: 404 comes before 403. */
-  private async assertAuthorOrSuperuser(actor: Actor, id: number): Promise<Post> {
-    const post = await this.get(id)
-    if (post.authorId !== actor.id && !actor.isSuperuser) throw forbidden()
-    return post
-  }
+/** Reported as a validation error of the field (422 validation_failed). */
+function orgIdRequired(): never {
+  throw new RuleViolation('org_id', ORG_ID_REQUIRED, 'required')
 }

@@ -1,7 +1,7 @@
 // The posts table and the rows the posts feature reads from it.
-import type { Generated, Selectable } from 'kysely'
+import type { ColumnType, Generated, Selectable } from 'kysely'
 
-import type { Flag, NullableTimestamp,Timestamp } from '../../db/column-types.js'
+import type { Flag, NullableTimestamp, Timestamp } from '../../db/column-types.js'
 
 export interface PostsTable {
   id: Generated<number>
@@ -9,6 +9,14 @@ export interface PostsTable {
   title: string
   text: string
   media_url: string | null
+  /** public, unlisted, org or private (post-policy.ts). */
+  visibility: ColumnType<string, string | undefined, string>
+  /** draft or published. */
+  status: ColumnType<string, string | undefined, string>
+  /** The organization the post belongs to; null once that organization is deleted. */
+  org_id: ColumnType<number | null, number | null | undefined, number | null>
+  /** When it was first published; null while it has never been. */
+  published_at: NullableTimestamp
   is_deleted: Flag
   deleted_at: NullableTimestamp
   created_at: Timestamp
@@ -16,6 +24,6 @@ export interface PostsTable {
 }
 
 /** Columns of a post as every read returns it. */
-export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'created_at', 'updated_at'] as const
+export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'created_at', 'updated_at'] as const
 
 export type PostRow = Pick<Selectable<PostsTable>, (typeof POST_COLUMNS)[number]>

@@ -35,6 +35,10 @@ export const SECURITY_EVENT_TYPES = [
   'webhook_deleted',
   'webhook_secret_rotated',
   'webhook_disabled',
+  // A superuser read or changed a post no rule opened to them (post_id names it; a list, the page).
+  'post_read_as_superuser',
+  'post_changed_as_superuser',
+  'posts_listed_as_superuser',
   // In an organization's own log (org_id): who did it is the user named.
   'org_created',
   'org_updated',
@@ -74,6 +78,8 @@ export interface SecurityEvent {
   method: EventMethod | null
   ip: string | null
   userAgent: string | null
+  /** The post a superuser read or changed (post_read_as_superuser, post_changed_as_superuser). */
+  postId: number | null
   createdAt: string
 }
 
@@ -91,5 +97,6 @@ export const toSecurityEvent = (row: SecurityEventRow): SecurityEvent => ({
   method: row.method as EventMethod | null,
   ip: row.ip,
   userAgent: row.user_agent,
+  postId: row.post_id === null ? null : Number(row.post_id),
   createdAt: toIsoString(row.created_at),
 })

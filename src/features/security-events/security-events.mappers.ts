@@ -8,5 +8,6 @@ export const toSecurityEventRead = (event: SecurityEvent) => ({
   method: event.method,
   ip: event.ip,
   user_agent: event.userAgent,
+  ...(event.postId === null ? {} : { post_id: event.postId }),
   created_at: event.createdAt,
 })

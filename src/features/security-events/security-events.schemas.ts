@@ -20,6 +20,7 @@ export const SecurityEventRead = Type.Object(
     }),
     ip: Type.Union([Type.String(), Type.Null()]),
     user_agent: Type.Union([Type.String(), Type.Null()]),
+    post_id: Type.Optional(Type.Integer({ description: 'The post a superuser read or changed without a rule opening it to them (post_read_as_superuser, post_changed_as_superuser)' })),
     created_at: Type.String({ format: 'date-time' }),
   },
   { title: 'SecurityEventRead' },

@@ -25,8 +25,8 @@ export class SecurityEventService {
    * Records an event now, or inside `unit` when another feature's change reports it (a domain
    * event). A login names its `method`.
    */
-  async record(type: SecurityEventType, userId: number | null, client: ClientInfo | null, options: { unit?: Unit; method?: EventMethod; orgId?: number } = {}): Promise<void> {
-    const { unit, method, orgId } = options
+  async record(type: SecurityEventType, userId: number | null, client: ClientInfo | null, options: { unit?: Unit; method?: EventMethod; orgId?: number; postId?: number } = {}): Promise<void> {
+    const { unit, method, orgId, postId } = options
     await (unit ? this.repository.in(unit) : this.repository).insertSecurityEvent({
       id: randomUUID(),
       user_id: userId,
@@ -35,6 +35,7 @@ export class SecurityEventService {
       ip: client?.ip ?? null,
       user_agent: client?.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) ?? null,
       org_id: orgId ?? null,
+      post_id: postId ?? null,
       created_at: nowIso(),
     })
   }

@@ -13,6 +13,8 @@ export interface SecurityEventsTable {
   user_agent: string | null
   /** The organization the event belongs to (its own log), when it is about one. */
   org_id: ColumnType<number | null, number | null | undefined, number | null>
+  /** The post a superuser read or changed without otherwise being allowed to read it. */
+  post_id: ColumnType<number | null, number | null | undefined, number | null>
   created_at: Timestamp
 }
 

@@ -1,0 +1,248 @@
+// Who reads a post, as a matrix: every actor (anonymous, the author, another user, a member, an
+// admin of the post's organization, a member of another organization, a superuser, the admin's
+// read-only API key) × every visibility × every status, with and without an organization, on
+// every path that returns or announces posts (get, permissions, both versions' lists, search,
+// cursor pages, counts, the author's list, the caller's own, the organization's, the realtime
+// stream, the admin overview). Each cell is checked against the policy's own answer
+// (post-policy.ts). The paths are checked against the OpenAPI documents: a route added next
+// year that answers with posts fails here until it is in the matrix.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import type { TestApp } from '../../../test/helpers/app.js'
+import { createTestApp } from '../../../test/helpers/app.js'
+import type { SseClient } from '../../../test/helpers/sse.js'
+import { openStream } from '../../../test/helpers/sse.js'
+import type { LoggedIn } from '../../../test/helpers/users.js'
+import { seedAndLogin, V1, V2 } from '../../../test/helpers/users.js'
+import { waitFor } from '../../../test/helpers/wait.js'
+import type { MemberRole, PostFacts, PostStatus, Reader, Visibility } from './post-policy.js'
+import { ANONYMOUS, mayList, mayRead, permissionsOf, POST_STATUSES, VISIBILITIES } from './post-policy.js'
+
+type Actor = 'anonymous' | 'author' | 'another user' | 'member' | 'org admin' | 'non-member' | 'superuser' | 'read-only API key'
+const ACTORS: Actor[] = ['anonymous', 'author', 'another user', 'member', 'org admin', 'non-member', 'superuser', 'read-only API key']
+
+/** Every path the matrix walks, by the route it calls; the route-table check holds the documents to this list. */
+const PATHS = {
+  get: 'GET /api/v2/posts/{post_id}',
+  permissions: 'GET /api/v2/posts/{post_id}/permissions',
+  list: 'GET /api/v2/posts',
+  ownList: 'GET /api/v2/users/me/posts',
+  orgList: 'GET /api/v2/orgs/{org}/posts',
+  v1Get: 'GET /services/v1/posts/{post_id}',
+  v1List: 'GET /services/v1/posts',
+} as const
+
+interface MatrixPost extends PostFacts {
+  id: number
+  title: string
+}
+
+let t: TestApp
+let base: string
+let people: Record<Exclude<Actor, 'anonymous' | 'read-only API key'> | 'owner', LoggedIn>
+let readOnlyKey: string
+let org: { id: number; slug: string }
+let otherOrg: { id: number; slug: string }
+let posts: MatrixPost[]
+const marker = `matrix${Date.now()}`
+const streams = new Map<Actor, SseClient>()
+let overviewPosts: number
+
+const json = <T>(response: { json(): unknown }) => response.json() as T
+
+function headersOf(actor: Actor): Record<string, string> {
+  if (actor === 'anonymous') return {}
+  if (actor === 'read-only API key') return { 'x-api-key': readOnlyKey }
+  return people[actor].headers
+}
+
+/** The actor as the policy sees them: the roles they hold, and whether they may write. */
+function readerOf(actor: Actor): Reader {
+  if (actor === 'anonymous') return ANONYMOUS
+  const roles: Partial<Record<Actor, [number, MemberRole][]>> = {
+    author: [[org.id, 'member']],
+    member: [[org.id, 'member']],
+    'org admin': [[org.id, 'admin']],
+    'read-only API key': [[org.id, 'admin']],
+    'non-member': [[otherOrg.id, 'owner']],
+  }
+  const user = actor === 'read-only API key' ? people['org admin'] : people[actor]
+  return { userId: user.user.id, isSuperuser: actor === 'superuser', orgRoles: new Map(roles[actor] ?? []), mayWrite: actor !== 'read-only API key' }
+}
+
+const call = (actor: Actor, url: string) => t.app.inject({ url, headers: headersOf(actor) })
+
+/** Every page of a v2 listing, following next_cursor. */
+async function allPages(actor: Actor, url: string): Promise<{ ids: number[]; total: number }> {
+  const ids: number[] = []
+  let total = -1
+  let cursor: string | null = null
+  do {
+    const separator = url.includes('?') ? '&' : '?'
+    const response = await call(actor, `${url}${separator}limit=3${cursor ? `&cursor=${cursor}` : ''}`)
+    expect(response.statusCode, `${url} as ${actor}`).toBe(200)
+    const page = json<{ data: { id: number }[]; total_count: number; next_cursor: string | null }>(response)
+    ids.push(...page.data.map((post) => post.id))
+    total = page.total_count
+    cursor = page.next_cursor
+  } while (cursor !== null)
+  return { ids, total }
+}
+
+const ours = (ids: number[]) => ids.filter((id) => posts.some((post) => post.id === id)).sort((a, b) => a - b)
+const expectedIds = (keep: (post: MatrixPost) => boolean) => posts.filter(keep).map((post) => post.id).sort((a, b) => a - b)
+const label = (post: MatrixPost) => `${post.visibility}/${post.status}${post.orgId === null ? '' : '/org'}`
+
+beforeAll(async () => {
+  t = await createTestApp()
+  base = await t.app.listen({ host: '127.0.0.1', port: 0 })
+  people = {
+    owner: await seedAndLogin(t.app),
+    author: await seedAndLogin(t.app),
+    'another user': await seedAndLogin(t.app),
+    member: await seedAndLogin(t.app),
+    'org admin': await seedAndLogin(t.app),
+    'non-member': await seedAndLogin(t.app),
+    superuser: await seedAndLogin(t.app, {}, { superuser: true }),
+  }
+  org = json(await t.app.inject({ method: 'POST', url: `${V2}/orgs`, headers: people.owner.headers, payload: { name: 'Matrix' } }))
+  otherOrg = json(await t.app.inject({ method: 'POST', url: `${V2}/orgs`, headers: people['non-member'].headers, payload: { name: 'Elsewhere' } }))
+  const now = new Date().toISOString()
+  await t.db.insertInto('org_memberships').values([
+    { org_id: org.id, user_id: people.author.user.id, role: 'member', created_at: now },
+    { org_id: org.id, user_id: people.member.user.id, role: 'member', created_at: now },
+    { org_id: org.id, user_id: people['org admin'].user.id, role: 'admin', created_at: now },
+  ]).execute()
+  readOnlyKey = json<{ key: string }>(await t.app.inject({ method: 'POST', url: `${V2}/api-keys/`, headers: people['org admin'].headers, payload: { name: 'reader', scopes: ['read'] } })).key
+
+  // Every stream opens before the posts are written: each hears exactly what the policy lists to it.
+  for (const actor of ACTORS) {
+    const stream = await openStream(`${base}${V2}/events/stream`, headersOf(actor))
+    // Streams take sessions, never API keys (event-streams.v2.routes.ts).
+    expect(stream.status, `stream as ${actor}`).toBe(actor === 'read-only API key' ? 403 : 200)
+    if (stream.status === 200) streams.set(actor, stream)
+    else stream.close()
+  }
+
+  posts = []
+  for (const visibility of VISIBILITIES) {
+    for (const status of POST_STATUSES) {
+      for (const inOrg of visibility === 'org' ? [true] : [false, true]) {
+        const payload = { title: `${marker} ${visibility} ${status}${inOrg ? ' org' : ''}`, text: 'Matrix post', visibility, status, ...(inOrg ? { org_id: org.id } : {}) }
+        const response = await t.app.inject({ method: 'POST', url: `${V2}/posts`, headers: people.author.headers, payload })
+        expect(response.statusCode, JSON.stringify(payload)).toBe(201)
+        const created = json<{ id: number; title: string; author_id: number; visibility: Visibility; status: PostStatus; org_id: number | null }>(response)
+        posts.push({ id: created.id, title: created.title, authorId: created.author_id, visibility: created.visibility, status: created.status, orgId: created.org_id })
+      }
+    }
+  }
+  // The last post every stream hears: once it arrived everywhere, nothing before it is on its way.
+  const last = json<{ id: number }>(await t.app.inject({ method: 'POST', url: `${V2}/posts`, headers: people.owner.headers, payload: { title: 'Last', text: 'Heard by all' } }))
+  await waitFor(() => [...streams.values()].every((stream) => stream.events().some((frame) => frame.event === 'post.created' && (JSON.parse(frame.data ?? '{}') as { data: { id: number } }).data.id === last.id)))
+  overviewPosts = json<{ posts: number }>(await t.app.inject({ url: `${V2}/admin/overview`, headers: people.superuser.headers })).posts
+})
+
+afterAll(async () => {
+  for (const stream of streams.values()) stream.close()
+  await t.close()
+})
+
+describe('who reads a post: the matrix', () => {
+  it('has one post for each visibility and status, with and without an organization', () => {
+    expect(posts.map(label)).toEqual(expect.arrayContaining(['public/draft', 'unlisted/published/org', 'org/draft/org', 'private/published']))
+    expect(posts).toHaveLength(14)
+  })
+
+  it.each(ACTORS)('get and permissions, as %s: 404 unless the policy lets them read, and its answer otherwise', async (actor) => {
+    const reader = readerOf(actor)
+    const wrong: string[] = []
+    for (const post of posts) {
+      const got = await call(actor, `${V2}/posts/${post.id}`)
+      const v1 = await call(actor, `${V1}/posts/${post.id}`)
+      const permissions = await call(actor, `${V2}/posts/${post.id}/permissions`)
+      const readable = mayRead(reader, post)
+      for (const [path, response] of [['get', got], ['v1 get', v1], ['permissions', permissions]] as const) {
+        const expected = readable ? 200 : 404
+        if (response.statusCode !== expected) wrong.push(`${path} ${label(post)}: ${response.statusCode}, expected ${expected}`)
+        if (!readable && json<{ code?: string }>(response).code !== 'post_not_found') wrong.push(`${path} ${label(post)}: not post_not_found`)
+      }
+      if (readable) {
+        expect(json(permissions), `${label(post)} as ${actor}`).toEqual(permissionsOf(reader, post))
+        expect(json<{ visibility: string }>(got).visibility).toBe(post.visibility)
+        expect(json<Record<string, unknown>>(v1)).not.toHaveProperty('visibility')
+      }
+    }
+    expect(wrong).toEqual([])
+  })
+
+  it.each(ACTORS)('lists, search, cursor pages and counts, as %s: exactly the posts the policy lists to them', async (actor) => {
+    const reader = readerOf(actor)
+    const listed = expectedIds((post) => mayList(reader, post))
+    // Only the matrix's posts and the last one exist: the unnarrowed list and its count are theirs.
+    const everything = await allPages(actor, `${V2}/posts`)
+    expect(ours(everything.ids), 'list').toEqual(listed)
+    expect(everything.total, 'count').toBe(everything.ids.length)
+    const searched = await allPages(actor, `${V2}/posts?search=${marker}`)
+    expect(searched.ids.sort((a, b) => a - b), 'search').toEqual(listed)
+    expect(searched.total, 'search count').toBe(listed.length)
+    const byAuthor = await allPages(actor, `${V2}/posts?author_id=${people.author.user.id}`)
+    expect(byAuthor.ids.sort((a, b) => a - b), "the author's posts").toEqual(listed)
+    expect(byAuthor.total).toBe(listed.length)
+    const v1 = json<{ id: number }[]>(await call(actor, `${V1}/posts/?limit=100`)).map((post) => post.id)
+    expect(ours(v1), 'v1 list').toEqual(listed)
+    const v1Search = json<{ id: number }[]>(await call(actor, `${V1}/posts/?limit=100&search=${marker}&author_id=${people.author.user.id}`)).map((post) => post.id)
+    expect(ours(v1Search), 'v1 search').toEqual(listed)
+    for (const visibility of VISIBILITIES) {
+      for (const status of POST_STATUSES) {
+        const narrowed = await allPages(actor, `${V2}/posts?visibility=${visibility}&status=${status}`)
+        expect(ours(narrowed.ids), `${visibility}/${status}`).toEqual(expectedIds((post) => mayList(reader, post) && post.visibility === visibility && post.status === status))
+      }
+    }
+  })
+
+  it.each(ACTORS)("the caller's own posts and the organization's, as %s", async (actor) => {
+    const reader = readerOf(actor)
+    const own = await call(actor, `${V2}/users/me/posts?limit=100`)
+    if (actor === 'anonymous') expect(own.statusCode).toBe(401)
+    else expect(ours(json<{ data: { id: number }[] }>(own).data.map((post) => post.id))).toEqual(expectedIds((post) => mayList(reader, post) && post.authorId === reader.userId))
+    const ofOrg = await call(actor, `${V2}/orgs/${org.slug}/posts?limit=100`)
+    const member = actor === 'superuser' || reader.orgRoles.has(org.id)
+    if (!member) {
+      expect(ofOrg.statusCode).toBe(actor === 'anonymous' ? 401 : 404)
+      return
+    }
+    const page = json<{ data: { id: number }[]; total_count: number }>(ofOrg)
+    const expected = expectedIds((post) => mayList(reader, post) && post.orgId === org.id)
+    expect(page.data.map((post) => post.id).sort((a, b) => a - b)).toEqual(expected)
+    expect(page.total_count).toBe(expected.length)
+  })
+
+  it.each(ACTORS.filter((actor) => actor !== 'read-only API key'))('the realtime stream, as %s: a post.created event for each post the policy lists to them', (actor) => {
+    const reader = readerOf(actor)
+    const heard = streams
+      .get(actor)!
+      .events()
+      .filter((frame) => frame.event === 'post.created')
+      .map((frame) => (JSON.parse(frame.data ?? '{}') as { data: { id: number } }).data.id)
+    expect(ours(heard)).toEqual(expectedIds((post) => mayList(reader, post)))
+  })
+
+  it("counts every live post in the admin overview, as a superuser's list does", async () => {
+    expect(overviewPosts).toBe((await allPages('superuser', `${V2}/posts`)).total)
+  })
+
+  it('walks every route that answers with posts', async () => {
+    const answersWithPosts = (response: unknown) => {
+      const text = JSON.stringify(response ?? {})
+      return text.includes('"author_id"') && text.includes('"media_url"')
+    }
+    const answering: string[] = []
+    for (const prefix of [V1, V2]) {
+      const document = json<{ paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> }>(await t.app.inject({ url: `${prefix}/openapi.json` }))
+      for (const [path, operations] of Object.entries(document.paths)) {
+        if (answersWithPosts(operations.get?.responses?.['200'])) answering.push(`GET ${path}`)
+      }
+    }
+    expect(answering.sort()).toEqual(Object.values(PATHS).filter((path) => path !== PATHS.permissions).sort())
+  })
+})
