@@ -995,7 +995,7 @@ async function benchOrgs(target: SeedTarget) {
  */
 async function benchPosts(target: SeedTarget) {
   const references: Starter[] = [() => startService(target, undefined, FRESH_OUR_PORT), () => startBare(target), () => startCeiling(target)]
-  const results: Record<string, { ours: number; bare: number; ceiling: number; ratio: number; ceilingRatio: number; ceilingRatioSpread: [number, number]; p99: number }> = {}
+  const results: Record<string, { ours: number; bare: number; ceiling: number; ratio: number; ceilingRatio: number; ceilingRatioSpread: [number, number]; p99: number; cpuMicros: (number | undefined)[]; cpuRatios: (number | undefined)[] }> = {}
   for (const scenario of scenarios('', BASE_ROWS).filter((scenario) => scenario.name === 'list-posts' || scenario.name === 'get-post')) {
     process.stdout.write(`   ${scenario.name} ... `)
     const check = (servers: Server[]) => checkSameResponses(servers, scenario.name, scenario.spec)
@@ -1008,8 +1008,13 @@ async function benchPosts(target: SeedTarget) {
       ceilingRatio: ours.result.requestsPerSecond / ceiling.result.requestsPerSecond,
       ceilingRatioSpread: spread(ceiling.roundRatios),
       p99: ours.result.p99,
+      cpuMicros: [ours.result.cpuMicrosPerRequest, bare.result.cpuMicrosPerRequest, ceiling.result.cpuMicrosPerRequest],
+      cpuRatios: [cpuRatio(ours.result, bare.result), cpuRatio(ours.result, ceiling.result)],
     }
-    console.log(`${fmt(ours.result.requestsPerSecond)} req/s, p99 ${ours.result.p99} ms; bare ${fmt(bare.result.requestsPerSecond)} (${fmt(results[scenario.name]!.ratio, 2)}), fastify ${fmt(ceiling.result.requestsPerSecond)} (${fmt(results[scenario.name]!.ceilingRatio, 2)}, rounds ${spread(ceiling.roundRatios).map((value) => fmt(value, 2)).join('–')})`)
+    const row = results[scenario.name]!
+    console.log(
+      `${fmt(row.ours)} req/s, p99 ${row.p99} ms; bare ${fmt(row.bare)} (${fmt(row.ratio, 2)}), fastify ${fmt(row.ceiling)} (${fmt(row.ceilingRatio, 2)}, rounds ${row.ceilingRatioSpread.map((value) => fmt(value, 2)).join('–')}); CPU µs/req ${row.cpuMicros.map((value) => fmt(value ?? 0)).join(' / ')}, CPU ratios ${row.cpuRatios.map((value) => fmt(value ?? 0, 2)).join(', ')}`,
+    )
   }
   return results
 }
@@ -1036,7 +1041,7 @@ async function benchVisibility(target: SeedTarget) {
     const pages: [string, string][] = [
       ['first page', `/api/v2/posts/?limit=10`],
       ['middle cursor page', `/api/v2/posts/?limit=10&cursor=${cursorAfter(Math.floor(total / 2))}`],
-      ['deep cursor page', `/api/v2/posts/?limit=10&cursor=${cursorAfter(200)}`],
+      ['deep cursor page', `/api/v2/posts/?limit=10&cursor=${cursorAfter(BASE_ROWS + 500)}`],
     ]
     for (const [reader, headers] of [['anonymous', {}], ['member', member]] as const) {
       for (const [page, path] of pages) {
@@ -1047,7 +1052,7 @@ async function benchVisibility(target: SeedTarget) {
         console.log(`${fmt(result.requestsPerSecond)} req/s, p99 ${result.p99} ms${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`)
       }
     }
-    plans = await deepPagePlans(target, org.id, 2)
+    plans = await deepPagePlans(target, org.id, 2, BASE_ROWS + 500)
     for (const [reader, plan] of Object.entries(plans)) console.log(`   plan, ${reader}, deep cursor page:\n${plan.replace(/^/gm, '      ')}`)
   } finally {
     await server.stop()
@@ -1056,12 +1061,12 @@ async function benchVisibility(target: SeedTarget) {
 }
 
 /** The query plan of a deep cursor page as the service builds it, for an anonymous reader and for a member. */
-async function deepPagePlans(target: SeedTarget, orgId: number, memberId: number): Promise<Record<string, string>> {
+async function deepPagePlans(target: SeedTarget, orgId: number, memberId: number, before: number): Promise<Record<string, string>> {
   const database = await createDatabase({ databaseUrl: target.databaseUrl, dataDir: target.dataDir })
   try {
     const db = database.db
     const member = { userId: memberId, isSuperuser: false, orgRoles: new Map([[orgId, 'owner' as const]]), mayWrite: true }
-    const queries = { anonymous: preparedNewestPostsBefore.build(db, 200, 11).compile(), member: postPageQuery(db, member, {}, { offset: 0, limit: 11, after: 200 }).compile() }
+    const queries = { anonymous: preparedNewestPostsBefore.build(db, before, 11).compile(), member: postPageQuery(db, member, {}, { offset: 0, limit: 11, after: before }).compile() }
     const plans: Record<string, string> = {}
     for (const [reader, query] of Object.entries(queries)) {
       const explain = target.dialect === 'postgres' ? 'explain (analyze, buffers, costs off, timing off, summary off)' : 'explain query plan'

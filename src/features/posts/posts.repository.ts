@@ -46,13 +46,21 @@ function oneOf(eb: PostsExpressions, column: 'posts.visibility' | 'posts.status'
 export function listedBy(reader: Reader) {
   return (eb: PostsExpressions): Expression<SqlBool> => {
     if (reader.isSuperuser) return sql<SqlBool>`1 = 1`
-    const branches = READ_GRANTS.filter((grant) => grant.listed).flatMap((grant) => {
-      const audience = audienceConditions(eb, reader, grant.audience)
-      if (audience === undefined) return []
-      return [eb.and([...audience, ...oneOf(eb, 'posts.visibility', grant.visibility, VISIBILITIES), ...oneOf(eb, 'posts.status', grant.status, POST_STATUSES)])]
-    })
+    const branches = listedBranches(eb, reader)
     return branches.length === 1 ? (branches[0] as Expression<SqlBool>) : eb.or(branches)
   }
+}
+
+/** The listed grants, anyone's (public and published, the trigger-counted ones) first. */
+const LISTED_GRANTS = READ_GRANTS.filter((grant) => grant.listed).sort((a, b) => Number(a.audience !== 'anyone') - Number(b.audience !== 'anyone'))
+
+/** Each listed grant that opens anything to the reader, as its conditions, anyone's first. */
+function listedBranches(eb: PostsExpressions, reader: Reader): Expression<SqlBool>[] {
+  return LISTED_GRANTS.flatMap((grant) => {
+    const audience = audienceConditions(eb, reader, grant.audience)
+    if (audience === undefined) return []
+    return [eb.and([...audience, ...oneOf(eb, 'posts.visibility', grant.visibility, VISIBILITIES), ...oneOf(eb, 'posts.status', grant.status, POST_STATUSES)])]
+  })
 }
 
 const listedByAnyone = listedBy(ANONYMOUS)
@@ -214,24 +222,38 @@ export function listPosts(db: Executor, reader: Reader, filter: PostFilter, wind
 /**
  * How many posts the reader may list. Unnarrowed, the totals come from the trigger-kept counts
  * (every live post for a superuser, the public and published ones for anyone), and a signed-in
- * reader adds only what their grants open beyond those, found through the author and
- * organization indexes.
+ * reader adds what each of their other grants opens, counted apart so that each count rides the
+ * index of its own grant (the author's posts, an organization's) instead of the whole table;
+ * each excludes what the grants before it counted already.
  */
 export async function countPosts(db: Executor, reader: Reader, filter: PostFilter): Promise<number> {
   if (!narrowed(filter) && filter.authorId === undefined) {
     if (reader.isSuperuser) return liveRowCount(db, 'posts')
     const listed = await liveRowCount(db, 'listed_posts')
     if (reader.userId === null) return listed
-    const { count } = await filteredPosts(db, reader, filter)
-      .where((eb) => eb.not(eb.and([eb('posts.visibility', '=', 'public'), eb('posts.status', '=', 'published')])))
-      .select((eb) => eb.fn.countAll<number | string>().as('count'))
-      .executeTakeFirstOrThrow()
-    return listed + Number(count)
+    const row = await beyondPublicCountQuery(db, reader).executeTakeFirstOrThrow()
+    return Object.values(row as Record<string, number | string | null>).reduce<number>((sum, count) => sum + Number(count ?? 0), listed)
   }
   const { count } = await filteredPosts(db, reader, filter)
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .executeTakeFirstOrThrow()
   return Number(count)
+}
+
+/** What each of the reader's grants beyond anyone's opens, one column each, none counted twice. */
+export function beyondPublicCountQuery(db: Executor, reader: Reader) {
+  return db.selectNoFrom((eb) => {
+    const branches = listedBranches(eb as unknown as PostsExpressions, reader)
+    return branches.slice(1).map((branch, index) =>
+      eb
+        .selectFrom('posts')
+        .select((inner) => inner.fn.countAll<number | string>().as('count'))
+        .where('posts.is_deleted', '=', 0)
+        .where(branch)
+        .where((inner) => inner.not(inner.or(branches.slice(0, index + 1))))
+        .as(`grant${index}`),
+    )
+  })
 }
 
 /** Inserts the post while its author is live; undefined when the author is not. */

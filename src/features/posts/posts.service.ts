@@ -135,7 +135,9 @@ export class PostService {
       const { post, reader } = await this.editable(unit, caller, id, changes.orgId)
       const visibility = changes.visibility ?? post.visibility
       const orgId = changes.orgId === undefined ? post.orgId : changes.orgId
-      if (visibility === 'org' && orgId === null) throw orgIdRequired()
+      // A post whose organization was deleted keeps `org` visibility until its author changes it.
+      const placing = changes.visibility !== undefined || changes.orgId !== undefined
+      if (placing && visibility === 'org' && orgId === null) throw orgIdRequired()
       if (changes.status !== undefined && changes.status !== post.status && !permissionsOf(reader, post).publish) throw forbidden()
       if (orgId !== post.orgId) await this.assertMayMove(unit, reader, post, orgId)
       const publishes = post.status === 'draft' && changes.status === 'published'

@@ -149,6 +149,19 @@ describe('v2 posts: visibility, status and organizations', () => {
     expect(log.data.map((event: { type: string; post_id?: number }) => [event.type, event.post_id])).toContainEqual(['post_read_as_superuser', secret])
   })
 
+  it("keeps an organization's posts with their authors when it is deleted: an org post is then its author's alone", async () => {
+    const team = (await t.app.inject({ method: 'POST', url: `${V2}/orgs`, headers: owner.headers, payload: { name: 'Short-lived' } })).json()
+    await t.db.insertInto('org_memberships').values({ org_id: team.id, user_id: member.user.id, role: 'member', created_at: new Date().toISOString() }).execute()
+    const id = (await post(owner.headers, { title: 'Team only', text: 'x', visibility: 'org', org_id: team.id })).json().id
+    expect((await t.app.inject({ url: `${V2}/posts/${id}`, headers: member.headers })).statusCode).toBe(200)
+    expect((await t.app.inject({ method: 'DELETE', url: `${V2}/orgs/${team.id}`, headers: owner.headers })).statusCode).toBe(200)
+    expectError(await t.app.inject({ url: `${V2}/posts/${id}`, headers: member.headers }), 404, 'Post not found')
+    expect((await t.app.inject({ url: `${V2}/posts/${id}`, headers: owner.headers })).json()).toMatchObject({ visibility: 'org', org_id: null })
+    expect((await patch(owner.headers, id, { title: 'Still its author’s' })).statusCode).toBe(200)
+    expectError(await patch(owner.headers, id, { visibility: 'org' }), 422)
+    expect((await patch(owner.headers, id, { visibility: 'private' })).json()).toMatchObject({ visibility: 'private', org_id: null })
+  })
+
   it("lists the caller's own posts in any state, narrowed by status and visibility", async () => {
     const writer = await seedAndLogin(t.app)
     for (const [visibility, status] of [['private', 'draft'], ['public', 'published'], ['unlisted', 'draft']] as const) await post(writer.headers, { title: `${visibility} ${status}`, text: 'x', visibility, status })

@@ -7,8 +7,10 @@ import { isPostgres, timestampType } from '../../../db/migrations/dialect.js'
 // organization it belongs to. Existing posts stay public and published (published when written).
 //
 // Indexes: (is_deleted, visibility, status, id) serves the listing most callers see, the public
-// and published posts newest first, at any cursor depth; (org_id, id) an organization's posts and
-// its members' reads. Drafts, private and unlisted posts are found through (author_id, id).
+// and published posts newest first, at any cursor depth; (org_id, id) an organization's posts
+// newest first; (org_id, visibility, status, is_deleted, author_id), over the posts that belong to
+// an organization only, counts what a member's grants open without reading a row. A caller's own
+// drafts, private and unlisted posts are found through (author_id, id).
 //
 // `row_counts` gains `listed_posts`: the live, public and published posts, the total an anonymous
 // list answers with in O(1), kept by triggers as the live totals are (2026-11-21-05-row-counts).
@@ -25,6 +27,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.updateTable('posts').set({ published_at: sql.ref('created_at') }).execute()
   await db.schema.createIndex('posts_listed_id_idx').on('posts').columns(['is_deleted', 'visibility', 'status', 'id']).execute()
   await db.schema.createIndex('posts_org_id_id_idx').on('posts').columns(['org_id', 'id']).execute()
+  await db.schema
+    .createIndex('posts_org_grants_idx')
+    .on('posts')
+    .columns(['org_id', 'visibility', 'status', 'is_deleted', 'author_id'])
+    .where(sql.ref('org_id'), 'is not', null)
+    .execute()
 
   // A superuser who reads or changes a post they could not read otherwise: the post named.
   await db.schema.alterTable('security_events').addColumn('post_id', 'integer').execute()
@@ -78,6 +86,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   }
   await db.deleteFrom('row_counts').where('name', '=', 'listed_posts').execute()
   await db.schema.alterTable('security_events').dropColumn('post_id').execute()
+  await db.schema.dropIndex('posts_org_grants_idx').execute()
   await db.schema.dropIndex('posts_org_id_id_idx').execute()
   await db.schema.dropIndex('posts_listed_id_idx').execute()
   for (const column of ['published_at', 'org_id', 'status', 'visibility']) await db.schema.alterTable('posts').dropColumn(column).execute()
