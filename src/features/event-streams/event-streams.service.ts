@@ -11,14 +11,16 @@ import { DomainError } from '../../shared/errors.js'
 import type { AuthService, TokenCaller, VerifiedToken } from '../auth/index.js'
 import type { ChangeEvent, ChangeEventService } from '../change-events/index.js'
 import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/index.js'
-import type { MemberRole } from '../posts/index.js'
+import type { MemberRole, Reader } from '../posts/index.js'
 import { mayList, postFactsOf } from '../posts/index.js'
 import { ChangeFeed } from './change-feed.js'
 import type { ChangeSignal } from './change-signal.js'
 
-export interface StreamViewer {
+/** Who listens: a reader of posts as the posts policy sees them (one that never writes through a stream). */
+export interface StreamViewer extends Reader {
   userId: number | null
   isSuperuser: boolean
+  mayWrite: false
   /** The token the stream was opened with (directly or through a ticket); none for anonymous streams. */
   token: VerifiedToken | undefined
   /** The organizations the viewer belongs to, with their role: read when the stream opens, then kept by the membership events it sees. */
@@ -91,7 +93,7 @@ const orgIdOf = (event: ChangeEvent) => Number(event.subject.slice('org:'.length
 export function visibleTo(viewer: StreamViewer, event: ChangeEvent): boolean {
   if (event.type.startsWith('post.')) {
     const post = postFactsOf(event.data)
-    return post !== undefined && mayList({ userId: viewer.userId, isSuperuser: viewer.isSuperuser, orgRoles: viewer.orgRoles, mayWrite: false }, post)
+    return post !== undefined && mayList(viewer, post)
   }
   if (viewer.isSuperuser || (viewer.userId !== null && event.userId === viewer.userId)) return true
   return isOrgEvent(event) && viewer.orgRoles.has(orgIdOf(event))
@@ -178,10 +180,10 @@ export class EventStreamService {
       const token: VerifiedToken = { userId: spent.userId, jti: spent.data.jti, sessionId: spent.data.sessionId, expiresAt: new Date(spent.data.tokenExpiresAt) }
       const user = token.expiresAt.getTime() > Date.now() ? await this.auth.userOfLiveToken(token) : undefined
       if (!user) throw invalidTicket()
-      return { userId: user.id, isSuperuser: user.isSuperuser, token, orgRoles: await this.options.rolesOf(user.id) }
+      return { userId: user.id, isSuperuser: user.isSuperuser, mayWrite: false, token, orgRoles: await this.options.rolesOf(user.id) }
     }
-    if (caller) return { userId: caller.user.id, isSuperuser: caller.user.isSuperuser, token: caller.token, orgRoles: await this.options.rolesOf(caller.user.id) }
-    return { userId: null, isSuperuser: false, token: undefined, orgRoles: new Map() }
+    if (caller) return { userId: caller.user.id, isSuperuser: caller.user.isSuperuser, mayWrite: false, token: caller.token, orgRoles: await this.options.rolesOf(caller.user.id) }
+    return { userId: null, isSuperuser: false, mayWrite: false, token: undefined, orgRoles: new Map() }
   }
 
   /**

@@ -1,5 +1,5 @@
-// The realtime stream over a real socket: who hears what (posts for anyone, a user's own events,
-// everything for superusers), tickets for EventSource (single use), resuming with
+// The realtime stream over a real socket: who hears what (public posts for anyone, the rest as the post
+// policy lists them, a user's own events, the organizations' by membership, everything for superusers), tickets for EventSource (single use), resuming with
 // Last-Event-ID and the reload past the retention window, heartbeats, a stream whose session
 // ends, and the per-address limit (an IPv6 /64 is one client). Backpressure has a file of its own
 // (src/features/event-streams/backpressure.test.ts).
