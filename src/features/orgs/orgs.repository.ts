@@ -88,18 +88,6 @@ export function listRolesOf(db: Executor, userId: number): Promise<{ org_id: num
   return db.selectFrom('org_memberships').select(['org_id', 'role']).where('user_id', '=', userId).execute()
 }
 
-/** The member's role; in a PostgreSQL transaction the membership row is share-locked until it ends, so a removal waits for the change deciding on it. */
-export async function findHeldRole(db: Executor, orgId: number, userId: number): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('org_memberships')
-    .select('role')
-    .where('org_id', '=', orgId)
-    .where('user_id', '=', userId)
-    .$if(isPostgres(db) && db.isTransaction, (qb) => qb.forShare())
-    .executeTakeFirst()
-  return row?.role
-}
-
 /** The names of the user's organizations that require a second factor of members. */
 export async function listOrgNamesRequiringMfa(db: Executor, userId: number): Promise<string[]> {
   const rows = await db
@@ -143,8 +131,16 @@ export async function insertMembership(db: Executor, membership: { org_id: numbe
   return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0
 }
 
+/** The member's role; in a PostgreSQL transaction the membership row is share-locked until it ends, so a removal waits for the change deciding on it. */
 export async function findRole(db: Executor, orgId: number, userId: number): Promise<string | undefined> {
-  return (await db.selectFrom('org_memberships').select('role').where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst())?.role
+  const row = await db
+    .selectFrom('org_memberships')
+    .select('role')
+    .where('org_id', '=', orgId)
+    .where('user_id', '=', userId)
+    .$if(isPostgres(db) && db.isTransaction, (qb) => qb.forShare())
+    .executeTakeFirst()
+  return row?.role
 }
 
 /** The names of the organizations where the user is the only live owner. */
@@ -355,7 +351,6 @@ export const orgsFunctions = {
   listOrgsOf,
   countOrgsOf,
   listRolesOf,
-  findHeldRole,
   listOrgNamesRequiringMfa,
   countOwnedBy,
   listAllOrgs,

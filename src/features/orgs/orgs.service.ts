@@ -368,7 +368,7 @@ export class OrgService {
 
   /** The user's role in the organization; inside a unit, the membership is held until it ends (a change decides on it). */
   async roleIn(unit: Unit | undefined, orgId: number, userId: number): Promise<OrgRole | undefined> {
-    const role = await (unit ? this.repository.in(unit) : this.repository).findHeldRole(orgId, userId)
+    const role = await (unit ? this.repository.in(unit) : this.repository).findRole(orgId, userId)
     return role === undefined ? undefined : (role as OrgRole)
   }
 
