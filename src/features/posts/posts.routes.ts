@@ -7,15 +7,15 @@ import type { TObject } from 'typebox'
 import { Type } from 'typebox'
 
 import { clientOf } from '../../api/common/client-info.js'
-import { cursorPageRequest, toCursorPageEnvelope } from '../../api/common/page-envelope.js'
 import { protectedRoute, superusersOnly } from '../../api/common/protected-route.js'
 import { errorResponses, MessageResponse } from '../../api/common/responses.js'
 import { optionalBearerOrApiKey } from '../../api/common/security-scheme.js'
 import { filled } from '../../shared/filters.js'
 import type { Post, PostChanges, PostInput } from './post.js'
 import { postCallerOf, signedInPostCallerOf } from './post-caller.http.js'
+import type { PostPageQuery } from './post-page.http.js'
+import { postPageV2 } from './post-page.http.js'
 import type { PostStatus, Visibility } from './post-policy.js'
-import { toPostReadV2 } from './posts.mappers.js'
 import { PostIdParams, PostListQuery, PostListQueryV2, PostPageV2 } from './posts.schemas.js'
 
 /** A body as either version takes it: v2's also names visibility, status and organization. */
@@ -60,13 +60,10 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
     },
     async (request) => {
       const { page, limit, search, author_id: authorId } = request.query
-      const { visibility, status } = request.query as { visibility?: Visibility; status?: PostStatus }
-      const filter = { search: filled(search), authorId, visibility, status }
       const caller = postCallerOf(request)
-      if (!envelope) return (await posts.list(caller, filter, { page, limit, countTotal: false }, clientOf(request))).items.map(toPostRead)
-      const pageRequest = cursorPageRequest(request.query)
       // Only version 2 answers with the envelope, and with its own shape of a post.
-      return toCursorPageEnvelope(await posts.list(caller, filter, pageRequest, clientOf(request)), pageRequest, toPostReadV2)
+      if (envelope) return postPageV2(request, caller, request.query as PostPageQuery, { authorId })
+      return (await posts.list(caller, { search: filled(search), authorId }, { page, limit, countTotal: false }, clientOf(request))).items.map(toPostRead)
     },
   )
 

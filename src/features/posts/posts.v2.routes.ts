@@ -3,14 +3,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 
 import { clientOf } from '../../api/common/client-info.js'
-import { cursorPageRequest, toCursorPageEnvelope } from '../../api/common/page-envelope.js'
 import { protectedRoute } from '../../api/common/protected-route.js'
 import { errorResponses } from '../../api/common/responses.js'
 import { optionalBearerOrApiKey } from '../../api/common/security-scheme.js'
-import { filled } from '../../shared/filters.js'
 import { orgOf, OrgParams, orgRoute } from '../orgs/index.js'
 import { postCallerOf, signedInPostCallerOf } from './post-caller.http.js'
-import { toPostReadV2 } from './posts.mappers.js'
+import { postPageV2 } from './post-page.http.js'
 import { PostIdParams, PostListQueryV2, PostPageV2, PostPermissions } from './posts.schemas.js'
 
 const tags = ['posts']
@@ -37,10 +35,7 @@ const postsV2Routes: FastifyPluginAsyncTypebox = async (app) => {
     protectedRoute(app, { tags, summary: "The caller's own posts in any visibility and status, newest first", querystring: PostListQueryV2, response: { 200: PostPageV2, ...errorResponses(422) } }),
     async (request) => {
       const caller = signedInPostCallerOf(request)
-      const { search, visibility, status } = request.query
-      const pageRequest = cursorPageRequest(request.query)
-      const page = await posts.list(caller, { authorId: caller.id, search: filled(search), visibility, status }, pageRequest, clientOf(request))
-      return toCursorPageEnvelope(page, pageRequest, toPostReadV2)
+      return postPageV2(request, caller, request.query, { authorId: caller.id })
     },
   )
 
@@ -51,12 +46,7 @@ const postsV2Routes: FastifyPluginAsyncTypebox = async (app) => {
       { tags, summary: "An organization's posts its members may see, newest first", params: OrgParams, querystring: PostListQueryV2, response: { 200: PostPageV2, ...errorResponses(422) } },
       { role: 'member', apiKeys: true },
     ),
-    async (request) => {
-      const { search, visibility, status } = request.query
-      const pageRequest = cursorPageRequest(request.query)
-      const filter = { orgId: orgOf(request).id, search: filled(search), visibility, status }
-      return toCursorPageEnvelope(await posts.list(postCallerOf(request), filter, pageRequest, clientOf(request)), pageRequest, toPostReadV2)
-    },
+    async (request) => postPageV2(request, postCallerOf(request), request.query, { orgId: orgOf(request).id }),
   )
 }
 

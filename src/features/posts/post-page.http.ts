@@ -1,0 +1,27 @@
+// A version-2 page of posts: the listing's query (page or cursor, limit, search, visibility,
+// status) narrowed by what the route adds (an author, an organization), asked of the service
+// for the caller, and answered in the cursor envelope.
+import type { FastifyRequest } from 'fastify'
+
+import { clientOf } from '../../api/common/client-info.js'
+import { cursorPageRequest, toCursorPageEnvelope } from '../../api/common/page-envelope.js'
+import { filled } from '../../shared/filters.js'
+import type { PostFilter } from './post.js'
+import type { PostStatus, Visibility } from './post-policy.js'
+import { toPostReadV2 } from './posts.mappers.js'
+import type { PostCaller } from './posts.service.js'
+
+export interface PostPageQuery {
+  page: number
+  limit: number
+  cursor?: string
+  search?: string
+  visibility?: Visibility
+  status?: PostStatus
+}
+
+export async function postPageV2(request: FastifyRequest, caller: PostCaller | null, query: PostPageQuery, narrowing: Pick<PostFilter, 'authorId' | 'orgId'>) {
+  const pageRequest = cursorPageRequest(query)
+  const filter = { ...narrowing, search: filled(query.search), visibility: query.visibility, status: query.status }
+  return toCursorPageEnvelope(await request.server.services.posts.list(caller, filter, pageRequest, clientOf(request)), pageRequest, toPostReadV2)
+}
