@@ -10,6 +10,8 @@ import type { EmailLoginSettings } from './features/email-login/settings.js'
 import { emailLoginSettings } from './features/email-login/settings.js'
 import type { EventStreamSettings } from './features/event-streams/settings.js'
 import { eventStreamSettings } from './features/event-streams/settings.js'
+import type { FileSettings } from './features/files/settings.js'
+import { fileSettings } from './features/files/settings.js'
 import type { GitHubConfig, OidcProviderConfig } from './features/identities/settings.js'
 import { githubSettings, oidcProvidersOf } from './features/identities/settings.js'
 import type { MfaSettings } from './features/mfa/settings.js'
@@ -31,7 +33,7 @@ import { API_VERSIONS, CURRENT_VERSION, isApiVersion } from './versions.js'
 export type NodeEnv = 'development' | 'production' | 'test'
 export type JwtAlgorithm = 'EdDSA' | 'ES256' | 'RS256' | 'HS256'
 export type UserSignup = 'open' | 'authenticated'
-export type AvatarStorageKind = 'disk' | 'database'
+export type AvatarStorageKind = 'storage' | 'disk' | 'database'
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 export type EmailVisibility = 'public' | 'owner'
 export type CookieSameSite = 'lax' | 'strict' | 'none'
@@ -146,6 +148,8 @@ export interface Config {
   /** Realtime streams: heartbeat interval, and how many one user and one address may hold open in a process. */
   eventStreams: EventStreamSettings
   webhooks: WebhookSettings
+  /** Files and storage: the driver (local disk or S3), upload limits, allowed types, image presets, quotas. */
+  files: FileSettings
   /** Organizations: how many a user may own, and invitations' lifetime, budget and link. */
   orgs: OrgSettings
   /** Password-reset requests an hour, per client address and per email. */
@@ -431,6 +435,7 @@ export function loadConfig(env: Env): Config {
   const development = nodeEnv === 'development'
   const mailConfig = mail(env, nodeEnv, port, host)
   const oidcProviders = oidcProvidersOf(env)
+  const files = fileSettings(env, dataDir)
   return {
     port,
     host,
@@ -471,7 +476,8 @@ export function loadConfig(env: Env): Config {
     },
     deprecatedVersions,
     sunsetDates: sunsets,
-    avatarStorage: oneOf(env, 'AVATAR_STORAGE', ['disk', 'database'] as const, databaseUrl ? 'database' : 'disk'),
+    // `storage` is the file store (STORAGE: local disk or S3); `disk`, its older name, is the same.
+    avatarStorage: oneOf(env, 'AVATAR_STORAGE', ['storage', 'disk', 'database'] as const, databaseUrl && files.storage.driver === 'local' ? 'database' : 'storage'),
     cookieSecure,
     cookieSameSite: cookieSameSite(env, 'COOKIE_SAMESITE', cookieSecure),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
@@ -485,6 +491,7 @@ export function loadConfig(env: Env): Config {
     events: { retentionMinutes: integer(env, 'EVENT_RETENTION_MINUTES', 60, 1, 7 * 24 * 60) },
     eventStreams: eventStreamSettings(env),
     webhooks: webhookSettings(env),
+    files,
     orgs: orgSettings(env),
     passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     verificationMailRateLimit: integer(env, 'VERIFICATION_MAIL_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),

@@ -2,7 +2,6 @@
 // share them), each with its own slice's repository bound here to the database
 // (src/db/repository.ts), and the unit of work when it needs it; then registers every slice's
 // background jobs and reactions, which its feature.ts declares (src/features/index.ts).
-import path from 'node:path'
 
 import type { Config } from './config.js'
 import { postgresSignal } from './db/change-notifications.js'
@@ -21,11 +20,13 @@ import type { EnrolmentSessions } from './features/auth/index.js'
 import { AuthService, DatabaseRevocationStore, LoginThrottle, RedisRevocationStore, SigningKeys, TokenService } from './features/auth/index.js'
 import { signingKeysFunctions } from './features/auth/signing-keys.repository.js'
 import { avatarsFunctions } from './features/avatars/avatars.repository.js'
-import { AvatarService, DatabaseAvatarStorage, DiskAvatarStorage } from './features/avatars/index.js'
+import { AvatarService, BlobAvatarStorage, DatabaseAvatarStorage } from './features/avatars/index.js'
 import { changeEventsFunctions } from './features/change-events/change-events.repository.js'
 import { ChangeEventService } from './features/change-events/index.js'
 import { EmailLoginService } from './features/email-login/index.js'
 import { EventStreamService, LocalSignal, redisSignal } from './features/event-streams/index.js'
+import { filesFunctions } from './features/files/files.repository.js'
+import { createBlobStore, FileService, PostAttachments, StoreUpkeep, toFileRead, UploadUrls } from './features/files/index.js'
 import { identitiesFunctions } from './features/identities/identities.repository.js'
 import { IdentityService } from './features/identities/index.js'
 import type { FeatureContext } from './features/index.js'
@@ -40,6 +41,7 @@ import { OrgService, toMembershipRead, toOrgEventRead } from './features/orgs/in
 import { orgsFunctions } from './features/orgs/orgs.repository.js'
 import { PasskeyService } from './features/passkeys/index.js'
 import { passkeysFunctions } from './features/passkeys/passkeys.repository.js'
+import type { PostFiles } from './features/posts/index.js'
 import { PostService, toPostReadV2 } from './features/posts/index.js'
 import { postsFunctions } from './features/posts/posts.repository.js'
 import type { Limit, LimitBucket } from './features/rate-limits/index.js'
@@ -144,17 +146,16 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     signingKeys,
   )
   const revocations = redis ? new RedisRevocationStore(redis) : new DatabaseRevocationStore(authRepository)
-  const storage =
-    config.avatarStorage === 'database'
-      ? new DatabaseAvatarStorage(bindRepository(avatarsFunctions, db))
-      : new DiskAvatarStorage(path.join(config.dataDir, 'avatars'))
+  // Files and avatars share the store (STORAGE); avatars may live in the database instead (AVATAR_STORAGE).
+  const store = createBlobStore(config.files.storage)
+  const storage = config.avatarStorage === 'database' ? new DatabaseAvatarStorage(bindRepository(avatarsFunctions, db)) : new BlobAvatarStorage(store)
   const avatars = new AvatarService(storage)
   const oneTimeSecrets = new OneTimeSecrets(bindRepository(oneTimeSecretsFunctions, db), secretKey)
   const securityEvents = new SecurityEventService(bindRepository(securityEventsFunctions, db), config.securityEventRetentionDays)
   const transport = createMailTransport({ kind: config.mail.transport, smtpUrl: config.mail.smtpUrl, from: config.mail.from, dataDir: config.dataDir, logger })
   const mail = new MailService(bindRepository(outboxFunctions, db), transport, logger, { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs, preview: config.mail.preview }, () => jobs.kick('mail'))
   // Change events carry version 2's read shapes; a superuser's view, so the email is always there.
-  const changeEvents = new ChangeEventService(bindRepository(changeEventsFunctions, db), unitOfWork, { user: (user) => toUserReadV2(user, true), post: toPostReadV2, org: toOrgEventRead, membership: toMembershipRead }, config.events)
+  const changeEvents = new ChangeEventService(bindRepository(changeEventsFunctions, db), unitOfWork, { user: (user) => toUserReadV2(user, true), post: toPostReadV2, org: toOrgEventRead, membership: toMembershipRead, file: toFileRead }, config.events)
   const webhookSecrets = new SecretBox(secretKey, config.secretKeyPrevious, 'user-post-service webhook secrets')
   const webhooksRepository = bindRepository(webhooksFunctions, db)
   const webhooks = new WebhookService(webhooksRepository, unitOfWork, webhookSecrets, securityEvents, { allowPrivate: config.webhooks.allowPrivate }, () => jobs.kick('webhooks'))
@@ -164,7 +165,28 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const tiers = new TierService(bindRepository(tiersFunctions, db))
   // Built below: who belongs to which organization decides who reads its posts.
   const postMemberships = { rolesOf: (userId: number) => orgs.rolesOf(userId), roleIn: (unit: Unit | undefined, orgId: number, userId: number) => orgs.roleIn(unit, orgId, userId) }
-  const posts = new PostService(bindRepository(postsFunctions, db), unitOfWork, changeEvents, postMemberships, securityEvents, { requireVerifiedEmail: config.requireVerifiedEmail })
+  // Built below: a post's files are attached, read and removed in the post's own units of work.
+  const postFiles: PostFiles = {
+    attach: (unit: Unit, post: { id: number; authorId: number }, fileIds: readonly number[]) => attachments.attach(unit, post, fileIds),
+    of: (postIds: readonly number[], unit?: Unit) => attachments.of(postIds, unit),
+    removeAllOfPost: (unit: Unit, postId: number) => attachments.removeAllOfPost(unit, postId),
+  }
+  const posts = new PostService(bindRepository(postsFunctions, db), unitOfWork, changeEvents, postMemberships, securityEvents, postFiles, { requireVerifiedEmail: config.requireVerifiedEmail })
+  const filesRepository = bindRepository(filesFunctions, db)
+  // A file attached to a post is read under the post's rule: the posts service decides.
+  const files = new FileService(
+    filesRepository,
+    unitOfWork,
+    store,
+    changeEvents,
+    (reader, postId, client): Promise<boolean> => posts.canRead(reader, postId, client),
+    (tierId) => tiers.storageQuotaOf(tierId),
+    new UploadUrls(secretKey),
+    { settings: config.files, publicUrl: config.mail.publicUrl },
+    () => jobs.kick('store-deletions'),
+  )
+  const attachments = new PostAttachments(filesRepository, files)
+  const storeUpkeep = new StoreUpkeep(filesRepository, unitOfWork, store, files.removal, logger, { uploadExpirySeconds: config.files.uploadExpirySeconds })
   const signals = new Signals()
   const counters = redis ? new RedisCounterStore(redis) : new DatabaseCounterStore(rateLimitsRepository)
   const rateLimits = new RateLimitService(rateLimitsRepository, counters, tiers, logger, {
@@ -184,7 +206,11 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     },
     restored: (unit, userId, deletedAt) => posts.restoreHiddenWith(unit, userId, deletedAt),
     // Built below, on users: an organization keeps an owner (409 last_owner).
-    removing: (unit, userId) => orgs.assertNotLastOwner(unit, userId),
+    removing: async (unit, userId) => {
+      await orgs.assertNotLastOwner(unit, userId)
+      // Their files go with them, through the store's outbox.
+      await attachments.removeAllOwnedBy(unit, userId)
+    },
   }
   const users = new UserService(bindRepository(usersFunctions, db), bindRepository(userDirectoryFunctions, db), unitOfWork, domainEvents, userLifecycle, changeEvents, passwords, avatars, tiers, securityEvents, new PasswordGuesses(rateLimits))
   const apiKeys = new ApiKeyService(bindRepository(apiKeysFunctions, db), users)
@@ -262,6 +288,9 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     auth,
     avatars,
     posts,
+    files,
+    attachments,
+    storeUpkeep,
     account,
     emailLogin,
     identities,

@@ -13,6 +13,7 @@ import type { AvatarService } from './features/avatars/index.js'
 import type { ChangeEventService } from './features/change-events/index.js'
 import type { EmailLoginService } from './features/email-login/index.js'
 import type { EventStreamService } from './features/event-streams/index.js'
+import type { FileService, PostAttachments, StoreUpkeep } from './features/files/index.js'
 import type { IdentityService } from './features/identities/index.js'
 import type { MailService } from './features/mail/index.js'
 import type { SecondFactorService } from './features/mfa/index.js'
@@ -36,6 +37,12 @@ export interface Services {
   auth: AuthService
   avatars: AvatarService
   posts: PostService
+  /** Uploads, reading files under their post's rule, variants, usage. */
+  files: FileService
+  /** Files as posts' attachments (the posts service calls it in its units of work). */
+  attachments: PostAttachments
+  /** The store's outbox, expired uploads and the reconciling sweep. */
+  storeUpkeep: StoreUpkeep
   tiers: TierService
   account: AccountService
   /** Sign-in by a mailed link or code. */

@@ -29,7 +29,7 @@ describe('loadConfig', () => {
       rateLimits: { signup: { limit: 100, periodSeconds: 3600 } },
       deprecatedVersions: [],
       sunsetDates: {},
-      avatarStorage: 'disk',
+      avatarStorage: 'storage',
       cookieSecure: false,
       cookieSameSite: 'lax',
       trustProxy: false,
@@ -322,6 +322,36 @@ describe('loadConfig', () => {
       ipv6PrefixBits: 56,
     })
     expect(() => loadConfig({ RATE_LIMIT_IPV6_PREFIX: '16' })).toThrow(/RATE_LIMIT_IPV6_PREFIX/)
+  })
+
+  it('reads the files settings: local disk by default, S3 with its bucket, types, presets and quotas', () => {
+    const defaults = loadConfig({ DATA_DIR: '/srv/data' }).files
+    expect(defaults).toMatchObject({
+      storage: { driver: 'local', directory: '/srv/data' },
+      maxBytes: 25 * 1024 * 1024,
+      uploadMaxBytes: 1024 * 1024 * 1024,
+      types: ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', 'text/plain'],
+      maxPixels: 50_000_000,
+      uploadExpirySeconds: 3600,
+      urlSeconds: 300,
+      defaultQuota: { bytes: 1024 ** 3, files: 10_000 },
+    })
+    expect([...defaults.presets]).toEqual([
+      ['thumb', { width: 256, height: 256, fit: 'cover' }],
+      ['medium', { width: 1280, height: undefined, fit: 'inside' }],
+    ])
+    const s3 = loadConfig({ STORAGE: 's3', S3_BUCKET: 'media', S3_ENDPOINT: 'http://127.0.0.1:9000', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret', S3_FORCE_PATH_STYLE: 'true', FILE_IMAGE_PRESETS: 'card:600x315' })
+    expect(s3.files.storage).toEqual({ driver: 's3', bucket: 'media', endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', accessKeyId: 'id', secretAccessKey: 'secret', forcePathStyle: true })
+    expect([...s3.files.presets.keys()]).toEqual(['card'])
+    // Avatars follow the files onto S3, even with PostgreSQL.
+    expect(loadConfig({ STORAGE: 's3', S3_BUCKET: 'media', DATABASE_URL: 'postgres://db/app' }).avatarStorage).toBe('storage')
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/app' }).avatarStorage).toBe('database')
+    expect(() => loadConfig({ STORAGE: 's3' })).toThrow(/^S3_BUCKET is required/)
+    expect(() => loadConfig({ STORAGE: 's3', S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'id' })).toThrow(/go together/)
+    // Markup a browser would run is never allowed, whatever the operator lists.
+    expect(() => loadConfig({ FILE_TYPES: 'image/png,image/svg+xml' })).toThrow(/^FILE_TYPES may list only .*not image\/svg\+xml$/)
+    expect(() => loadConfig({ FILE_TYPES: 'text/html' })).toThrow(/FILE_TYPES/)
+    expect(() => loadConfig({ FILE_IMAGE_PRESETS: 'thumb:wide' })).toThrow(/FILE_IMAGE_PRESETS/)
   })
 
   it('treats empty values as unset', () => {

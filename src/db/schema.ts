@@ -9,6 +9,7 @@ import type { RefreshTokensTable, RevokedTokensTable, SessionsTable } from '../f
 import type { SigningKeysTable } from '../features/auth/signing-keys.table.js'
 import type { AvatarsTable } from '../features/avatars/avatars.table.js'
 import type { ChangeEventsTable } from '../features/change-events/change-events.table.js'
+import type { BlobDeletionsTable, FilesTable, FileVariantsTable, StorageUsageTable } from '../features/files/files.table.js'
 import type { UserIdentitiesTable } from '../features/identities/identities.table.js'
 import type { MailOutboxTable } from '../features/mail/outbox.table.js'
 import type { RecoveryCodesTable, TotpFactorsTable } from '../features/mfa/mfa.table.js'
@@ -56,6 +57,10 @@ export interface Database {
   organizations: OrganizationsTable
   org_memberships: OrgMembershipsTable
   org_invitations: OrgInvitationsTable
+  files: FilesTable
+  file_variants: FileVariantsTable
+  storage_usage: StorageUsageTable
+  blob_deletions: BlobDeletionsTable
 }
 
 /** What repositories take as their first argument: the database or an open transaction. */

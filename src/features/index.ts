@@ -10,6 +10,7 @@ import { changeEventsFeature } from './change-events/feature.js'
 import { emailLoginFeature } from './email-login/feature.js'
 import { eventStreamsFeature } from './event-streams/feature.js'
 import type { Feature } from './feature.js'
+import { filesFeature } from './files/feature.js'
 import { identitiesFeature } from './identities/feature.js'
 import { mailFeature } from './mail/feature.js'
 import { mfaFeature } from './mfa/feature.js'
@@ -41,6 +42,7 @@ export const FEATURES: readonly Feature[] = [
   passkeysFeature,
   usersFeature,
   postsFeature,
+  filesFeature,
   tiersFeature,
   rateLimitsFeature,
   apiKeysFeature,

@@ -24,6 +24,7 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   too_large: 413,
   rate_limited: 429,
   unprocessable: 422,
+  unsupported: 415,
   unavailable: 503,
 }
 

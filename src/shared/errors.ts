@@ -12,6 +12,7 @@ export type ErrorKind =
   | 'unavailable'
   | 'gone'
   | 'unprocessable' // well-formed and schema-valid, refused by a rule (e.g. a too-common password): 422
+  | 'unsupported' // the content is of a type the route does not take: 415
 
 /**
  * Every machine-readable `code` an error body can carry, with what it means. Clients match on
@@ -84,6 +85,16 @@ export const ERROR_CODES = {
   invalid_stream_ticket: 'The event stream ticket is unknown, used, expired, or its session has ended: ask for another (401).',
   webhook_not_found: 'No webhook with this id (404).',
   webhook_delivery_not_found: 'No webhook delivery with this id (404).',
+  // Files
+  file_not_found: 'No file with this id that the caller may read, or no such variant of it (404; never 403).',
+  range_not_satisfiable: 'The Range header asks for bytes the file does not have; `Content-Range` gives its size (416).',
+  upload_not_found: 'No upload in progress with this id started by the caller: it was completed, abandoned or has expired (404).',
+  upload_url_invalid: 'The upload URL is not one the service signed, or it has expired (403).',
+  upload_incomplete: 'The store does not hold all the bytes the upload declared (yet): send them again, then complete (409).',
+  unsupported_file_type: "The file's content is of a type FILE_TYPES does not allow, or is not what its name or declared type says (415).",
+  image_too_large: 'The image has more pixels than FILE_MAX_PIXELS allows; it was not decoded (422).',
+  quota_exceeded: "The caller's storage quota (bytes or files, their tier's or the default) leaves no room for this upload (413).",
+  file_attached_elsewhere: 'A file in `attachments` belongs to another post: detach it there first (409).',
   // Organizations
   org_not_found: 'No organization with this id or slug that the caller belongs to (404; never 403, so a non-member learns nothing).',
   org_role_required: "The caller's role in the organization does not allow this; `detail` names the role it takes (403).",
@@ -110,6 +121,7 @@ const CODE_BY_KIND: Record<ErrorKind, ErrorCode> = {
   unavailable: 'service_unavailable',
   gone: 'version_sunset',
   unprocessable: 'validation_failed',
+  unsupported: 'unsupported_media_type',
 }
 
 export interface DomainErrorOptions {
@@ -147,8 +159,10 @@ export class RuleViolation extends DomainError {
     readonly type: string,
     /** Where the field is: the body, or the query string. */
     readonly location: 'body' | 'query' = 'body',
+    /** A rule with a code of its own (image_too_large); most are validation_failed. */
+    code: 'validation_failed' | 'image_too_large' = 'validation_failed',
   ) {
-    super('unprocessable', message, { code: 'validation_failed' })
+    super('unprocessable', message, { code })
     this.name = 'RuleViolation'
   }
 }

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
  * the call: a run that found nothing. A test asserting that nothing more arrives waits for this
  * first, instead of sleeping.
  */
-export async function drained(app: FastifyInstance, job: 'mail' | 'webhooks'): Promise<void> {
+export async function drained(app: FastifyInstance, job: 'mail' | 'webhooks' | 'store-deletions'): Promise<void> {
   const found = app.services.jobs.job(job)
   if (!found) throw new Error(`no background job ${job}`)
   await found.drain()

@@ -1,4 +1,4 @@
-// One user: every field, tier, verification, sessions, API keys, second factors, identities and
+// One user: every field, tier, verification, sessions, files and storage, API keys, second factors, identities and
 // recent security events, and
 // what a superuser does to an account (edit, tier, resend verification, end sessions, soft
 // delete, restore, permanent delete).
@@ -10,6 +10,7 @@ import { ActionButton, ActionForm, Confirmed, EventName, formatTime, Loading, No
 import { href, navigate } from '../router.js'
 import { UserOrgs } from './orgs.js'
 import { SecondFactors } from './user-factors.js'
+import { UserFiles } from './user-files.js'
 
 const userPath = (id: number) => ({ params: { path: { user_id: id } } })
 
@@ -354,6 +355,10 @@ export function UserPage({ id }: { id: number }) {
           <section>
             <h2>Organizations</h2>
             <UserOrgs userId={user.id} />
+          </section>
+          <section>
+            <h2>Files</h2>
+            <UserFiles userId={user.id} />
           </section>
           <section>
             <h2>API keys</h2>

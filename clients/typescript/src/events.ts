@@ -21,6 +21,8 @@ export const CHANGE_EVENT_TYPES = [
   'membership.added',
   'membership.role_changed',
   'membership.removed',
+  'file.created',
+  'file.deleted',
 ] as const
 
 export interface ChangeEventMessage {

@@ -996,6 +996,186 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file (multipart, one part named "file")
+         * @description At most 26214400 bytes (FILE_MAX_BYTES). The type is sniffed from the content and must be one FILE_TYPES allows and agree with the name's extension and the part's type; images are stored without their metadata.
+         */
+        post: operations["postFiles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/files/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A file's bytes: 302 to a short-lived store URL (S3), or the bytes (local disk, with ETag and Range) */
+        get: operations["getFilesByFileId"];
+        put?: never;
+        post?: never;
+        /** Delete a file (its owner, or a superuser) */
+        delete: operations["deleteFilesByFileId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/files/{file_id}/variants/{preset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An image's variant by preset name (FILE_IMAGE_PRESETS), made on first request and kept */
+        get: operations["getFilesByFileIdVariantsByPreset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/users/me/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's files, newest first */
+        get: operations["getUsersMeFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/users/me/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's storage usage and quota */
+        get: operations["getUsersMeUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an upload straight to the store
+         * @description Reserves `size` against the quota and answers where to PUT the bytes (no credentials needed there); then POST /uploads/{upload_id}/complete. An upload never completed expires (UPLOAD_EXPIRY_SECONDS) and its reservation is released.
+         */
+        post: operations["postUploads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/uploads/{upload_id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * The local driver's upload URL: the bytes of an upload, as POST /uploads signed it
+         * @description Authorised by the signature in the URL, not by credentials; at most the declared size.
+         */
+        put: operations["putUploadsByUploadIdContent"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/uploads/{upload_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete an upload: the stored size, SHA-256 and sniffed type are checked, and the file answered */
+        post: operations["postUploadsByUploadIdComplete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/users/{user_id}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's files, newest first */
+        get: operations["getAdminUsersByUserIdFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/users/{user_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A user's storage usage and quota */
+        get: operations["getAdminUsersByUserIdUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/tiers": {
         parameters: {
             query?: never;
@@ -1029,7 +1209,8 @@ export interface paths {
         delete: operations["deleteTiersByTierId"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Set a tier's storage quota (superuser); null returns a field to the default */
+        patch: operations["patchTiersByTierId"];
         trace?: never;
     };
     "/api/v2/tiers/{tier_id}/rate-limits": {
@@ -6745,6 +6926,27 @@ export interface operations {
                             org_id: number | null;
                             /** @description When it was first published; null while it never has been */
                             published_at: string | null;
+                            /** @description Its files, oldest first; each read under the post's own rule */
+                            attachments: {
+                                id: number;
+                                name: string;
+                                /** @description Sniffed from the content, never taken from the name or the client. */
+                                content_type: string;
+                                /** @description Bytes as stored (an image without its metadata). */
+                                size: number;
+                                /** @description Hex SHA-256 of the stored bytes; the download ETag. */
+                                sha256: string;
+                                /** @description GET it (with the caller credentials) for the bytes: 302 to a short-lived store URL on S3, the bytes themselves on local disk. */
+                                url: string;
+                                /** @description Preset name to URL; images only. */
+                                variants: {
+                                    [key: string]: string;
+                                };
+                                /** @description The post the file is attached to; null when it is its owner's alone. */
+                                post_id: number | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -6802,6 +7004,8 @@ export interface operations {
                     status?: "draft" | "published";
                     /** @description The organization the post belongs to (its author must be a member); null for none */
                     org_id?: number | null;
+                    /** @description Ids of the author's own completed files (POST /files, /uploads); an update replaces the list, detaching the files left out */
+                    attachments?: number[];
                 };
             };
         };
@@ -6829,6 +7033,27 @@ export interface operations {
                         org_id: number | null;
                         /** @description When it was first published; null while it never has been */
                         published_at: string | null;
+                        /** @description Its files, oldest first; each read under the post's own rule */
+                        attachments: {
+                            id: number;
+                            name: string;
+                            /** @description Sniffed from the content, never taken from the name or the client. */
+                            content_type: string;
+                            /** @description Bytes as stored (an image without its metadata). */
+                            size: number;
+                            /** @description Hex SHA-256 of the stored bytes; the download ETag. */
+                            sha256: string;
+                            /** @description GET it (with the caller credentials) for the bytes: 302 to a short-lived store URL on S3, the bytes themselves on local disk. */
+                            url: string;
+                            /** @description Preset name to URL; images only. */
+                            variants: {
+                                [key: string]: string;
+                            };
+                            /** @description The post the file is attached to; null when it is its owner's alone. */
+                            post_id: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
                     };
                 };
             };
@@ -6848,6 +7073,20 @@ export interface operations {
             };
             /** @description Not enough permissions */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6919,6 +7158,27 @@ export interface operations {
                         org_id: number | null;
                         /** @description When it was first published; null while it never has been */
                         published_at: string | null;
+                        /** @description Its files, oldest first; each read under the post's own rule */
+                        attachments: {
+                            id: number;
+                            name: string;
+                            /** @description Sniffed from the content, never taken from the name or the client. */
+                            content_type: string;
+                            /** @description Bytes as stored (an image without its metadata). */
+                            size: number;
+                            /** @description Hex SHA-256 of the stored bytes; the download ETag. */
+                            sha256: string;
+                            /** @description GET it (with the caller credentials) for the bytes: 302 to a short-lived store URL on S3, the bytes themselves on local disk. */
+                            url: string;
+                            /** @description Preset name to URL; images only. */
+                            variants: {
+                                [key: string]: string;
+                            };
+                            /** @description The post the file is attached to; null when it is its owner's alone. */
+                            post_id: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
                     };
                 };
             };
@@ -7074,6 +7334,8 @@ export interface operations {
                     status?: "draft" | "published";
                     /** @description The organization the post belongs to (its author must be a member); null for none */
                     org_id?: number | null;
+                    /** @description Ids of the author's own completed files (POST /files, /uploads); an update replaces the list, detaching the files left out */
+                    attachments?: number[];
                 };
             };
         };
@@ -7101,6 +7363,27 @@ export interface operations {
                         org_id: number | null;
                         /** @description When it was first published; null while it never has been */
                         published_at: string | null;
+                        /** @description Its files, oldest first; each read under the post's own rule */
+                        attachments: {
+                            id: number;
+                            name: string;
+                            /** @description Sniffed from the content, never taken from the name or the client. */
+                            content_type: string;
+                            /** @description Bytes as stored (an image without its metadata). */
+                            size: number;
+                            /** @description Hex SHA-256 of the stored bytes; the download ETag. */
+                            sha256: string;
+                            /** @description GET it (with the caller credentials) for the bytes: 302 to a short-lived store URL on S3, the bytes themselves on local disk. */
+                            url: string;
+                            /** @description Preset name to URL; images only. */
+                            variants: {
+                                [key: string]: string;
+                            };
+                            /** @description The post the file is attached to; null when it is its owner's alone. */
+                            post_id: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
                     };
                 };
             };
@@ -7134,6 +7417,20 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7369,6 +7666,27 @@ export interface operations {
                             org_id: number | null;
                             /** @description When it was first published; null while it never has been */
                             published_at: string | null;
+                            /** @description Its files, oldest first; each read under the post's own rule */
+                            attachments: {
+                                id: number;
+                                name: string;
+                                /** @description Sniffed from the content, never taken from the name or the client. */
+                                content_type: string;
+                                /** @description Bytes as stored (an image without its metadata). */
+                                size: number;
+                                /** @description Hex SHA-256 of the stored bytes; the download ETag. */
+                                sha256: string;
+                                /** @description GET it (with the caller credentials) for the bytes: 302 to a short-lived store URL on S3, the bytes themselves on local disk. */
+                                url: string;
+                                /** @description Preset name to URL; images only. */
+                                variants: {
+                                    [key: string]: string;
+                                };
+                                /** @description The post the file is attached to; null when it is its owner's alone. */
+                                post_id: number | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -7465,6 +7783,27 @@ export interface operations {
                             org_id: number | null;
                             /** @description When it was first published; null while it never has been */
                             published_at: string | null;
+                            /** @description Its files, oldest first; each read under the post's own rule */
+                            attachments: {
+                                id: number;
+                                name: string;
+                                /** @description Sniffed from the content, never taken from the name or the client. */
+                                content_type: string;
+                                /** @description Bytes as stored (an image without its metadata). */
+                                size: number;
+                                /** @description Hex SHA-256 of the stored bytes; the download ETag. */
+                                sha256: string;
+                                /** @description GET it (with the caller credentials) for the bytes: 302 to a short-lived store URL on S3, the bytes themselves on local disk. */
+                                url: string;
+                                /** @description Preset name to URL; images only. */
+                                variants: {
+                                    [key: string]: string;
+                                };
+                                /** @description The post the file is attached to; null when it is its owner's alone. */
+                                post_id: number | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -7472,6 +7811,1072 @@ export interface operations {
                         items_per_page: number;
                         /** @description Pass as cursor for the next page; null on the last page */
                         next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The image
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description Sniffed from the content, never taken from the name or the client. */
+                        content_type: string;
+                        /** @description Bytes as stored (an image without its metadata). */
+                        size: number;
+                        /** @description Hex SHA-256 of the stored bytes; the download ETag. */
+                        sha256: string;
+                        /** @description GET it (with the caller credentials) for the bytes: 302 to a short-lived store URL on S3, the bytes themselves on local disk. */
+                        url: string;
+                        /** @description Preset name to URL; images only. */
+                        variants: {
+                            [key: string]: string;
+                        };
+                        /** @description The post the file is attached to; null when it is its owner's alone. */
+                        post_id: number | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Validation failed, or the image is too large */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /** @description `validation_failed`, or `image_too_large` for an image with more pixels than FILE_MAX_PIXELS (refused before it is decoded). */
+                        code: "validation_failed" | "image_too_large";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getFilesByFileId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes (local disk), with ETag; 304 when If-None-Match matches */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description One range of the bytes (local disk) */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description To a presigned URL of the store (S3) that lives FILE_URL_SECONDS */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteFilesByFileId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getFilesByFileIdVariantsByPreset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                file_id: number;
+                preset: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes (local disk), with ETag; 304 when If-None-Match matches */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description One range of the bytes (local disk) */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description To a presigned URL of the store (S3) that lives FILE_URL_SECONDS */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getUsersMeFiles: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            /** @description Sniffed from the content, never taken from the name or the client. */
+                            content_type: string;
+                            /** @description Bytes as stored (an image without its metadata). */
+                            size: number;
+                            /** @description Hex SHA-256 of the stored bytes; the download ETag. */
+                            sha256: string;
+                            /** @description GET it (with the caller credentials) for the bytes: 302 to a short-lived store URL on S3, the bytes themselves on local disk. */
+                            url: string;
+                            /** @description Preset name to URL; images only. */
+                            variants: {
+                                [key: string]: string;
+                            };
+                            /** @description The post the file is attached to; null when it is its owner's alone. */
+                            post_id: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getUsersMeUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Bytes of completed files. */
+                        bytes: number;
+                        files: number;
+                        /** @description The caller's tier quota, or the default. */
+                        limit_bytes: number;
+                        limit_files: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+        };
+    };
+    postUploads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The name the file is shown and downloaded under (no path). */
+                    name: string;
+                    /** @description Exact bytes to be sent; reserved against the quota now. */
+                    size: number;
+                    content_type: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        upload_id: number;
+                        /** @description Where to send the bytes: a presigned URL of the store (S3), or the service's own signed URL (local disk). No credentials needed. */
+                        url: string;
+                        /** @enum {string} */
+                        method: "PUT";
+                        /** @description Headers the PUT must carry, as given. */
+                        headers: {
+                            [key: string]: string;
+                        };
+                        /** Format: date-time */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    putUploadsByUploadIdContent: {
+        parameters: {
+            query: {
+                expires: number;
+                signature: string;
+            };
+            header?: never;
+            path: {
+                upload_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postUploadsByUploadIdComplete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                upload_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** @description Sniffed from the content, never taken from the name or the client. */
+                        content_type: string;
+                        /** @description Bytes as stored (an image without its metadata). */
+                        size: number;
+                        /** @description Hex SHA-256 of the stored bytes; the download ETag. */
+                        sha256: string;
+                        /** @description GET it (with the caller credentials) for the bytes: 302 to a short-lived store URL on S3, the bytes themselves on local disk. */
+                        url: string;
+                        /** @description Preset name to URL; images only. */
+                        variants: {
+                            [key: string]: string;
+                        };
+                        /** @description The post the file is attached to; null when it is its owner's alone. */
+                        post_id: number | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Validation failed, or the image is too large */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /** @description `validation_failed`, or `image_too_large` for an image with more pixels than FILE_MAX_PIXELS (refused before it is decoded). */
+                        code: "validation_failed" | "image_too_large";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getAdminUsersByUserIdFiles: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            name: string;
+                            /** @description Sniffed from the content, never taken from the name or the client. */
+                            content_type: string;
+                            /** @description Bytes as stored (an image without its metadata). */
+                            size: number;
+                            /** @description Hex SHA-256 of the stored bytes; the download ETag. */
+                            sha256: string;
+                            /** @description GET it (with the caller credentials) for the bytes: 302 to a short-lived store URL on S3, the bytes themselves on local disk. */
+                            url: string;
+                            /** @description Preset name to URL; images only. */
+                            variants: {
+                                [key: string]: string;
+                            };
+                            /** @description The post the file is attached to; null when it is its owner's alone. */
+                            post_id: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getAdminUsersByUserIdUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Bytes of completed files. */
+                        bytes: number;
+                        files: number;
+                        /** @description The caller's tier quota, or the default. */
+                        limit_bytes: number;
+                        limit_files: number;
                     };
                 };
             };
@@ -7562,6 +8967,10 @@ export interface operations {
                         name: string;
                         /** Format: date-time */
                         created_at: string;
+                        /** @description Bytes of completed files each of the tier's users may keep; null: STORAGE_QUOTA_BYTES. */
+                        storage_bytes: number | null;
+                        /** @description Files each user may keep; null: STORAGE_QUOTA_FILES. */
+                        storage_files: number | null;
                     }[];
                 };
             };
@@ -7593,6 +9002,10 @@ export interface operations {
                 "application/json": {
                     /** @example pro */
                     name: string;
+                    /** @description Bytes of completed files each of the tier's users may keep; null: STORAGE_QUOTA_BYTES. */
+                    storage_bytes?: number | null;
+                    /** @description Files each user may keep; null: STORAGE_QUOTA_FILES. */
+                    storage_files?: number | null;
                 };
             };
         };
@@ -7608,6 +9021,10 @@ export interface operations {
                         name: string;
                         /** Format: date-time */
                         created_at: string;
+                        /** @description Bytes of completed files each of the tier's users may keep; null: STORAGE_QUOTA_BYTES. */
+                        storage_bytes: number | null;
+                        /** @description Files each user may keep; null: STORAGE_QUOTA_FILES. */
+                        storage_files: number | null;
                     };
                 };
             };
@@ -7700,6 +9117,10 @@ export interface operations {
                         name: string;
                         /** Format: date-time */
                         created_at: string;
+                        /** @description Bytes of completed files each of the tier's users may keep; null: STORAGE_QUOTA_BYTES. */
+                        storage_bytes: number | null;
+                        /** @description Files each user may keep; null: STORAGE_QUOTA_FILES. */
+                        storage_files: number | null;
                     };
                 };
             };
@@ -7761,6 +9182,111 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    patchTiersByTierId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tier_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Bytes of completed files each of the tier's users may keep; null: STORAGE_QUOTA_BYTES. */
+                    storage_bytes?: number | null;
+                    /** @description Files each user may keep; null: STORAGE_QUOTA_FILES. */
+                    storage_files?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description Bytes of completed files each of the tier's users may keep; null: STORAGE_QUOTA_BYTES. */
+                        storage_bytes: number | null;
+                        /** @description Files each user may keep; null: STORAGE_QUOTA_FILES. */
+                        storage_files: number | null;
                     };
                 };
             };
@@ -9638,7 +11164,7 @@ export interface operations {
                     /** @description http or https; a public address unless WEBHOOK_ALLOW_PRIVATE=true */
                     url: string;
                     /** @description The event types to deliver */
-                    events: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed")[];
+                    events: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
                     description?: string;
                 };
             };
@@ -9927,7 +11453,7 @@ export interface operations {
                     /** @description http or https; a public address unless WEBHOOK_ALLOW_PRIVATE=true */
                     url?: string;
                     /** @description The event types to deliver */
-                    events?: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed")[];
+                    events?: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
                     description?: string;
                     /** @description true turns a disabled endpoint back on (pending deliveries then go out) */
                     enabled?: boolean;

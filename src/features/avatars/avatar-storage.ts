@@ -1,10 +1,12 @@
-// Where avatar bytes live. Local disk (in DATA_DIR) suits one server; the database driver lets
-// several servers share avatars through the database they already share.
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+// Where avatar bytes live: the file store (local disk in DATA_DIR, or S3), or the database, which
+// lets several servers on local disk share avatars through the database they already share.
 import path from 'node:path'
 
+import type { BlobStore } from '../files/index.js'
 import type { AvatarsRepository } from './avatars.repository.js'
 import { contentTypeForExtension } from './image-type.js'
+
+const PREFIX = 'avatars/'
 
 export interface StoredImage {
   data: Buffer
@@ -17,30 +19,26 @@ export interface AvatarStorage {
   remove(name: string): Promise<void>
 }
 
-export class DiskAvatarStorage implements AvatarStorage {
-  constructor(private readonly directory: string) {}
+/** Avatars in the file store (STORAGE): under avatars/ on local disk (DATA_DIR/avatars, where they always were) or in the S3 bucket. */
+export class BlobAvatarStorage implements AvatarStorage {
+  constructor(private readonly store: BlobStore) {}
 
-  async save(name: string, image: StoredImage): Promise<void> {
-    await mkdir(this.directory, { recursive: true, mode: 0o700 })
-    // Write then rename, so a reader never sees half a file.
-    const temporary = path.join(this.directory, `.${name}.tmp`)
-    await writeFile(temporary, image.data, { mode: 0o600 })
-    await rename(temporary, path.join(this.directory, name))
+  save(name: string, image: StoredImage): Promise<void> {
+    return this.store.put(`${PREFIX}${name}`, image.data, image.contentType)
   }
 
   async load(name: string): Promise<StoredImage | undefined> {
     const contentType = contentTypeForExtension(path.extname(name).slice(1))
     if (!contentType) return undefined
-    try {
-      return { data: await readFile(path.join(this.directory, name)), contentType }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-      throw error
-    }
+    const object = await this.store.get(`${PREFIX}${name}`)
+    if (!object) return undefined
+    const chunks: Buffer[] = []
+    for await (const chunk of object.body) chunks.push(chunk as Buffer)
+    return { data: Buffer.concat(chunks), contentType }
   }
 
-  async remove(name: string): Promise<void> {
-    await rm(path.join(this.directory, name), { force: true })
+  remove(name: string): Promise<void> {
+    return this.store.remove(`${PREFIX}${name}`)
   }
 }
 

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import { afterCommit } from '../../db/unit-of-work.js'
 import { nowIso } from '../../shared/timestamps.js'
+import type { FileChangeLog, FileEventType, FileView } from '../files/index.js'
 import type { Membership, MembershipEventType, Org, OrgChangeLog, OrgOnlyEventType } from '../orgs/index.js'
 import type { Post, PostChangeLog, PostEventType } from '../posts/index.js'
 import type { User, UserChangeLog, UserEventType } from '../users/index.js'
@@ -20,12 +21,13 @@ export interface ChangeEventShapes {
   post(post: Post): unknown
   org(org: Org): unknown
   membership(membership: Membership): unknown
+  file(file: FileView): unknown
 }
 
 const FORWARD_BATCH = 100
 
 /** What the users and posts features call inside the unit of work of a change (each declares its half), to record it with the change. */
-export type ChangeLog = UserChangeLog & PostChangeLog & OrgChangeLog
+export type ChangeLog = UserChangeLog & PostChangeLog & OrgChangeLog & FileChangeLog
 
 /** Takes a batch of change events inside the unit that marks them forwarded (webhooks make their deliveries). */
 export type ForwardEvents = (unit: Unit, events: ChangeEvent[]) => Promise<void>
@@ -55,6 +57,11 @@ export class ChangeEventService implements ChangeLog {
 
   membershipChanged(unit: Unit, type: MembershipEventType, membership: Membership): Promise<void> {
     return this.record(unit, type, `org:${membership.orgId}`, membership.userId, this.shapes.membership(membership))
+  }
+
+  /** A file's events are its owner's (and superusers'), as a user's are. */
+  fileChanged(unit: Unit, type: FileEventType, file: FileView): Promise<void> {
+    return this.record(unit, type, `file:${file.id}`, file.ownerId, this.shapes.file(file))
   }
 
   /** Calls `listener` in this process after each commit that wrote events; returns the unsubscribe. */

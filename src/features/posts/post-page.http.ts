@@ -23,5 +23,7 @@ export interface PostPageQuery {
 export async function postPageV2(request: FastifyRequest, caller: PostCaller | null, query: PostPageQuery, narrowing: Pick<PostFilter, 'authorId' | 'orgId'>) {
   const pageRequest = cursorPageRequest(query)
   const filter = { ...narrowing, search: filled(query.search), visibility: query.visibility, status: query.status }
-  return toCursorPageEnvelope(await request.server.services.posts.list(caller, filter, pageRequest, clientOf(request)), pageRequest, toPostReadV2)
+  const { posts } = request.server.services
+  const page = await posts.list(caller, filter, pageRequest, clientOf(request))
+  return toCursorPageEnvelope({ ...page, items: await posts.withAttachments(page.items) }, pageRequest, toPostReadV2)
 }

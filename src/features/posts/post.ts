@@ -1,4 +1,5 @@
 import { toIsoString } from '../../shared/timestamps.js'
+import type { FileView } from '../files/index.js'
 import type { PostFacts, PostStatus, Visibility } from './post-policy.js'
 import type { PostRow } from './posts.table.js'
 
@@ -12,6 +13,8 @@ export interface Post extends PostFacts {
   publishedAt: string | null
   createdAt: string
   updatedAt: string
+  /** Its files, oldest first, where they were read (version 2 reads them; version 1 has none). */
+  attachments?: readonly FileView[]
 }
 
 export interface PostInput {
@@ -21,6 +24,8 @@ export interface PostInput {
   visibility?: Visibility
   status?: PostStatus
   orgId?: number | null
+  /** Ids of the author's files to attach. */
+  attachments?: readonly number[]
 }
 
 export interface PostChanges {
@@ -31,6 +36,8 @@ export interface PostChanges {
   status?: PostStatus
   /** null takes the post out of its organization. */
   orgId?: number | null
+  /** The post's files from now on: the others are detached. */
+  attachments?: readonly number[]
 }
 
 export interface PostFilter {

@@ -1,4 +1,5 @@
 // A post's wire shapes: version 1's as the specification has it, version 2's with who may read it.
+import { toFileRead } from '../files/index.js'
 import type { Post } from './post.js'
 import type { PostFacts } from './post-policy.js'
 import { isPostStatus, isVisibility } from './post-policy.js'
@@ -22,6 +23,7 @@ export function toPostReadV2(post: Post) {
     status: post.status,
     org_id: post.orgId,
     published_at: post.publishedAt,
+    attachments: (post.attachments ?? []).map(toFileRead),
   }
 }
 

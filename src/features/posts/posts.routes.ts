@@ -26,6 +26,7 @@ interface PostBody {
   visibility?: Visibility
   status?: PostStatus
   org_id?: number | null
+  attachments?: number[]
 }
 
 export interface PostsRouteOptions {
@@ -78,7 +79,11 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
         response: { 200: schemas.read, ...errorResponses(404, 422) },
       },
     },
-    async (request) => toPostRead(await posts.get(postCallerOf(request), request.params.post_id, clientOf(request))),
+    async (request) => {
+      const post = await posts.get(postCallerOf(request), request.params.post_id, clientOf(request))
+      // Version 2's shape lists the post's files; version 1's has none to read.
+      return toPostRead(envelope ? (await posts.withAttachments([post]))[0]! : post)
+    },
   )
 
   app.post(
@@ -87,7 +92,8 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       tags,
       summary: 'Write a post as the caller',
       body: schemas.create,
-      response: { 201: schemas.read, ...errorResponses(403, 422) },
+      // Version 2 attaches files, which may belong to another post (409).
+      response: { 201: schemas.read, ...errorResponses(...(envelope ? [403, 409, 422] : [403, 422])) },
     }, { wayIn: 'none' }),
     async (request, reply) => {
       const { title = '', text = '', ...rest } = fromPostBody(request.body as PostBody)
@@ -103,7 +109,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       summary: 'Edit a post (its author, its organization’s admins and owners, or a superuser)',
       params: PostIdParams,
       body: schemas.update,
-      response: { 200: schemas.read, ...errorResponses(403, 404, 422) },
+      response: { 200: schemas.read, ...errorResponses(...(envelope ? [403, 404, 409, 422] : [403, 404, 422])) },
     }, { wayIn: 'none' }),
     async (request) => {
       const changes = fromPostBody(request.body as PostBody)

@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { CursorPageEnvelopeSchema, CursorParameter } from '../../api/common/page-envelope.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
+import { FileRead } from '../files/index.js'
 
 // At least one visible character: a title of spaces is as empty as no title.
 const Title = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', examples: ['Hello, world'] })
@@ -60,6 +61,12 @@ export const PostStatus = Type.Union(
 )
 const OrgId = Type.Union([RecordId, Type.Null()], { description: 'The organization the post belongs to (its author must be a member); null for none' })
 
+const Attachments = Type.Array(RecordId, {
+  maxItems: 20,
+  uniqueItems: true,
+  description: "Ids of the author's own completed files (POST /files, /uploads); an update replaces the list, detaching the files left out",
+})
+
 export const PostReadV2 = Type.Object(
   {
     ...PostRead.properties,
@@ -67,17 +74,18 @@ export const PostReadV2 = Type.Object(
     status: PostStatus,
     org_id: Type.Union([Type.Integer(), Type.Null()]),
     published_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it was first published; null while it never has been' }),
+    attachments: Type.Array(FileRead, { description: "Its files, oldest first; each read under the post's own rule" }),
   },
   { title: 'PostReadV2' },
 )
 
 export const PostCreateV2 = Type.Object(
-  { ...PostCreate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId) },
+  { ...PostCreate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments) },
   { additionalProperties: false, title: 'PostCreateV2' },
 )
 
 export const PostUpdateV2 = Type.Object(
-  { ...PostUpdate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId) },
+  { ...PostUpdate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments) },
   { additionalProperties: false, minProperties: 1, title: 'PostUpdateV2' },
 )
 

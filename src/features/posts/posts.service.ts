@@ -9,6 +9,7 @@ import { assertSuperuser, DomainError, forbidden, notAuthenticated, RuleViolatio
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
+import type { FileView } from '../files/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
 import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
 import { toPost } from './post.js'
@@ -33,6 +34,13 @@ export interface PostCaller {
 }
 
 /** What the posts feature needs to know of organizations (the orgs feature answers, src/services.ts). */
+/** The files feature's part in a post's changes (src/services.ts wires it). */
+export interface PostFiles {
+  attach(unit: Unit, post: { id: number; authorId: number }, fileIds: readonly number[]): Promise<void>
+  of(postIds: readonly number[], unit?: Unit): Promise<Map<number, FileView[]>>
+  removeAllOfPost(unit: Unit, postId: number): Promise<void>
+}
+
 export interface PostMemberships {
   /** The user's organizations with their role in each. */
   rolesOf(userId: number): Promise<ReadonlyMap<number, MemberRole>>
@@ -46,7 +54,7 @@ function postNotFound(): never {
 
 const notAMember = () => new DomainError('forbidden', NOT_A_MEMBER, { code: 'not_a_member' })
 
-const toRowChanges = ({ mediaUrl, orgId, ...rest }: PostChanges): PostRowChanges => ({
+const toRowChanges = ({ mediaUrl, orgId, attachments: _attachments, ...rest }: PostChanges): PostRowChanges => ({
   ...rest,
   ...(mediaUrl === undefined ? {} : { media_url: mediaUrl }),
   ...(orgId === undefined ? {} : { org_id: orgId }),
@@ -59,6 +67,7 @@ export class PostService {
     private readonly changes: PostChangeLog,
     private readonly memberships: PostMemberships,
     private readonly securityEvents: SecurityEventService,
+    private readonly files: PostFiles,
     private readonly options: { requireVerifiedEmail: boolean } = { requireVerifiedEmail: false },
   ) {}
 
@@ -81,6 +90,23 @@ export class PostService {
   /** A post the caller may read; 404 otherwise. */
   async get(caller: PostCaller | null, id: number, client: ClientInfo): Promise<Post> {
     return (await this.readable(caller, id, client)).post
+  }
+
+  /** Whether the caller may read the post (its files follow the same rule). */
+  async canRead(caller: PostCaller | null, id: number, client: ClientInfo): Promise<boolean> {
+    try {
+      await this.readable(caller, id, client)
+      return true
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'post_not_found') return false
+      throw error
+    }
+  }
+
+  /** The posts with their attachments, read in one query (version 2's shapes list them). */
+  async withAttachments(posts: readonly Post[]): Promise<Post[]> {
+    const attached = await this.files.of(posts.map((post) => post.id))
+    return posts.map((post) => ({ ...post, attachments: attached.get(post.id) ?? [] }))
   }
 
   /** What the caller may do with a post they may read; 404 for one they may not. */
@@ -117,7 +143,9 @@ export class PostService {
         status: input.status ?? 'published',
         org_id: orgId,
       })
-      return row && (await this.changed(unit, ['post.created'], toPost(row)))
+      if (!row) return undefined
+      if (input.attachments?.length) await this.files.attach(unit, { id: row.id, authorId: author.id }, input.attachments)
+      return this.changed(unit, ['post.created'], await this.attachedIn(unit, toPost(row)))
     })
     // The caller's account was deleted while the request was on its way: their token is done.
     if (!post) throw notAuthenticated()
@@ -144,8 +172,9 @@ export class PostService {
       const rowChanges = { ...toRowChanges(changes), ...(publishes && post.publishedAt === null ? { published_at: nowIso() } : {}) }
       const row = await this.posts.in(unit).updatePost(id, rowChanges)
       if (!row) postNotFound()
+      if (changes.attachments !== undefined) await this.files.attach(unit, { id, authorId: post.authorId }, changes.attachments)
       await this.auditChange(unit, reader, post, client)
-      return this.changed(unit, publishes ? ['post.updated', 'post.published'] : ['post.updated'], toPost(row))
+      return this.changed(unit, publishes ? ['post.updated', 'post.published'] : ['post.updated'], await this.attachedIn(unit, toPost(row)))
     })
   }
 
@@ -161,6 +190,8 @@ export class PostService {
   async deletePermanently(caller: PostCaller, id: number, client: ClientInfo): Promise<void> {
     assertSuperuser(caller)
     await this.unitOfWork.run(async (unit) => {
+      // Its files go with it, through the store's outbox; a soft delete keeps them for a restore.
+      await this.files.removeAllOfPost(unit, id)
       const row = await this.posts.in(unit).deletePostPermanently(id)
       if (!row) postNotFound()
       const post = toPost(row)
@@ -217,6 +248,10 @@ export class PostService {
     if (reader.isSuperuser && reader.userId !== null && !readsAsUser(reader, post)) {
       await this.securityEvents.record('post_changed_as_superuser', reader.userId, client, { unit, postId: post.id })
     }
+  }
+
+  private async attachedIn(unit: Unit, post: Post): Promise<Post> {
+    return { ...post, attachments: (await this.files.of([post.id], unit)).get(post.id) ?? [] }
   }
 
   /** Records the change in its unit (its change events are written there) and gives the post back. */

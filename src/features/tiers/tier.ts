@@ -6,6 +6,15 @@ export interface Tier {
   id: number
   name: string
   createdAt: string
+  /** Null: the default quota. */
+  storageBytes: number | null
+  storageFiles: number | null
 }
 
-export const toTier = (row: TierRow): Tier => ({ id: row.id, name: row.name, createdAt: toIsoString(row.created_at) })
+export const toTier = (row: TierRow): Tier => ({
+  id: row.id,
+  name: row.name,
+  createdAt: toIsoString(row.created_at),
+  storageBytes: row.storage_bytes === null ? null : Number(row.storage_bytes),
+  storageFiles: row.storage_files,
+})

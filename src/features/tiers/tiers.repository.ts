@@ -8,7 +8,7 @@ import type { TiersTable } from './tiers.table.js'
 
 export type TierRow = Selectable<TiersTable>
 
-const COLUMNS = ['id', 'name', 'created_at'] as const
+const COLUMNS = ['id', 'name', 'created_at', 'storage_bytes', 'storage_files'] as const
 
 export function listTiers(db: Executor): Promise<TierRow[]> {
   return db.selectFrom('tiers').select(COLUMNS).orderBy('id').execute()
@@ -22,8 +22,17 @@ export function findTierByName(db: Executor, name: string): Promise<TierRow | un
   return db.selectFrom('tiers').select(COLUMNS).where('name', '=', name).executeTakeFirst()
 }
 
-export function insertTier(db: Executor, name: string): Promise<TierRow> {
-  return db.insertInto('tiers').values({ name, created_at: nowIso() }).returning(COLUMNS).executeTakeFirstOrThrow()
+export interface TierQuota {
+  storage_bytes?: number | null
+  storage_files?: number | null
+}
+
+export function insertTier(db: Executor, name: string, quota: TierQuota = {}): Promise<TierRow> {
+  return db.insertInto('tiers').values({ name, created_at: nowIso(), ...quota }).returning(COLUMNS).executeTakeFirstOrThrow()
+}
+
+export function updateTierQuota(db: Executor, id: number, quota: TierQuota): Promise<TierRow | undefined> {
+  return db.updateTable('tiers').set(quota).where('id', '=', id).returning(COLUMNS).executeTakeFirst()
 }
 
 /** Users on the tier fall back to none (the foreign key sets their tier_id to null). */
@@ -33,5 +42,5 @@ export async function deleteTier(db: Executor, id: number): Promise<boolean> {
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const tiersFunctions = { listTiers, findTierById, findTierByName, insertTier, deleteTier }
+export const tiersFunctions = { listTiers, findTierById, findTierByName, insertTier, updateTierQuota, deleteTier }
 export type TiersRepository = Repository<typeof tiersFunctions>

@@ -1,5 +1,5 @@
 // The tiers table.
-import type { Generated } from 'kysely'
+import type { ColumnType, Generated } from 'kysely'
 
 import type { Timestamp } from '../../db/column-types.js'
 
@@ -7,4 +7,7 @@ export interface TiersTable {
   id: Generated<number>
   name: string
   created_at: Timestamp
+  /** Storage quota of the tier's users; null: the default (STORAGE_QUOTA_BYTES, STORAGE_QUOTA_FILES). bigint: a string from PostgreSQL. */
+  storage_bytes: ColumnType<number | string | null, number | null | undefined, number | null>
+  storage_files: number | null
 }

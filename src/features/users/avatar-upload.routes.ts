@@ -5,31 +5,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import type { TSchema } from 'typebox'
 
+import { MULTIPART_OVERHEAD_BYTES, readingMultipart } from '../../api/common/multipart.js'
 import { UserIdParams } from '../../api/common/params.schemas.js'
 import { protectedRoute } from '../../api/common/protected-route.js'
 import { errorResponses } from '../../api/common/responses.js'
 import { missingField } from '../../api/common/validation-error.js'
 import { callerOf } from '../../plugins/authentication.js'
-import { DomainError, FILE_TOO_LARGE, MALFORMED_MULTIPART } from '../../shared/errors.js'
+import { DomainError, FILE_TOO_LARGE } from '../../shared/errors.js'
 import type { User } from './index.js'
-
-// Room for multipart headers and boundaries around the file itself.
-const MULTIPART_OVERHEAD_BYTES = 64 * 1024
-
-/**
- * The multipart parser reports limits with FST_ codes (mapped by the error handler) and broken
- * bodies (no boundary, truncated parts, bad part headers) with plain errors: those are the
- * client's fault, so they answer 400 rather than 500.
- */
-async function readingMultipart<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read()
-  } catch (error) {
-    const code = (error as { code?: unknown }).code
-    if (typeof code === 'string' && code.startsWith('FST_')) throw error
-    throw new DomainError('invalid', MALFORMED_MULTIPART, { code: 'malformed_multipart' })
-  }
-}
 
 export interface AvatarRouteOptions {
   summary: string

@@ -1,0 +1,116 @@
+// What a file is, from its bytes: the type is sniffed (file-type) and checked against the
+// allow-list, the name's extension and the declared type; an image is decoded under a pixel
+// limit and written again without its metadata (EXIF, GPS); variants are rendered from presets.
+import { fileTypeFromBuffer } from 'file-type'
+import type { FormatEnum, Sharp } from 'sharp'
+import sharp from 'sharp'
+
+import { DomainError, RuleViolation } from '../../shared/errors.js'
+import type { ImagePreset } from './settings.js'
+
+/** Enough leading bytes for every signature file-type knows. */
+export const SNIFF_BYTES = 4100
+
+export const UNSUPPORTED_FILE_TYPE = 'This type of file is not accepted'
+export const IMAGE_TOO_LARGE = 'The image has too many pixels'
+
+export const unsupportedFileType = (detail = UNSUPPORTED_FILE_TYPE) => new DomainError('unsupported', detail, { code: 'unsupported_file_type' })
+
+/** Types sharp decodes and writes again; the originals of these are stored without metadata. */
+const IMAGES: Record<string, keyof FormatEnum> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' }
+
+/** What a name's extension claims; a file whose bytes say otherwise is refused. */
+const BY_EXTENSION: Record<string, string> = {
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', jpe: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif',
+  pdf: 'application/pdf', txt: 'text/plain', text: 'text/plain', md: 'text/plain', csv: 'text/plain', log: 'text/plain',
+  svg: 'image/svg+xml', svgz: 'image/svg+xml', html: 'text/html', htm: 'text/html', xhtml: 'text/html', xml: 'application/xml', js: 'text/javascript', mjs: 'text/javascript',
+  zip: 'application/zip', mp3: 'audio/mpeg', mp4: 'video/mp4', exe: 'application/x-msdownload',
+}
+
+const ALIASES: Record<string, string> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg', 'application/x-pdf': 'application/pdf', 'image/x-png': 'image/png' }
+
+export const isImageType = (contentType: string): boolean => contentType in IMAGES
+
+const normalised = (contentType: string): string => {
+  const bare = contentType.split(';')[0]!.trim().toLowerCase()
+  return ALIASES[bare] ?? bare
+}
+
+/** Text is UTF-8 without NUL bytes; text that opens like markup is markup (a browser would run it), never plain text. */
+function textType(head: Buffer, complete: boolean): string | undefined {
+  if (head.includes(0)) return undefined
+  // A multi-byte character may be cut at the end of the head: only the bytes before the last few must decode.
+  const sample = complete ? head : head.subarray(0, Math.max(0, head.length - 4))
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(sample)
+  } catch {
+    return undefined
+  }
+  const start = head.toString('utf8', 0, 512).replace(/^\uFEFF/, '').trimStart().toLowerCase()
+  if (start.startsWith('<')) return start.includes('<svg') ? 'image/svg+xml' : 'text/html'
+  return 'text/plain'
+}
+
+/** The type the leading bytes say; `complete` when they are the whole file. */
+export async function sniff(head: Buffer, complete: boolean): Promise<string | undefined> {
+  const detected = await fileTypeFromBuffer(head)
+  if (detected) return detected.mime === 'application/xml' ? textType(head, complete) ?? detected.mime : detected.mime
+  return head.length === 0 ? undefined : textType(head, complete)
+}
+
+export interface Claims {
+  name: string
+  /** What the client said the type was; octet-stream or nothing claims nothing. */
+  declaredType?: string
+}
+
+/** The sniffed type, when it is allowed and agrees with the name and the declared type; else 415. */
+export function acceptedType(sniffed: string | undefined, claims: Claims, allowed: readonly string[]): string {
+  if (sniffed === undefined || !allowed.includes(sniffed)) throw unsupportedFileType()
+  const extension = /\.([A-Za-z0-9]{1,8})$/.exec(claims.name)?.[1]?.toLowerCase()
+  const named = extension === undefined ? undefined : BY_EXTENSION[extension]
+  if (named !== undefined && named !== sniffed) throw unsupportedFileType(`The file's content is ${sniffed}, not what its name says`)
+  const declared = claims.declaredType === undefined ? undefined : normalised(claims.declaredType)
+  if (declared !== undefined && declared !== 'application/octet-stream' && declared !== sniffed) {
+    throw unsupportedFileType(`The file's content is ${sniffed}, not ${declared}`)
+  }
+  return sniffed
+}
+
+const imageTooLarge = () => new RuleViolation('file', IMAGE_TOO_LARGE, 'image_too_large', 'body', 'image_too_large')
+
+function decoded(data: Buffer, maxPixels: number): Sharp {
+  // Animated GIF and WebP keep their frames; the pixel limit counts a frame's pixels before decoding.
+  return sharp(data, { limitInputPixels: maxPixels, animated: true, failOn: 'error' })
+}
+
+async function refusingBadImages<T>(render: () => Promise<T>): Promise<T> {
+  try {
+    return await render()
+  } catch (error) {
+    const message = error instanceof Error ? error.message : ''
+    if (/pixel limit/i.test(message)) throw imageTooLarge()
+    throw unsupportedFileType('The image could not be read')
+  }
+}
+
+/** The image written again in its own format, turned upright, without EXIF, GPS, XMP or ICC comments. */
+export function withoutMetadata(data: Buffer, contentType: string, maxPixels: number): Promise<Buffer> {
+  const format = IMAGES[contentType]
+  if (format === undefined) return Promise.resolve(data)
+  // sharp keeps no metadata unless asked to; autoOrient applies the EXIF orientation first.
+  return refusingBadImages(() => decoded(data, maxPixels).autoOrient().toFormat(format).toBuffer())
+}
+
+export const VARIANT_TYPE = 'image/webp'
+
+/** A preset's variant of an image, as WebP. */
+export function variantOf(data: Buffer, preset: ImagePreset, maxPixels: number): Promise<Buffer> {
+  return refusingBadImages(() =>
+    sharp(data, { limitInputPixels: maxPixels, failOn: 'error' })
+      .autoOrient()
+      .resize({ width: preset.width, height: preset.height, fit: preset.fit, withoutEnlargement: true })
+      .webp()
+      .toBuffer(),
+  )
+}

@@ -1,0 +1,15 @@
+// The files feature's public face: what other features and the shared core may use. Everything
+// else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
+export type { FileView, StoredFile } from './file.js'
+export type { FileChangeLog, FileEventType } from './file-change-log.js'
+export { FILE_EVENT_TYPES } from './file-change-log.js'
+export type { FileReader, PostReadCheck, TierQuota } from './files.service.js'
+export { FileService } from './files.service.js'
+export { toFileRead } from './files.v2.mappers.js'
+export { FileRead } from './files.v2.schemas.js'
+export { PostAttachments } from './post-attachments.js'
+export type { FileSettings } from './settings.js'
+export type { BlobStore } from './storage/index.js'
+export { createBlobStore } from './storage/index.js'
+export { StoreUpkeep } from './store-upkeep.js'
+export { UploadUrls } from './upload-url.js'

@@ -1,0 +1,84 @@
+// The local driver: objects are files under a directory (DATA_DIR), written to a temporary name
+// and renamed into place, so a reader or a crash never leaves half an object under its key.
+import { randomUUID } from 'node:crypto'
+import { createReadStream, createWriteStream } from 'node:fs'
+import { mkdir, opendir, rename, rm, stat } from 'node:fs/promises'
+import path from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+
+import type { BlobStore, ByteRange, ObjectRead, StoredObject } from './blob-store.js'
+import { assertKey } from './blob-store.js'
+
+/** Left behind by a crash mid-write; the sweep removes it like any object nobody counts. */
+const PARTIAL = '.partial-'
+
+export class LocalBlobStore implements BlobStore {
+  constructor(private readonly directory: string) {}
+
+  async put(key: string, body: Readable | Buffer, _contentType: string): Promise<void> {
+    const target = this.pathOf(key)
+    await mkdir(path.dirname(target), { recursive: true, mode: 0o700 })
+    const temporary = `${target}${PARTIAL}${randomUUID()}`
+    try {
+      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(temporary, { mode: 0o600 }))
+      await rename(temporary, target)
+    } catch (error) {
+      await rm(temporary, { force: true })
+      throw error
+    }
+  }
+
+  async get(key: string, range?: ByteRange): Promise<ObjectRead | undefined> {
+    const found = await this.head(key)
+    if (!found) return undefined
+    return { body: createReadStream(this.pathOf(key), range), size: found.size }
+  }
+
+  async head(key: string): Promise<StoredObject | undefined> {
+    try {
+      const info = await stat(this.pathOf(key))
+      return info.isFile() ? { key, size: info.size, lastModified: info.mtime } : undefined
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw error
+    }
+  }
+
+  async remove(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true })
+  }
+
+  async *list(prefix: string): AsyncIterable<StoredObject> {
+    const root = path.join(this.directory, prefix.split('/')[0] ?? '')
+    for await (const file of walk(root)) {
+      const key = path.relative(this.directory, file).split(path.sep).join('/')
+      if (!key.startsWith(prefix)) continue
+      const info = await stat(file).catch(() => undefined)
+      if (info?.isFile()) yield { key, size: info.size, lastModified: info.mtime }
+    }
+  }
+
+  private pathOf(key: string): string {
+    assertKey(key)
+    return path.join(this.directory, ...key.split('/'))
+  }
+}
+
+async function* walk(directory: string): AsyncIterable<string> {
+  let entries
+  try {
+    entries = await opendir(directory)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw error
+  }
+  for await (const entry of entries) {
+    const full = path.join(directory, entry.name)
+    if (entry.isDirectory()) yield* walk(full)
+    else if (entry.isFile()) yield full
+  }
+}
+
+/** The key a partial write would leave: the sweep needs to tell it from a real object. */
+export const isPartialKey = (key: string): boolean => key.includes(PARTIAL)
