@@ -10,9 +10,10 @@ export const filesFeature: Feature = {
   name: 'files',
   migrations: ['2026-11-30-01-files'],
   routes: { v2: [routes(filesV2Routes), routes(uploadsV2Routes), routes(adminFilesRoutes, { prefix: '/admin' })] },
-  jobs: ({ services, background }) => [
+  jobs: ({ services, config, background }) => [
     { name: 'store-deletions', intervalMs: STORE_RELAY_INTERVAL_MS, idleIntervalMs: background.relayIdleMs, stopOrder: 1, run: (signal) => services.storeUpkeep.removeQueued(signal) },
-    { name: 'upload-expiry', intervalMs: UPLOAD_EXPIRY_CHECK_MS, run: () => services.storeUpkeep.abandonExpired() },
+    // At least as often as uploads expire, so an abandoned upload's reservation is not held much longer than its expiry.
+    { name: 'upload-expiry', intervalMs: Math.min(UPLOAD_EXPIRY_CHECK_MS, config.files.uploadExpirySeconds * 1000), run: () => services.storeUpkeep.abandonExpired() },
     { name: 'store-sweep', intervalMs: STORE_SWEEP_INTERVAL_MS, runAtStart: false, stopOrder: 1, run: async (signal) => (await services.storeUpkeep.sweep(signal), false) },
   ],
 }

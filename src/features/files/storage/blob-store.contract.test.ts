@@ -1,5 +1,5 @@
 // One contract for every storage driver: local disk and S3 (a real S3 server on loopback).
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { Readable } from 'node:stream'
@@ -118,6 +118,16 @@ describe.each(drivers)('storage driver: $name', (driver) => {
     const got = await fetch(url)
     expect(got.status).toBe(200)
     expect(await got.text()).toBe('direct')
+  })
+
+  it.runIf(driver.name === 'local')('removes what a crash mid-write left beside an object with the object', async () => {
+    const directory = (store as unknown as { directory: string }).directory
+    await store.put('files/crashed.bin', Buffer.from('whole'), 'application/octet-stream')
+    const shard = path.join(directory, 'files', 'cr')
+    await writeFile(path.join(shard, 'crashed.bin.partial-1234'), 'half')
+    expect((await keysUnder(store, 'files/crashed')).sort()).toEqual(['files/crashed.bin', 'files/crashed.bin.partial-1234'])
+    await store.remove('files/crashed.bin')
+    expect(await readdir(shard)).toEqual([])
   })
 
   it.runIf(driver.name === 'local')('has no presigner: uploads go through the service', () => {

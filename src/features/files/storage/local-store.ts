@@ -1,8 +1,11 @@
 // The local driver: objects are files under a directory (DATA_DIR), written to a temporary name
-// and renamed into place, so a reader or a crash never leaves half an object under its key.
+// and renamed into place, so a reader or a crash never leaves half an object under its key; what a
+// crash leaves (`<object>.partial-<id>`) goes when its key is removed. Files are spread over 256
+// folders by their name's first two characters (files/ab/ab12…), so no folder grows past what a
+// directory listing handles quickly; avatars stay where they always were (avatars/<name>).
 import { randomUUID } from 'node:crypto'
 import { createReadStream, createWriteStream } from 'node:fs'
-import { mkdir, opendir, rename, rm, stat } from 'node:fs/promises'
+import { mkdir, opendir, readdir, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -46,13 +49,17 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async remove(key: string): Promise<void> {
-    await rm(this.pathOf(key), { force: true })
+    const target = this.pathOf(key)
+    await rm(target, { force: true })
+    const partial = `${path.basename(target)}${PARTIAL}`
+    const siblings = await readdir(path.dirname(target)).catch(() => [] as string[])
+    for (const name of siblings) if (name.startsWith(partial)) await rm(path.join(path.dirname(target), name), { force: true })
   }
 
   async *list(prefix: string): AsyncIterable<StoredObject> {
     const root = path.join(this.directory, prefix.split('/')[0] ?? '')
     for await (const file of walk(root)) {
-      const key = path.relative(this.directory, file).split(path.sep).join('/')
+      const key = keyOf(path.relative(this.directory, file).split(path.sep))
       if (!key.startsWith(prefix)) continue
       const info = await stat(file).catch(() => undefined)
       if (info?.isFile()) yield { key, size: info.size, lastModified: info.mtime }
@@ -61,8 +68,15 @@ export class LocalBlobStore implements BlobStore {
 
   private pathOf(key: string): string {
     assertKey(key)
-    return path.join(this.directory, ...key.split('/'))
+    const [top, ...rest] = key.split('/')
+    const name = rest.join('/')
+    return top === 'files' ? path.join(this.directory, top, name.slice(0, 2), ...rest) : path.join(this.directory, ...key.split('/'))
   }
+}
+
+/** The key of a file's path under the directory: files/ab/ab12… is files/ab12…. */
+function keyOf(parts: string[]): string {
+  return parts[0] === 'files' && parts.length > 2 ? ['files', ...parts.slice(2)].join('/') : parts.join('/')
 }
 
 async function* walk(directory: string): AsyncIterable<string> {
