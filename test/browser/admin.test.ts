@@ -14,6 +14,7 @@ import { ADMIN_CONSOLE_DIR } from '../../src/api/admin-console.routes.js'
 import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
 import { launchChromium, watchProblems } from '../helpers/browser.js'
+import { multipart } from '../helpers/multipart.js'
 import { login, seedUser,V2 } from '../helpers/users.js'
 import { waitFor } from '../helpers/wait.js'
 import { WebhookReceiver } from '../helpers/webhook-receiver.js'
@@ -135,6 +136,18 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
     expect((await api(`/users/${target.id}`)).json().subscription_tier).toBe('pro')
   })
 
+  it("shows the user's files and storage usage", async () => {
+    const headers = { authorization: `Bearer ${(await login(t.app, target.username, target.password)).accessToken}` }
+    const form = multipart([{ field: 'file', filename: 'compiler-notes.txt', contentType: 'text/plain', data: Buffer.from('A-0 was written in 1952.') }])
+    expect((await t.app.inject({ method: 'POST', url: `${V2}/files`, payload: form.payload, headers: { ...form.headers, ...headers } })).statusCode).toBe(201)
+    await page.reload()
+    await heading('grace_hopper').waitFor()
+    await page.getByRole('heading', { name: 'Files' }).waitFor()
+    await expect.poll(() => page.getByTestId('storage-usage').textContent()).toBe('24 bytes of 1.0 GiB in 1 of 10000 files')
+    await page.getByRole('row').filter({ hasText: 'compiler-notes.txt' }).waitFor()
+    expect(await seriousViolations()).toEqual([])
+  })
+
   it('soft-deletes the user and restores them', async () => {
     await page.getByRole('button', { name: 'Soft delete…' }).click()
     await page.getByRole('button', { name: 'Yes, soft delete' }).click()
@@ -189,14 +202,16 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
     }
     await page.getByRole('link', { name: 'Posts', exact: true }).click()
     await heading('Posts').waitFor()
+    await page.getByRole('row').filter({ hasText: 'Open letter' }).waitFor()
     await page.getByLabel('Visibility').selectOption('private')
     await page.getByLabel('Status').selectOption('draft')
     await page.getByRole('button', { name: 'Search' }).click()
+    // The unfiltered list a superuser sees holds both posts: wait for the filtered one, which holds only the draft.
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'Open letter' }).count()).toBe(0)
     const row = page.getByRole('row').filter({ hasText: 'Secret plans' })
     await row.waitFor()
     expect(await row.textContent()).toContain('private')
     expect(await row.textContent()).toContain('draft')
-    expect(await page.getByRole('row').filter({ hasText: 'Open letter' }).count()).toBe(0)
     expect(await seriousViolations()).toEqual([])
   })
 

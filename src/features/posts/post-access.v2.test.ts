@@ -3,13 +3,15 @@
 // read-only API key) × every visibility × every status, with and without an organization, on
 // every path that returns or announces posts (get, permissions, both versions' lists, search,
 // cursor pages, counts, the author's list, the caller's own, the organization's, the realtime
-// stream, the admin overview). Each cell is checked against the policy's own answer
-// (post-policy.ts). The paths are checked against the OpenAPI documents: a route added next
-// year that answers with posts fails here until it is in the matrix.
+// stream, the admin overview), and every post's attached files (their bytes and variants). Each
+// cell is checked against the policy's own answer (post-policy.ts). The paths are checked against
+// the OpenAPI documents: a route added next year that answers with posts, or with a file's bytes,
+// fails here until it is in the matrix.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
+import { multipart, PNG_1X1 } from '../../../test/helpers/multipart.js'
 import type { SseClient } from '../../../test/helpers/sse.js'
 import { openStream } from '../../../test/helpers/sse.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
@@ -32,9 +34,18 @@ const PATHS = {
   v1List: 'GET /services/v1/posts',
 } as const
 
+/** Every route that answers with a file's bytes: a file attached to a post is read by whoever reads the post. */
+const FILE_PATHS = {
+  file: 'GET /api/v2/files/{file_id}',
+  variant: 'GET /api/v2/files/{file_id}/variants/{preset}',
+} as const
+
 interface MatrixPost extends PostFacts {
   id: number
   title: string
+  /** Its attachments: a text file and an image. */
+  fileId: number
+  imageId: number
 }
 
 let t: TestApp
@@ -71,6 +82,13 @@ function readerOf(actor: Actor): Reader {
 }
 
 const call = (actor: Actor, url: string) => t.app.inject({ url, headers: headersOf(actor) })
+
+async function uploadAsAuthor(filename: string, contentType: string, data: Buffer): Promise<number> {
+  const form = multipart([{ field: 'file', filename, contentType, data }])
+  const response = await t.app.inject({ method: 'POST', url: `${V2}/files`, payload: form.payload, headers: { ...form.headers, ...people.author.headers } })
+  expect(response.statusCode, response.body).toBe(201)
+  return json<{ id: number }>(response).id
+}
 
 /** Every page of a v2 listing, following next_cursor. */
 async function allPages(actor: Actor, url: string): Promise<{ ids: number[]; total: number }> {
@@ -128,11 +146,13 @@ beforeAll(async () => {
   for (const visibility of VISIBILITIES) {
     for (const status of POST_STATUSES) {
       for (const inOrg of visibility === 'org' ? [true] : [false, true]) {
-        const payload = { title: `${marker} ${visibility} ${status}${inOrg ? ' org' : ''}`, text: 'Matrix post', visibility, status, ...(inOrg ? { org_id: org.id } : {}) }
+        const fileId = await uploadAsAuthor('notes.txt', 'text/plain', Buffer.from(`${visibility} ${status}`))
+        const imageId = await uploadAsAuthor('picture.png', 'image/png', PNG_1X1)
+        const payload = { title: `${marker} ${visibility} ${status}${inOrg ? ' org' : ''}`, text: 'Matrix post', visibility, status, attachments: [fileId, imageId], ...(inOrg ? { org_id: org.id } : {}) }
         const response = await t.app.inject({ method: 'POST', url: `${V2}/posts`, headers: people.author.headers, payload })
         expect(response.statusCode, JSON.stringify(payload)).toBe(201)
         const created = json<{ id: number; title: string; author_id: number; visibility: Visibility; status: PostStatus; org_id: number | null }>(response)
-        posts.push({ id: created.id, title: created.title, authorId: created.author_id, visibility: created.visibility, status: created.status, orgId: created.org_id })
+        posts.push({ id: created.id, title: created.title, authorId: created.author_id, visibility: created.visibility, status: created.status, orgId: created.org_id, fileId, imageId })
       }
     }
   }
@@ -166,7 +186,17 @@ describe('who reads a post: the matrix', () => {
         if (response.statusCode !== expected) wrong.push(`${path} ${label(post)}: ${response.statusCode}, expected ${expected}`)
         if (!readable && json<{ code?: string }>(response).code !== 'post_not_found') wrong.push(`${path} ${label(post)}: not post_not_found`)
       }
+      // Its files follow it: the bytes and a variant, 404 file_not_found where the post is 404.
+      const file = await call(actor, `${V2}/files/${post.fileId}`)
+      const variant = await call(actor, `${V2}/files/${post.imageId}/variants/thumb`)
+      for (const [path, response] of [['file', file], ['variant', variant]] as const) {
+        const expected = readable ? 200 : 404
+        if (response.statusCode !== expected) wrong.push(`${path} of ${label(post)}: ${response.statusCode}, expected ${expected}`)
+        if (!readable && json<{ code?: string }>(response).code !== 'file_not_found') wrong.push(`${path} of ${label(post)}: not file_not_found`)
+      }
       if (readable) {
+        expect(file.body, `${label(post)} as ${actor}`).toBe(`${post.visibility} ${post.status}`)
+        expect(json<{ attachments: { id: number }[] }>(got).attachments.map((attached) => attached.id)).toEqual([post.fileId, post.imageId])
         expect(json(permissions), `${label(post)} as ${actor}`).toEqual(permissionsOf(reader, post))
         expect(json<{ visibility: string }>(got).visibility).toBe(post.visibility)
         expect(json<Record<string, unknown>>(v1)).not.toHaveProperty('visibility')
@@ -244,5 +274,13 @@ describe('who reads a post: the matrix', () => {
       }
     }
     expect(answering.sort()).toEqual(Object.values(PATHS).filter((path) => path !== PATHS.permissions).sort())
+  })
+
+  it("walks every route that answers with a file's bytes", async () => {
+    const document = json<{ paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> }>(await t.app.inject({ url: `${V2}/openapi.json` }))
+    const answering = Object.entries(document.paths)
+      .filter(([, operations]) => JSON.stringify(operations.get?.responses?.['200'] ?? {}).includes('"binary"'))
+      .map(([path]) => `GET ${path}`)
+    expect(answering.sort()).toEqual(Object.values(FILE_PATHS).sort())
   })
 })
