@@ -19,3 +19,12 @@ export function watchProblems(page: Page): string[] {
   page.on('pageerror', (error) => problems.push(error.message))
   return problems
 }
+
+/** Chromium with one page open at `url`, and the problems that page reports. */
+export async function openPage(executablePath: string, url: string): Promise<{ browser: Browser; page: Page; problems: string[] }> {
+  const browser = await launchChromium(executablePath)
+  const page = await browser.newPage()
+  const problems = watchProblems(page)
+  await page.goto(url)
+  return { browser, page, problems }
+}

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
 import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
-import { launchChromium, watchProblems } from '../../../test/helpers/browser.js'
+import { openPage } from '../../../test/helpers/browser.js'
 import { serveFrontend } from '../../../test/helpers/frontend.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin, V2 } from '../../../test/helpers/users.js'
@@ -37,10 +37,7 @@ describe.skipIf(!chromiumPath)('the event stream in Chromium, from another origi
     t = await createTestApp({ CORS_ORIGINS: frontend.origin })
     apiBase = (await t.app.listen({ host: '127.0.0.1', port: 0 })).replace('127.0.0.1', 'localhost')
     alice = await seedAndLogin(t.app)
-    browser = await launchChromium(chromiumPath)
-    page = await browser.newPage()
-    problems = watchProblems(page)
-    await page.goto(frontend.origin)
+    ;({ browser, page, problems } = await openPage(chromiumPath, frontend.origin))
   }, 120_000)
   afterAll(async () => {
     await browser?.close()

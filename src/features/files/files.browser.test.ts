@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
 import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
-import { launchChromium, watchProblems } from '../../../test/helpers/browser.js'
+import { openPage } from '../../../test/helpers/browser.js'
 import { serveFrontend } from '../../../test/helpers/frontend.js'
 import { freePort } from '../../../test/helpers/process.js'
 import type { TestS3Server } from '../../../test/helpers/s3.js'
@@ -60,10 +60,7 @@ describe.skipIf(!chromiumPath).each(['s3', 'local'] as const)('an upload from a 
     t = await createTestApp({ CORS_ORIGINS: frontend.origin, PUBLIC_URL: apiBase, ...(s3?.env ?? {}) })
     await t.app.listen({ host: '127.0.0.1', port })
     alice = await seedAndLogin(t.app)
-    browser = await launchChromium(chromiumPath)
-    page = await browser.newPage()
-    problems = watchProblems(page)
-    await page.goto(frontend.origin)
+    ;({ browser, page, problems } = await openPage(chromiumPath, frontend.origin))
   }, 120_000)
   afterAll(async () => {
     await browser?.close()

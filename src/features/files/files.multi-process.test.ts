@@ -9,19 +9,12 @@ import path from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { createTestDatabase, dialect, TEST_SECRET_KEY } from '../../../test/helpers/app.js'
-import type { RunningProcess } from '../../../test/helpers/process.js'
-import { emptyDirectory, startServer, stopServers } from '../../../test/helpers/process.js'
+import { dialect } from '../../../test/helpers/app.js'
+import type { Server, ServersOnOneDatabase } from '../../../test/helpers/servers.js'
+import { adminToken, serversOnOneDatabase } from '../../../test/helpers/servers.js'
 import { waitFor } from '../../../test/helpers/wait.js'
 
-type Server = RunningProcess & { url: string }
-const ADMIN = { ADMIN_EMAIL: 'root@example.com', ADMIN_USERNAME: 'root', ADMIN_PASSWORD: 'a long admin password 42' }
 const FILE_BYTES = 100_000
-
-async function tokenOf(server: Server): Promise<string> {
-  const response = await fetch(`${server.url}/services/v1/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.ADMIN_USERNAME, password: ADMIN.ADMIN_PASSWORD }) })
-  return ((await response.json()) as { access_token: string }).access_token
-}
 
 const startUpload = (server: Server, token: string) =>
   fetch(`${server.url}/api/v2/uploads`, {
@@ -37,39 +30,27 @@ async function storedFiles(dataDir: string): Promise<string[]> {
 }
 
 describe(`files across processes (${dialect()})`, () => {
+  let servers: ServersOnOneDatabase
   let env: Record<string, string>
-  let cwd: string
-  let drop: () => Promise<void>
-  const servers: Server[] = []
-  const start = async () => {
-    const server = await startServer(env, cwd)
-    servers.push(server)
-    return server
-  }
+  let a: Server
   beforeAll(async () => {
-    const database = await createTestDatabase()
-    drop = database.drop
     // Room for one file and a half: of two uploads, one fits.
-    env = { ...database.env, ...ADMIN, SECRET_KEY: TEST_SECRET_KEY, STORAGE_QUOTA_BYTES: String(FILE_BYTES * 1.5), UPLOAD_EXPIRY_SECONDS: '2' }
-    cwd = await emptyDirectory()
+    servers = await serversOnOneDatabase({ STORAGE_QUOTA_BYTES: String(FILE_BYTES * 1.5), UPLOAD_EXPIRY_SECONDS: '2' })
+    env = servers.env
   })
-  afterAll(async () => {
-    await stopServers(...servers)
-    await drop?.()
-  })
+  afterAll(() => servers?.close())
 
   it('lets exactly one of many uploads at the edge of a quota through, sent to two servers at once', async () => {
-    const a = await start()
-    const b = await start()
-    const token = await tokenOf(a)
+    a = await servers.start()
+    const b = await servers.start()
+    const token = await adminToken(a)
     const answers = await Promise.all(Array.from({ length: 10 }, (_, index) => startUpload(index % 2 ? a : b, token)))
     const statuses = answers.map((answer) => answer.status).sort()
     expect(statuses).toEqual([201, ...Array<number>(9).fill(413)])
   })
 
   it('gives back what an upload killed with SIGKILL midway held, and removes its half-written bytes, once it expires', async () => {
-    const [a] = servers as [Server]
-    const victim = await start()
+    const victim = await servers.start()
     // Someone new, whose quota the first test did not touch.
     const signedUp = await fetch(`${victim.url}/api/v2/signup`, {
       method: 'POST',

@@ -4,23 +4,16 @@
 // once, with the same webhook-id).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { createTestDatabase, dialect, TEST_SECRET_KEY } from '../../../test/helpers/app.js'
-import type { RunningProcess } from '../../../test/helpers/process.js'
-import { emptyDirectory, startServer, stopServers } from '../../../test/helpers/process.js'
+import { dialect } from '../../../test/helpers/app.js'
+import { stopServers } from '../../../test/helpers/process.js'
+import type { Server, ServersOnOneDatabase } from '../../../test/helpers/servers.js'
+import { adminToken, serversOnOneDatabase } from '../../../test/helpers/servers.js'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { WebhookReceiver } from '../../../test/helpers/webhook-receiver.js'
 
-type Server = RunningProcess & { url: string }
-const ADMIN = { ADMIN_EMAIL: 'root@example.com', ADMIN_USERNAME: 'root', ADMIN_PASSWORD: 'a long admin password 42' }
 
 const post = (url: string, body: unknown, token?: string) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) })
-
-async function tokenOf(server: Server): Promise<string> {
-  const response = await post(`${server.url}/services/v1/login`, { username: ADMIN.ADMIN_USERNAME, password: ADMIN.ADMIN_PASSWORD })
-  expect(response.status).toBe(200)
-  return ((await response.json()) as { access_token: string }).access_token
-}
 
 async function register(server: Server, token: string, receiver: WebhookReceiver): Promise<number> {
   const response = await post(`${server.url}/api/v2/admin/webhooks`, { url: receiver.url, events: ['post.created'] }, token)
@@ -31,31 +24,18 @@ async function register(server: Server, token: string, receiver: WebhookReceiver
 }
 
 describe(`webhook deliveries across processes (${dialect()})`, () => {
-  let env: Record<string, string>
-  let cwd: string
-  let drop: () => Promise<void>
-  const servers: Server[] = []
-  const start = async () => {
-    const server = await startServer(env, cwd)
-    servers.push(server)
-    return server
-  }
+  let servers: ServersOnOneDatabase
+  const start = () => servers.start()
   beforeAll(async () => {
-    const database = await createTestDatabase()
-    drop = database.drop
-    env = { ...database.env, ...ADMIN, SECRET_KEY: TEST_SECRET_KEY, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50' }
-    cwd = await emptyDirectory()
+    servers = await serversOnOneDatabase({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50' })
   })
-  afterAll(async () => {
-    await stopServers(...servers)
-    await drop?.()
-  })
+  afterAll(() => servers?.close())
 
   it('two processes on one outbox: every event delivered, none sent twice at once, none again after it succeeded', async () => {
     const receiver = await new WebhookReceiver().start()
     const a = await start()
     const b = await start()
-    const token = await tokenOf(a)
+    const token = await adminToken(a)
     const webhookId = await register(a, token, receiver)
     // Each message fails once, slowly, so both processes are busy with retries while new ones come in.
     const failedOnce = new Set<string>()
@@ -89,7 +69,7 @@ describe(`webhook deliveries across processes (${dialect()})`, () => {
   it('a delivery under way when its process is killed is sent by the next process, with the same webhook-id', async () => {
     const receiver = await new WebhookReceiver().start()
     const first = await start()
-    const token = await tokenOf(first)
+    const token = await adminToken(first)
     await register(first, token, receiver)
     // The first attempt is held open: the process dies while it waits for the answer.
     let release: () => void = () => {}
