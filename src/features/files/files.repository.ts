@@ -38,11 +38,11 @@ export function findFileForChange(db: Executor, id: number): Promise<FileRow | u
   return db.selectFrom('files').selectAll().where('id', '=', id).$if(isPostgres(db), (query) => query.forUpdate()).executeTakeFirst()
 }
 
-/** Turns an upload into a file, once: false when another request completed or abandoned it first. */
-export async function markReady(db: Executor, id: number, facts: { size: number; sha256: string; contentType: string }): Promise<FileRow | undefined> {
+/** Turns an upload into a file (its bytes under `storageKey`), once: undefined when another request completed or abandoned it first. */
+export async function markReady(db: Executor, id: number, facts: { size: number; sha256: string; contentType: string; storageKey: string }): Promise<FileRow | undefined> {
   return db
     .updateTable('files')
-    .set({ status: 'ready', size: facts.size, sha256: facts.sha256, content_type: facts.contentType, expires_at: null })
+    .set({ status: 'ready', size: facts.size, sha256: facts.sha256, content_type: facts.contentType, storage_key: facts.storageKey, expires_at: null })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .returningAll()

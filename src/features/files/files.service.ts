@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 
-import type { UnitOfWork } from '../../db/unit-of-work.js'
+import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import { afterCommit } from '../../db/unit-of-work.js'
 import { DomainError } from '../../shared/errors.js'
 import type { Paged, PageRequest } from '../../shared/paging.js'
@@ -38,6 +38,9 @@ const uploadNotFound = (): never => {
   throw new DomainError('not_found', UPLOAD_NOT_FOUND, { code: 'upload_not_found' })
 }
 const quotaExceeded = () => new DomainError('too_large', QUOTA_EXCEEDED, { code: 'quota_exceeded' })
+const uploadIncomplete = () => new DomainError('conflict', UPLOAD_INCOMPLETE, { code: 'upload_incomplete' })
+/** Generated, never a client's words. */
+const newStorageKey = () => `files/${randomUUID()}`
 
 /** Who reads: nobody (null), or a signed-in user. */
 export interface FileReader {
@@ -91,7 +94,7 @@ export class FileService {
     const pending = await this.begin(owner, claims.name, Math.min(reserveBytes, this.settings.maxBytes), 'form', claims.declaredType ?? 'application/octet-stream')
     try {
       const facts = await storeFromStream(this.store, pending.storageKey, body, claims, this.intakeOptions())
-      return await this.finish(pending, facts)
+      return await this.finish(pending, { ...facts, storageKey: pending.storageKey })
     } catch (error) {
       await this.abandon(pending.id)
       throw error
@@ -123,23 +126,33 @@ export class FileService {
     await this.store.put(row!.storage_key, Readable.from(limited(body, declared)), row!.content_type)
   }
 
-  /** Checks what the store holds against the upload (size, type) and turns it into a file. */
+  /**
+   * Checks what the store holds against the upload (size, type) and turns it into a file. The
+   * bytes are first copied to a key of their own, and that copy is what is checked and kept: the
+   * upload URL stays valid until it expires, and a PUT made after the check must not change a
+   * file that passed it.
+   */
   async completeUpload(owner: FileOwner, uploadId: number): Promise<FileView> {
     const row = await this.files.findFile(uploadId)
     if (!row || row.owner_id !== owner.id || row.status !== 'pending' || row.upload_kind !== 'direct') return uploadNotFound()
     const pending = toStoredFile(row)
     const stored = await this.store.head(pending.storageKey)
     // Not all there (yet): the client may send the bytes again until the upload expires.
-    if (!stored || stored.size !== pending.size) throw new DomainError('conflict', UPLOAD_INCOMPLETE, { code: 'upload_incomplete' })
-    let facts: StoredFacts | undefined
+    if (!stored || stored.size !== pending.size) throw uploadIncomplete()
+    const kept = newStorageKey()
     try {
-      facts = await verifyStored(this.store, pending.storageKey, { name: pending.name, declaredType: pending.contentType }, this.intakeOptions())
+      // A PUT between the size check and the copy may have changed the bytes: the copy must hold what was declared.
+      const copied = (await this.store.copy(pending.storageKey, kept)) ? await this.store.head(kept) : undefined
+      if (copied?.size !== pending.size) throw uploadIncomplete()
+      const facts = await verifyStored(this.store, kept, { name: pending.name, declaredType: pending.contentType }, this.intakeOptions())
+      if (!facts) throw uploadIncomplete()
+      return await this.finish(pending, { ...facts, storageKey: kept })
     } catch (error) {
-      if (error instanceof DomainError && error.code !== 'service_unavailable') await this.abandon(pending.id)
+      // What was copied is nobody's; a refusal of the bytes themselves ends the upload too.
+      const refused = error instanceof DomainError && error.code !== 'upload_incomplete' && error.code !== 'service_unavailable'
+      await this.discard(refused ? pending.id : undefined, [kept])
       throw error
     }
-    if (!facts) throw new DomainError('conflict', UPLOAD_INCOMPLETE, { code: 'upload_incomplete' })
-    return this.finish(pending, facts)
   }
 
   /** Where to read a file the reader may read (404 otherwise). */
@@ -217,7 +230,7 @@ export class FileService {
         content_type: declaredType.slice(0, 100),
         size: reserveBytes,
         sha256: null,
-        storage_key: `files/${randomUUID()}`,
+        storage_key: newStorageKey(),
         status: 'pending',
         upload_kind: kind,
         expires_at: expiresAt,
@@ -226,13 +239,15 @@ export class FileService {
     })
   }
 
-  private async finish(pending: StoredFile, facts: StoredFacts): Promise<FileView> {
+  private async finish(pending: StoredFile, facts: StoredFacts & { storageKey: string }): Promise<FileView> {
     const view = await this.unitOfWork.run(async (unit) => {
       const files = this.files.in(unit)
       const row = await files.markReady(pending.id, facts)
       // Completed or abandoned by another request meanwhile: this one has nothing to add.
       if (!row) return undefined
       await files.commitReserved(pending.ownerId, pending.size, facts.size)
+      // The upload's own key, where a client may still PUT until it expires, is nobody's now.
+      if (facts.storageKey !== pending.storageKey) await this.queueRemoval(unit, [pending.storageKey])
       const file = this.viewOf(toStoredFile(row))
       await this.changes.fileChanged(unit, 'file.created', file)
       return file
@@ -242,10 +257,21 @@ export class FileService {
 
   /** Gives an upload's reservation back and queues whatever reached the store for removal. */
   async abandon(id: number): Promise<void> {
+    await this.discard(id, [])
+  }
+
+  /** Abandons the upload (when given) and queues the objects for removal, in one unit. */
+  private async discard(uploadId: number | undefined, keys: string[]): Promise<void> {
     await this.unitOfWork.run(async (unit) => {
-      const row = await this.files.in(unit).findFileForChange(id)
-      if (row?.status === 'pending') await removeFiles(this.removal, unit, [id])
+      if (uploadId !== undefined && (await this.files.in(unit).findFileForChange(uploadId))?.status === 'pending') await removeFiles(this.removal, unit, [uploadId])
+      await this.queueRemoval(unit, keys)
     })
+  }
+
+  private async queueRemoval(unit: Unit, keys: string[]): Promise<void> {
+    if (keys.length === 0) return
+    await this.files.in(unit).queueBlobDeletions(keys, Date.now())
+    this.removal.queued(unit)
   }
 
   private async readable(reader: FileReader | null, id: number, client: ClientInfo): Promise<StoredFile> {

@@ -213,6 +213,12 @@ describe.each(['local', 's3'] as const)('files on the %s driver', (driver) => {
     expect((await download(file.url, owner)).status).toBe(200)
     // Completed once: a second completion finds no upload.
     expectError(await t.app.inject({ method: 'POST', url: `${V2}/uploads/${target.upload_id}/complete`, headers: owner.headers }), 404, undefined, 'upload_not_found')
+    // The upload URL lives on until it expires, but what it writes now is no file's: the checked bytes stay.
+    const swapped = Buffer.from(SVG_WITH_SCRIPT.toString('latin1').padEnd(data.length, ' ').slice(0, data.length), 'latin1')
+    expect(await putTo(target.url, target.headers, swapped)).toBe(driver === 'local' ? 404 : 200)
+    const after = await download(file.url, owner)
+    expect(sha256(after.body)).toBe(file.sha256)
+    expect((await sharp(after.body).metadata()).format).toBe('png')
   })
 
   /** A PUT as a browser or client would make it: through the service (inject) for its own URL, over the network to S3. */

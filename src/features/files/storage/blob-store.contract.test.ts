@@ -86,6 +86,15 @@ describe.each(drivers)('storage driver: $name', (driver) => {
     await store.remove('files/contract/missing')
   })
 
+  it('copies an object inside the store, and says when there is none to copy', async () => {
+    await store.put('files/contract/original.txt', Buffer.from('original'), 'text/plain')
+    expect(await store.copy('files/contract/original.txt', 'files/contract/copy.txt')).toBe(true)
+    await store.put('files/contract/original.txt', Buffer.from('changed'), 'text/plain')
+    expect(await text((await store.get('files/contract/copy.txt'))!.body)).toBe('original')
+    expect(await store.copy('files/contract/none.txt', 'files/contract/nothing.txt')).toBe(false)
+    expect(await store.head('files/contract/nothing.txt')).toBeUndefined()
+  })
+
   it('removes an object', async () => {
     await store.put('files/contract/gone.txt', Buffer.from('bye'), 'text/plain')
     await store.remove('files/contract/gone.txt')

@@ -33,6 +33,8 @@ export interface BlobStore {
   /** The object's bytes (a range of them when asked); undefined when there is none. */
   get(key: string, range?: ByteRange): Promise<ObjectRead | undefined>
   head(key: string): Promise<StoredObject | undefined>
+  /** A copy of the object under another key, made inside the store; false when there was none to copy. */
+  copy(from: string, to: string): Promise<boolean>
   /** Removing an object that is not there is not an error. */
   remove(key: string): Promise<void>
   /** Every object under the prefix, in no particular order. */

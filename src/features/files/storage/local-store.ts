@@ -5,7 +5,7 @@
 // directory listing handles quickly; avatars stay where they always were (avatars/<name>).
 import { randomUUID } from 'node:crypto'
 import { createReadStream, createWriteStream } from 'node:fs'
-import { mkdir, opendir, readdir, rename, rm, stat } from 'node:fs/promises'
+import { copyFile, mkdir, opendir, readdir, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -44,6 +44,22 @@ export class LocalBlobStore implements BlobStore {
       return info.isFile() ? { key, size: info.size, lastModified: info.mtime } : undefined
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw error
+    }
+  }
+
+  async copy(from: string, to: string): Promise<boolean> {
+    const source = this.pathOf(from)
+    const target = this.pathOf(to)
+    await mkdir(path.dirname(target), { recursive: true, mode: 0o700 })
+    const temporary = `${target}${PARTIAL}${randomUUID()}`
+    try {
+      await copyFile(source, temporary)
+      await rename(temporary, target)
+      return true
+    } catch (error) {
+      await rm(temporary, { force: true })
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
       throw error
     }
   }

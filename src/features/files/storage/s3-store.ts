@@ -3,7 +3,7 @@
 // let clients put and get bytes without passing through the service.
 import type { Readable } from 'node:stream'
 
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3'
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 
@@ -61,6 +61,19 @@ export class S3BlobStore implements BlobStore {
       return { key, size: Number(answer.ContentLength), lastModified: answer.LastModified ?? new Date(0) }
     } catch (error) {
       if (missing(error)) return undefined
+      throw error
+    }
+  }
+
+  async copy(from: string, to: string): Promise<boolean> {
+    assertKey(from)
+    assertKey(to)
+    try {
+      // Keys are the service's own (letters, digits, '.', '_', '-', '/'): nothing in them needs more than encodeURI.
+      await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: to, CopySource: encodeURI(`${this.bucket}/${from}`) }))
+      return true
+    } catch (error) {
+      if (missing(error)) return false
       throw error
     }
   }
