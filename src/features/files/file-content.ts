@@ -47,7 +47,8 @@ function textType(head: Buffer, complete: boolean): string | undefined {
     return undefined
   }
   const start = head.toString('utf8', 0, 512).replace(/^\uFEFF/, '').trimStart().toLowerCase()
-  if (start.startsWith('<')) return start.includes('<svg') ? 'image/svg+xml' : 'text/html'
+  // A tag, a declaration or a processing instruction ("<3" is text).
+  if (/^<[a-z!?/]/.test(start)) return start.includes('<svg') ? 'image/svg+xml' : 'text/html'
   return 'text/plain'
 }
 

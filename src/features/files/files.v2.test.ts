@@ -106,6 +106,10 @@ describe.each(['local', 's3'] as const)('files on the %s driver', (driver) => {
     expectError(await upload(owner, 'image', 'application/pdf', await png()), 415, undefined, 'unsupported_file_type')
   })
 
+  it('keeps text that merely opens with "<" as text', async () => {
+    expect((await uploaded(owner, 'note.txt', 'text/plain', Buffer.from('<3 to everyone\n'))).content_type).toBe('text/plain')
+  })
+
   it('refuses an SVG with script, under any name or type', async () => {
     expectError(await upload(owner, 'logo.svg', 'image/svg+xml', SVG_WITH_SCRIPT), 415, undefined, 'unsupported_file_type')
     expectError(await upload(owner, 'logo.txt', 'text/plain', SVG_WITH_SCRIPT), 415, undefined, 'unsupported_file_type')
@@ -381,6 +385,24 @@ describe.each(['local', 's3'] as const)('files on the %s driver', (driver) => {
     const served = await t.app.inject({ url })
     expect(served.statusCode).toBe(200)
     expect(served.headers['content-type']).toBe('image/png')
+  })
+})
+
+describe('a file larger than FILE_MAX_BYTES through the form', () => {
+  let t: TestApp
+  let someone: LoggedIn
+  beforeAll(async () => {
+    t = await createTestApp({ FILE_MAX_BYTES: '2048' })
+    someone = await seedAndLogin(t.app)
+  })
+  afterAll(() => t.close())
+
+  it('is cut off with 413, never stored short, and its reservation is given back', async () => {
+    const form = multipart([{ field: 'file', filename: 'long.txt', contentType: 'text/plain', data: Buffer.alloc(10_000, 'x') }])
+    expectError(await t.app.inject({ method: 'POST', url: `${V2}/files`, payload: form.payload, headers: { ...form.headers, ...someone.headers } }), 413)
+    expect(await t.db.selectFrom('files').select('id').where('owner_id', '=', someone.user.id).execute()).toEqual([])
+    const usage = await t.db.selectFrom('storage_usage').selectAll().where('user_id', '=', someone.user.id).executeTakeFirstOrThrow()
+    expect([Number(usage.bytes), Number(usage.reserved_bytes), usage.reserved_files]).toEqual([0, 0, 0])
   })
 })
 
