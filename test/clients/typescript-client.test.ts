@@ -8,19 +8,38 @@ import { allItems, ApiError, CHANGE_EVENT_TYPES, createClient, unwrap } from '..
 import { CHANGE_EVENT_TYPES as SERVED_EVENT_TYPES } from '../../src/features/change-events/index.js'
 import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
+import { freePort } from '../helpers/process.js'
 import { codeIn, createAppWithSmtp } from '../helpers/smtp.js'
 import { aWrongCode, enrolTotp, totpCode } from '../helpers/totp.js'
 import { seedUser, userFields } from '../helpers/users.js'
 
 let t: TestApp
 let baseUrl: string
+// The local upload URL is the service's own, on PUBLIC_URL: the app listens where it says.
+let filesBaseUrl: string
 beforeAll(async () => {
-  t = await createTestApp()
-  baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 })
+  const port = await freePort()
+  filesBaseUrl = `http://127.0.0.1:${port}`
+  t = await createTestApp({ PUBLIC_URL: filesBaseUrl })
+  baseUrl = await t.app.listen({ host: '127.0.0.1', port })
 })
 afterAll(() => t.close())
 
 describe('the typed client', () => {
+  it('uploads a file straight to the store and completes it, counts it in the usage, and deletes it', async () => {
+    const client = createClient({ baseUrl: filesBaseUrl })
+    const fields = userFields()
+    await client.auth.signUp({ ...fields, accept_terms: true })
+    const file = await client.files.upload(new Blob(['typed upload\n'], { type: 'text/plain' }), 'notes.txt')
+    expect(file).toMatchObject({ name: 'notes.txt', content_type: 'text/plain', size: 13 })
+    expect(await client.files.usage()).toMatchObject({ bytes: 13, files: 1 })
+    // No type known to the browser: the service sniffs it at completion.
+    expect((await client.files.upload(new Blob(['%PDF-1.4\n%%EOF\n']), 'paper.pdf')).content_type).toBe('application/pdf')
+    await expect(client.files.upload(new Blob(['<html><script>1</script></html>'], { type: 'text/plain' }), 'page.txt')).rejects.toMatchObject({ status: 415, code: 'unsupported_file_type' })
+    await client.files.remove(file.id)
+    expect(await client.files.usage()).toMatchObject({ files: 1 })
+  })
+
   it("listens for every change event the service sends (the stream names each)", () => {
     expect([...CHANGE_EVENT_TYPES]).toEqual([...SERVED_EVENT_TYPES])
   })

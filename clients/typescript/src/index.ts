@@ -2,11 +2,12 @@
 // the served OpenAPI document (schema.d.ts; `npm run openapi` regenerates it, CI checks it), the
 // auth flow (sign up, log in by password, email, provider or passkey, second factors, refresh once
 // on 401, resume, log out) so an app writes no token plumbing, the account's security (second
-// factors, passkeys, sessions, reauthentication), and the realtime stream. README.md shows it.
+// factors, passkeys, sessions, reauthentication), uploads straight to the store, and the realtime
+// stream. README.md shows it.
 import type { Middleware } from 'openapi-fetch'
 import createFetchClient from 'openapi-fetch'
 
-import { unwrap } from './errors.js'
+import { ApiError, unwrap } from './errors.js'
 import type { StreamOptions, Subscription } from './events.js'
 import { subscribe } from './events.js'
 import type { paths } from './paths.js'
@@ -343,7 +344,30 @@ export function createClient(options: ClientOptions) {
       return subscribe(streamOptions, ticket, (query) => `${base}/api/v2/events/stream${query.size > 0 ? `?${query}` : ''}`)
     },
   }
-  return { api, auth, account, events }
+  const files = {
+    /**
+     * Sends a file (a browser's File or any Blob) straight to the store: asks the service for a
+     * target, PUTs the bytes there without credentials (a presigned URL on S3, the service's own
+     * signed URL on local disk), and completes; answers the file. The service sniffs the type
+     * from the bytes: 415 `unsupported_file_type` for one it does not take.
+     */
+    async upload(file: Blob, name = (file as Blob & { name?: string }).name ?? 'file') {
+      const contentType = file.type.split(';')[0] || 'application/octet-stream'
+      const target = await unwrap(api.POST('/api/v2/uploads', { body: { name, size: file.size, content_type: contentType } }))
+      const put = await fetchImpl(new Request(target.url, { method: target.method, headers: target.headers, body: file, credentials: 'omit' }))
+      if (!put.ok) {
+        // The service's own URL answers its usual error body; a store answers XML, named here `upload_failed`.
+        const body = (await put.json().catch(() => ({}))) as { code?: string; detail?: string }
+        throw new ApiError(put.status, body.code ?? 'upload_failed', body.detail ?? `The store refused the upload (${put.status})`)
+      }
+      return unwrap(api.POST('/api/v2/uploads/{upload_id}/complete', { params: { path: { upload_id: target.upload_id } } }))
+    },
+    /** The signed-in user's storage: `{bytes, files, limit_bytes, limit_files}`. */
+    usage: () => unwrap(api.GET('/api/v2/users/me/usage')),
+    remove: async (id: number) => void (await unwrap(api.DELETE('/api/v2/files/{file_id}', { params: { path: { file_id: id } } }))),
+  }
+
+  return { api, auth, account, events, files }
 }
 
 export type Client = ReturnType<typeof createClient>

@@ -103,7 +103,9 @@ export class FileService {
 
   /** An upload straight to the store: its size reserved, and where to PUT the bytes. */
   async startUpload(owner: FileOwner, input: { name: string; size: number; contentType: string }): Promise<UploadTarget> {
-    if (!this.settings.types.includes(input.contentType.split(';')[0]!.trim().toLowerCase())) throw unsupportedFileType()
+    // A type the client does not know (octet-stream) is sniffed at completion like any other.
+    const declared = input.contentType.split(';')[0]!.trim().toLowerCase()
+    if (declared !== 'application/octet-stream' && !this.settings.types.includes(declared)) throw unsupportedFileType()
     const limit = this.store.presigner ? this.settings.uploadMaxBytes : this.settings.maxBytes
     if (input.size > limit) throw new DomainError('too_large', `Files sent this way may be at most ${limit} bytes`)
     const pending = await this.begin(owner, input.name, input.size, 'direct', input.contentType)
