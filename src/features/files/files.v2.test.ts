@@ -406,5 +406,36 @@ describe('a file larger than FILE_MAX_BYTES through the form', () => {
   })
 })
 
+describe('an S3 store that is down', () => {
+  let t: TestApp
+  let s3: TestS3Server
+  let someone: LoggedIn
+  beforeAll(async () => {
+    s3 = await startS3Server()
+    t = await createTestApp(s3.env)
+    someone = await seedAndLogin(t.app)
+  })
+  afterAll(() => t.close())
+
+  it('answers 503 service_unavailable and gives the reservation back', async () => {
+    const form = () => multipart([{ field: 'file', filename: 'a.txt', contentType: 'text/plain', data: Buffer.from('stored while up') }])
+    const upload = () => {
+      const body = form()
+      return t.app.inject({ method: 'POST', url: `${V2}/files`, payload: body.payload, headers: { ...body.headers, ...someone.headers } })
+    }
+    const file = (await upload()).json<FileBody>()
+    const imageForm = multipart([{ field: 'file', filename: 'p.png', contentType: 'image/png', data: await png(64, 64) }])
+    const image = (await t.app.inject({ method: 'POST', url: `${V2}/files`, payload: imageForm.payload, headers: { ...imageForm.headers, ...someone.headers } })).json<FileBody>()
+    await s3.close()
+    expectError(await upload(), 503, 'Service unavailable', 'service_unavailable')
+    // A variant not made yet needs the original from the store.
+    expectError(await t.app.inject({ url: image.variants.thumb!, headers: someone.headers }), 503, 'Service unavailable', 'service_unavailable')
+    // A download is a presigned URL, signed without asking the store: the client meets the outage there.
+    expect((await t.app.inject({ url: file.url, headers: someone.headers })).statusCode).toBe(302)
+    const usage = await t.db.selectFrom('storage_usage').selectAll().where('user_id', '=', someone.user.id).executeTakeFirstOrThrow()
+    expect([usage.files, Number(usage.reserved_bytes), usage.reserved_files]).toEqual([2, 0, 0])
+  })
+})
+
 /** The app's store as its settings open it, for the tests that break it on purpose. */
 const storeOf = (t: TestApp) => createBlobStore(t.config.files.storage)
