@@ -67,7 +67,7 @@ const databaseTests = [
   'src/features/**/*.test.ts',
 ]
 // A feature's browser test, and the storage drivers' contract, exercise no database code of their own: SQLite is enough.
-const sqliteOnlyTests = ['src/features/event-streams/event-streams.browser.test.ts', 'src/features/files/files.browser.test.ts', 'src/features/files/storage/blob-store.contract.test.ts']
+const sqliteOnlyTests = ['src/features/event-streams/event-streams.browser.test.ts', 'src/features/files/files.browser.test.ts', 'src/features/abuse/captcha.browser.test.ts', 'src/features/files/storage/blob-store.contract.test.ts']
 
 // The tests of the data paths (users, auth, posts, sessions, the mail outbox, rate limits and
 // keys, and the event stream's listener) run a third time through PgBouncer in transaction mode

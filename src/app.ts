@@ -17,6 +17,7 @@ import versionsRoutes from './api/versions.routes.js'
 import type { Backends } from './backends.js'
 import { openBackends } from './backends.js'
 import type { Config } from './config.js'
+import { captchaDoors, DOORS } from './features/abuse/index.js'
 import type { Logger } from './logger.js'
 import { createLogger } from './logger.js'
 import accessLog from './plugins/access-log.js'
@@ -155,8 +156,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat()
     const config = route.config ?? {}
-    if (config.protectedRoute && config.wayIn === undefined && methods.some((method) => method !== 'GET' && method !== 'HEAD')) {
+    const changes = methods.some((method) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS')
+    if (config.protectedRoute && config.wayIn === undefined && changes) {
       throw new Error(`${methods.join(',')} ${route.url} must declare whether it adds a way into the account (protectedRoute's wayIn: 'adds' or 'none')`)
+    }
+    // Anyone may send these: each is a door bots knock at (a CAPTCHA may guard it) or says it is none.
+    if (!config.protectedRoute && changes && config.door === undefined) {
+      throw new Error(`${methods.join(',')} ${route.url} takes requests without credentials and must declare its door (config.door: one of ${DOORS.join(', ')}, or 'exempt')`)
     }
     for (const method of methods) {
       services.rateLimits.routes.add(method, routeTemplateOf(route.url))
@@ -179,6 +185,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (config.nodeEnv === 'development') await app.register(canonicalHost, { publicUrl: config.mail.publicUrl })
   await app.register(authentication)
   if (config.rateLimits.enabled) await app.register(requestLimits)
+  // Before every route: the doors' CAPTCHA wraps each route that names a door.
+  if (services.captcha) await app.register(captchaDoors, { gate: services.captcha })
 
   await app.register(healthRoutes)
   await registerFeatureAppRoutes(app)

@@ -6,6 +6,8 @@ import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import path from 'node:path'
 
+import type { AbuseSettings } from './features/abuse/settings.js'
+import { abuseSettings } from './features/abuse/settings.js'
 import type { EmailLoginSettings } from './features/email-login/settings.js'
 import { emailLoginSettings } from './features/email-login/settings.js'
 import type { EventStreamSettings } from './features/event-streams/settings.js'
@@ -150,6 +152,8 @@ export interface Config {
   webhooks: WebhookSettings
   /** Files and storage: the driver (local disk or S3), upload limits, allowed types, image presets, quotas. */
   files: FileSettings
+  /** Abuse protection: CAPTCHA on the doors, breached passwords, blocked address domains. */
+  abuse: AbuseSettings
   /** Organizations: how many a user may own, and invitations' lifetime, budget and link. */
   orgs: OrgSettings
   /** Password-reset requests an hour, per client address and per email. */
@@ -492,6 +496,7 @@ export function loadConfig(env: Env): Config {
     eventStreams: eventStreamSettings(env),
     webhooks: webhookSettings(env),
     files,
+    abuse: abuseSettings(env),
     orgs: orgSettings(env),
     passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     verificationMailRateLimit: integer(env, 'VERIFICATION_MAIL_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),

@@ -10,6 +10,8 @@ import { pingDatabase } from './db/health.js'
 import { bindRepository } from './db/repository.js'
 import type { Unit } from './db/unit-of-work.js'
 import { UnitOfWork } from './db/unit-of-work.js'
+import { emailDomainsFunctions } from './features/abuse/email-domains.repository.js'
+import { breachListOf, CaptchaGate, EmailDomainPolicy, PasswordScreen, RiskSignals, SiteverifyClient } from './features/abuse/index.js'
 import { AccountService } from './features/account/index.js'
 import { OverviewService } from './features/admin/index.js'
 import { overviewFunctions } from './features/admin/overview.repository.js'
@@ -55,7 +57,7 @@ import { SignInMethods } from './features/sign-in-methods/index.js'
 import { signInMethodsFunctions } from './features/sign-in-methods/sign-in-methods.repository.js'
 import { TierService } from './features/tiers/index.js'
 import { tiersFunctions } from './features/tiers/tiers.repository.js'
-import type { UserLifecycle } from './features/users/index.js'
+import type { UserLifecycle, UserScreens } from './features/users/index.js'
 import { compactSearchIndex, DomainEvents, PasswordGuesses, PasswordHasher, toUserReadV2, UserService } from './features/users/index.js'
 import { searchIndexFunctions } from './features/users/search-index.repository.js'
 import { userDirectoryFunctions } from './features/users/user-directory.repository.js'
@@ -212,7 +214,18 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       await attachments.removeAllOwnedBy(unit, userId)
     },
   }
-  const users = new UserService(bindRepository(usersFunctions, db), bindRepository(userDirectoryFunctions, db), unitOfWork, domainEvents, userLifecycle, changeEvents, passwords, avatars, tiers, securityEvents, new PasswordGuesses(rateLimits))
+  // Abuse protection: the doors' CAPTCHA (risk counted in the limiter's shared store), the breach list and the address domains.
+  const { abuse } = config
+  const captcha = abuse.captcha
+    ? new CaptchaGate(abuse.captcha, new SiteverifyClient(abuse.captcha), new RiskSignals(counters, abuse.captcha.windowSeconds), securityEvents, (outcome, door) => signals.emit('captcha', outcome, door))
+    : undefined
+  const passwordScreen = new PasswordScreen(breachListOf(abuse.breachedPasswords), abuse.breachedPasswordsFail, securityEvents, logger, () => signals.emit('password-breached'))
+  const emailDomains = new EmailDomainPolicy(bindRepository(emailDomainsFunctions, db), abuse.blockDisposableEmails, securityEvents, () => signals.emit('email-domain-blocked'))
+  const userScreens: UserScreens = {
+    password: (password, userId) => passwordScreen.assertNotBreached(password, userId),
+    emailDomain: (email, userId) => emailDomains.assertAllowed(email, null, userId),
+  }
+  const users = new UserService(bindRepository(usersFunctions, db), bindRepository(userDirectoryFunctions, db), unitOfWork, domainEvents, userLifecycle, changeEvents, passwords, avatars, tiers, securityEvents, new PasswordGuesses(rateLimits), userScreens)
   const apiKeys = new ApiKeyService(bindRepository(apiKeysFunctions, db), users)
   // Asked by every removal of a way to sign in, in its unit of work.
   const signInMethods = new SignInMethods(bindRepository(signInMethodsFunctions, db))
@@ -288,6 +301,9 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     auth,
     avatars,
     posts,
+    captcha,
+    passwordScreen,
+    emailDomains,
     files,
     attachments,
     storeUpkeep,

@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis'
 
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
+import type { CaptchaGate, EmailDomainPolicy, PasswordScreen } from './features/abuse/index.js'
 import type { AccountService } from './features/account/index.js'
 import type { OverviewService } from './features/admin/index.js'
 import type { ApiKeyService } from './features/api-keys/index.js'
@@ -37,6 +38,12 @@ export interface Services {
   auth: AuthService
   avatars: AvatarService
   posts: PostService
+  /** Undefined without a CAPTCHA provider (or with CAPTCHA_MODE=off). */
+  captcha: CaptchaGate | undefined
+  /** New passwords against the breach list (BREACHED_PASSWORDS). */
+  passwordScreen: PasswordScreen
+  /** Which address domains may sign up (BLOCK_DISPOSABLE_EMAILS and the superusers' lists). */
+  emailDomains: EmailDomainPolicy
   /** Uploads, reading files under their post's rule, variants, usage. */
   files: FileService
   /** Files as posts' attachments (the posts service calls it in its units of work). */

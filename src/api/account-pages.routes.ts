@@ -10,24 +10,30 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 
+import { WIDGET_CLASS } from '../features/abuse/index.js'
 import type { BrowserSession } from '../features/auth/index.js'
 import { DEVICE_COOKIE, refuseCrossSiteLogins, tokenReplies } from '../features/auth/index.js'
+import { signUpRoute } from '../features/sign-up/index.js'
 import { Password } from '../features/users/index.js'
 import { DomainError, RuleViolation } from '../shared/errors.js'
 import { escapeHtml } from '../shared/escape-html.js'
 import { projectPath } from '../shared/project-files.js'
 import { clientOf } from './common/client-info.js'
 
-/** The pages' CSP; a form may also post on to `formTargets` (the sign-in page's redirect_to, reached by a 303). */
-const pagePolicy = (formTargets: string[] = []) =>
-  `default-src 'none'; style-src 'unsafe-inline'; form-action ${["'self'", ...formTargets].join(' ')}; frame-ancestors 'none'; base-uri 'none'`
+/**
+ * The pages' CSP; a form may also post on to `formTargets` (the sign-in page's redirect_to, reached
+ * by a 303). A page with a CAPTCHA widget loads its script, frame and calls from `widgetOrigin` only.
+ */
+const pagePolicy = (formTargets: string[] = [], widgetOrigin?: string) =>
+  `default-src 'none'; style-src 'unsafe-inline'; ${widgetOrigin ? `script-src ${widgetOrigin}; frame-src ${widgetOrigin}; connect-src ${widgetOrigin}; ` : ''}` +
+  `form-action ${["'self'", ...formTargets].join(' ')}; frame-ancestors 'none'; base-uri 'none'`
 const TokenQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) })
 
-function page(reply: FastifyReply, status: number, title: string, body: string, formTargets: string[] = []) {
+function page(reply: FastifyReply, status: number, title: string, body: string, formTargets: string[] = [], widgetOrigin?: string) {
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
-    .header('content-security-policy', pagePolicy(formTargets))
+    .header('content-security-policy', pagePolicy(formTargets, widgetOrigin))
     .header('cache-control', 'no-store')
     .header('referrer-policy', 'no-referrer')
     .send(
@@ -69,7 +75,7 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/verify-email',
-    { schema: { hide: true, body: TokenBody } },
+    { config: { door: 'exempt' }, schema: { hide: true, body: TokenBody } },
     async (request, reply) =>
       outcome(reply, 'Confirm your email address', 'Your email address is verified.', () => account.confirmEmail(request.body.token, clientOf(request))),
   )
@@ -78,7 +84,7 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/undo-email-change',
-    { schema: { hide: true, body: TokenBody } },
+    { config: { door: 'exempt' }, schema: { hide: true, body: TokenBody } },
     async (request, reply) =>
       outcome(reply, 'Undo the change of your email address', 'Your email address is back, and every session is signed out. Reset your password before you log in again.', () =>
         account.undoEmailChange(request.body.token, clientOf(request)),
@@ -115,7 +121,7 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
   const listOf = (value: string | string[] | undefined) => (value === undefined ? [] : [value].flat())
   app.post(
     '/reset-password',
-    { schema: { hide: true, body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }), new_password: Password, keep_passkey: Kept, keep_identity: Kept }) } },
+    { config: { door: 'exempt' }, schema: { hide: true, body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }), new_password: Password, keep_passkey: Kept, keep_identity: Kept }) } },
     async (request, reply) => {
       const { token, new_password: password, keep_passkey: passkeys, keep_identity: identities } = request.body
       return outcome(
@@ -132,6 +138,7 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
 
   if (app.config.emailLogin.enabled) await emailLoginPage(app)
   securityPage(app)
+  await signUpPage(app)
 }
 
 const SECURITY_PAGE_DIR = projectPath('account-pages')
@@ -211,7 +218,7 @@ async function emailLoginPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
     return { body: `${notice}<form method="post" action="${app.prefix}/email-login/mfa">${fields}</form>`, formTargets: redirect ? [new URL(redirect).origin] : [] }
   }
 
-  app.post('/email-login', { onRequest: refuseCrossSiteLogins(app), schema: { hide: true, body: Body } }, async (request, reply) => {
+  app.post('/email-login', { config: { door: 'exempt' }, onRequest: refuseCrossSiteLogins(app), schema: { hide: true, body: Body } }, async (request, reply) => {
     try {
       return signedInPage(reply, await emailLogin.confirmToken(request.body.token, clientOf(request), request.cookies[DEVICE_COOKIE]), request.body.redirect_to)
     } catch (error) {
@@ -230,7 +237,7 @@ async function emailLoginPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
   })
 
   const CodeBody = Type.Object({ mfa_token: Type.String({ minLength: 1, maxLength: 128 }), code: Type.String({ minLength: 1, maxLength: 64 }), redirect_to: Type.Optional(Type.String({ maxLength: 2048 })) })
-  app.post('/email-login/mfa', { onRequest: refuseCrossSiteLogins(app), schema: { hide: true, body: CodeBody } }, async (request, reply) => {
+  app.post('/email-login/mfa', { config: { door: 'exempt' }, onRequest: refuseCrossSiteLogins(app), schema: { hide: true, body: CodeBody } }, async (request, reply) => {
     const { mfa_token, redirect_to } = request.body
     const code = request.body.code.trim()
     const proof = /^\d{6}$/.test(code) ? { code } : { recoveryCode: code }
@@ -244,6 +251,42 @@ async function emailLoginPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
       if (error instanceof DomainError && error.kind === 'unauthenticated') return page(reply, 401, title, `<p>${escapeHtml(error.message)}. Ask for a new link.</p>`)
       throw error
     }
+  })
+
+}
+
+/**
+ * The service's own sign-up page: a plain form, and the CAPTCHA widget when a provider is set (the
+ * widget puts its token in the form; the door's gate checks it when it asks for one).
+ */
+async function signUpPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
+  const { account } = app.services
+
+  const captcha = app.config.abuse.captcha
+  const widgetOrigin = captcha ? new URL(captcha.scriptUrl).origin : undefined
+  const widget = captcha
+    ? `<script src="${escapeHtml(captcha.scriptUrl)}" async defer></script><div class="${WIDGET_CLASS[captcha.provider]}" data-sitekey="${escapeHtml(captcha.siteKey)}"></div>`
+    : ''
+  const signUpTitle = 'Create your account'
+  const signUpForm =
+    `<form method="post" action="${app.prefix}/signup">` +
+    '<label>Name <input name="name" required maxlength="100" autocomplete="name"></label><br>' +
+    '<label>Username <input name="username" required maxlength="50" autocomplete="username"></label><br>' +
+    '<label>Email <input name="email" type="email" required maxlength="254" autocomplete="email"></label><br>' +
+    '<label>Password <input name="password" type="password" required minlength="8" maxlength="128" autocomplete="new-password"></label><br>' +
+    '<label><input name="accept_terms" type="checkbox" required> I accept the terms of service</label><br>' +
+    `${widget}<button type="submit">Create my account</button></form>`
+  app.get('/signup', { schema: { hide: true } }, async (_request, reply) => page(reply, 200, signUpTitle, signUpForm, [], widgetOrigin))
+  const signUp = signUpRoute(app, 'open', {
+    hide: true,
+    body: Type.Object({ name: Type.String(), username: Type.String(), email: Type.String(), password: Type.String(), accept_terms: Type.Literal('on') }),
+    response: {},
+  })
+  app.post('/signup', { ...signUp, onRequest: [refuseCrossSiteLogins(app), signUp.onRequest] }, async (request, reply) => {
+    const { accept_terms: _accepted, ...input } = request.body
+    return outcome(reply, signUpTitle, 'Your account is created. We sent a link to your email address to verify it.', async () => {
+      await account.signUp(input, clientOf(request), { logIn: false })
+    }, signUpForm)
   })
 }
 

@@ -3,6 +3,7 @@
 // column-types.ts.
 import type { ColumnType, Kysely, Transaction } from 'kysely'
 
+import type { EmailDomainRulesTable } from '../features/abuse/email-domains.table.js'
 import type { DailyCountsTable } from '../features/admin/overview.table.js'
 import type { ApiKeysTable } from '../features/api-keys/api-keys.table.js'
 import type { RefreshTokensTable, RevokedTokensTable, SessionsTable } from '../features/auth/auth.table.js'
@@ -61,6 +62,7 @@ export interface Database {
   file_variants: FileVariantsTable
   storage_usage: StorageUsageTable
   blob_deletions: BlobDeletionsTable
+  email_domain_rules: EmailDomainRulesTable
 }
 
 /** What repositories take as their first argument: the database or an open transaction. */

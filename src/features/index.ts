@@ -1,6 +1,7 @@
 // The slice list: every feature of the service, in the order its routes register (which is the
 // order of each version's OpenAPI document). A new feature is a folder under src/features and
 // one line here (CONTRIBUTING.md, "Add a feature slice").
+import { abuseFeature } from './abuse/feature.js'
 import { accountFeature } from './account/feature.js'
 import { adminFeature } from './admin/feature.js'
 import { apiKeysFeature } from './api-keys/feature.js'
@@ -56,4 +57,5 @@ export const FEATURES: readonly Feature[] = [
   signInMethodsFeature,
   avatarsFeature,
   orgsFeature,
+  abuseFeature,
 ]

@@ -60,6 +60,12 @@ export default fp<MetricsOptions>(
     })
     services.signals.on('login', (result) => logins.inc({ result }))
     services.signals.on('store-error', (store) => storeErrors.inc({ store }))
+    const captchas = new Counter({ name: 'captcha_checks_total', help: 'CAPTCHAs asked for, passed and failed, by door', labelNames: ['outcome', 'door'] as const, registers: [registry] })
+    const breached = new Counter({ name: 'breached_passwords_refused_total', help: 'New passwords refused as found in breaches', registers: [registry] })
+    const blocked = new Counter({ name: 'email_domains_blocked_total', help: 'Addresses refused for their domain at sign-up or email change', registers: [registry] })
+    services.signals.on('captcha', (outcome, door) => captchas.inc({ outcome, door }))
+    services.signals.on('password-breached', () => breached.inc())
+    services.signals.on('email-domain-blocked', () => blocked.inc())
 
     const outboxPending = new Gauge({ name: 'mail_outbox_pending', help: 'Mail messages waiting to be sent', registers: [registry] })
     const outboxAge = new Gauge({

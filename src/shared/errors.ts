@@ -85,6 +85,12 @@ export const ERROR_CODES = {
   invalid_stream_ticket: 'The event stream ticket is unknown, used, expired, or its session has ended: ask for another (401).',
   webhook_not_found: 'No webhook with this id (404).',
   webhook_delivery_not_found: 'No webhook delivery with this id (404).',
+  // Abuse protection
+  captcha_required: 'This door asks for a CAPTCHA now (always, or because risk is raised): render the widget with `provider` and `site_key` and send its token as `X-Captcha-Token` or `captcha_token` (400).',
+  captcha_failed: 'The CAPTCHA token was refused, used already or expired: solve the widget again (400; carries `provider` and `site_key`).',
+  password_breached: 'The password appears in known data breaches (`breach_count` says how often): choose another (400).',
+  email_domain_blocked: 'Addresses at this domain cannot be used here (400). The same answer for every reason a domain is blocked.',
+  email_domain_rule_not_found: 'No email domain rule for this domain (404).',
   // Files
   file_not_found: 'No file with this id that the caller may read, or no such variant of it (404; never 403).',
   range_not_satisfiable: 'The Range header asks for bytes the file does not have; `Content-Range` gives its size (416).',

@@ -55,6 +55,10 @@ const LISTED: Record<SecurityEvent['type'], true> = {
   invitation_accepted: true,
   invitation_declined: true,
   invitation_revoked: true,
+  captcha_failed: true,
+  password_breached_refused: true,
+  email_domain_blocked: true,
+  breached_password_check_failed: true,
 }
 const TYPES = Object.keys(LISTED) as SecurityEvent['type'][]
 

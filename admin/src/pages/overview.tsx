@@ -93,6 +93,29 @@ export function Overview() {
                 </tbody>
               </TableFrame>
             </section>
+            <section>
+              <h2>Abuse refused, last 7 days</h2>
+              <TableFrame label="Abuse refused per day">
+                <thead>
+                  <tr>
+                    <th scope="col">Day (UTC)</th>
+                    <th scope="col">CAPTCHA failures</th>
+                    <th scope="col">Breached passwords</th>
+                    <th scope="col">Blocked address domains</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {overview.days.map((day) => (
+                    <tr key={day.day}>
+                      <td>{day.day}</td>
+                      <td>{day.captcha_failures}</td>
+                      <td>{day.breached_passwords}</td>
+                      <td>{day.blocked_domains}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </TableFrame>
+            </section>
           </>
         )}
       </Loading>

@@ -23,6 +23,8 @@ export class ApiError extends Error {
     readonly retryAfterSeconds?: number,
     /** With `mfa_required`: the token for `auth.finishSecondFactor` and the factors the account accepts. */
     readonly mfa?: { token: string; methods: string[] },
+    /** With `captcha_required` and `captcha_failed`: the widget to render, and then to send its token with the same call (`{ captchaToken }`). */
+    readonly captcha?: { provider: string; siteKey: string },
   ) {
     super(`${status} ${code}: ${detail}`)
   }
@@ -38,7 +40,7 @@ interface Result {
 export async function unwrap<R extends Result>(result: R | Promise<R>): Promise<NonNullable<R['data']>> {
   const { data, error, response } = await result
   if (response.ok) return data as NonNullable<R['data']>
-  const body = (error ?? {}) as { detail?: unknown; code?: unknown; errors?: FieldError[]; mfa_token?: unknown; methods?: unknown }
+  const body = (error ?? {}) as { detail?: unknown; code?: unknown; errors?: FieldError[]; mfa_token?: unknown; methods?: unknown; provider?: unknown; site_key?: unknown }
   const retryAfter = Number(response.headers.get('retry-after'))
   throw new ApiError(
     response.status,
@@ -47,5 +49,6 @@ export async function unwrap<R extends Result>(result: R | Promise<R>): Promise<
     Array.isArray(body.errors) ? body.errors : [],
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
     typeof body.mfa_token === 'string' ? { token: body.mfa_token, methods: Array.isArray(body.methods) ? body.methods.map(String) : [] } : undefined,
+    typeof body.provider === 'string' && typeof body.site_key === 'string' ? { provider: body.provider, siteKey: body.site_key } : undefined,
   )
 }

@@ -36,6 +36,16 @@ export type EmailLoginProof = operations['postLoginEmailConfirm']['requestBody']
 /** A proof for POST /reauthenticate without a ceremony: `{password}`, `{code}`, `{recovery_code}` or `{email_code}`. */
 export type ReauthenticationProof = { password: string } | { code: string } | { recovery_code: string } | { email_code: string }
 
+/**
+ * A door (sign-up, login, a mailed sign-in) may answer 400 `captcha_required` with
+ * `error.captcha` (`provider`, `siteKey`): render that widget, then call again with its token.
+ */
+export interface DoorOptions {
+  captchaToken?: string
+}
+
+const captchaHeaders = (options: DoorOptions): Record<string, string> => (options.captchaToken ? { 'x-captcha-token': options.captchaToken } : {})
+
 export interface ClientOptions {
   /** The service's origin, e.g. https://api.example.com (paths start with /api/v2). */
   baseUrl: string
@@ -200,18 +210,20 @@ export function createClient(options: ClientOptions) {
      * 429 …). An account with a second factor throws 401 `mfa_required` with `error.mfa`: finish
      * with `finishSecondFactor(error.mfa.token, …)`. Email and provider sign-in throw the same.
      */
-    async login(username: string, password: string): Promise<Session> {
-      const session = toSession(await unwrap(api.POST('/api/v2/login', { body: { username, password } })))
+    async login(username: string, password: string, options: DoorOptions = {}): Promise<Session & { passwordBreached?: true }> {
+      const answer = await unwrap(api.POST('/api/v2/login', { body: { username, password }, headers: captchaHeaders(options) }))
+      const session = toSession(answer)
       await keeper.set(session)
-      return session
+      // The password works but is in known breaches: the app may ask for another.
+      return answer.password_breached ? { ...session, passwordBreached: true } : session
     },
     /**
      * Mails a sign-in link and code if a live account uses `email` (the service answers alike for
      * every address). The link's page sends the browser on to `redirectTo`, an origin the
      * service's AUTH_REDIRECT_ORIGINS lists; call `resume()` there.
      */
-    async requestEmailLogin(email: string, redirectTo?: string): Promise<void> {
-      await unwrap(api.POST('/api/v2/login/email', { body: redirectTo === undefined ? { email } : { email, redirect_to: redirectTo } }))
+    async requestEmailLogin(email: string, redirectTo?: string, options: DoorOptions = {}): Promise<void> {
+      await unwrap(api.POST('/api/v2/login/email', { body: redirectTo === undefined ? { email } : { email, redirect_to: redirectTo }, headers: captchaHeaders(options) }))
     },
     /** Signs in with the link's token or the email and code; throws ApiError (400 `invalid_code` …). */
     async confirmEmailLogin(proof: EmailLoginProof): Promise<Session> {
@@ -273,8 +285,8 @@ export function createClient(options: ClientOptions) {
       await unwrap(api.POST('/api/v2/reauthenticate/email'))
     },
     /** Creates an account; logged in at once when the service answers with tokens (SIGNUP_LOGIN). */
-    async signUp(fields: SignUpFields): Promise<User> {
-      const { tokens, ...user } = await unwrap(api.POST('/api/v2/signup', { body: fields }))
+    async signUp(fields: SignUpFields, options: DoorOptions = {}): Promise<User> {
+      const { tokens, ...user } = await unwrap(api.POST('/api/v2/signup', { body: fields, headers: captchaHeaders(options) }))
       if (tokens) await keeper.set(toSession(tokens))
       return user
     },

@@ -1853,6 +1853,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/email-domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The allow and deny lists of address domains */
+        get: operations["getAdminEmailDomains"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/email-domains/{domain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Allow or deny a domain's addresses at sign-up and email change */
+        put: operations["putAdminEmailDomainsByDomain"];
+        post?: never;
+        /** Remove a domain's rule */
+        delete: operations["deleteAdminEmailDomainsByDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1908,6 +1943,8 @@ export interface operations {
                         /** @description Seconds until the access token expires */
                         expires_in: number;
                         refresh_token: string;
+                        /** @description Present (true) on a password login whose password is in known breaches (BREACHED_PASSWORDS): ask the user to change it */
+                        password_breached?: boolean;
                     };
                 };
             };
@@ -1922,6 +1959,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                         /** @description With `mfa_required`: single use, for 5 minutes, for this user and first factor. */
                         mfa_token?: string;
                         /** @description With `mfa_required`: the second factors the account accepts. */
@@ -1940,6 +1983,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -1977,6 +2026,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2010,6 +2065,8 @@ export interface operations {
                         /** @description Seconds until the access token expires */
                         expires_in: number;
                         refresh_token: string;
+                        /** @description Present (true) on a password login whose password is in known breaches (BREACHED_PASSWORDS): ask the user to change it */
+                        password_breached?: boolean;
                     };
                 };
             };
@@ -2024,6 +2081,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2089,6 +2152,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2103,6 +2172,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2173,6 +2248,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2187,6 +2268,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2230,6 +2317,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2296,6 +2389,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2310,6 +2409,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2402,6 +2507,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2455,6 +2566,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2469,6 +2586,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2483,6 +2606,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2520,6 +2649,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2567,6 +2702,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2581,6 +2722,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2617,6 +2764,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2631,6 +2784,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2669,6 +2828,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2683,6 +2848,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2697,6 +2868,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2731,7 +2908,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed";
                 user_id?: number;
             };
             header?: never;
@@ -2751,7 +2928,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -2782,6 +2959,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2796,6 +2979,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2830,7 +3019,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed";
             };
             header?: never;
             path?: never;
@@ -2849,7 +3038,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -2880,6 +3069,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2967,6 +3162,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3054,6 +3255,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3116,6 +3323,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3130,6 +3343,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3211,6 +3430,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3225,6 +3450,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3239,6 +3470,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3253,6 +3490,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -3292,6 +3535,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3331,6 +3580,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3345,6 +3600,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3359,6 +3620,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -3397,6 +3664,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3411,6 +3684,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3425,6 +3704,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -3441,6 +3726,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3503,6 +3794,8 @@ export interface operations {
                             /** @description Seconds until the access token expires */
                             expires_in: number;
                             refresh_token: string;
+                            /** @description Present (true) on a password login whose password is in known breaches (BREACHED_PASSWORDS): ask the user to change it */
+                            password_breached?: boolean;
                         };
                     };
                 };
@@ -3518,6 +3811,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3532,6 +3831,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3546,6 +3851,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3583,6 +3894,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3634,6 +3951,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3671,6 +3994,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3717,6 +4046,8 @@ export interface operations {
                         /** @description Seconds until the access token expires */
                         expires_in: number;
                         refresh_token: string;
+                        /** @description Present (true) on a password login whose password is in known breaches (BREACHED_PASSWORDS): ask the user to change it */
+                        password_breached?: boolean;
                     };
                 };
             };
@@ -3731,6 +4062,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3745,6 +4082,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                         /** @description With `mfa_required`: single use, for 5 minutes, for this user and first factor. */
                         mfa_token?: string;
                         /** @description With `mfa_required`: the second factors the account accepts. */
@@ -3763,6 +4106,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3831,6 +4180,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3877,6 +4232,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3891,6 +4252,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3948,6 +4315,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3984,6 +4357,8 @@ export interface operations {
                         /** @description Seconds until the access token expires */
                         expires_in: number;
                         refresh_token: string;
+                        /** @description Present (true) on a password login whose password is in known breaches (BREACHED_PASSWORDS): ask the user to change it */
+                        password_breached?: boolean;
                     };
                 };
             };
@@ -3998,6 +4373,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4012,6 +4393,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                         /** @description With `mfa_required`: single use, for 5 minutes, for this user and first factor. */
                         mfa_token?: string;
                         /** @description With `mfa_required`: the second factors the account accepts. */
@@ -4030,6 +4417,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4103,6 +4496,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4117,6 +4516,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4131,6 +4536,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -4147,6 +4558,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4209,6 +4626,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4223,6 +4646,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4237,6 +4666,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4251,6 +4686,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4293,6 +4734,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4307,6 +4754,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4353,6 +4806,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4367,6 +4826,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4408,6 +4873,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4422,6 +4893,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -4438,6 +4915,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4481,6 +4964,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4495,6 +4984,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4509,6 +5004,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4523,6 +5024,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4590,6 +5097,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4604,6 +5117,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4618,6 +5137,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -4634,6 +5159,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4701,6 +5232,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4715,6 +5252,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4729,6 +5272,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4743,6 +5292,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4837,6 +5392,8 @@ export interface operations {
                         /** @description Seconds until the access token expires */
                         expires_in: number;
                         refresh_token: string;
+                        /** @description Present (true) on a password login whose password is in known breaches (BREACHED_PASSWORDS): ask the user to change it */
+                        password_breached?: boolean;
                     };
                 };
             };
@@ -4851,6 +5408,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4865,6 +5428,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4902,6 +5471,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4947,6 +5522,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -4961,6 +5542,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5032,6 +5619,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5046,6 +5639,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5060,6 +5659,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5121,6 +5726,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5135,6 +5746,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5149,6 +5766,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5211,6 +5834,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5225,6 +5854,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -5270,6 +5905,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5284,6 +5925,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5358,6 +6005,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5372,6 +6025,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5386,6 +6045,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -5402,6 +6067,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5463,6 +6134,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5477,6 +6154,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -5493,6 +6176,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5507,6 +6196,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5582,6 +6277,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5596,6 +6297,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5610,6 +6317,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5746,6 +6459,8 @@ export interface operations {
                         /** @description Seconds until the access token expires */
                         expires_in: number;
                         refresh_token: string;
+                        /** @description Present (true) on a password login whose password is in known breaches (BREACHED_PASSWORDS): ask the user to change it */
+                        password_breached?: boolean;
                     };
                 };
             };
@@ -5760,6 +6475,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5774,6 +6495,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5811,6 +6538,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -5857,6 +6590,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6070,6 +6809,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6084,6 +6829,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6121,6 +6872,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6169,6 +6926,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6230,6 +6993,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6244,6 +7013,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6258,6 +7033,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6348,6 +7129,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6362,6 +7149,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6376,6 +7169,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6390,6 +7189,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6461,6 +7266,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6475,6 +7286,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6489,6 +7306,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6503,6 +7326,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6564,6 +7393,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6578,6 +7413,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6592,6 +7433,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6606,6 +7453,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6678,6 +7531,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6692,6 +7551,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6706,6 +7571,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6720,6 +7591,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6734,6 +7611,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6748,6 +7631,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6825,6 +7714,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6839,6 +7734,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -6853,6 +7754,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7068,6 +7975,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7082,6 +7995,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7096,6 +8015,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7193,6 +8118,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7254,6 +8185,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7268,6 +8205,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7282,6 +8225,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7398,6 +8347,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7412,6 +8367,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7426,6 +8387,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7440,6 +8407,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7501,6 +8474,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7515,6 +8494,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7529,6 +8514,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7594,6 +8585,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7708,6 +8705,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7825,6 +8828,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7839,6 +8848,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7853,6 +8868,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7939,6 +8960,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7953,6 +8980,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7967,6 +9000,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7981,6 +9020,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -7995,6 +9040,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8067,6 +9118,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8081,6 +9138,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8142,6 +9205,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8156,6 +9225,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8232,6 +9307,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8246,6 +9327,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8335,6 +9422,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8399,6 +9492,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8455,6 +9554,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8469,6 +9574,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8483,6 +9594,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8547,6 +9664,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8561,6 +9684,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8575,6 +9704,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8653,6 +9788,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8667,6 +9808,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8681,6 +9828,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8695,6 +9848,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8709,6 +9868,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8797,6 +9962,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8811,6 +9982,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8825,6 +10002,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8891,6 +10074,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8905,6 +10094,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8919,6 +10114,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -8985,6 +10186,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9039,6 +10246,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9053,6 +10266,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9067,6 +10286,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9135,6 +10360,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9196,6 +10427,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9210,6 +10447,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9224,6 +10467,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9301,6 +10550,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9315,6 +10570,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9329,6 +10590,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9398,6 +10665,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9412,6 +10685,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9426,6 +10705,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9509,6 +10794,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9523,6 +10814,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9537,6 +10834,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9599,6 +10902,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9613,6 +10922,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9627,6 +10942,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9711,6 +11032,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9725,6 +11052,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9739,6 +11072,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9806,6 +11145,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9820,6 +11165,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9876,6 +11227,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9890,6 +11247,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -9953,6 +11316,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9967,6 +11336,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -9981,6 +11356,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10040,6 +11421,12 @@ export interface operations {
                             sign_ups: number;
                             /** @description Successful logins that day */
                             logins: number;
+                            /** @description CAPTCHA tokens refused that day */
+                            captcha_failures: number;
+                            /** @description New passwords refused as breached that day */
+                            breached_passwords: number;
+                            /** @description Addresses refused for their domain that day */
+                            blocked_domains: number;
                         }[];
                         database: {
                             dialect: "sqlite" | "postgres";
@@ -10060,6 +11447,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10074,6 +11467,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10141,6 +11540,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10155,6 +11560,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10232,6 +11643,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10246,6 +11663,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10260,6 +11683,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10332,6 +11761,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10346,6 +11781,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10360,6 +11801,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10421,6 +11868,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10435,6 +11888,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10449,6 +11908,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10518,6 +11983,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10532,6 +12003,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10546,6 +12023,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10608,6 +12091,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10622,6 +12111,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10636,6 +12131,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10703,6 +12204,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10717,6 +12224,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10731,6 +12244,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10793,6 +12312,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10807,6 +12332,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10821,6 +12352,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10893,6 +12430,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10907,6 +12450,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -10921,6 +12470,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11001,6 +12556,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11015,6 +12576,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11029,6 +12596,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11109,6 +12682,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11123,6 +12702,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11206,6 +12791,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11220,6 +12811,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11293,6 +12890,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11307,6 +12910,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11321,6 +12930,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11382,6 +12997,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11396,6 +13017,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11410,6 +13037,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11495,6 +13128,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11509,6 +13148,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11523,6 +13168,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11590,6 +13241,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11604,6 +13261,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11618,6 +13281,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11692,6 +13361,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11706,6 +13381,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11720,6 +13401,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11803,6 +13490,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11817,6 +13510,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11831,6 +13530,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11905,6 +13610,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11919,6 +13630,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11933,6 +13650,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -11994,6 +13717,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12008,6 +13737,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12047,6 +13782,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12061,6 +13802,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12098,6 +13845,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12150,6 +13903,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12164,6 +13923,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12242,6 +14007,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12256,6 +14027,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12270,6 +14047,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12339,6 +14122,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12353,6 +14142,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12367,6 +14162,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12429,6 +14230,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12443,6 +14250,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12457,6 +14270,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12540,6 +14359,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12554,6 +14379,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12568,6 +14399,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12582,6 +14419,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12661,6 +14504,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12675,6 +14524,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12689,6 +14544,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12752,6 +14613,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12766,6 +14633,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12780,6 +14653,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12794,6 +14673,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12866,6 +14751,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12880,6 +14771,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12894,6 +14791,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12908,6 +14811,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -12988,6 +14897,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13002,6 +14917,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13016,6 +14937,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13099,6 +15026,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13113,6 +15046,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13127,6 +15066,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13141,6 +15086,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13178,6 +15129,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13192,6 +15149,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13232,6 +15195,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13246,6 +15215,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13260,6 +15235,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13314,7 +15295,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -13345,6 +15326,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13359,6 +15346,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13373,6 +15366,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13457,6 +15456,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13471,6 +15476,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13485,6 +15496,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13553,6 +15570,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13567,6 +15590,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13581,6 +15610,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13595,6 +15630,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13656,6 +15697,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13670,6 +15717,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13684,6 +15737,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13763,6 +15822,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13777,6 +15842,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13829,6 +15900,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13843,6 +15920,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13920,6 +16003,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -13934,6 +16023,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -14002,6 +16097,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -14016,6 +16117,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -14030,6 +16137,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -14091,6 +16204,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -14105,6 +16224,12 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -14119,6 +16244,283 @@ export interface operations {
                         detail: string;
                         /** @description A stable name for the error, for programs to match on (the table in this document's description). */
                         code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getAdminEmailDomains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domain: string;
+                        action: "allow" | "deny";
+                        /** Format: date-time */
+                        created_at: string;
+                    }[];
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                    };
+                };
+            };
+        };
+    };
+    putAdminEmailDomainsByDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A domain; kept as its registrable domain in ASCII (x.mailinator.com is mailinator.com) */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description allow: never blocked (even when listed as disposable); deny: always blocked */
+                    action: "allow" | "deny";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        domain: string;
+                        action: "allow" | "deny";
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminEmailDomainsByDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A domain; kept as its registrable domain in ASCII (x.mailinator.com is mailinator.com) */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };

@@ -15,7 +15,13 @@ export const ERROR_CODE_TABLE = [
 ].join('\n')
 
 export const ErrorResponse = Type.Object(
-  { detail: Type.String({ description: 'What went wrong, in one sentence.' }), code: ErrorCode },
+  {
+    detail: Type.String({ description: 'What went wrong, in one sentence.' }),
+    code: ErrorCode,
+    provider: Type.Optional(Type.String({ description: 'With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha).' })),
+    site_key: Type.Optional(Type.String({ description: "With `captcha_required` and `captcha_failed`: the widget's site key." })),
+    breach_count: Type.Optional(Type.Integer({ description: 'With `password_breached`: how many times the password was seen in breaches.' })),
+  },
   { title: 'ErrorResponse' },
 )
 

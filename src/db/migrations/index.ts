@@ -1,6 +1,7 @@
 // Every migration, by name. Names sort in the order they run; never rename or edit one that shipped.
 import type { Migration } from 'kysely'
 
+import * as abuseProtection from '../../features/abuse/migrations/2026-12-01-01-abuse-protection.js'
 import * as files from '../../features/files/migrations/2026-11-30-01-files.js'
 // A slice's own migrations live in its folder (src/features/<name>/migrations/).
 import * as organizations from '../../features/orgs/migrations/2026-11-28-01-organizations.js'
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-01-organizations': organizations,
   '2026-11-29-01-post-visibility': postVisibility,
   '2026-11-30-01-files': files,
+  '2026-12-01-01-abuse-protection': abuseProtection,
 }

@@ -46,6 +46,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (ap
   app.post(
     '/email-verification/confirm',
     {
+      config: { door: 'exempt' },
       schema: {
         tags,
         summary: 'Verify an email address with the token from the mail',
@@ -62,6 +63,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (ap
   app.post(
     '/email-change/undo',
     {
+      config: { door: 'exempt' },
       schema: {
         tags,
         summary: 'Undo an email change with the token mailed to the previous address',
@@ -80,6 +82,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (ap
   app.post(
     '/password-reset',
     {
+      config: { door: 'password-reset' },
       schema: {
         tags,
         summary: 'Mail a password-reset link, if an account uses that email',
@@ -98,6 +101,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (ap
     app.post(
       '/password-reset/confirm',
       {
+        config: { door: 'exempt' },
         schema: {
           tags,
           summary: 'Set a new password with the token from the mail; signs out every session',

@@ -17,7 +17,7 @@ import type { RateLimitService } from '../rate-limits/index.js'
 import type { AccountRecovery, EndedWaysIn, KeptWaysIn, WaysIn } from '../recovery/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
 import type { NewUserInput, User, UserService } from '../users/index.js'
-import { assertAcceptablePassword, incorrectPassword } from '../users/index.js'
+import { incorrectPassword } from '../users/index.js'
 
 /** What a mailed account link is for. */
 type LinkPurpose = 'verify_email' | 'reset_password' | 'undo_email_change'
@@ -159,7 +159,7 @@ export class AccountService {
   async confirmPasswordReset(token: string, newPassword: string, client: ClientInfo, keep?: KeptWaysIn): Promise<EndedWaysIn> {
     const user = await this.resettableUser(token)
     // A refused password (422) leaves the link usable for a better one.
-    await assertAcceptablePassword(newPassword, user, 'new_password')
+    await this.users.assertAcceptablePassword(newPassword, user, 'new_password', user.id)
     const used = await this.links.reset_password.spend(token)
     if (!used || used.userId !== user.id) throw invalidToken()
     const adopting = !(await this.users.hasProvedMailbox(user.id))

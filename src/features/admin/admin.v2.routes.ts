@@ -22,7 +22,14 @@ const tags = ['admin']
 const toOverviewRead = (overview: Overview) => ({
   users: overview.users,
   posts: overview.posts,
-  days: overview.days.map(({ day, signUps, logins }) => ({ day, sign_ups: signUps, logins })),
+  days: overview.days.map((day) => ({
+    day: day.day,
+    sign_ups: day.signUps,
+    logins: day.logins,
+    captcha_failures: day.captchaFailures,
+    breached_passwords: day.breachedPasswords,
+    blocked_domains: day.blockedDomains,
+  })),
   database: overview.database,
   redis: overview.redis,
 })

@@ -14,6 +14,10 @@ export interface DayActivity {
   day: string
   signUps: number
   logins: number
+  /** Abuse protection: CAPTCHA tokens refused, breached passwords refused, addresses blocked for their domain. */
+  captchaFailures: number
+  breachedPasswords: number
+  blockedDomains: number
 }
 
 export interface Overview {
@@ -66,18 +70,28 @@ export class OverviewService {
     const days = lastDays(now, OVERVIEW_DAYS)
     const since = days[0] ?? ''
     // Every count here is kept up to date by triggers: the page costs the same at any size.
-    const [users, posts, signUps, logins, database, redis] = await Promise.all([
+    const [users, posts, signUps, logins, captchaFailures, breachedPasswords, blockedDomains, database, redis] = await Promise.all([
       this.repository.liveUserCount(),
       this.repository.livePostCount(),
       this.repository.dailyCounts('sign_ups', since).then(byDay),
       this.repository.dailyCounts('logins', since).then(byDay),
+      this.repository.dailyCounts('captcha_failures', since).then(byDay),
+      this.repository.dailyCounts('breached_passwords', since).then(byDay),
+      this.repository.dailyCounts('blocked_domains', since).then(byDay),
       probe(this.probes.database),
       probe(this.probes.redis),
     ])
     return {
       users,
       posts,
-      days: days.map((day) => ({ day, signUps: signUps.get(day) ?? 0, logins: logins.get(day) ?? 0 })),
+      days: days.map((day) => ({
+        day,
+        signUps: signUps.get(day) ?? 0,
+        logins: logins.get(day) ?? 0,
+        captchaFailures: captchaFailures.get(day) ?? 0,
+        breachedPasswords: breachedPasswords.get(day) ?? 0,
+        blockedDomains: blockedDomains.get(day) ?? 0,
+      })),
       database: { dialect: this.repository.databaseDialect(), status: database },
       redis,
     }

@@ -15,7 +15,7 @@ import { DEVICE_COOKIE, REFRESH_COOKIE, refuseCrossSiteLogins, tokenReplies } fr
 const tags = ['login']
 
 const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { auth } = app.services
+  const { auth, passwordScreen } = app.services
   const { sendTokens, sendSession, clearRefreshCookie } = tokenReplies(app)
 
   // Form bodies and cookies are only understood here; every other route speaks JSON.
@@ -32,6 +32,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/login',
     {
+      config: { door: 'login' },
       onRequest: sameSiteOnly,
       schema: {
         tags,
@@ -47,13 +48,16 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       // Limited per address and account (auth's LoginThrottle), the same in every version.
-      return sendSession(reply, await auth.login(request.body.username, request.body.password, clientOf(request), request.cookies[DEVICE_COOKIE]))
+      const tokens = sendSession(reply, await auth.login(request.body.username, request.body.password, clientOf(request), request.cookies[DEVICE_COOKIE]))
+      // The login works; the answer says when its password is in known breaches, so a frontend can ask for another.
+      return (await passwordScreen.isBreached(request.body.password)) ? { ...tokens, password_breached: true } : tokens
     },
   )
 
   app.post(
     '/refresh',
     {
+      config: { door: 'exempt' },
       preValidation: emptyBodyIsAnObject,
       schema: {
         tags,

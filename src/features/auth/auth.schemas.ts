@@ -19,6 +19,9 @@ export const TokenResponse = Type.Object(
     token_type: Type.Literal('bearer'),
     expires_in: Type.Integer({ description: 'Seconds until the access token expires' }),
     refresh_token: Type.String(),
+    password_breached: Type.Optional(
+      Type.Boolean({ description: 'Present (true) on a password login whose password is in known breaches (BREACHED_PASSWORDS): ask the user to change it' }),
+    ),
   },
   { title: 'TokenResponse' },
 )

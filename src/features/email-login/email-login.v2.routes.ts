@@ -21,6 +21,7 @@ const emailLoginRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/login/email',
     {
+      config: { door: 'email-login' },
       schema: {
         tags,
         summary: 'Mail a sign-in link and code, if a live account uses that email',
@@ -40,6 +41,7 @@ const emailLoginRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/login/email/confirm',
     {
+      config: { door: 'exempt' },
       // Logging a browser in from another site's page is login CSRF: the same check as POST /login.
       onRequest: refuseCrossSiteLogins(app),
       schema: {

@@ -117,6 +117,7 @@ const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/auth/token',
     {
+      config: { door: 'exempt' },
       // Logging a browser in from another site's page is login CSRF: the same check as POST /login.
       onRequest: refuseCrossSiteLogins(app),
       schema: {

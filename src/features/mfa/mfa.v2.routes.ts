@@ -89,6 +89,7 @@ const mfaRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/login/mfa',
     {
+      config: { door: 'exempt' },
       // It finishes logging a browser in: the same login-CSRF check as POST /login.
       onRequest: refuseCrossSiteLogins(app),
       schema: {
@@ -112,6 +113,7 @@ const mfaRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/login/mfa/passkey/options',
     {
+      config: { door: 'exempt' },
       schema: {
         tags: ['login'],
         summary: 'Request options for proving the second factor of a sign-in with a passkey',

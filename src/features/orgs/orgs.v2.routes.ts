@@ -112,13 +112,15 @@ const orgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   )
 
+  const inviting = orgRoute(
+    app,
+    { tags, summary: 'Invite an email address (mails a link; replaces an earlier invitation to it)', params: OrgParams, body: InvitationCreate, response: { 201: InvitationRead, ...errorResponses(409, 422, 429, 503) } },
+    { ...admin, wayIn: 'none' },
+  )
   app.post(
     '/:org/invitations',
-    orgRoute(
-      app,
-      { tags, summary: 'Invite an email address (mails a link; replaces an earlier invitation to it)', params: OrgParams, body: InvitationCreate, response: { 201: InvitationRead, ...errorResponses(409, 422, 429, 503) } },
-      { ...admin, wayIn: 'none' },
-    ),
+    // A door: it mails any address, so a CAPTCHA may guard it (src/features/abuse).
+    { ...inviting, config: { ...inviting.config, door: 'invitation' as const } },
     async (request, reply) => reply.code(201).send(toInvitationRead(await orgs.invite(tokenCallerOf(request).user, orgOf(request), request.body, clientOf(request)))),
   )
 

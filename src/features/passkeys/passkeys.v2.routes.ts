@@ -83,6 +83,7 @@ const passkeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/login/passkey/options',
     {
+      config: { door: 'exempt' },
       schema: {
         tags: ['login'],
         summary: 'Request options for signing in with a passkey',
@@ -97,6 +98,7 @@ const passkeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/login/passkey',
     {
+      config: { door: 'exempt' },
       onRequest: sameSiteOnly,
       schema: {
         tags: ['login'],

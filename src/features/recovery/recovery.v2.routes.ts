@@ -34,6 +34,7 @@ const recoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/password-reset/ways-in',
     {
+      config: { door: 'exempt' },
       schema: {
         tags,
         summary: 'Every way into the account a reset link belongs to, so its owner can choose what to keep',
@@ -48,6 +49,7 @@ const recoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/password-reset/confirm',
     {
+      config: { door: 'exempt' },
       schema: {
         tags,
         summary: 'Set a new password with the token from the mail, ending every way in the owner does not keep',

@@ -49,6 +49,11 @@ export const SECURITY_EVENT_TYPES = [
   'invitation_accepted',
   'invitation_declined',
   'invitation_revoked',
+  // Abuse protection: a refused CAPTCHA, a breached password refused, a blocked address domain, and the breach list out of reach.
+  'captcha_failed',
+  'password_breached_refused',
+  'email_domain_blocked',
+  'breached_password_check_failed',
 ] as const
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
 

@@ -25,6 +25,8 @@ export function signUpRoute<S extends { response: Record<number, TSchema> }>(app
   const { rateLimits } = app.services
   const limitSignUps = (request: FastifyRequest) => rateLimits.consumeBuckets([['signup-address', request.ip]])
   return {
+    // A door: a CAPTCHA may guard it (src/features/abuse).
+    config: { door: 'signup' as const },
     onRequest: checkPolicy,
     preHandler: limitSignUps,
     schema: {

@@ -84,6 +84,16 @@ export interface SuperuserOutcome {
   outcome: 'created' | 'present' | 'promoted'
 }
 
+/** Checks another feature (abuse) makes on what a user brings: a new password, a new address. */
+export interface UserScreens {
+  /** 400 `password_breached` for a password in known breaches. */
+  password(password: string, userId: number | null): Promise<void>
+  /** 400 `email_domain_blocked` for an address whose domain may not be used. */
+  emailDomain(email: string, userId: number | null): Promise<void>
+}
+
+const NO_SCREENS: UserScreens = { password: async () => {}, emailDomain: async () => {} }
+
 export class UserService {
   constructor(
     private readonly users: UsersRepository,
@@ -99,7 +109,15 @@ export class UserService {
     private readonly tiers: TierService,
     private readonly events: SecurityEventService,
     private readonly guesses: PasswordGuesses,
+    /** The abuse feature's checks on a new password (breaches) and a new address (its domain). */
+    private readonly screens: UserScreens = NO_SCREENS,
   ) {}
+
+  /** A new password's checks: the policy (422) and the breach list (400 `password_breached`); `field` names it in a refusal. */
+  async assertAcceptablePassword(password: string, account: { username: string; email: string }, field: string, userId: number | null): Promise<void> {
+    await assertAcceptablePassword(password, account, field)
+    await this.screens.password(password, userId)
+  }
 
   /** Whether `password` is the user's; each check spends the account's login budget (429 once spent). */
   async checkPassword(user: User, password: string, client: ClientInfo): Promise<boolean> {
@@ -245,7 +263,8 @@ export class UserService {
 
   /** Checks a new account's password and uniqueness, then hashes the password. */
   private async newUserRow(input: NewUserInput, superuser: boolean) {
-    await assertAcceptablePassword(input.password, input)
+    await this.screens.emailDomain(input.email, null)
+    await this.assertAcceptablePassword(input.password, input, 'password', null)
     if (await this.users.emailTaken(input.email)) throw emailTaken()
     if (await this.users.usernameTaken(input.username)) throw usernameTaken()
     return {
@@ -272,6 +291,8 @@ export class UserService {
     if (movesEmail && !(actor.isSuperuser && actor.id !== id)) {
       if (changes.currentPassword === undefined || !(await this.checkPassword(current, changes.currentPassword, client))) throw incorrectPassword()
     }
+    // A blocked domain is refused before anything tells whether the address has an account.
+    if (movesEmail) await this.screens.emailDomain(changes.email!, id)
     if (changes.email !== undefined && (await this.users.emailTaken(changes.email, id))) {
       throw emailTaken()
     }
@@ -345,7 +366,7 @@ export class UserService {
 
   /** Sets a new password (after the same policy as at sign-up; a refusal names `new_password`, as both requests that set one do). */
   async setPassword(user: User, password: string): Promise<void> {
-    await assertAcceptablePassword(password, user, 'new_password')
+    await this.assertAcceptablePassword(password, user, 'new_password', user.id)
     if (!(await this.users.setHashedPassword(user.id, await this.passwords.hash(password)))) userNotFound()
   }
 

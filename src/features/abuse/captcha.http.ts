@@ -1,0 +1,88 @@
+// Puts the CAPTCHA gate (captcha-gate.ts) in front of every door: each route that names a door in
+// its config gets the token taken from X-Captcha-Token or the body's `captcha_token` (before the
+// body's schema, which does not list it), the gate's check once the body is valid, and, after the
+// answer, its failures and sign-ups counted towards risk. The OpenAPI documents show the header
+// and the 400 that carries the provider and site key.
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import fp from 'fastify-plugin'
+import { Type } from 'typebox'
+
+import { clientOf } from '../../api/common/client-info.js'
+import { errorResponses } from '../../api/common/responses.js'
+import { DEVICE_COOKIE } from '../auth/index.js'
+import type { CaptchaGate } from './captcha-gate.js'
+import type { Door } from './doors.js'
+import { subjectOf } from './doors.js'
+import { WIDGET_FIELDS } from './settings.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    captchaToken?: string
+  }
+}
+
+const TOKEN_HEADER = 'x-captcha-token'
+
+type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+const hooksOf = (hooks: unknown): Hook[] => (hooks === undefined ? [] : ([hooks].flat() as Hook[]))
+
+/** Takes the token out of the header or the body, so the body's own schema sees only its fields. */
+async function takeToken(request: FastifyRequest): Promise<void> {
+  const header = request.headers[TOKEN_HEADER]
+  if (typeof header === 'string' && header !== '') request.captchaToken = header.slice(0, 4096)
+  const body = request.body as Record<string, unknown> | undefined
+  if (!body || typeof body !== 'object') return
+  // The API's own field, or the one a provider's widget writes into a form (the service's sign-up page).
+  for (const field of ['captcha_token', ...WIDGET_FIELDS]) {
+    if (!(field in body)) continue
+    const value = body[field]
+    if (typeof value === 'string' && value !== '') request.captchaToken ??= value.slice(0, 4096)
+    delete body[field]
+  }
+}
+
+function documented(route: RouteOptions): void {
+  const schema = (route.schema ??= {}) as { headers?: { properties?: Record<string, unknown> }; response?: Record<string, unknown> }
+  schema.headers = Type.Object({
+    ...(schema.headers?.properties ?? {}),
+    [TOKEN_HEADER]: Type.Optional(Type.String({ maxLength: 4096, description: 'The CAPTCHA widget\'s token, when the service asked for one (400 `captcha_required`); or `captcha_token` in the body' })),
+  }) as never
+  schema.response = { ...errorResponses(400), ...(schema.response ?? {}) }
+}
+
+export default fp(async (app, options: { gate: CaptchaGate }) => {
+  const { gate } = options
+  const { tokens, users } = app.services
+
+  /** Whether the request's device cookie is one the named account's browser was given. */
+  const knownDevice = (request: FastifyRequest, subject: string | undefined) => async () => {
+    const cookie = (request as FastifyRequest & { cookies?: Record<string, string | undefined> }).cookies?.[DEVICE_COOKIE]
+    if (cookie === undefined || subject === undefined) return false
+    const [device, account] = await Promise.all([tokens.verifyDevice(cookie), users.findLoginAccount(subject)])
+    return device !== undefined && account !== undefined && device.userId === account.id
+  }
+
+  const guard = (door: Door): Hook => async (request) => {
+    const subject = subjectOf(door, request.body)
+    await gate.check({ door, address: request.ip, subject, token: request.captchaToken, knownDevice: knownDevice(request, subject) }, clientOf(request))
+  }
+
+  // A wrong password counts against the address and the account; a sign-up towards its network.
+  const counted = (door: Door): Hook => async (request, reply) => {
+    try {
+      if (door === 'login' && reply.statusCode === 401) await gate.failed({ address: request.ip, subject: subjectOf(door, request.body) })
+      if (door === 'signup' && reply.statusCode === 201) await gate.signedUp(request.ip)
+    } catch (error) {
+      request.log.warn({ err: error }, 'the risk counters could not be updated')
+    }
+  }
+
+  app.addHook('onRoute', (route) => {
+    const door = route.config?.door
+    if (door === undefined || door === 'exempt') return
+    route.preValidation = [takeToken, ...hooksOf(route.preValidation)]
+    route.preHandler = [guard(door), ...hooksOf(route.preHandler)]
+    route.onResponse = [...hooksOf(route.onResponse), counted(door)]
+    documented(route)
+  })
+}, { name: 'captcha-doors' })

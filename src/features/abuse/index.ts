@@ -1,0 +1,16 @@
+// The abuse feature's public face: what other features and the shared core may use. Everything
+// else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
+export type { BreachList } from './breached-passwords.js'
+export { breachListOf } from './breached-passwords.js'
+export { default as captchaDoors } from './captcha.http.js'
+export type { CaptchaOutcome } from './captcha-gate.js'
+export { CaptchaGate } from './captcha-gate.js'
+export { SiteverifyClient } from './captcha-verifier.js'
+export type { Door, DoorMark } from './doors.js'
+export { DOORS } from './doors.js'
+export { EmailDomainPolicy } from './email-domains.js'
+export { PasswordScreen } from './password-screen.js'
+export type { RiskCounters } from './risk.js'
+export { RiskSignals } from './risk.js'
+export type { AbuseSettings } from './settings.js'
+export { WIDGET_CLASS } from './settings.js'
