@@ -24,6 +24,7 @@ import { migrateToLatest } from '../src/db/migrate.js'
 import SqliteDatabase from '../src/db/sqlite-driver.js'
 import { postPageQuery, preparedNewestPostsBefore } from '../src/features/posts/posts.repository.js'
 import { PASSWORD_HASH_PARAMETERS } from '../src/features/users/index.js'
+import { benchAbuse } from './lib/abuse.js'
 import type { EventsBenchTools } from './lib/events.js'
 import { benchStreamFanOut, benchWebhooks } from './lib/events.js'
 import { benchFiles } from './lib/files.js'
@@ -47,12 +48,13 @@ const { values: args } = parseArgs({
     // `--only orgs`: an organization's routes (the membership check, its members) beside reading a user.
     // `--only posts`: reading posts (a list page, one post) beside the bare and minimal Fastify servers.
     // `--only visibility`: cursor pages over 100,000 posts of mixed visibility, and their query plans.
+    // `--only abuse`: password logins and sign-ups with each abuse check on against all off.
     // `--only files`: upload throughput through the service against a plain fs write, and an image variant's first and cached latency.
     only: { type: 'string' },
     'soak-seconds': { type: 'string' },
   },
 })
-const ONLY_MODES = ['startup', 'soak', 'events', 'orgs', 'posts', 'visibility', 'files']
+const ONLY_MODES = ['startup', 'soak', 'events', 'orgs', 'posts', 'visibility', 'files', 'abuse']
 if (args.only !== undefined && !ONLY_MODES.includes(args.only)) throw new Error(`--only takes ${ONLY_MODES.join(', ')}, got ${args.only}`)
 const SOAK_SECONDS = Number(args['soak-seconds'] ?? 600)
 const quick = args.quick ?? false
@@ -1095,6 +1097,7 @@ if (args.only !== undefined) {
     else if (mode === 'orgs') writeReport({ ...report, orgs: await benchOrgs(target) })
     else if (mode === 'posts') writeReport({ ...report, posts: await benchPosts(target) })
     else if (mode === 'visibility') writeReport({ ...report, visibility: await benchVisibility(target) })
+    else if (mode === 'abuse') writeReport({ ...report, abuse: await benchAbuse({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, rounds: ROUNDS }) })
     else if (mode === 'files') writeReport({ ...report, files: await benchFiles({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rounds: ROUNDS }) })
     else writeReport({ ...report, ...(await benchOutgoingEvents(target)) })
     await dropStorage(target)
