@@ -185,8 +185,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (config.nodeEnv === 'development') await app.register(canonicalHost, { publicUrl: config.mail.publicUrl })
   await app.register(authentication)
   if (config.rateLimits.enabled) await app.register(requestLimits)
-  // Before every route: the doors' CAPTCHA wraps each route that names a door.
-  if (services.captcha) await app.register(captchaDoors, { gate: services.captcha })
+  // Before every route: each route that names a door takes a CAPTCHA token, and (with a provider) the gate.
+  await app.register(captchaDoors, { gate: services.captcha })
 
   await app.register(healthRoutes)
   await registerFeatureAppRoutes(app)

@@ -1903,7 +1903,10 @@ export interface operations {
     postLogin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The CAPTCHA widget's token, when the service asked for one (400 `captcha_required`); or `captcha_token` in the body */
+                "x-captcha-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1945,6 +1948,26 @@ export interface operations {
                         refresh_token: string;
                         /** @description Present (true) on a password login whose password is in known breaches (BREACHED_PASSWORDS): ask the user to change it */
                         password_breached?: boolean;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -2446,7 +2469,10 @@ export interface operations {
     postPasswordReset: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The CAPTCHA widget's token, when the service asked for one (400 `captcha_required`); or `captcha_token` in the body */
+                "x-captcha-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2470,6 +2496,26 @@ export interface operations {
                 content: {
                     "application/json": {
                         message: string;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3740,7 +3786,10 @@ export interface operations {
     postSignup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The CAPTCHA widget's token, when the service asked for one (400 `captcha_required`); or `captcha_token` in the body */
+                "x-captcha-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3797,6 +3846,26 @@ export interface operations {
                             /** @description Present (true) on a password login whose password is in known breaches (BREACHED_PASSWORDS): ask the user to change it */
                             password_breached?: boolean;
                         };
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -3908,7 +3977,10 @@ export interface operations {
     postLoginEmail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The CAPTCHA widget's token, when the service asked for one (400 `captcha_required`); or `captcha_token` in the body */
+                "x-captcha-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6749,7 +6821,10 @@ export interface operations {
     postUsers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The CAPTCHA widget's token, when the service asked for one (400 `captcha_required`); or `captcha_token` in the body */
+                "x-captcha-token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6795,6 +6870,26 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         is_verified: boolean;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };
@@ -14974,7 +15069,10 @@ export interface operations {
     postOrgsByOrgInvitations: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The CAPTCHA widget's token, when the service asked for one (400 `captcha_required`); or `captcha_token` in the body */
+                "x-captcha-token"?: string;
+            };
             path: {
                 /** @description The organization's id or its slug */
                 org: string;
@@ -15012,6 +15110,26 @@ export interface operations {
                         created_at: string;
                         /** Format: date-time */
                         expires_at: string;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
                     };
                 };
             };

@@ -50,9 +50,19 @@ function documented(route: RouteOptions): void {
   schema.response = { ...errorResponses(400), ...(schema.response ?? {}) }
 }
 
-export default fp(async (app, options: { gate: CaptchaGate }) => {
+export default fp(async (app, options: { gate: CaptchaGate | undefined }) => {
   const { gate } = options
   const { tokens, users } = app.services
+  app.addHook('onRoute', (route) => {
+    const door = route.config?.door
+    if (door === undefined || door === 'exempt') return
+    // The token is taken out of every door's body, and documented, whether or not a provider is set.
+    route.preValidation = [takeToken, ...hooksOf(route.preValidation)]
+    documented(route)
+    if (!gate) return
+    route.preHandler = [guard(gate, door), ...hooksOf(route.preHandler)]
+    route.onSend = [...hooksOf(route.onSend), counted(gate, door)] as never
+  })
 
   /** Whether the request's device cookie is one the named account's browser was given. */
   const knownDevice = (request: FastifyRequest, subject: string | undefined) => async () => {
@@ -62,27 +72,23 @@ export default fp(async (app, options: { gate: CaptchaGate }) => {
     return device !== undefined && account !== undefined && device.userId === account.id
   }
 
-  const guard = (door: Door): Hook => async (request) => {
+  const guard = (gate: CaptchaGate, door: Door): Hook => async (request) => {
     const subject = subjectOf(door, request.body)
     await gate.check({ door, address: request.ip, subject, token: request.captchaToken, knownDevice: knownDevice(request, subject) }, clientOf(request))
   }
 
-  // A wrong password counts against the address and the account; a sign-up towards its network.
-  const counted = (door: Door): Hook => async (request, reply) => {
-    try {
-      if (door === 'login' && reply.statusCode === 401) await gate.failed({ address: request.ip, subject: subjectOf(door, request.body) })
-      if (door === 'signup' && reply.statusCode === 201) await gate.signedUp(request.ip)
-    } catch (error) {
-      request.log.warn({ err: error }, 'the risk counters could not be updated')
+  // A wrong password (not a right one that needs its second factor) counts against the address and
+  // the account; a sign-up towards its network. Read from the answer as it is sent.
+  const counted =
+    (gate: CaptchaGate, door: Door) =>
+    async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
+      try {
+        const refused = reply.statusCode === 401 && typeof payload === 'string' && payload.includes('"code":"invalid_credentials"')
+        if (door === 'login' && refused) await gate.failed({ address: request.ip, subject: subjectOf(door, request.body) })
+        if (door === 'signup' && reply.statusCode === 201) await gate.signedUp(request.ip)
+      } catch (error) {
+        request.log.warn({ err: error }, 'the risk counters could not be updated')
+      }
+      return payload
     }
-  }
-
-  app.addHook('onRoute', (route) => {
-    const door = route.config?.door
-    if (door === undefined || door === 'exempt') return
-    route.preValidation = [takeToken, ...hooksOf(route.preValidation)]
-    route.preHandler = [guard(door), ...hooksOf(route.preHandler)]
-    route.onResponse = [...hooksOf(route.onResponse), counted(door)]
-    documented(route)
-  })
 }, { name: 'captcha-doors' })

@@ -5,9 +5,10 @@ import { isIP } from 'node:net'
 
 import { hashedKey } from '../../shared/hashed-key.js'
 
-/** The limiter's store (src/features/rate-limits): a windowed counter; a hit of 0 reads it. */
+/** The limiter's store (src/features/rate-limits): a windowed counter, read without writing by `peek`. */
 export interface RiskCounters {
   hit(key: string, windowMs: number, cost: number): Promise<{ count: number }>
+  peek(key: string): Promise<number>
 }
 
 /** The /24 of an IPv4 address or the /64 of an IPv6 one: a network one actor holds. */
@@ -29,7 +30,9 @@ export class RiskSignals {
     private readonly windowSeconds: number,
   ) {}
 
+  /** Adds to the key's count, or (add 0) reads it, which costs a read only. */
   private count(key: string, add: number): Promise<number> {
+    if (add === 0) return this.counters.peek(`risk:${key}`)
     return this.counters.hit(`risk:${key}`, this.windowSeconds * 1000, add).then((state) => state.count)
   }
 

@@ -16,6 +16,8 @@ export interface CounterStore {
   hit(key: string, windowMs: number, cost: number): Promise<WindowState>
   /** Takes `amount` hits back from the key's current window; nothing once it has ended. */
   release(key: string, amount: number): Promise<void>
+  /** The key's count in its current window (0 once it has ended), read without writing. */
+  peek(key: string): Promise<number>
 }
 
 export class DatabaseCounterStore implements CounterStore {
@@ -28,6 +30,10 @@ export class DatabaseCounterStore implements CounterStore {
 
   release(key: string, amount: number): Promise<void> {
     return this.repository.releaseRateLimit(key, amount)
+  }
+
+  peek(key: string): Promise<number> {
+    return this.repository.peekRateLimit(key)
   }
 }
 
@@ -62,5 +68,9 @@ export class RedisCounterStore implements CounterStore {
 
   async release(key: string, amount: number): Promise<void> {
     await this.redis.eval(RELEASE_SCRIPT, 1, this.prefix + key, amount)
+  }
+
+  async peek(key: string): Promise<number> {
+    return Number((await this.redis.get(this.prefix + key)) ?? 0)
   }
 }

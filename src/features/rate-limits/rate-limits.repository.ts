@@ -78,6 +78,12 @@ export async function hitRateLimit(db: Executor, key: string, windowMs: number, 
   return { current: row.count, ttl: Number(row.reset_at) - now }
 }
 
+/** The key's count while its window lasts; 0 for none or an ended one. */
+export async function peekRateLimit(db: Executor, key: string): Promise<number> {
+  const row = await db.selectFrom('rate_limits').select('count').where('key', '=', key).where('reset_at', '>', Date.now()).executeTakeFirst()
+  return Number(row?.count ?? 0)
+}
+
 /** Takes back `amount` hits from key's window while it lasts (an ended window keeps nothing to take back). */
 export async function releaseRateLimit(db: Executor, key: string, amount: number): Promise<void> {
   await db
@@ -93,5 +99,5 @@ export async function deleteExpiredRateLimits(db: Executor): Promise<void> {
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const rateLimitsFunctions = { listAllRules, listRulesOfTier, insertRule, updateRule, deleteRule, hitRateLimit, releaseRateLimit, deleteExpiredRateLimits }
+export const rateLimitsFunctions = { listAllRules, listRulesOfTier, insertRule, updateRule, deleteRule, hitRateLimit, releaseRateLimit, peekRateLimit, deleteExpiredRateLimits }
 export type RateLimitsRepository = Repository<typeof rateLimitsFunctions>

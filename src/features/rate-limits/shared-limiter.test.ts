@@ -52,6 +52,7 @@ function counted(store: CounterStore) {
       trips.releases += 1
       return store.release(key, amount)
     },
+    peek: (key) => store.peek(key),
   }
   return { store: wrapped, trips }
 }
@@ -86,6 +87,17 @@ describe.each(stores)('leases (counters in %s)', (_name, open) => {
     }))
     return { made, trips, stop: () => made.forEach((limiter) => limiter.stop()) }
   }
+
+  it('read a count without adding to it, and read 0 once the window has ended', async () => {
+    const key = `peek-${Math.random()}`
+    expect(await backing.store.peek(key)).toBe(0)
+    await backing.store.hit(key, 60_000, 3)
+    expect(await backing.store.peek(key)).toBe(3)
+    expect(await backing.store.peek(key)).toBe(3)
+    await backing.store.hit(`${key}-short`, 1, 2)
+    // The window's end is the event: its millisecond passed.
+    await waitFor(async () => (await backing.store.peek(`${key}-short`)) === 0, 5_000)
+  })
 
   it('let two processes together through exactly the limit, with a round trip per many requests far from it', async () => {
     const { made, trips, stop } = limiters(2)
