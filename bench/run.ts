@@ -1097,7 +1097,7 @@ if (args.only !== undefined) {
     else if (mode === 'orgs') writeReport({ ...report, orgs: await benchOrgs(target) })
     else if (mode === 'posts') writeReport({ ...report, posts: await benchPosts(target) })
     else if (mode === 'visibility') writeReport({ ...report, visibility: await benchVisibility(target) })
-    else if (mode === 'abuse') writeReport({ ...report, abuse: await benchAbuse({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, rounds: ROUNDS }) })
+    else if (mode === 'abuse') writeReport({ ...report, abuse: await benchAbuse({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rounds: ROUNDS }) })
     else if (mode === 'files') writeReport({ ...report, files: await benchFiles({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rounds: ROUNDS }) })
     else writeReport({ ...report, ...(await benchOutgoingEvents(target)) })
     await dropStorage(target)

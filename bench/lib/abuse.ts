@@ -9,8 +9,10 @@ import type { AddressInfo } from 'node:net'
 import { median } from './percentile.mjs'
 
 export interface AbuseBenchTools {
-  startService(extra: Record<string, string>): Promise<{ url: string; stop(): Promise<void> }>
+  startService(extra: Record<string, string>): Promise<{ url: string; stop(): Promise<void>; process: { pid?: number } }>
   login(url: string): Promise<string>
+  /** User + system CPU time of a process so far, in µs. */
+  cpuMicros(pid: number): number | undefined
   rounds: number
 }
 
@@ -21,6 +23,10 @@ export interface AbuseBenchResult {
   perSecond: Record<Setup, { login: number; signup: number }>
   /** Each setup's rate as a share of off's. */
   ratios: Record<Exclude<Setup, 'off'>, { login: number; signup: number }>
+  /** The service process's CPU per request (µs), the median of the rounds: steadier than a rate on a shared machine. */
+  cpuMicrosPerRequest: Record<Setup, { login: number; signup: number }>
+  /** Each setup's CPU per request over off's (above 1 costs more). */
+  cpuRatios: Record<Exclude<Setup, 'off'>, { login: number; signup: number }>
 }
 
 const LOGINS = 60
@@ -60,7 +66,9 @@ export async function benchAbuse(tools: AbuseBenchTools): Promise<AbuseBenchResu
     breached: { BREACHED_PASSWORDS: 'hibp', HIBP_RANGE_URL: range.url },
     disposable: { BLOCK_DISPOSABLE_EMAILS: 'true' },
   }
-  const rounds: Record<Setup, { login: number[]; signup: number[] }> = { off: { login: [], signup: [] }, captcha: { login: [], signup: [] }, breached: { login: [], signup: [] }, disposable: { login: [], signup: [] } }
+  const empty = () => ({ login: [] as number[], signup: [] as number[] })
+  const rounds: Record<Setup, { login: number[]; signup: number[] }> = { off: empty(), captcha: empty(), breached: empty(), disposable: empty() }
+  const cpu: Record<Setup, { login: number[]; signup: number[] }> = { off: empty(), captcha: empty(), breached: empty(), disposable: empty() }
   let run = 0
   try {
     for (let round = 0; round < tools.rounds; round++) {
@@ -76,9 +84,15 @@ export async function benchAbuse(tools: AbuseBenchTools): Promise<AbuseBenchResu
             })
           // One sign-up first: the account the logins use, and (breached) the prefix cached.
           await (await signUp(0)).arrayBuffer()
-          rounds[setup].signup.push(await timedRequests(SIGNUPS, (index) => signUp(index + 1)))
+          const pid = server.process.pid as number
+          const measured = async (flow: 'login' | 'signup', count: number, send: (index: number) => Promise<Response>) => {
+            const before = tools.cpuMicros(pid) ?? 0
+            rounds[setup][flow].push(await timedRequests(count, send))
+            cpu[setup][flow].push(((tools.cpuMicros(pid) ?? 0) - before) / count)
+          }
+          await measured('signup', SIGNUPS, (index) => signUp(index + 1))
           const body = JSON.stringify({ username: `${prefix}_0`, password: PASSWORD })
-          rounds[setup].login.push(await timedRequests(LOGINS, () => fetch(`${server.url}/api/v2/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })))
+          await measured('login', LOGINS, () => fetch(`${server.url}/api/v2/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }))
         } finally {
           await server.stop()
         }
@@ -90,9 +104,13 @@ export async function benchAbuse(tools: AbuseBenchTools): Promise<AbuseBenchResu
   const perSecond = Object.fromEntries(Object.entries(rounds).map(([setup, flows]) => [setup, { login: median(flows.login), signup: median(flows.signup) }])) as AbuseBenchResult['perSecond']
   const ratio = (setup: Exclude<Setup, 'off'>) => ({ login: perSecond[setup].login / perSecond.off.login, signup: perSecond[setup].signup / perSecond.off.signup })
   const ratios = { captcha: ratio('captcha'), breached: ratio('breached'), disposable: ratio('disposable') }
+  const cpuMicrosPerRequest = Object.fromEntries(Object.entries(cpu).map(([setup, flows]) => [setup, { login: median(flows.login), signup: median(flows.signup) }])) as AbuseBenchResult['cpuMicrosPerRequest']
+  const cpuRatio = (setup: Exclude<Setup, 'off'>) => ({ login: cpuMicrosPerRequest[setup].login / cpuMicrosPerRequest.off.login, signup: cpuMicrosPerRequest[setup].signup / cpuMicrosPerRequest.off.signup })
+  const cpuRatios = { captcha: cpuRatio('captcha'), breached: cpuRatio('breached'), disposable: cpuRatio('disposable') }
   for (const [setup, rates] of Object.entries(perSecond)) {
-    const share = setup === 'off' ? '' : ` (${ratios[setup as Exclude<Setup, 'off'>].login.toFixed(2)}, ${ratios[setup as Exclude<Setup, 'off'>].signup.toFixed(2)} of off)`
-    console.log(`   ${setup}: login ${rates.login.toFixed(1)}/s, sign-up ${rates.signup.toFixed(1)}/s${share}`)
+    const used = cpuMicrosPerRequest[setup as Setup]
+    const share = setup === 'off' ? '' : ` (${ratios[setup as Exclude<Setup, 'off'>].login.toFixed(2)}, ${ratios[setup as Exclude<Setup, 'off'>].signup.toFixed(2)} of off; CPU ${cpuRatios[setup as Exclude<Setup, 'off'>].login.toFixed(2)}, ${cpuRatios[setup as Exclude<Setup, 'off'>].signup.toFixed(2)} of off)`
+    console.log(`   ${setup}: login ${rates.login.toFixed(1)}/s ${Math.round(used.login)} µs CPU, sign-up ${rates.signup.toFixed(1)}/s ${Math.round(used.signup)} µs CPU${share}`)
   }
-  return { perSecond, ratios }
+  return { perSecond, ratios, cpuMicrosPerRequest, cpuRatios }
 }
