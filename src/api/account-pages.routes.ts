@@ -138,7 +138,8 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
 
   if (app.config.emailLogin.enabled) await emailLoginPage(app)
   securityPage(app)
-  await signUpPage(app)
+  // Only where anyone may sign up: with USER_SIGNUP=authenticated a form without a session has nothing to offer.
+  if (app.config.userSignup === 'open') await signUpPage(app)
 }
 
 const SECURITY_PAGE_DIR = projectPath('account-pages')
@@ -277,7 +278,7 @@ async function signUpPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
     '<label><input name="accept_terms" type="checkbox" required> I accept the terms of service</label><br>' +
     `${widget}<button type="submit">Create my account</button></form>`
   app.get('/signup', { schema: { hide: true } }, async (_request, reply) => page(reply, 200, signUpTitle, signUpForm, [], widgetOrigin))
-  const signUp = signUpRoute(app, 'open', {
+  const signUp = signUpRoute(app, app.config.userSignup, {
     hide: true,
     body: Type.Object({ name: Type.String(), username: Type.String(), email: Type.String(), password: Type.String(), accept_terms: Type.Literal('on') }),
     response: {},

@@ -221,6 +221,17 @@ describe('the doors in the route table', () => {
     expect(login.statusCode, login.body).toBe(200)
   })
 
+  it("offers the service's sign-up page only where anyone may sign up", async () => {
+    expect((await t.app.inject({ url: '/account/signup' })).statusCode).toBe(200)
+    const closed = await createTestApp({ USER_SIGNUP: 'authenticated' })
+    try {
+      expect((await closed.app.inject({ url: '/account/signup' })).statusCode).toBe(404)
+      expect((await closed.app.inject({ method: 'POST', url: '/account/signup', payload: {} })).statusCode).toBe(404)
+    } finally {
+      await closed.close()
+    }
+  })
+
   it('refuses to start with a route anyone may post to that names no door', async () => {
     await expect(createTestApp({}, (app) => app.post('/unmarked', async () => 'ok'))).rejects.toThrow(/POST \/unmarked takes requests without credentials and must declare its door/)
   })
