@@ -73,6 +73,8 @@ export default fp(async (app, options: { gate: CaptchaGate | undefined }) => {
   }
 
   const guard = (gate: CaptchaGate, door: Door): Hook => async (request) => {
+    // A signed-in caller creating an account (a superuser, or USER_SIGNUP=authenticated) is no bot at the door.
+    if (door === 'signup' && request.caller) return
     const subject = subjectOf(door, request.body)
     await gate.check({ door, address: request.ip, subject, token: request.captchaToken, knownDevice: knownDevice(request, subject) }, clientOf(request))
   }

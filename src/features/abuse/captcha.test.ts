@@ -90,6 +90,12 @@ describe('always: every door asks', () => {
     expectAsked(await call({ 'x-captcha-token': 'fail-1' }), 'captcha_failed')
   })
 
+  it('asks nothing of a signed-in caller creating an account', async () => {
+    const superuser = await seedAndLoginPastTheDoor({ superuser: true })
+    const created = await t.app.inject({ method: 'POST', url: `${V2}/users`, headers: superuser.headers, payload: { ...userFields(), accept_terms: true } })
+    expect(created.statusCode, created.body).toBe(201)
+  })
+
   it('takes the token as captcha_token in a JSON or form body too, and never hands it to the body schema', async () => {
     const json = await t.app.inject({ method: 'POST', url: `${V2}/login`, payload: { username: owner.user.username, password: owner.user.password, captcha_token: good() } })
     expect(json.statusCode, json.body).toBe(200)
