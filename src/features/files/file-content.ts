@@ -11,10 +11,11 @@ import type { ImagePreset } from './settings.js'
 /** Enough leading bytes for every signature file-type knows. */
 export const SNIFF_BYTES = 4100
 
-export const UNSUPPORTED_FILE_TYPE = 'This type of file is not accepted'
-export const IMAGE_TOO_LARGE = 'The image has too many pixels'
+export const unsupportedFileType = (detail: string) => new DomainError('unsupported', detail, { code: 'unsupported_file_type' })
 
-export const unsupportedFileType = (detail = UNSUPPORTED_FILE_TYPE) => new DomainError('unsupported', detail, { code: 'unsupported_file_type' })
+/** A type the setting does not list: the refusal names FILE_TYPES and what it allows. */
+export const typeNotAllowed = (type: string | undefined, allowed: readonly string[]) =>
+  unsupportedFileType(`Files of type ${type ?? 'unknown'} are not accepted: FILE_TYPES allows ${allowed.join(', ')}`)
 
 /** Types sharp decodes and writes again; the originals of these are stored without metadata. */
 const IMAGES: Record<string, keyof FormatEnum> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' }
@@ -67,7 +68,7 @@ export interface Claims {
 
 /** The sniffed type, when it is allowed and agrees with the name and the declared type; else 415. */
 export function acceptedType(sniffed: string | undefined, claims: Claims, allowed: readonly string[]): string {
-  if (sniffed === undefined || !allowed.includes(sniffed)) throw unsupportedFileType()
+  if (sniffed === undefined || !allowed.includes(sniffed)) throw typeNotAllowed(sniffed, allowed)
   const extension = /\.([A-Za-z0-9]{1,8})$/.exec(claims.name)?.[1]?.toLowerCase()
   const named = extension === undefined ? undefined : BY_EXTENSION[extension]
   if (named !== undefined && named !== sniffed) throw unsupportedFileType(`The file's content is ${sniffed}, not what its name says`)
@@ -78,19 +79,20 @@ export function acceptedType(sniffed: string | undefined, claims: Claims, allowe
   return sniffed
 }
 
-const imageTooLarge = () => new RuleViolation('file', IMAGE_TOO_LARGE, 'image_too_large', 'body', 'image_too_large')
+const imageTooLarge = (maxPixels: number) =>
+  new RuleViolation('file', `The image has more than ${maxPixels} pixels (FILE_MAX_PIXELS)`, 'image_too_large', 'body', 'image_too_large')
 
 function decoded(data: Buffer, maxPixels: number): Sharp {
   // Animated GIF and WebP keep their frames; the pixel limit counts a frame's pixels before decoding.
   return sharp(data, { limitInputPixels: maxPixels, animated: true, failOn: 'error' })
 }
 
-async function refusingBadImages<T>(render: () => Promise<T>): Promise<T> {
+async function refusingBadImages<T>(maxPixels: number, render: () => Promise<T>): Promise<T> {
   try {
     return await render()
   } catch (error) {
     const message = error instanceof Error ? error.message : ''
-    if (/pixel limit/i.test(message)) throw imageTooLarge()
+    if (/pixel limit/i.test(message)) throw imageTooLarge(maxPixels)
     throw unsupportedFileType('The image could not be read')
   }
 }
@@ -100,14 +102,14 @@ export function withoutMetadata(data: Buffer, contentType: string, maxPixels: nu
   const format = IMAGES[contentType]
   if (format === undefined) return Promise.resolve(data)
   // sharp keeps no metadata unless asked to; autoOrient applies the EXIF orientation first.
-  return refusingBadImages(() => decoded(data, maxPixels).autoOrient().toFormat(format).toBuffer())
+  return refusingBadImages(maxPixels, () => decoded(data, maxPixels).autoOrient().toFormat(format).toBuffer())
 }
 
 export const VARIANT_TYPE = 'image/webp'
 
 /** A preset's variant of an image, as WebP. */
 export function variantOf(data: Buffer, preset: ImagePreset, maxPixels: number): Promise<Buffer> {
-  return refusingBadImages(() =>
+  return refusingBadImages(maxPixels, () =>
     sharp(data, { limitInputPixels: maxPixels, failOn: 'error' })
       .autoOrient()
       .resize({ width: preset.width, height: preset.height, fit: preset.fit, withoutEnlargement: true })

@@ -9,7 +9,8 @@ import type { Claims } from './file-content.js'
 import { acceptedType, isImageType, sniff, SNIFF_BYTES, withoutMetadata } from './file-content.js'
 import type { BlobStore } from './storage/index.js'
 
-export const FILE_TOO_LARGE_TO_CLEAN = 'Images may be at most FILE_MAX_BYTES'
+/** Images are cleaned in memory: the refusal names the setting that bounds them, and its value. */
+const imageTooLargeToClean = (maxBytes: number) => new DomainError('too_large', `Images may be at most ${maxBytes} bytes (FILE_MAX_BYTES)`)
 
 /** What the stored object turned out to be. */
 export interface StoredFacts {
@@ -56,7 +57,7 @@ async function readAll(head: Head, maxBytes: number): Promise<Buffer> {
   let bytes = 0
   for await (const chunk of remaining(head)) {
     bytes += chunk.length
-    if (bytes > maxBytes) throw new DomainError('too_large', FILE_TOO_LARGE_TO_CLEAN)
+    if (bytes > maxBytes) throw imageTooLargeToClean(maxBytes)
     chunks.push(chunk)
   }
   return Buffer.concat(chunks)
@@ -102,7 +103,7 @@ export async function verifyStored(store: BlobStore, key: string, claims: Claims
     const head = await readHead(object.body)
     const contentType = acceptedType(await sniff(Buffer.concat(head.chunks), head.ended), claims, options.allowed)
     if (isImageType(contentType)) {
-      if (object.size > options.imageMaxBytes) throw new DomainError('too_large', FILE_TOO_LARGE_TO_CLEAN)
+      if (object.size > options.imageMaxBytes) throw imageTooLargeToClean(options.imageMaxBytes)
       const cleaned = await withoutMetadata(await readAll(head, options.imageMaxBytes), contentType, options.maxPixels)
       await store.put(key, cleaned, contentType)
       return factsOf(cleaned, contentType)

@@ -15,7 +15,7 @@ import type { FileOwner, FileView, StoredFile, Usage } from './file.js'
 import { toStoredFile } from './file.js'
 import type { FileChangeLog } from './file-change-log.js'
 import type { Claims } from './file-content.js'
-import { isImageType, unsupportedFileType, VARIANT_TYPE, variantOf } from './file-content.js'
+import { isImageType, typeNotAllowed, VARIANT_TYPE, variantOf } from './file-content.js'
 import type { StoredFacts } from './file-intake.js'
 import { storeFromStream, verifyStored } from './file-intake.js'
 import type { FileRemoval } from './file-removal.js'
@@ -27,7 +27,6 @@ import type { UploadUrls } from './upload-url.js'
 
 export const FILE_NOT_FOUND = 'File not found'
 export const UPLOAD_NOT_FOUND = 'Upload not found'
-export const QUOTA_EXCEEDED = 'Storage quota exceeded'
 export const UPLOAD_INCOMPLETE = 'The store does not hold the bytes the upload declared'
 export const UPLOAD_URL_INVALID = 'Invalid or expired upload URL'
 
@@ -37,7 +36,9 @@ export const fileNotFound = (): never => {
 const uploadNotFound = (): never => {
   throw new DomainError('not_found', UPLOAD_NOT_FOUND, { code: 'upload_not_found' })
 }
-const quotaExceeded = () => new DomainError('too_large', QUOTA_EXCEEDED, { code: 'quota_exceeded' })
+/** Names the quota it met: the user's tier's, or STORAGE_QUOTA_BYTES and STORAGE_QUOTA_FILES. */
+const quotaExceeded = (quota: Quota) =>
+  new DomainError('too_large', `Storage quota exceeded: at most ${quota.bytes} bytes in ${quota.files} files (the tier's storage quota, or STORAGE_QUOTA_BYTES and STORAGE_QUOTA_FILES)`, { code: 'quota_exceeded' })
 const uploadIncomplete = () => new DomainError('conflict', UPLOAD_INCOMPLETE, { code: 'upload_incomplete' })
 /** Generated, never a client's words. */
 const newStorageKey = () => `files/${randomUUID()}`
@@ -105,9 +106,9 @@ export class FileService {
   async startUpload(owner: FileOwner, input: { name: string; size: number; contentType: string }): Promise<UploadTarget> {
     // A type the client does not know (octet-stream) is sniffed at completion like any other.
     const declared = input.contentType.split(';')[0]!.trim().toLowerCase()
-    if (declared !== 'application/octet-stream' && !this.settings.types.includes(declared)) throw unsupportedFileType()
+    if (declared !== 'application/octet-stream' && !this.settings.types.includes(declared)) throw typeNotAllowed(declared, this.settings.types)
     const limit = this.store.presigner ? this.settings.uploadMaxBytes : this.settings.maxBytes
-    if (input.size > limit) throw new DomainError('too_large', `Files sent this way may be at most ${limit} bytes`)
+    if (input.size > limit) throw new DomainError('too_large', `Files sent this way may be at most ${limit} bytes (${this.store.presigner ? 'FILE_UPLOAD_MAX_BYTES' : 'FILE_MAX_BYTES'})`)
     const pending = await this.begin(owner, input.name, input.size, 'direct', input.contentType)
     const expiresAt = Date.parse(pending.expiresAt!)
     if (this.store.presigner) {
@@ -224,7 +225,7 @@ export class FileService {
     const expiresAt = new Date(Date.now() + this.settings.uploadExpirySeconds * 1000).toISOString()
     return this.unitOfWork.run(async (unit) => {
       const files = this.files.in(unit)
-      if (!(await files.reserve(owner.id, reserveBytes, quota))) throw quotaExceeded()
+      if (!(await files.reserve(owner.id, reserveBytes, quota))) throw quotaExceeded(quota)
       const row = await files.insertFile({
         owner_id: owner.id,
         post_id: null,

@@ -13,7 +13,7 @@ import { errorResponses, MessageResponse } from '../../api/common/responses.js'
 import { optionalBearerOrApiKey } from '../../api/common/security-scheme.js'
 import { missingField } from '../../api/common/validation-error.js'
 import { callerOf } from '../../plugins/authentication.js'
-import { DomainError, FILE_TOO_LARGE } from '../../shared/errors.js'
+import { DomainError } from '../../shared/errors.js'
 import type { FileOwner } from './file.js'
 import { sendDelivery } from './file-delivery.http.js'
 import type { FileReader } from './files.service.js'
@@ -38,10 +38,12 @@ export const ownerOf = (request: FastifyRequest): FileOwner => {
 const readerOf = (request: FastifyRequest): FileReader | null => (request.caller ? { id: request.caller.user.id, isSuperuser: request.caller.user.isSuperuser } : null)
 
 /** The file part's bytes; past the size limit the parser stops early and marks it truncated, which is a 413, not a shorter file. */
-async function* bytesOf(file: NodeJS.ReadableStream & { truncated?: boolean }): AsyncIterable<Buffer> {
+async function* bytesOf(file: NodeJS.ReadableStream & { truncated?: boolean }, maxBytes: number): AsyncIterable<Buffer> {
   for await (const chunk of file) yield chunk as Buffer
-  if (file.truncated) throw new DomainError('too_large', FILE_TOO_LARGE)
+  if (file.truncated) throw fileTooLarge(maxBytes)
 }
+
+const fileTooLarge = (maxBytes: number) => new DomainError('too_large', `Files may be at most ${maxBytes} bytes (FILE_MAX_BYTES)`)
 
 const filesV2Routes: FastifyPluginAsyncTypebox = async (app) => {
   const { files } = app.services
@@ -63,13 +65,13 @@ const filesV2Routes: FastifyPluginAsyncTypebox = async (app) => {
     ),
     async (request, reply) => {
       const declared = Number(request.headers['content-length'])
-      if (declared > maxBytes + MULTIPART_OVERHEAD_BYTES) throw new DomainError('too_large', FILE_TOO_LARGE)
+      if (declared > maxBytes + MULTIPART_OVERHEAD_BYTES) throw fileTooLarge(maxBytes)
       const part = await readingMultipart(() => request.file({ limits: { fileSize: maxBytes, files: 1, fields: 10, parts: 20 } }))
       if (!part || part.fieldname !== 'file') throw missingField('body', 'file')
       const claims = { name: (part.filename || 'file').slice(0, 255), declaredType: part.mimetype }
       // The quota holds the most the body can carry, until the real size is known.
       const reserve = Number.isFinite(declared) && declared > 0 ? declared : maxBytes
-      const file = await readingMultipart(() => files.upload(ownerOf(request), claims, bytesOf(part.file), reserve))
+      const file = await readingMultipart(() => files.upload(ownerOf(request), claims, bytesOf(part.file, maxBytes), reserve))
       return reply.code(201).send(toFileRead(file))
     },
   )

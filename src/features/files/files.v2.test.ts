@@ -120,7 +120,7 @@ describe.each(['local', 's3'] as const)('files on the %s driver', (driver) => {
     const bomb = decompressionBombPng()
     expect(bomb.length).toBeLessThan(50_000)
     const response = await upload(owner, 'bomb.png', 'image/png', bomb)
-    expectError(response, 422, undefined, 'image_too_large')
+    expectError(response, 422, 'The image has more than 50000000 pixels (FILE_MAX_PIXELS)', 'image_too_large')
   })
 
   it('gives the reservation of a refused upload back', async () => {
@@ -248,7 +248,12 @@ describe.each(['local', 's3'] as const)('files on the %s driver', (driver) => {
     expectError(await t.app.inject({ method: 'POST', url: `${V2}/uploads/${lying.upload_id}/complete`, headers: owner.headers }), 415, undefined, 'unsupported_file_type')
     // Refused for good: the upload is abandoned, its reservation given back.
     expectError(await t.app.inject({ method: 'POST', url: `${V2}/uploads/${lying.upload_id}/complete`, headers: owner.headers }), 404, undefined, 'upload_not_found')
-    expectError(await t.app.inject({ method: 'POST', url: `${V2}/uploads`, payload: { name: 'page.html', size: 10, content_type: 'text/html' }, headers: owner.headers }), 415)
+    expectError(
+      await t.app.inject({ method: 'POST', url: `${V2}/uploads`, payload: { name: 'page.html', size: 10, content_type: 'text/html' }, headers: owner.headers }),
+      415,
+      'Files of type text/html are not accepted: FILE_TYPES allows image/png, image/jpeg, image/gif, image/webp, application/pdf, text/plain',
+      'unsupported_file_type',
+    )
   })
 
   it.runIf(driver === 'local')('refuses a forged or expired upload URL, and more bytes than declared', async () => {
@@ -267,6 +272,7 @@ describe.each(['local', 's3'] as const)('files on the %s driver', (driver) => {
     const whole = await t.app.inject({ url: file.url, headers: owner.headers })
     expect(whole.headers).toMatchObject({ etag: `"${file.sha256}"`, 'accept-ranges': 'bytes', 'cache-control': 'private, no-cache', 'x-content-type-options': 'nosniff' })
     expect(String(whole.headers['content-security-policy'])).toContain('sandbox')
+    expect(whole.headers['content-disposition']).toBe(`inline; filename="range.txt"; filename*=UTF-8''range.txt`)
     expect((await t.app.inject({ url: file.url, headers: { ...owner.headers, 'if-none-match': `"${file.sha256}"` } })).statusCode).toBe(304)
     const part = await t.app.inject({ url: file.url, headers: { ...owner.headers, range: 'bytes=2-5' } })
     expect(part.statusCode).toBe(206)
@@ -314,7 +320,7 @@ describe.each(['local', 's3'] as const)('files on the %s driver', (driver) => {
     const start = () => t.app.inject({ method: 'POST', url: `${V2}/uploads`, payload: { name: 'part.txt', size: 1000, content_type: 'text/plain' }, headers: limited.headers })
     const [first, second] = await Promise.all([start(), start()])
     expect([first.statusCode, second.statusCode].sort()).toEqual([201, 413])
-    expectError(first.statusCode === 413 ? first : second, 413, undefined, 'quota_exceeded')
+    expectError(first.statusCode === 413 ? first : second, 413, /^Storage quota exceeded: at most 1500 bytes in 3 files \(the tier's storage quota/, 'quota_exceeded')
     expectError(await upload(limited, 'big.txt', 'text/plain', Buffer.alloc(900, 'x')), 413, undefined, 'quota_exceeded')
     // Raising the tier's quota makes room.
     await t.app.inject({ method: 'PATCH', url: `${V2}/tiers/${tier.id}`, payload: { storage_bytes: 1_000_000 }, headers: superuser.headers })
@@ -399,7 +405,7 @@ describe('a file larger than FILE_MAX_BYTES through the form', () => {
 
   it('is cut off with 413, never stored short, and its reservation is given back', async () => {
     const form = multipart([{ field: 'file', filename: 'long.txt', contentType: 'text/plain', data: Buffer.alloc(10_000, 'x') }])
-    expectError(await t.app.inject({ method: 'POST', url: `${V2}/files`, payload: form.payload, headers: { ...form.headers, ...someone.headers } }), 413)
+    expectError(await t.app.inject({ method: 'POST', url: `${V2}/files`, payload: form.payload, headers: { ...form.headers, ...someone.headers } }), 413, 'Files may be at most 2048 bytes (FILE_MAX_BYTES)')
     expect(await t.db.selectFrom('files').select('id').where('owner_id', '=', someone.user.id).execute()).toEqual([])
     const usage = await t.db.selectFrom('storage_usage').selectAll().where('user_id', '=', someone.user.id).executeTakeFirstOrThrow()
     expect([Number(usage.bytes), Number(usage.reserved_bytes), usage.reserved_files]).toEqual([0, 0, 0])
