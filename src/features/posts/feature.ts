@@ -10,9 +10,9 @@ export const postsFeature: Feature = {
   name: 'posts',
   migrations: ['2026-11-21-04-posts', '2026-11-21-05-row-counts', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-11-29-01-post-visibility'],
   routes: {
-    v1: [routes(postsRoutes, { prefix: '/posts', list: 'array', toPostRead, schemas: { read: PostRead, create: PostCreate, update: PostUpdate } })],
+    v1: [routes(postsRoutes, { prefix: '/posts', list: 'array', attachments: false, toPostRead, schemas: { read: PostRead, create: PostCreate, update: PostUpdate } })],
     v2: [
-      routes(postsRoutes, { prefix: '/posts', list: 'envelope', toPostRead: toPostReadV2, schemas: { read: PostReadV2, create: PostCreateV2, update: PostUpdateV2 } }),
+      routes(postsRoutes, { prefix: '/posts', list: 'envelope', attachments: true, toPostRead: toPostReadV2, schemas: { read: PostReadV2, create: PostCreateV2, update: PostUpdateV2 } }),
       routes(postsV2Routes),
     ],
   },

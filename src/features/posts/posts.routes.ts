@@ -31,6 +31,8 @@ interface PostBody {
 
 export interface PostsRouteOptions {
   list: 'array' | 'envelope'
+  /** Version 2: posts carry their files (read with them; attached on create and update, 409 for one on another post). */
+  attachments: boolean
   toPostRead: (post: Post) => Record<string, unknown>
   schemas: { read: TObject; create: TObject; update: TObject }
 }
@@ -43,7 +45,7 @@ const fromPostBody = ({ media_url: mediaUrl, org_id: orgId, ...rest }: PostBody)
   ...(orgId === undefined ? {} : { orgId }),
 })
 
-const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { list, toPostRead, schemas }) => {
+const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { list, attachments, toPostRead, schemas }) => {
   const { posts } = app.services
   const envelope = list === 'envelope'
   const PostListQueryByAuthor = Type.Object({ ...PostListQueryV2.properties, author_id: PostListQuery.properties.author_id })
@@ -81,8 +83,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
     },
     async (request) => {
       const post = await posts.get(postCallerOf(request), request.params.post_id, clientOf(request))
-      // Version 2's shape lists the post's files; version 1's has none to read.
-      return toPostRead(envelope ? (await posts.withAttachments([post]))[0]! : post)
+      return toPostRead(attachments ? (await posts.withAttachments([post]))[0]! : post)
     },
   )
 
@@ -92,8 +93,8 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       tags,
       summary: 'Write a post as the caller',
       body: schemas.create,
-      // Version 2 attaches files, which may belong to another post (409).
-      response: { 201: schemas.read, ...errorResponses(...(envelope ? [403, 409, 422] : [403, 422])) },
+      // Attached files may belong to another post (409).
+      response: { 201: schemas.read, ...errorResponses(...(attachments ? [403, 409, 422] : [403, 422])) },
     }, { wayIn: 'none' }),
     async (request, reply) => {
       const { title = '', text = '', ...rest } = fromPostBody(request.body as PostBody)
@@ -109,7 +110,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       summary: 'Edit a post (its author, its organization’s admins and owners, or a superuser)',
       params: PostIdParams,
       body: schemas.update,
-      response: { 200: schemas.read, ...errorResponses(...(envelope ? [403, 404, 409, 422] : [403, 404, 422])) },
+      response: { 200: schemas.read, ...errorResponses(...(attachments ? [403, 404, 409, 422] : [403, 404, 422])) },
     }, { wayIn: 'none' }),
     async (request) => {
       const changes = fromPostBody(request.body as PostBody)
