@@ -9,6 +9,7 @@ import { Type } from 'typebox'
 
 import { clientOf } from '../../api/common/client-info.js'
 import { errorResponses } from '../../api/common/responses.js'
+import { DomainError } from '../../shared/errors.js'
 import { DEVICE_COOKIE } from '../auth/index.js'
 import type { CaptchaGate } from './captcha-gate.js'
 import type { Door } from './doors.js'
@@ -61,7 +62,8 @@ export default fp(async (app, options: { gate: CaptchaGate | undefined }) => {
     documented(route)
     if (!gate) return
     route.preHandler = [guard(gate, door), ...hooksOf(route.preHandler)]
-    route.onSend = [...hooksOf(route.onSend), counted(gate, door)] as never
+    if (door === 'login') route.onError = [...hooksOf(route.onError), failedLogin(gate)] as never
+    if (door === 'signup') route.onResponse = [...hooksOf(route.onResponse), signedUp(gate)]
   })
 
   /** Whether the request's device cookie is one the named account's browser was given. */
@@ -79,18 +81,22 @@ export default fp(async (app, options: { gate: CaptchaGate | undefined }) => {
     await gate.check({ door, address: request.ip, subject, token: request.captchaToken, knownDevice: knownDevice(request, subject) }, clientOf(request))
   }
 
-  // A wrong password (not a right one that needs its second factor) counts against the address and
-  // the account; a sign-up towards its network. Read from the answer as it is sent.
-  const counted =
-    (gate: CaptchaGate, door: Door) =>
-    async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
-      try {
-        const refused = reply.statusCode === 401 && typeof payload === 'string' && payload.includes('"code":"invalid_credentials"')
-        if (door === 'login' && refused) await gate.failed({ address: request.ip, subject: subjectOf(door, request.body) })
-        if (door === 'signup' && reply.statusCode === 201) await gate.signedUp(request.ip)
-      } catch (error) {
-        request.log.warn({ err: error }, 'the risk counters could not be updated')
-      }
-      return payload
+  /** Risk counters are a signal, not the answer: one that cannot be written is logged and the request goes on. */
+  const counting = async (request: FastifyRequest, count: () => Promise<void>) => {
+    try {
+      await count()
+    } catch (error) {
+      request.log.warn({ err: error }, 'the risk counters could not be updated')
     }
+  }
+  // A wrong password counts against the address and the account (a right one that needs its
+  // second factor is refused with another code, and does not); a sign-up towards its network.
+  const failedLogin = (gate: CaptchaGate) => async (request: FastifyRequest, _reply: FastifyReply, error: Error) => {
+    if (error instanceof DomainError && error.code === 'invalid_credentials') {
+      await counting(request, () => gate.failed({ address: request.ip, subject: subjectOf('login', request.body) }))
+    }
+  }
+  const signedUp = (gate: CaptchaGate) => async (request: FastifyRequest, reply: FastifyReply) => {
+    if (reply.statusCode === 201) await counting(request, () => gate.signedUp(request.ip))
+  }
 }, { name: 'captcha-doors' })

@@ -12,6 +12,7 @@ import { createTestApp } from '../../../test/helpers/app.js'
 import type { LocalVerifier } from '../../../test/helpers/captcha-verifier.js'
 import { startCaptchaVerifier, TEST_SECRET } from '../../../test/helpers/captcha-verifier.js'
 import { expectError } from '../../../test/helpers/expect.js'
+import { enrolTotp } from '../../../test/helpers/totp.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedUser, userFields, V1, V2 } from '../../../test/helpers/users.js'
 import { waitFor } from '../../../test/helpers/wait.js'
@@ -182,6 +183,15 @@ describe('adaptive: asks once risk is raised, and stops after the window', () =>
     expectAsked(await login(user.username, user.password, {}, '10.5.5.5'))
     const known = await login(user.username, user.password, { cookie: `device=${deviceCookie!.value}` }, '10.5.5.5')
     expect(known.statusCode, known.body).toBe(200)
+  })
+
+  it('does not count a right password that needs its second factor as a failure', async () => {
+    const user = await seedUser(t.app)
+    const signedIn = await login(user.username, user.password, {}, '10.6.6.6')
+    await enrolTotp(t.app, { authorization: `Bearer ${signedIn.json<{ access_token: string }>().access_token}` })
+    for (let attempt = 0; attempt < 3; attempt++) expect((await login(user.username, user.password, {}, '10.7.7.7')).json()).toMatchObject({ code: 'mfa_required' })
+    const other = await seedUser(t.app)
+    expect((await login(other.username, other.password, {}, '10.7.7.7')).statusCode).toBe(200)
   })
 
   it('asks after a burst of sign-ups from one /24 network, not from another', async () => {
