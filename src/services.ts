@@ -217,7 +217,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   // Abuse protection: the doors' CAPTCHA (risk counted in the limiter's shared store), the breach list and the address domains.
   const { abuse } = config
   const captcha = abuse.captcha
-    ? new CaptchaGate(abuse.captcha, new SiteverifyClient(abuse.captcha), new RiskSignals(counters, abuse.captcha.windowSeconds), securityEvents, (outcome, door) => signals.emit('captcha', outcome, door))
+    ? new CaptchaGate(abuse.captcha, new SiteverifyClient(abuse.captcha), new RiskSignals(counters, abuse.captcha.windowSeconds, (address) => rateLimits.clientOf(address)), securityEvents, (outcome, door) => signals.emit('captcha', outcome, door))
     : undefined
   const passwordScreen = new PasswordScreen(breachListOf(abuse.breachedPasswords), abuse.breachedPasswordsFail, securityEvents, logger, () => signals.emit('password-breached'))
   const emailDomains = new EmailDomainPolicy(bindRepository(emailDomainsFunctions, db), abuse.blockDisposableEmails, securityEvents, () => signals.emit('email-domain-blocked'))

@@ -17,6 +17,7 @@ import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedUser, userFields, V1, V2 } from '../../../test/helpers/users.js'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { DOORS } from './doors.js'
+import { networkOf } from './risk.js'
 
 let verifier: LocalVerifier
 let tokens = 0
@@ -200,6 +201,15 @@ describe('adaptive: asks once risk is raised, and stops after the window', () =>
     expect((await signUp('192.0.2.11')).statusCode).toBe(201)
     expectAsked(await signUp('192.0.2.12'))
     expect((await signUp('198.51.100.7')).statusCode).toBe(201)
+  })
+})
+
+describe('the network a sign-up comes from', () => {
+  it('is the /24 of an IPv4 address, mapped into IPv6 or not, and the /64 of an IPv6 one', () => {
+    expect(networkOf('192.0.2.77')).toBe('192.0.2.0/24')
+    expect(networkOf('::ffff:192.0.2.77')).toBe('192.0.2.0/24')
+    expect(networkOf('2001:db8:1:2:3:4:5:6')).toBe(networkOf('2001:db8:1:2::9'))
+    expect(networkOf('2001:db8:1:2::9')).not.toBe(networkOf('2001:db8:1:3::9'))
   })
 })
 

@@ -4,6 +4,7 @@
 import { isIP } from 'node:net'
 
 import { hashedKey } from '../../shared/hashed-key.js'
+import { addressGroup } from '../rate-limits/index.js'
 
 /** The limiter's store (src/features/rate-limits): a windowed counter, read without writing by `peek`. */
 export interface RiskCounters {
@@ -11,23 +12,21 @@ export interface RiskCounters {
   peek(key: string): Promise<number>
 }
 
-/** The /24 of an IPv4 address or the /64 of an IPv6 one: a network one actor holds. */
+/**
+ * The /24 of an IPv4 address (an IPv4-mapped IPv6 one too) or the /64 of an IPv6 one: a network one
+ * actor holds. The limiter's address grouping (src/features/rate-limits) parses the address.
+ */
 export function networkOf(address: string): string {
-  if (isIP(address) === 4) return address.split('.').slice(0, 3).join('.')
-  if (isIP(address) === 6) {
-    const [head = '', tail = ''] = address.split('::')
-    const left = head ? head.split(':') : []
-    const right = tail ? tail.split(':') : []
-    const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left
-    return groups.slice(0, 4).map((group) => group.toLowerCase().replace(/^0+(?=.)/, '')).join(':')
-  }
-  return address
+  const client = addressGroup(address, 64)
+  return isIP(client) === 4 ? `${client.split('.').slice(0, 3).join('.')}.0/24` : client
 }
 
 export class RiskSignals {
   constructor(
     private readonly counters: RiskCounters,
     private readonly windowSeconds: number,
+    /** The client an address counts as, as every per-address limit counts it (RATE_LIMIT_IPV6_PREFIX). */
+    private readonly clientOf: (address: string) => string,
   ) {}
 
   /** Adds to the key's count, or (add 0) reads it, which costs a read only. */
@@ -36,9 +35,9 @@ export class RiskSignals {
     return this.counters.hit(`risk:${key}`, this.windowSeconds * 1000, add).then((state) => state.count)
   }
 
-  /** An IPv4 address counts alone; an IPv6 client by its /64, as every per-address limit counts it. */
+  /** Failures count per client, as every per-address limit counts one (an IPv6 client by its prefix). */
   failuresFrom(address: string, add = 0): Promise<number> {
-    return this.count(`fail:addr:${isIP(address) === 6 ? networkOf(address) : address}`, add)
+    return this.count(`fail:addr:${this.clientOf(address)}`, add)
   }
 
   failuresOn(subject: string, add = 0): Promise<number> {
