@@ -88,7 +88,7 @@ describe('BREACHED_PASSWORDS_FAIL=closed', () => {
     range.down = true
     const t = await createTestApp({ BREACHED_PASSWORDS: 'hibp', HIBP_RANGE_URL: range.url, BREACHED_PASSWORDS_FAIL: 'closed' })
     try {
-      expectError(await signUp(t, 'closed while it is down'), 503, undefined, 'service_unavailable')
+      expectError(await signUp(t, 'closed while it is down'), 503, 'The breached-password list cannot be reached (BREACHED_PASSWORDS_FAIL=closed)', 'service_unavailable')
     } finally {
       await t.close()
       await range.close()

@@ -10,7 +10,6 @@ import type { Door } from './doors.js'
 import type { RiskSignals } from './risk.js'
 import type { CaptchaSettings } from './settings.js'
 
-export const CAPTCHA_REQUIRED = 'Solve the CAPTCHA and send its token'
 export const CAPTCHA_FAILED = 'The CAPTCHA token was not accepted: solve it again'
 
 export interface DoorRequest {
@@ -41,7 +40,8 @@ export class CaptchaGate {
     if (!(await this.required(request))) return
     if (request.token === undefined) {
       this.counted('asked', request.door)
-      throw new DomainError('invalid', CAPTCHA_REQUIRED, { code: 'captcha_required', fields: { provider: this.settings.provider, site_key: this.settings.siteKey } })
+      // Names the setting that asked: always, or adaptive once risk is raised.
+      throw new DomainError('invalid', `Solve the CAPTCHA and send its token (CAPTCHA_MODE=${this.settings.mode})`, { code: 'captcha_required', fields: { provider: this.settings.provider, site_key: this.settings.siteKey } })
     }
     const verdict = await this.verifier.verify(request.token, request.address)
     if (verdict === 'passed') {

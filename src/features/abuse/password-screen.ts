@@ -3,7 +3,7 @@
 // (BREACHED_PASSWORDS_FAIL=open) or refused with 503 (closed); either way a security event
 // records it.
 import type { Logger } from '../../logger.js'
-import { DomainError, SERVICE_UNAVAILABLE } from '../../shared/errors.js'
+import { DomainError } from '../../shared/errors.js'
 import type { SecurityEventService } from '../security-events/index.js'
 import type { BreachList } from './breached-passwords.js'
 
@@ -27,7 +27,9 @@ export class PasswordScreen {
     } catch (error) {
       this.logger.warn({ err: error }, 'the breached-password list could not be reached')
       await this.securityEvents.record('breached_password_check_failed', userId, null)
-      if (this.failMode === 'closed') throw new DomainError('unavailable', SERVICE_UNAVAILABLE, { code: 'service_unavailable', retryAfterSeconds: 5 })
+      if (this.failMode === 'closed') {
+        throw new DomainError('unavailable', 'The breached-password list cannot be reached (BREACHED_PASSWORDS_FAIL=closed)', { code: 'service_unavailable', retryAfterSeconds: 5 })
+      }
       return
     }
     if (seen === 0) return
