@@ -18,6 +18,7 @@ import type { Backends } from './backends.js'
 import { openBackends } from './backends.js'
 import type { Config } from './config.js'
 import { captchaDoors, DOORS } from './features/abuse/index.js'
+import { impersonationRules } from './features/moderation/index.js'
 import type { Logger } from './logger.js'
 import { createLogger } from './logger.js'
 import accessLog from './plugins/access-log.js'
@@ -150,7 +151,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
 
   // Every route the service answers, so a rate-limit rule naming none is refused; and every
-  // protected route that changes something must say whether it adds a way into the account.
+  // protected route that changes something must say whether it adds a way into the account, and
+  // what a support impersonation may do on it.
   const routeTable: RouteTableEntry[] = []
   app.decorate('routeTable', routeTable)
   app.addHook('onRoute', (route) => {
@@ -159,6 +161,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const changes = methods.some((method) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS')
     if (config.protectedRoute && config.wayIn === undefined && changes) {
       throw new Error(`${methods.join(',')} ${route.url} must declare whether it adds a way into the account (protectedRoute's wayIn: 'adds' or 'none')`)
+    }
+    if (config.protectedRoute && config.impersonation === undefined && changes) {
+      throw new Error(`${methods.join(',')} ${route.url} must declare what a support impersonation may do on it (protectedRoute's impersonation: 'allowed', 'refused' or 'ends')`)
     }
     // Anyone may send these: each is a door bots knock at (a CAPTCHA may guard it) or says it is none.
     if (!config.protectedRoute && changes && config.door === undefined) {
@@ -184,6 +189,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cors, { origins: config.corsOrigins, ownOrigin: new URL(config.mail.publicUrl).origin })
   if (config.nodeEnv === 'development') await app.register(canonicalHost, { publicUrl: config.mail.publicUrl })
   await app.register(authentication)
+  // A support impersonation's token is held to its route rules before anything else runs.
+  await app.register(impersonationRules)
   if (config.rateLimits.enabled) await app.register(requestLimits)
   // Before every route: each route that names a door takes a CAPTCHA token, and (with a provider) the gate.
   await app.register(captchaDoors, { gate: services.captcha })

@@ -18,6 +18,8 @@ import type { GitHubConfig, OidcProviderConfig } from './features/identities/set
 import { githubSettings, oidcProvidersOf } from './features/identities/settings.js'
 import type { MfaSettings } from './features/mfa/settings.js'
 import { mfaSettings } from './features/mfa/settings.js'
+import type { ModerationSettings } from './features/moderation/settings.js'
+import { moderationSettings } from './features/moderation/settings.js'
 import type { OrgSettings } from './features/orgs/settings.js'
 import { orgSettings } from './features/orgs/settings.js'
 import type { PasskeySettings } from './features/passkeys/settings.js'
@@ -154,6 +156,8 @@ export interface Config {
   files: FileSettings
   /** Abuse protection: CAPTCHA on the doors, breached passwords, blocked address domains. */
   abuse: AbuseSettings
+  /** Moderation: whether the user is mailed when support opens their account. */
+  moderation: ModerationSettings
   /** Organizations: how many a user may own, and invitations' lifetime, budget and link. */
   orgs: OrgSettings
   /** Password-reset requests an hour, per client address and per email. */
@@ -497,6 +501,7 @@ export function loadConfig(env: Env): Config {
     webhooks: webhookSettings(env),
     files,
     abuse: abuseSettings(env),
+    moderation: moderationSettings(env),
     orgs: orgSettings(env),
     passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     verificationMailRateLimit: integer(env, 'VERIFICATION_MAIL_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),

@@ -37,6 +37,8 @@ import { createMailTransport, MailService } from './features/mail/index.js'
 import { outboxFunctions } from './features/mail/outbox.repository.js'
 import { SecondFactorService } from './features/mfa/index.js'
 import { mfaFunctions } from './features/mfa/mfa.repository.js'
+import { impersonationsFunctions } from './features/moderation/impersonations.repository.js'
+import { BanService, ImpersonationService } from './features/moderation/index.js'
 import { OneTimeSecrets } from './features/one-time-secrets/index.js'
 import { oneTimeSecretsFunctions } from './features/one-time-secrets/one-time-secrets.repository.js'
 import { OrgService, toMembershipRead, toOrgEventRead } from './features/orgs/index.js'
@@ -57,8 +59,8 @@ import { SignInMethods } from './features/sign-in-methods/index.js'
 import { signInMethodsFunctions } from './features/sign-in-methods/sign-in-methods.repository.js'
 import { TierService } from './features/tiers/index.js'
 import { tiersFunctions } from './features/tiers/tiers.repository.js'
-import type { UserLifecycle, UserScreens } from './features/users/index.js'
-import { compactSearchIndex, DomainEvents, PasswordGuesses, PasswordHasher, toUserReadV2, UserService } from './features/users/index.js'
+import type { User, UserLifecycle, UserScreens } from './features/users/index.js'
+import { bannedUntilRead, compactSearchIndex, DomainEvents, PasswordGuesses, PasswordHasher, toUserReadV2, UserService } from './features/users/index.js'
 import { searchIndexFunctions } from './features/users/search-index.repository.js'
 import { userDirectoryFunctions } from './features/users/user-directory.repository.js'
 import { usersFunctions } from './features/users/users.repository.js'
@@ -115,6 +117,12 @@ function limitBuckets(config: Config): Record<LimitBucket, Limit> {
   }
 }
 
+/** A user's change-event data: the v2 read shape, and `banned_until` while a ban is in force (user.banned). */
+const userEventShape = (user: User) => {
+  const bannedUntil = bannedUntilRead(user)
+  return { ...toUserReadV2(user, true), ...(bannedUntil === null ? {} : { banned_until: bannedUntil }) }
+}
+
 export function createServices({ config, secretKey, database, redis, logger }: ServiceDependencies): Services {
   const { db } = database
   // A refusal that a setting decided (a passkey's origin) is told once per value, at warn.
@@ -157,7 +165,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const transport = createMailTransport({ kind: config.mail.transport, smtpUrl: config.mail.smtpUrl, from: config.mail.from, dataDir: config.dataDir, logger })
   const mail = new MailService(bindRepository(outboxFunctions, db), transport, logger, { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs, preview: config.mail.preview }, () => jobs.kick('mail'))
   // Change events carry version 2's read shapes; a superuser's view, so the email is always there.
-  const changeEvents = new ChangeEventService(bindRepository(changeEventsFunctions, db), unitOfWork, { user: (user) => toUserReadV2(user, true), post: toPostReadV2, org: toOrgEventRead, membership: toMembershipRead, file: toFileRead }, config.events)
+  const changeEvents = new ChangeEventService(bindRepository(changeEventsFunctions, db), unitOfWork, { user: userEventShape, post: toPostReadV2, org: toOrgEventRead, membership: toMembershipRead, file: toFileRead }, config.events)
   const webhookSecrets = new SecretBox(secretKey, config.secretKeyPrevious, 'user-post-service webhook secrets')
   const webhooksRepository = bindRepository(webhooksFunctions, db)
   const webhooks = new WebhookService(webhooksRepository, unitOfWork, webhookSecrets, securityEvents, { allowPrivate: config.webhooks.allowPrivate }, () => jobs.kick('webhooks'))
@@ -291,6 +299,8 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     invitationDays: config.orgs.invitationDays,
     invitationLink: (token) => mailedLink(config.orgs.invitationUrl, `${config.mail.publicUrl}/account/invitation`, token),
   })
+  const bans = new BanService(users, auth, unitOfWork, securityEvents)
+  const impersonations = new ImpersonationService(bindRepository(impersonationsFunctions, db), users, auth, unitOfWork, securityEvents, mail, config.moderation.impersonationNotify === 'mail')
   const overview = new OverviewService(bindRepository(overviewFunctions, db), {
     database: () => pingDatabase(db),
     ...(redis ? { redis: () => redis.ping() } : {}),
@@ -314,6 +324,8 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     passkeys,
     reauthentication,
     recovery,
+    bans,
+    impersonations,
     oneTimeSecrets,
     mail,
     changeEvents,

@@ -18,6 +18,7 @@ import type { FileService, PostAttachments, StoreUpkeep } from './features/files
 import type { IdentityService } from './features/identities/index.js'
 import type { MailService } from './features/mail/index.js'
 import type { SecondFactorService } from './features/mfa/index.js'
+import type { BanService, ImpersonationService } from './features/moderation/index.js'
 import type { OneTimeSecrets } from './features/one-time-secrets/index.js'
 import type { OrgService } from './features/orgs/index.js'
 import type { PasskeyService } from './features/passkeys/index.js'
@@ -62,6 +63,8 @@ export interface Services {
   passkeys: PasskeyService
   /** Recent proof of identity for sensitive actions (POST /reauthenticate, and the check routes declare). */
   reauthentication: ReauthenticationService
+  bans: BanService
+  impersonations: ImpersonationService
   /** What the ways into an account are, and ending those someone else may have added. */
   recovery: AccountRecovery
   /** The one store for single-use secrets. */

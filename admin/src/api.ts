@@ -115,6 +115,13 @@ export async function call<T>(run: () => Promise<Outcome<T>>): Promise<T> {
   return outcome.data as T
 }
 
+/** Runs one API call with another token (a support impersonation's): no refresh, any failure an ApiError. */
+export async function callOnce<T>(run: () => Promise<Outcome<T>>): Promise<T> {
+  const outcome = await attempt(run)
+  if (!outcome.response.ok) throw new ApiError(outcome.response.status, detailOf(outcome.error, outcome.response), codeOf(outcome.error))
+  return outcome.data as T
+}
+
 /** Refuses (and ends the session of) anyone but a superuser. */
 async function requireSuperuser(): Promise<void> {
   try {

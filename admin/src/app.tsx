@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks'
 
 import { me, onSignedOut, resume, signOut } from './api.js'
 import { useLoad } from './components.js'
+import { endViewAs } from './impersonation.js'
 import { Events } from './pages/events.js'
 import { Mail } from './pages/mail.js'
 import { Orgs } from './pages/orgs.js'
@@ -13,6 +14,7 @@ import { SignIn } from './pages/sign-in.js'
 import { Tiers } from './pages/tiers.js'
 import { UserPage } from './pages/user.js'
 import { Users } from './pages/users.js'
+import { ViewAs, ViewAsBanner } from './pages/view-as.js'
 import { Webhooks } from './pages/webhooks.js'
 import type { Route } from './router.js'
 import { href, useRoute } from './router.js'
@@ -50,6 +52,8 @@ function View({ route }: { route: Route }) {
       return <Mail route={route} />
     case 'webhooks':
       return <Webhooks route={route} id={recordId} />
+    case 'view-as':
+      return <ViewAs />
     default:
       return (
         <>
@@ -95,6 +99,7 @@ function Console({ onSignOut }: { onSignOut: () => void }) {
           </button>
         </span>
       </header>
+      <ViewAsBanner />
       <main id="main" tabIndex={-1}>
         <View route={route} />
       </main>
@@ -134,6 +139,7 @@ export function App() {
   return (
     <Console
       onSignOut={async () => {
+        await endViewAs().catch(() => undefined)
         await signOut()
         setNotice('Signed out.')
         setState('signed-out')

@@ -14,6 +14,7 @@ import type { BlobDeletionsTable, FilesTable, FileVariantsTable, StorageUsageTab
 import type { UserIdentitiesTable } from '../features/identities/identities.table.js'
 import type { MailOutboxTable } from '../features/mail/outbox.table.js'
 import type { RecoveryCodesTable, TotpFactorsTable } from '../features/mfa/mfa.table.js'
+import type { ImpersonationRequestsTable, ImpersonationsTable } from '../features/moderation/moderation.table.js'
 import type { OneTimeSecretsTable } from '../features/one-time-secrets/one-time-secrets.table.js'
 import type { OrganizationsTable, OrgInvitationsTable, OrgMembershipsTable } from '../features/orgs/orgs.table.js'
 import type { PasskeysTable } from '../features/passkeys/passkeys.table.js'
@@ -33,6 +34,8 @@ export interface RowCountsTable {
 
 export interface Database {
   users: UsersTable
+  impersonations: ImpersonationsTable
+  impersonation_requests: ImpersonationRequestsTable
   tiers: TiersTable
   refresh_tokens: RefreshTokensTable
   sessions: SessionsTable

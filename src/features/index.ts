@@ -15,6 +15,7 @@ import { filesFeature } from './files/feature.js'
 import { identitiesFeature } from './identities/feature.js'
 import { mailFeature } from './mail/feature.js'
 import { mfaFeature } from './mfa/feature.js'
+import { moderationFeature } from './moderation/feature.js'
 import { oneTimeSecretsFeature } from './one-time-secrets/feature.js'
 import { orgsFeature } from './orgs/feature.js'
 import { passkeysFeature } from './passkeys/feature.js'
@@ -48,6 +49,7 @@ export const FEATURES: readonly Feature[] = [
   rateLimitsFeature,
   apiKeysFeature,
   adminFeature,
+  moderationFeature,
   mailFeature,
   changeEventsFeature,
   webhooksFeature,

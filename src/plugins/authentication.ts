@@ -45,7 +45,8 @@ export function callerOf(request: FastifyRequest): Caller {
 /** The authenticated caller as services see them: who acts, and whether through an API key. */
 export function actorOf(request: FastifyRequest): Actor {
   const caller = callerOf(request)
-  return caller.apiKey ? { id: caller.user.id, isSuperuser: caller.user.isSuperuser, viaApiKey: true } : caller.user
+  if (caller.apiKey) return { id: caller.user.id, isSuperuser: caller.user.isSuperuser, viaApiKey: true }
+  return caller.token.actor ? { id: caller.user.id, isSuperuser: caller.user.isSuperuser, impersonatedBy: caller.token.actor.superuserId } : caller.user
 }
 
 /** The caller of a route that API keys may not use (keys, sessions, passwords, email). */

@@ -4,4 +4,6 @@ export interface Actor {
   isSuperuser: boolean
   /** Acting through an API key, which never manages keys, sessions, passwords or email. */
   viaApiKey?: boolean
+  /** The superuser acting as this user (a support impersonation), who never changes its ways in. */
+  impersonatedBy?: number
 }

@@ -101,6 +101,13 @@ export const ERROR_CODES = {
   image_too_large: 'The image has more pixels than FILE_MAX_PIXELS allows; it was not decoded (422).',
   quota_exceeded: "The caller's storage quota (bytes or files, their tier's or the default) leaves no room for this upload (413).",
   file_attached_elsewhere: 'A file in `attachments` belongs to another post: detach it there first (409).',
+  // Moderation
+  account_banned: 'The account is banned: every way in (a password, a mailed link or code, a provider, a passkey, a refresh, an API key) is refused; `detail` is the message the superuser left for its owner, `banned_until` a time or "forever" (403).',
+  cannot_ban_superuser: 'Superusers cannot be banned, and nobody bans themself: take the role away first (409).',
+  cannot_impersonate: 'The user cannot be impersonated: superusers and banned users never are (409).',
+  impersonation_read_only: 'A read-only impersonation may only read: every method but GET and HEAD is refused (403).',
+  impersonation_forbidden: "An impersonation never changes a way into the account (password, email, second factors, passkeys, identities, API keys, sessions), exports or deletes it, or starts another impersonation (403).",
+  impersonation_not_found: 'No live impersonation to end (404).',
   // Organizations
   org_not_found: 'No organization with this id or slug that the caller belongs to (404; never 403, so a non-member learns nothing).',
   org_role_required: "The caller's role in the organization does not allow this; `detail` names the role it takes (403).",
@@ -187,6 +194,11 @@ export const API_KEYS_REFUSED = 'API keys cannot be used here'
 export const API_KEY_SCOPE_TOO_NARROW = 'API key scope does not allow this'
 export const INVALID_OR_EXPIRED_TOKEN = 'Invalid or expired token'
 export const INVALID_OR_EXPIRED_CODE = 'Invalid or expired code'
+
+export const IMPERSONATION_READ_ONLY = 'A read-only impersonation cannot change anything'
+export const IMPERSONATION_FORBIDDEN = "An impersonation cannot change the account's ways in, sessions or existence, nor start another"
+export const impersonationReadOnly = () => new DomainError('forbidden', IMPERSONATION_READ_ONLY, { code: 'impersonation_read_only' })
+export const impersonationForbidden = () => new DomainError('forbidden', IMPERSONATION_FORBIDDEN, { code: 'impersonation_forbidden' })
 
 export const notAuthenticated = () => new DomainError('unauthenticated', NOT_AUTHENTICATED)
 export const forbidden = () => new DomainError('forbidden', NOT_ENOUGH_PERMISSIONS)

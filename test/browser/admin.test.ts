@@ -159,6 +159,46 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
     expect((await t.app.inject({ url: `${V2}/users/${target.id}` })).statusCode).toBe(200)
   })
 
+  it('bans the user with a reason and a message, and lifts the ban', async () => {
+    await page.getByLabel('Reason (for superusers)').fill('spam wave of 12 May')
+    await page.getByLabel('Message to the user (optional)').fill('Your account is suspended. Write to appeals@example.com.')
+    await page.getByRole('button', { name: 'Ban user' }).click()
+    await page.getByRole('status').filter({ hasText: 'User banned' }).waitFor()
+    await page.locator('h1 .badge', { hasText: 'Banned' }).waitFor()
+    await page.getByText('Forever: spam wave of 12 May').waitFor()
+    const refused = await t.app.inject({ method: 'POST', url: `${V2}/login`, payload: { username: target.username, password: target.password } })
+    expect(refused.json()).toMatchObject({ code: 'account_banned', detail: 'Your account is suspended. Write to appeals@example.com.' })
+    expect(await seriousViolations()).toEqual([])
+
+    await page.getByRole('button', { name: 'Lift ban' }).click()
+    await page.getByRole('status').filter({ hasText: 'Ban lifted' }).waitFor()
+    expect((await t.app.inject({ method: 'POST', url: `${V2}/login`, payload: { username: target.username, password: target.password } })).statusCode).toBe(200)
+  })
+
+  it("views the user's account as them under a banner on every view, and ends it", async () => {
+    await page.getByLabel('Reason (shown to the user)').fill('ticket 4521: missing drafts')
+    await page.getByRole('button', { name: 'View as this user' }).click()
+    await heading("grace_hopper's view").waitFor()
+    const banner = page.getByTestId('impersonation-banner')
+    await expect.poll(() => banner.textContent()).toContain('Viewing as grace_hopper — read-only')
+    await page.getByTestId('view-as-profile').getByText('Grace Hopper').waitFor()
+    expect(await seriousViolations()).toEqual([])
+    // The banner stays while the console shows its own views.
+    await page.goto(`${base}/admin/#/users`)
+    await heading('Users').waitFor()
+    await banner.waitFor()
+    const [running] = (await api(`/admin/impersonations?user_id=${target.id}`)).json().data
+    expect(running).toMatchObject({ superuser_id: admin.id, mode: 'read_only', reason: 'ticket 4521: missing drafts', ended_at: null })
+
+    await banner.getByRole('button', { name: 'End' }).click()
+    await heading('grace_hopper').waitFor()
+    await banner.waitFor({ state: 'detached' })
+    const [ended] = (await api(`/admin/impersonations?user_id=${target.id}`)).json().data
+    expect(ended.ended_at).not.toBeNull()
+    const seen = (await api(`/security-events?user_id=${target.id}&type=impersonation_started`)).json().data
+    expect(seen).toEqual([expect.objectContaining({ actor_id: admin.id, details: expect.objectContaining({ mode: 'read_only', reason: 'ticket 4521: missing drafts' }) })])
+  })
+
   it('shows an API error as a readable message', async () => {
     await page.getByLabel('Username', { exact: true }).fill(member.username)
     await page.getByRole('button', { name: 'Save changes' }).click()

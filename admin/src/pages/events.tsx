@@ -59,6 +59,10 @@ const LISTED: Record<SecurityEvent['type'], true> = {
   password_breached_refused: true,
   email_domain_blocked: true,
   breached_password_check_failed: true,
+  user_banned: true,
+  user_unbanned: true,
+  impersonation_started: true,
+  impersonation_ended: true,
 }
 const TYPES = Object.keys(LISTED) as SecurityEvent['type'][]
 

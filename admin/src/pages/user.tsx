@@ -1,7 +1,7 @@
 // One user: every field, tier, verification, sessions, files and storage, API keys, second factors, identities and
 // recent security events, and
-// what a superuser does to an account (edit, tier, resend verification, end sessions, soft
-// delete, restore, permanent delete).
+// what a superuser does to an account (edit, tier, resend verification, end sessions, ban and
+// lift, view as them, soft delete, restore, permanent delete).
 import { useState } from 'preact/hooks'
 
 import type { ManagedUser } from '../api.js'
@@ -11,6 +11,7 @@ import { href, navigate } from '../router.js'
 import { UserOrgs } from './orgs.js'
 import { SecondFactors } from './user-factors.js'
 import { UserFiles } from './user-files.js'
+import { ViewAsForm } from './view-as.js'
 
 const userPath = (id: number) => ({ params: { path: { user_id: id } } })
 
@@ -28,6 +29,7 @@ function Details({ user }: { user: ManagedUser }) {
     ['Created', formatTime(user.created_at)],
     ['Updated', formatTime(user.updated_at)],
     ['Deleted', user.is_deleted ? formatTime(user.deleted_at) : 'No'],
+    ['Banned', user.banned_until === null ? 'No' : `${user.banned_until === 'forever' ? 'Forever' : `Until ${formatTime(user.banned_until)}`}: ${user.ban_reason ?? ''}`],
   ]
   return (
     <dl class="details">
@@ -75,6 +77,38 @@ function EditForm({ user, onSaved }: { user: ManagedUser; onSaved: (message: str
         <p>
           <label for="edit-age">Age</label>
           <input id="edit-age" type="number" min={0} max={150} value={fields.age} onInput={set('age')} />
+        </p>
+      </div>
+    </ActionForm>
+  )
+}
+
+/** Ban with a reason (for superusers), a message (for the user) and an optional end; or lift a ban in force. */
+function BanForm({ user, onDone }: { user: ManagedUser; onDone: (message: string) => void }) {
+  const [fields, setFields] = useState({ reason: '', message: '', until: '' })
+  const set = (key: keyof typeof fields) => (event: { currentTarget: HTMLInputElement }) => setFields({ ...fields, [key]: event.currentTarget.value })
+  if (user.banned_until !== null) {
+    return <ActionButton label="Lift ban" kind="primary" run={() => call(() => client.DELETE('/api/v2/admin/users/{user_id}/ban', userPath(user.id)))} onDone={() => onDone('Ban lifted')} />
+  }
+  const body = () => ({
+    reason: fields.reason,
+    ...(fields.message.trim() === '' ? {} : { public_message: fields.message }),
+    ...(fields.until === '' ? {} : { expires_at: new Date(fields.until).toISOString() }),
+  })
+  return (
+    <ActionForm label="Ban user" kind="plain" disabled={fields.reason.trim() === ''} run={() => call(() => client.POST('/api/v2/admin/users/{user_id}/ban', { ...userPath(user.id), body: body() }))} onDone={() => onDone('User banned: every way in is refused and their sessions ended')}>
+      <div class="grid-fields">
+        <p>
+          <label for="ban-reason">Reason (for superusers)</label>
+          <input id="ban-reason" value={fields.reason} maxLength={500} onInput={set('reason')} />
+        </p>
+        <p>
+          <label for="ban-message">Message to the user (optional)</label>
+          <input id="ban-message" value={fields.message} maxLength={500} onInput={set('message')} />
+        </p>
+        <p>
+          <label for="ban-until">Until (empty: forever)</label>
+          <input id="ban-until" type="datetime-local" value={fields.until} onInput={set('until')} />
         </p>
       </div>
     </ActionForm>
@@ -289,7 +323,7 @@ export function UserPage({ id }: { id: number }) {
             <a href={href('/users')}>← Users</a>
           </p>
           <h1>
-            {user.username} {user.is_deleted && <span class="badge deleted">Deleted</span>} {user.is_superuser && <span class="badge">Superuser</span>}
+            {user.username} {user.is_deleted && <span class="badge deleted">Deleted</span>} {user.banned_until !== null && <span class="badge deleted">Banned</span>} {user.is_superuser && <span class="badge">Superuser</span>}
           </h1>
           <Notice text={notice} />
           <Details user={user} />
@@ -337,6 +371,21 @@ export function UserPage({ id }: { id: number }) {
 
           {!user.is_deleted && (
             <>
+              {!user.is_superuser && (
+                <>
+                  <section>
+                    <h2>Ban</h2>
+                    <BanForm key={`${user.id}-${user.banned_until}`} user={user} onDone={done} />
+                  </section>
+                  {user.banned_until === null && (
+                    <section>
+                      <h2>View as</h2>
+                      <p class="muted">Opens their account as they see it, for support. Needs a sign-in (or a second factor) in the last 10 minutes. They see it in their security log.</p>
+                      <ViewAsForm userId={user.id} />
+                    </section>
+                  )}
+                </>
+              )}
               <section>
                 <h2>Tier</h2>
                 <TierForm key={`${user.id}-${user.subscription_tier}`} user={user} onSaved={done} />

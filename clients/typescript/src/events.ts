@@ -10,6 +10,8 @@ export const CHANGE_EVENT_TYPES = [
   'user.deleted',
   'user.restored',
   'user.removed',
+  'user.banned',
+  'user.unbanned',
   'post.created',
   'post.updated',
   'post.published',

@@ -1447,6 +1447,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/users/{user_id}/ban": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ban a user: every way in is refused (403 `account_banned`) and their sessions end, until `expires_at` or for good */
+        post: operations["postAdminUsersByUserIdBan"];
+        /** Lift a user's ban (nothing changes when there is none) */
+        delete: operations["deleteAdminUsersByUserIdBan"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/users/{user_id}/impersonate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Act as a user for support: an access token with `act`, no refresh token, at most 60 minutes; recorded, and shown to the user
+         * @description Superusers and banned users are never impersonated (409 `cannot_impersonate`); an impersonation never starts another (403 `impersonation_forbidden`). Needs a session that proved who holds it in the last 10 minutes: otherwise 403 `reauthentication_required` (POST /api/v2/reauthenticate, or a new sign-in).
+         */
+        post: operations["postAdminUsersByUserIdImpersonate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/impersonation/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End an impersonation early: with its own token, that one; with a superuser's, every one of theirs still running */
+        post: operations["postAdminImpersonationEnd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/impersonations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Impersonations, newest first, by user or by superuser */
+        get: operations["getAdminImpersonations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/impersonations/{impersonation_id}/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every request made in an impersonation, in order */
+        get: operations["getAdminImpersonationsByImpersonationIdRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/mail": {
         parameters: {
             query?: never;
@@ -1968,6 +2057,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -1988,6 +2079,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                         /** @description With `mfa_required`: single use, for 5 minutes, for this user and first factor. */
                         mfa_token?: string;
                         /** @description With `mfa_required`: the second factors the account accepts. */
@@ -2012,6 +2105,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2055,6 +2150,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2110,6 +2207,30 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2181,6 +2302,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2201,6 +2324,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2277,6 +2402,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2297,6 +2424,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2346,6 +2475,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2418,6 +2549,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2438,6 +2571,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2516,6 +2651,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2559,6 +2696,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2618,6 +2757,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2638,6 +2779,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2658,6 +2801,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2701,6 +2846,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2754,6 +2901,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2774,6 +2923,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2816,6 +2967,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2836,6 +2989,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2880,6 +3035,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2900,6 +3057,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2920,6 +3079,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -2954,7 +3115,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended";
                 user_id?: number;
             };
             header?: never;
@@ -2974,7 +3135,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -2984,6 +3145,12 @@ export interface operations {
                             user_agent: string | null;
                             /** @description The post a superuser read or changed without a rule opening it to them (post_read_as_superuser, post_changed_as_superuser) */
                             post_id?: number;
+                            /** @description The superuser who acted on the user: a ban (user_banned, user_unbanned), a support impersonation (impersonation_started, impersonation_ended) */
+                            actor_id?: number;
+                            /** @description What else the event says: an impersonation's `mode`, `reason` and `expires_at` (impersonation_started, shown to the user as "Support accessed your account"); a ban's `banned_until` */
+                            details?: {
+                                [key: string]: unknown;
+                            };
                             /** Format: date-time */
                             created_at: string;
                         }[];
@@ -3011,6 +3178,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3031,6 +3200,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3065,7 +3236,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended";
             };
             header?: never;
             path?: never;
@@ -3084,7 +3255,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -3094,6 +3265,12 @@ export interface operations {
                             user_agent: string | null;
                             /** @description The post a superuser read or changed without a rule opening it to them (post_read_as_superuser, post_changed_as_superuser) */
                             post_id?: number;
+                            /** @description The superuser who acted on the user: a ban (user_banned, user_unbanned), a support impersonation (impersonation_started, impersonation_ended) */
+                            actor_id?: number;
+                            /** @description What else the event says: an impersonation's `mode`, `reason` and `expires_at` (impersonation_started, shown to the user as "Support accessed your account"); a ban's `banned_until` */
+                            details?: {
+                                [key: string]: unknown;
+                            };
                             /** Format: date-time */
                             created_at: string;
                         }[];
@@ -3121,6 +3298,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3214,6 +3393,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3307,6 +3488,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3375,6 +3558,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3395,6 +3580,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3482,6 +3669,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3502,6 +3691,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3522,6 +3713,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3542,6 +3735,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -3587,6 +3782,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3632,6 +3829,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3652,6 +3851,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3672,6 +3873,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -3716,6 +3919,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3736,6 +3941,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3756,6 +3963,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -3778,6 +3987,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3866,6 +4077,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3886,6 +4099,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3906,6 +4121,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3926,6 +4143,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3969,6 +4188,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4029,6 +4250,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4072,6 +4295,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4140,6 +4365,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4160,6 +4387,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                         /** @description With `mfa_required`: single use, for 5 minutes, for this user and first factor. */
                         mfa_token?: string;
                         /** @description With `mfa_required`: the second factors the account accepts. */
@@ -4184,6 +4413,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4258,6 +4489,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4310,6 +4543,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4330,6 +4565,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4393,6 +4630,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4451,6 +4690,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4471,6 +4712,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                         /** @description With `mfa_required`: single use, for 5 minutes, for this user and first factor. */
                         mfa_token?: string;
                         /** @description With `mfa_required`: the second factors the account accepts. */
@@ -4495,6 +4738,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4574,6 +4819,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4594,6 +4841,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4614,6 +4863,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -4636,6 +4887,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4704,6 +4957,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4724,6 +4979,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4744,6 +5001,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4764,6 +5023,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4812,6 +5073,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4832,6 +5095,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4884,6 +5149,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4904,6 +5171,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4951,6 +5220,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -4971,6 +5242,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -4993,6 +5266,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5042,6 +5317,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5062,6 +5339,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5082,6 +5361,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5102,6 +5383,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5175,6 +5458,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5195,6 +5480,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5215,6 +5502,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -5237,6 +5526,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5310,6 +5601,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5330,6 +5623,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5350,6 +5645,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5370,6 +5667,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5486,6 +5785,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5506,6 +5807,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5549,6 +5852,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5600,6 +5905,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5620,6 +5927,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5697,6 +6006,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5717,6 +6028,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5737,6 +6050,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5804,6 +6119,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5824,6 +6141,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5844,6 +6163,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5912,6 +6233,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -5932,6 +6255,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -5983,6 +6308,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6003,6 +6330,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6083,6 +6412,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6103,6 +6434,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6123,6 +6456,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -6145,6 +6480,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6212,6 +6549,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6232,6 +6571,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -6254,6 +6595,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6274,6 +6617,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6355,6 +6700,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6375,6 +6722,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6395,6 +6744,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6553,6 +6904,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6573,6 +6926,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6616,6 +6971,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6668,6 +7025,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6890,6 +7249,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6910,6 +7271,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6930,6 +7293,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -6973,6 +7338,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7027,6 +7394,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7094,6 +7463,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7114,6 +7485,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7134,6 +7507,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7230,6 +7605,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7250,6 +7627,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7270,6 +7649,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7290,6 +7671,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7367,6 +7750,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7387,6 +7772,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7407,6 +7794,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7427,6 +7816,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7494,6 +7885,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7514,6 +7907,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7534,6 +7929,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7554,6 +7951,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7632,6 +8031,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7652,6 +8053,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7672,6 +8075,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7692,6 +8097,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7712,6 +8119,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7732,6 +8141,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7815,6 +8226,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7835,6 +8248,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -7855,6 +8270,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8076,6 +8493,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8096,6 +8515,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8116,6 +8537,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8219,6 +8642,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8286,6 +8711,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8306,6 +8733,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8326,6 +8755,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8448,6 +8879,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8468,6 +8901,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8488,6 +8923,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8508,6 +8945,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8575,6 +9014,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8595,6 +9036,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8615,6 +9058,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8686,6 +9131,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8806,6 +9253,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8929,6 +9378,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8949,6 +9400,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -8969,6 +9422,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9061,6 +9516,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9081,6 +9538,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9101,6 +9560,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9121,6 +9582,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9141,6 +9604,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9219,6 +9684,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9239,6 +9706,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9306,6 +9775,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9326,6 +9797,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9408,6 +9881,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9428,6 +9903,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9523,6 +10000,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9593,6 +10072,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9655,6 +10136,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9675,6 +10158,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9695,6 +10180,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9765,6 +10252,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9785,6 +10274,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9805,6 +10296,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9889,6 +10382,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9909,6 +10404,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9929,6 +10426,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9949,6 +10448,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -9969,6 +10470,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10063,6 +10566,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10083,6 +10588,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10103,6 +10610,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10175,6 +10684,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10195,6 +10706,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10215,6 +10728,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10287,6 +10802,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10347,6 +10864,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10367,6 +10886,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10387,6 +10908,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10461,6 +10984,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10528,6 +11053,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10548,6 +11075,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10568,6 +11097,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10651,6 +11182,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10671,6 +11204,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10691,6 +11226,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10766,6 +11303,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10786,6 +11325,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10806,6 +11347,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10895,6 +11438,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10915,6 +11460,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -10935,6 +11482,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11003,6 +11552,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11023,6 +11574,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11043,6 +11596,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11133,6 +11688,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11153,6 +11710,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11173,6 +11732,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11246,6 +11807,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11266,6 +11829,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11328,6 +11893,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11348,6 +11915,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
                     };
@@ -11417,6 +11986,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11437,6 +12008,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11457,6 +12030,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11548,6 +12123,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11568,6 +12145,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11616,6 +12195,10 @@ export interface operations {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @description Null when the account is not banned (a ban whose time has passed reads null) */
+                            banned_until: string | null;
+                            /** @description Why the account is banned, as the superuser wrote it (never shown to its owner) */
+                            ban_reason: string | null;
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -11641,6 +12224,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11661,6 +12246,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11724,6 +12311,10 @@ export interface operations {
                         created_at: string;
                         /** Format: date-time */
                         updated_at: string;
+                        /** @description Null when the account is not banned (a ban whose time has passed reads null) */
+                        banned_until: string | null;
+                        /** @description Why the account is banned, as the superuser wrote it (never shown to its owner) */
+                        ban_reason: string | null;
                     };
                 };
             };
@@ -11744,6 +12335,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11764,6 +12357,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11784,6 +12379,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11862,6 +12459,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11882,6 +12481,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11902,6 +12503,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11969,6 +12572,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11989,6 +12594,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12009,6 +12616,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12084,6 +12693,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12104,6 +12715,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12124,6 +12737,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12192,6 +12807,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12212,6 +12829,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12232,6 +12851,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12305,6 +12926,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12325,6 +12948,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12345,6 +12970,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12413,6 +13040,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12433,6 +13062,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12453,6 +13084,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12531,6 +13164,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12551,6 +13186,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12571,6 +13208,814 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postAdminUsersByUserIdBan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why, for the audit trail */
+                    reason: string;
+                    /** @description What the user is shown when refused (the 403's `detail`); a generic sentence when absent */
+                    public_message?: string;
+                    /**
+                     * Format: date-time
+                     * @description When the ban lifts by itself (in the future); absent: never ("forever")
+                     */
+                    expires_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        username: string;
+                        email: string;
+                        age: number | null;
+                        avatar_url: string;
+                        subscription_tier: string | null;
+                        is_active: boolean;
+                        is_superuser: boolean;
+                        is_verified: boolean;
+                        /** @description Soft-deleted: hidden from every other read, restorable */
+                        is_deleted: boolean;
+                        deleted_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description Null when the account is not banned (a ban whose time has passed reads null) */
+                        banned_until: string | null;
+                        /** @description Why the account is banned, as the superuser wrote it (never shown to its owner) */
+                        ban_reason: string | null;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteAdminUsersByUserIdBan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        username: string;
+                        email: string;
+                        age: number | null;
+                        avatar_url: string;
+                        subscription_tier: string | null;
+                        is_active: boolean;
+                        is_superuser: boolean;
+                        is_verified: boolean;
+                        /** @description Soft-deleted: hidden from every other read, restorable */
+                        is_deleted: boolean;
+                        deleted_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description Null when the account is not banned (a ban whose time has passed reads null) */
+                        banned_until: string | null;
+                        /** @description Why the account is banned, as the superuser wrote it (never shown to its owner) */
+                        ban_reason: string | null;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postAdminUsersByUserIdImpersonate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why, for the audit trail */
+                    reason: string;
+                    /**
+                     * @description How long the token lives
+                     * @default 15
+                     */
+                    minutes?: number;
+                    /**
+                     * @description read_only: every method but GET and HEAD is refused; full: changes too, but never the ways into the account
+                     * @default read_only
+                     */
+                    mode?: "read_only" | "full";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        impersonation_id: string;
+                        /** @description A bearer token for the user, carrying `act: {sub: <superuser id>}` and `imp: <mode>`; there is no refresh token */
+                        access_token: string;
+                        /** @enum {string} */
+                        token_type: "bearer";
+                        /** @description Seconds until the token expires */
+                        expires_in: number;
+                        /** Format: date-time */
+                        expires_at: string;
+                        mode: "read_only" | "full";
+                        /** UserReadV2 */
+                        user: {
+                            id: number;
+                            name: string;
+                            username: string;
+                            /** @description Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public */
+                            email?: string;
+                            avatar_url: string;
+                            /** @description The tier's name, or null */
+                            subscription_tier: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            is_verified: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions, or (`reauthentication_required`) a recent proof of identity is needed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                        /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
+                        methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postAdminImpersonationEnd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                        ended: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+        };
+    };
+    getAdminImpersonations: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                user_id?: number;
+                superuser_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            user_id: number;
+                            superuser_id: number;
+                            mode: "read_only" | "full";
+                            reason: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            /** @description When it was ended early; null when it ran (or runs) to expires_at */
+                            ended_at: string | null;
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getAdminImpersonationsByImpersonationIdRequests: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                impersonation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            method: string;
+                            /** @description The route answered, as its template (/api/v2/posts/{post_id}) */
+                            route: string;
+                            status: number;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12657,6 +14102,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12677,6 +14124,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12697,6 +14146,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12783,6 +14234,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12803,6 +14256,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12844,7 +14299,7 @@ export interface operations {
                     /** @description http or https; a public address unless WEBHOOK_ALLOW_PRIVATE=true */
                     url: string;
                     /** @description The event types to deliver */
-                    events: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
+                    events: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
                     description?: string;
                 };
             };
@@ -12892,6 +14347,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12912,6 +14369,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -12991,6 +14450,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13011,6 +14472,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13031,6 +14494,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13098,6 +14563,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13118,6 +14585,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13138,6 +14607,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13181,7 +14652,7 @@ export interface operations {
                     /** @description http or https; a public address unless WEBHOOK_ALLOW_PRIVATE=true */
                     url?: string;
                     /** @description The event types to deliver */
-                    events?: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
+                    events?: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
                     description?: string;
                     /** @description true turns a disabled endpoint back on (pending deliveries then go out) */
                     enabled?: boolean;
@@ -13229,6 +14700,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13249,6 +14722,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13269,6 +14744,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13342,6 +14819,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13362,6 +14841,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13382,6 +14863,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13462,6 +14945,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13482,6 +14967,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13502,6 +14989,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13591,6 +15080,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13611,6 +15102,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13631,6 +15124,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13711,6 +15206,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13731,6 +15228,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13751,6 +15250,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13818,6 +15319,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13838,6 +15341,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13883,6 +15388,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13903,6 +15410,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -13946,6 +15455,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14004,6 +15515,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14024,6 +15537,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14108,6 +15623,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14128,6 +15645,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14148,6 +15667,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14223,6 +15744,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14243,6 +15766,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14263,6 +15788,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14331,6 +15858,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14351,6 +15880,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14371,6 +15902,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14460,6 +15993,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14480,6 +16015,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14500,6 +16037,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14520,6 +16059,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14605,6 +16146,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14625,6 +16168,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14645,6 +16190,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14714,6 +16261,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14734,6 +16283,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14754,6 +16305,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14774,6 +16327,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14852,6 +16407,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14872,6 +16429,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14892,6 +16451,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14912,6 +16473,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -14998,6 +16561,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15018,6 +16583,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15038,6 +16605,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15130,6 +16699,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15150,6 +16721,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15170,6 +16743,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15190,6 +16765,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15210,6 +16787,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15253,6 +16832,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15273,6 +16854,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15319,6 +16902,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15339,6 +16924,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15359,6 +16946,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15413,7 +17002,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -15423,6 +17012,12 @@ export interface operations {
                             user_agent: string | null;
                             /** @description The post a superuser read or changed without a rule opening it to them (post_read_as_superuser, post_changed_as_superuser) */
                             post_id?: number;
+                            /** @description The superuser who acted on the user: a ban (user_banned, user_unbanned), a support impersonation (impersonation_started, impersonation_ended) */
+                            actor_id?: number;
+                            /** @description What else the event says: an impersonation's `mode`, `reason` and `expires_at` (impersonation_started, shown to the user as "Support accessed your account"); a ban's `banned_until` */
+                            details?: {
+                                [key: string]: unknown;
+                            };
                             /** Format: date-time */
                             created_at: string;
                         }[];
@@ -15450,6 +17045,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15470,6 +17067,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15490,6 +17089,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15580,6 +17181,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15600,6 +17203,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15620,6 +17225,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15694,6 +17301,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15714,6 +17323,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15734,6 +17345,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15754,6 +17367,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15821,6 +17436,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15841,6 +17458,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15861,6 +17480,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15946,6 +17567,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -15966,6 +17589,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16024,6 +17649,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16044,6 +17671,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16127,6 +17756,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16147,6 +17778,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16221,6 +17854,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16241,6 +17876,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16261,6 +17898,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16328,6 +17967,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16348,6 +17989,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16368,6 +18011,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16436,6 +18081,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16456,6 +18103,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16511,6 +18160,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16531,6 +18182,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16599,6 +18252,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16619,6 +18274,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -16639,6 +18296,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };

@@ -7,7 +7,8 @@
 // one that does (a passkey, a linked identity, an API key, an authenticator app) needs a recent
 // proof of identity (403 `reauthentication_required`), as does one marked `reauthenticate`
 // (removing a second factor). The app refuses to start with a route that does not say
-// (src/app.ts), so a route added next year is classified before it ships.
+// (src/app.ts), so a route added next year is classified before it ships. Each also says what a
+// support impersonation token may do on it (`impersonation`), checked the same way.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TSchema } from 'typebox'
 
@@ -21,11 +22,20 @@ type OnRequest = (request: FastifyRequest) => Promise<void>
 /** Whether a route adds a way into the caller's account: `adds` needs a recent proof of identity. */
 export type WayIn = 'adds' | 'none'
 
+/**
+ * What a support impersonation token (src/features/moderation) may do on a route that changes
+ * something: `allowed`; `refused` (403 `impersonation_forbidden`: the ways into the account,
+ * sessions, exports, deletion); or `ends` (ending the impersonation: logout, its own end), which
+ * a read-only token may use too. Routes that add a way in or need a fresh session are `refused`.
+ */
+export type ImpersonationRule = 'allowed' | 'refused' | 'ends'
+
 /** What protectedRoute puts in a route's config, for the start-up check and the route table. */
 export interface ProtectedRouteConfig {
   protectedRoute?: true
   wayIn?: WayIn | undefined
   reauthenticate?: boolean
+  impersonation?: ImpersonationRule | undefined
 }
 
 declare module 'fastify' {
@@ -60,16 +70,17 @@ async function requireSuperuser(request: FastifyRequest): Promise<void> {
  * anyone else is refused (403) before the request is validated; so is, with
  * REQUIRE_MFA_FOR_SUPERUSERS, a superuser with no second factor. The service checks again.
  */
-export const superusersOnly = { apiKeys: false, onRequest: [requireSuperuser] }
+export const superusersOnly = { apiKeys: false, onRequest: [requireSuperuser], impersonation: 'refused' as const }
 
 export function protectedRoute<S extends { response: Record<number, TSchema> }>(
   app: FastifyInstance,
   schema: S,
-  options: { onRequest?: OnRequest[]; apiKeys?: boolean; wayIn?: WayIn; reauthenticate?: boolean } = {},
+  options: { onRequest?: OnRequest[]; apiKeys?: boolean; wayIn?: WayIn; reauthenticate?: boolean; impersonation?: ImpersonationRule } = {},
 ) {
   const apiKeys = options.apiKeys ?? true
   const reauthenticate = options.reauthenticate ?? options.wayIn === 'adds'
-  const config: ProtectedRouteConfig = { protectedRoute: true, wayIn: options.wayIn, reauthenticate }
+  const impersonation = options.impersonation ?? (reauthenticate ? 'refused' : undefined)
+  const config: ProtectedRouteConfig = { protectedRoute: true, wayIn: options.wayIn, reauthenticate, impersonation }
   const given = (schema as { description?: string }).description
   const description = reauthenticate ? `${given ? `${given} ` : ''}${FRESH_SESSION_NEEDED}` : given
   return {

@@ -3,6 +3,7 @@ import type { Migration } from 'kysely'
 
 import * as abuseProtection from '../../features/abuse/migrations/2026-12-01-01-abuse-protection.js'
 import * as files from '../../features/files/migrations/2026-11-30-01-files.js'
+import * as moderation from '../../features/moderation/migrations/2026-12-02-01-moderation.js'
 // A slice's own migrations live in its folder (src/features/<name>/migrations/).
 import * as organizations from '../../features/orgs/migrations/2026-11-28-01-organizations.js'
 import * as postVisibility from '../../features/posts/migrations/2026-11-29-01-post-visibility.js'
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-01-post-visibility': postVisibility,
   '2026-11-30-01-files': files,
   '2026-12-01-01-abuse-protection': abuseProtection,
+  '2026-12-02-01-moderation': moderation,
 }

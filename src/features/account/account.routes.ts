@@ -36,7 +36,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (ap
       summary: "Mail the caller a link that verifies their email address",
       description: 'Answers 202 when a link was queued, 200 (and no mail) when the address is verified already.',
       response: { 200: MessageResponse, 202: MessageResponse, ...errorResponses(403) },
-    }, { apiKeys: false, wayIn: 'none' }),
+    }, { apiKeys: false, wayIn: 'none', impersonation: 'allowed' }),
     async (request, reply) => {
       const sent = await account.requestEmailVerification(tokenCallerOf(request).user)
       return sent ? reply.code(202).send({ message: 'Verification email sent' }) : { message: 'Email already verified' }
@@ -125,7 +125,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (ap
       description: 'Mailed reset and verification links stop working. API keys keep working unless `revoke_api_keys` is true; the answer says how many still do. Each try counts against the account\'s login limit.',
       body: PasswordChange,
       response: { 200: PasswordChanged, ...errorResponses(400, 403, 422, 429) },
-    }, { apiKeys: false, wayIn: 'none' }),
+    }, { apiKeys: false, wayIn: 'none', impersonation: 'refused' }),
     async (request) => {
       const { current_password: current, new_password: next, revoke_api_keys: revokeApiKeys = false } = request.body
       const changed = await account.changePassword(tokenCallerOf(request), current, next, clientOf(request), { revokeApiKeys })
@@ -146,7 +146,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (ap
       summary: "End one of the caller's sessions",
       params: SessionIdParams,
       response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
-    }, { apiKeys: false, wayIn: 'none' }),
+    }, { apiKeys: false, wayIn: 'none', impersonation: 'refused' }),
     async (request) => {
       await auth.revokeOwnSession(tokenCallerOf(request), request.params.session_id, clientOf(request))
       return { message: 'Session revoked' }
@@ -155,7 +155,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (ap
 
   app.delete(
     '/sessions',
-    protectedRoute(app, { tags, summary: "End every session of the caller's but this one", response: { 200: MessageResponse, ...errorResponses(403) } }, { apiKeys: false, wayIn: 'none' }),
+    protectedRoute(app, { tags, summary: "End every session of the caller's but this one", response: { 200: MessageResponse, ...errorResponses(403) } }, { apiKeys: false, wayIn: 'none', impersonation: 'refused' }),
     async (request) => {
       const caller = tokenCallerOf(request)
       const count = await auth.revokeSessionsOf(caller.user.id, clientOf(request), caller.token.sessionId)

@@ -13,7 +13,8 @@ import { filled } from '../../shared/filters.js'
 import { ApiKeyIdParams, ApiKeyRead, toApiKeyRead } from '../api-keys/index.js'
 import { SessionRead, toSessionRead } from '../auth/index.js'
 import { IdentityIdParams, IdentityRead, toIdentityRead } from '../identities/index.js'
-import type { ManagedUser, UserDirectoryQuery } from '../users/index.js'
+import type { UserDirectoryQuery } from '../users/index.js'
+import { toManagedUserRead } from './admin.v2.mappers.js'
 import { ManagedUserRead, OverviewRead, UserDirectoryQuery as UserDirectoryParameters } from './admin.v2.schemas.js'
 import type { Overview } from './overview.service.js'
 
@@ -34,22 +35,6 @@ const toOverviewRead = (overview: Overview) => ({
   redis: overview.redis,
 })
 
-export const toManagedUserRead = (user: ManagedUser) => ({
-  id: user.id,
-  name: user.name,
-  username: user.username,
-  email: user.email,
-  age: user.age,
-  avatar_url: user.profileImageUrl,
-  subscription_tier: user.tierName,
-  is_active: user.isActive,
-  is_superuser: user.isSuperuser,
-  is_verified: user.isVerified,
-  is_deleted: user.isDeleted,
-  deleted_at: user.deletedAt,
-  created_at: user.createdAt,
-  updated_at: user.updatedAt,
-})
 
 const ManagedUserPage = PageEnvelopeSchema(ManagedUserRead, 'ManagedUserPage')
 const UserApiKeyParams = Type.Object({ ...UserIdParams.properties, ...ApiKeyIdParams.properties })

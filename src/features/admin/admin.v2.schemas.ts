@@ -42,6 +42,10 @@ export const ManagedUserRead = Type.Object(
     deleted_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
+    banned_until: Type.Union([Type.String({ description: 'When the ban lifts (ISO 8601), or "forever"' }), Type.Null()], {
+      description: 'Null when the account is not banned (a ban whose time has passed reads null)',
+    }),
+    ban_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the account is banned, as the superuser wrote it (never shown to its owner)' }),
   },
   { title: 'ManagedUserRead' },
 )

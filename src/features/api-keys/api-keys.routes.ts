@@ -36,7 +36,7 @@ const apiKeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
     protectedRoute(
       app,
       { tags, summary: 'Revoke one of the caller’s keys', params: ApiKeyIdParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } },
-      { ...tokenOnly, wayIn: 'none' },
+      { ...tokenOnly, wayIn: 'none', impersonation: 'refused' },
     ),
     async (request) => {
       await apiKeys.revoke(tokenCallerOf(request).user, request.params.api_key_id)

@@ -64,7 +64,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Exchange a refresh token for a new token pair',
         description: 'The refresh token comes from the cookie or the body. The old one stops working; reusing it revokes the session.',
         body: RefreshRequest,
-        response: { 200: TokenResponse, ...errorResponses(401, 422) },
+        response: { 200: TokenResponse, ...errorResponses(401, 403, 422) },
       },
     },
     async (request, reply) => {
@@ -80,7 +80,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...protectedRoute(
         app,
         { tags, summary: 'Revoke the access token and its session', body: RefreshRequest, response: { 200: MessageResponse, ...errorResponses(403, 422) } },
-        { apiKeys: false, wayIn: 'none' },
+        { apiKeys: false, wayIn: 'none', impersonation: 'ends' },
       ),
       preValidation: emptyBodyIsAnObject,
     },

@@ -8,13 +8,16 @@ import { toIsoString } from '../../shared/timestamps.js'
 import type { ApiKeyGrant, ApiKeyService } from '../api-keys/index.js'
 import type { ClientInfo, LoginMethod, SecurityEventService } from '../security-events/index.js'
 import type { PasswordHasher, User, UserService } from '../users/index.js'
-import { limitIdentity, NO_PASSWORD } from '../users/index.js'
+import { isBanned, limitIdentity, NO_PASSWORD } from '../users/index.js'
 import type { AuthRepository } from './auth.repository.js'
 import type { LoginThrottle } from './login-throttle.js'
 import type { RevocationStore } from './revocation-store.js'
 import type { PasskeyResponse, PasskeySignIn, SecondFactorGate, SecondFactorProof } from './second-factor-gate.js'
 import { secondFactorRequired } from './second-factor-gate.js'
-import type { TokenService, VerifiedToken } from './tokens.js'
+import type { TokenActor, TokenService, VerifiedToken } from './tokens.js'
+
+/** Active and not banned (a session that a ban raced past ends with it). */
+const mayEnter = (user: User) => user.isActive && !isBanned(user)
 
 export const INCORRECT_CREDENTIALS = 'Incorrect username or password'
 
@@ -131,6 +134,7 @@ export class AuthService {
    * session, or, when the user has a second factor, 401 mfa_required with a challenge for it.
    */
   async startBrowserSession(userId: number, client: ClientInfo, method: LoginMethod): Promise<BrowserSession> {
+    await this.assertMayEnter(userId)
     const challenge = await this.secondFactors.challengeFor(userId, method)
     if (challenge) throw secondFactorRequired(challenge)
     return this.openBrowserSession(userId, client, method, proofOfFirstFactor(method))
@@ -142,6 +146,7 @@ export class AuthService {
     const userId = await this.passkeys.verifySignIn(response, client)
     const user = await this.users.find(userId)
     if (!user || !user.isActive) throw notAuthenticated()
+    await this.users.assertNotBanned(user)
     return this.openBrowserSession(userId, client, 'passkey', 'passkey')
   }
 
@@ -154,6 +159,7 @@ export class AuthService {
     const challenge = await this.secondFactors.takeAttempt(mfaToken)
     const user = await this.users.find(challenge.userId)
     if (!user || !user.isActive) throw notAuthenticated()
+    await this.users.assertNotBanned(user)
     await this.throttle.countSecondFactor(limitIdentity(user), user.id, deviceToken, client.ip ?? '')
     await this.secondFactors.prove(challenge, proof, client)
     return this.openBrowserSession(user.id, client, challenge.method, 'second_factor')
@@ -189,6 +195,25 @@ export class AuthService {
   }
 
   /**
+   * A session for a superuser acting as `userId` (support impersonation): one access token
+   * carrying `act`, living `seconds`, and no refresh token; no login is counted. Ending the
+   * session (endSession, the user's own "log out everywhere") ends it at once.
+   */
+  async startImpersonation(userId: number, actor: TokenActor, seconds: number): Promise<{ accessToken: string; sessionId: string; expiresAt: Date }> {
+    const sessionId = randomUUID()
+    const expiresAt = new Date(Date.now() + seconds * 1000)
+    // The user sees it among their sessions as support's, without the superuser's address.
+    await this.repository.insertSession({ id: sessionId, userId, expiresAt, userAgent: `Support access (${actor.mode})`, ip: null, proof: null })
+    const access = await this.tokens.sign('access', userId, sessionId, { ...actor, seconds })
+    return { accessToken: access.token, sessionId, expiresAt: access.expiresAt }
+  }
+
+  /** Ends one session by id: every token of it stops working, in every process. */
+  endSession(sessionId: string): Promise<void> {
+    return this.repository.revokeSession(sessionId)
+  }
+
+  /**
    * Rotates a refresh token. Presenting one that was already used revokes its whole session, so
    * whoever holds the session's newer tokens (the thief or the victim) is logged out at once.
    */
@@ -197,6 +222,8 @@ export class AuthService {
     if (!claims) throw notAuthenticated()
     const consumed = await this.repository.consumeRefreshToken(claims.jti)
     if (!consumed) {
+      // A ban revoked the session: its owner is told so, and it is no reuse.
+      await this.assertMayEnter(claims.userId)
       const known = await this.repository.findRefreshToken(claims.jti)
       if (known) {
         await this.repository.revokeSession(known.family_id)
@@ -209,6 +236,7 @@ export class AuthService {
       await this.repository.revokeSession(consumed.family_id)
       throw notAuthenticated()
     }
+    await this.users.assertNotBanned(user)
     const pair = await this.issuePair(consumed.user_id, consumed.family_id)
     await this.repository.touchSession(consumed.family_id, pair.refreshExpiresAt)
     return pair
@@ -231,6 +259,8 @@ export class AuthService {
     const grant = await this.apiKeys.authenticate(key)
     const user = grant && (await this.users.find(grant.userId))
     if (!grant || !user || !user.isActive) throw notAuthenticated()
+    // A ban keeps the user's keys, refused until it is lifted.
+    await this.users.assertNotBanned(user)
     return { user, apiKey: grant }
   }
 
@@ -239,15 +269,25 @@ export class AuthService {
     const token = await this.tokens.verify(accessToken, 'access')
     if (!token) throw notAuthenticated()
     const user = await this.userOfLiveToken(token)
-    if (!user) throw notAuthenticated()
+    if (!user) {
+      // A ban ended the token's session: its holder learns why.
+      await this.assertMayEnter(token.userId)
+      throw notAuthenticated()
+    }
     return { user, token }
+  }
+
+  /** 403 `account_banned` when the user is banned now. */
+  private async assertMayEnter(userId: number): Promise<void> {
+    const user = await this.users.find(userId)
+    if (user) await this.users.assertNotBanned(user)
   }
 
   /** The user a verified token speaks for while it stands (not revoked, its session live, the user active); long-lived streams ask again. */
   async userOfLiveToken(token: VerifiedToken): Promise<User | undefined> {
     if (this.revocations.inDatabase) {
       const user = await this.users.findInSession(token.userId, token.sessionId, token.jti)
-      return user?.isActive ? user : undefined
+      return user && mayEnter(user) ? user : undefined
     }
     const [revoked, user] = await Promise.all([
       this.revocations.isRevoked(token.jti).catch((error: unknown) => {
@@ -256,7 +296,7 @@ export class AuthService {
       }),
       this.users.findInSession(token.userId, token.sessionId),
     ])
-    return revoked || !user || !user.isActive ? undefined : user
+    return revoked || !user || !mayEnter(user) ? undefined : user
   }
 
   /** The caller's live sessions, newest first; `current` marks the one this request came with. */

@@ -14,12 +14,23 @@ export const TOKEN_AUDIENCE = 'user-post-service'
 /** How long a browser stays a known device for its account's logins. */
 export const DEVICE_TOKEN_SECONDS = 365 * 24 * 60 * 60
 
+/** read_only: every change refused; full: changes but the account's ways in (src/features/moderation). */
+export type ImpersonationMode = 'read_only' | 'full'
+
+/** A superuser acting as the token's user (the `act` claim, RFC 8693), in `mode` (the `imp` claim). */
+export interface TokenActor {
+  superuserId: number
+  mode: ImpersonationMode
+}
+
 export interface VerifiedToken {
   userId: number
   jti: string
   /** The login session (refresh-token family) the token belongs to. */
   sessionId: string
   expiresAt: Date
+  /** Set when a superuser acts as the user: a support impersonation. */
+  actor?: TokenActor
 }
 
 export interface SignedToken {
@@ -103,13 +114,15 @@ export class TokenService {
     throw failure ?? new Error('unknown key id')
   }
 
-  async sign(type: TokenType, userId: number, sessionId: string): Promise<SignedToken> {
+  /** `impersonation`: an access token for a superuser acting as the user, living `seconds`. */
+  async sign(type: TokenType, userId: number, sessionId: string, impersonation?: TokenActor & { seconds: number }): Promise<SignedToken> {
     const jti = randomUUID()
     const issuedAt = Math.floor(Date.now() / 1000)
-    const lifetime = type === 'access' ? this.lifetimes.accessSeconds : this.lifetimes.refreshSeconds
+    const lifetime = impersonation?.seconds ?? (type === 'access' ? this.lifetimes.accessSeconds : this.lifetimes.refreshSeconds)
     const expiresAt = issuedAt + lifetime
     const signingKey = type === 'access' && this.signingKeys ? await this.signingKeys.current() : undefined
-    const token = await new SignJWT({ typ: type, sid: sessionId })
+    const claims = impersonation ? { act: { sub: String(impersonation.superuserId) }, imp: impersonation.mode } : {}
+    const token = await new SignJWT({ typ: type, sid: sessionId, ...claims })
       .setProtectedHeader(signingKey ? { alg: signingKey.algorithm, typ: 'JWT', kid: signingKey.kid } : { alg: 'HS256', typ: 'JWT', kid: this.kid })
       .setSubject(String(userId))
       .setJti(jti)
@@ -197,11 +210,21 @@ export class TokenService {
       if (typeof payload.jti !== 'string' || typeof payload.sid !== 'string' || typeof payload.exp !== 'number') {
         return undefined
       }
-      return { userId, jti: payload.jti, sessionId: payload.sid, expiresAt: new Date(payload.exp * 1000) }
+      const verified: VerifiedToken = { userId, jti: payload.jti, sessionId: payload.sid, expiresAt: new Date(payload.exp * 1000) }
+      if (payload.act === undefined && payload.imp === undefined) return verified
+      const actor = actorOf(payload.act, payload.imp)
+      return actor && type === 'access' ? { ...verified, actor } : undefined
     } catch (error) {
       // A signing key that could not be read is an outage (503), not a bad token.
       if (error instanceof DomainError) throw error
       return undefined
     }
   }
+}
+
+/** The superuser of an impersonation token's `act` and `imp` claims; undefined for anything malformed. */
+function actorOf(act: unknown, mode: unknown): TokenActor | undefined {
+  const superuserId = typeof act === 'object' && act !== null && 'sub' in act ? Number(act.sub) : NaN
+  if (!Number.isSafeInteger(superuserId) || superuserId < 1 || (mode !== 'read_only' && mode !== 'full')) return undefined
+  return { superuserId, mode }
 }

@@ -109,6 +109,8 @@ export class EmailLoginService {
     // Deactivated, deleted or moved to another address since the mail went out.
     const current = user?.isActive === true && user.email.toLowerCase() === spent.data.email.toLowerCase()
     if (!user || !current) throw method === 'email_link' ? invalidToken() : invalidCode()
+    // A banned account is refused before its mailbox proof changes anything.
+    await this.users.assertNotBanned(user)
     // The first proof of this mailbox: the account is the mailbox owner's from now on, and
     // nothing someone else added to it before survives (account pre-hijacking). Unless this very
     // browser signed in to the account before (its device cookie): then whoever holds the

@@ -211,7 +211,10 @@ export class EventStreamService {
       if (!visibleTo(viewer, event) || recent.has(event.id)) return 0
       recent.add(event.id)
       if (recent.size > RECENT_IDS) recent.delete(recent.values().next().value as number)
-      return sink.event(event)
+      const written = sink.event(event)
+      // A ban ends the banned user's streams in every process as its event arrives, after telling them.
+      if (event.type === 'user.banned' && viewer.userId !== null && event.userId === viewer.userId) queueMicrotask(() => close())
+      return written
     }
     // Live events wait while the replay runs, so the client gets them in order after it.
     let waiting: ChangeEvent[] | undefined = []

@@ -100,7 +100,7 @@ const eventStreamRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       summary: 'A single-use ticket (30 seconds) that opens the event stream as the caller, for EventSource',
       response: { 200: TicketRead, ...errorResponses(403) },
-    }, { apiKeys: false, wayIn: 'none' }),
+    }, { apiKeys: false, wayIn: 'none', impersonation: 'allowed' }),
     async (request) => {
       const { ticket, expiresIn } = await eventStreams.issueTicket(tokenCallerOf(request))
       return { ticket, expires_in: expiresIn }

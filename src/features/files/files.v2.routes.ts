@@ -61,7 +61,7 @@ const filesV2Routes: FastifyPluginAsyncTypebox = async (app) => {
         consumes: ['multipart/form-data'],
         response: { 201: FileRead, ...errorResponses(400, 409, 413, 415), 422: ImageRefusedResponse },
       },
-      { wayIn: 'none' },
+      { wayIn: 'none', impersonation: 'allowed' },
     ),
     async (request, reply) => {
       const declared = Number(request.headers['content-length'])
@@ -106,7 +106,7 @@ const filesV2Routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/files/:file_id',
-    protectedRoute(app, { tags, summary: 'Delete a file (its owner, or a superuser)', params: FileIdParams, response: { 200: MessageResponse, ...errorResponses(404, 422) } }, { wayIn: 'none' }),
+    protectedRoute(app, { tags, summary: 'Delete a file (its owner, or a superuser)', params: FileIdParams, response: { 200: MessageResponse, ...errorResponses(404, 422) } }, { wayIn: 'none', impersonation: 'allowed' }),
     async (request) => {
       const { user } = callerOf(request)
       await files.delete({ id: user.id, isSuperuser: user.isSuperuser }, request.params.file_id)

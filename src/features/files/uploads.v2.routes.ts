@@ -52,7 +52,7 @@ const uploadsV2Routes: FastifyPluginAsyncTypebox = async (app) => {
         body: UploadCreate,
         response: { 201: UploadTargetRead, ...errorResponses(413, 415, 422) },
       },
-      { wayIn: 'none' },
+      { wayIn: 'none', impersonation: 'allowed' },
     ),
     async (request, reply) => {
       const target = await files.startUpload(ownerOf(request), { name: request.body.name, size: request.body.size, contentType: request.body.content_type })
@@ -72,7 +72,7 @@ const uploadsV2Routes: FastifyPluginAsyncTypebox = async (app) => {
         params: UploadIdParams,
         response: { 201: FileRead, ...errorResponses(404, 409, 413, 415), 422: ImageRefusedResponse },
       },
-      { wayIn: 'none' },
+      { wayIn: 'none', impersonation: 'allowed' },
     ),
     async (request, reply) => reply.code(201).send(toFileRead(await files.completeUpload(ownerOf(request), request.params.upload_id))),
   )

@@ -166,7 +166,7 @@ const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: '409 `last_sign_in_method` when it is the last way to sign in (no password and no other identity): set a password through a reset, or link another first.',
       params: OwnIdentityParams,
       response: { 200: MessageResponse, ...errorResponses(403, 404, 409) },
-    }, { apiKeys: false, wayIn: 'none' }),
+    }, { apiKeys: false, wayIn: 'none', impersonation: 'refused' }),
     async (request) => {
       await identities.unlink(tokenCallerOf(request).user.id, request.params.identity, clientOf(request))
       return { message: 'Identity unlinked' }

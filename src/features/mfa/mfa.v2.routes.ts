@@ -65,7 +65,7 @@ const mfaRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The old set stops working.',
       body: TotpCodeBody,
       response: { 200: RecoveryCodesRead, ...errorResponses(400, 403, 409, 422) },
-    }, { ...ownOnly, wayIn: 'none' }),
+    }, { ...ownOnly, wayIn: 'none', impersonation: 'refused' }),
     async (request) => ({ recovery_codes: await secondFactors.regenerateRecoveryCodes(tokenCallerOf(request).user, request.body.code, clientOf(request)) }),
   )
 
@@ -77,7 +77,7 @@ const mfaRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Its recovery codes go with it; sign-in then asks for no second factor.',
       body: TotpOrRecoveryCodeBody,
       response: { 200: MessageResponse, ...errorResponses(400, 403, 409, 422) },
-    }, { ...ownOnly, wayIn: 'none' }),
+    }, { ...ownOnly, wayIn: 'none', impersonation: 'refused' }),
     async (request) => {
       const { user } = tokenCallerOf(request)
       await secondFactors.disableTotp(user, request.body.code, clientOf(request))

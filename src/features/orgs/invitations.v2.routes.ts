@@ -15,7 +15,7 @@ const tags = ['organizations']
 /** Under /invitations. */
 export const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { orgs } = app.services
-  const answer = { apiKeys: false, wayIn: 'none' as const }
+  const answer = { apiKeys: false, wayIn: 'none' as const, impersonation: 'allowed' as const }
 
   app.post(
     '/accept',

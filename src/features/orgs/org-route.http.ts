@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { TSchema } from 'typebox'
 
-import type { WayIn } from '../../api/common/protected-route.js'
+import type { ImpersonationRule, WayIn } from '../../api/common/protected-route.js'
 import { protectedRoute } from '../../api/common/protected-route.js'
 import { errorResponses } from '../../api/common/responses.js'
 import { actorOf } from '../../plugins/authentication.js'
@@ -30,12 +30,13 @@ export interface OrgRouteOptions {
   /** Reads take API keys (as their owner, within their scopes); changes take only a signed-in session. */
   apiKeys?: boolean
   wayIn?: WayIn
+  impersonation?: ImpersonationRule
   /** Leaving needs no second factor, whatever the organization requires. */
   mfaExempt?: (request: FastifyRequest) => boolean
 }
 
 export function orgRoute<S extends { response: Record<number, TSchema> }>(app: FastifyInstance, schema: S, options: OrgRouteOptions) {
-  const base = protectedRoute(app, { ...schema, response: { ...schema.response, ...errorResponses(403, 404) } }, { apiKeys: options.apiKeys ?? false, ...(options.wayIn ? { wayIn: options.wayIn } : {}) })
+  const base = protectedRoute(app, { ...schema, response: { ...schema.response, ...errorResponses(403, 404) } }, { apiKeys: options.apiKeys ?? false, ...(options.wayIn ? { wayIn: options.wayIn } : {}), ...(options.impersonation ? { impersonation: options.impersonation } : {}) })
   const resolveOrg = async (request: FastifyRequest) => {
     const { org } = request.params as { org?: string }
     request.org = await app.services.orgs.access(actorOf(request), org ?? '', options.role, { mfaExempt: options.mfaExempt?.(request) ?? false })

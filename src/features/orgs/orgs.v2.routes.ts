@@ -41,7 +41,7 @@ const orgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/',
-    protectedRoute(app, { tags, summary: 'Create an organization (the caller becomes its owner)', body: OrgCreate, response: { 201: OrgRead, ...errorResponses(403, 409, 422) } }, { apiKeys: false, wayIn: 'none' }),
+    protectedRoute(app, { tags, summary: 'Create an organization (the caller becomes its owner)', body: OrgCreate, response: { 201: OrgRead, ...errorResponses(403, 409, 422) } }, { apiKeys: false, wayIn: 'none', impersonation: 'allowed' }),
     async (request, reply) => reply.code(201).send(toOrgRead(await orgs.create(tokenCallerOf(request).user, request.body, clientOf(request)))),
   )
 
@@ -60,7 +60,7 @@ const orgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.patch(
     '/:org',
-    orgRoute(app, { tags, summary: "Change an organization's name, slug or second-factor rule", params: OrgParams, body: OrgUpdate, response: { 200: OrgRead, ...errorResponses(409, 422) } }, { ...admin, wayIn: 'none' }),
+    orgRoute(app, { tags, summary: "Change an organization's name, slug or second-factor rule", params: OrgParams, body: OrgUpdate, response: { 200: OrgRead, ...errorResponses(409, 422) } }, { ...admin, wayIn: 'none', impersonation: 'allowed' }),
     async (request) => {
       const { name, slug, require_mfa: requireMfa } = request.body
       return toOrgRead(await orgs.update(actorOf(request), orgOf(request), { name, slug, requireMfa }, clientOf(request)))
@@ -69,7 +69,7 @@ const orgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:org',
-    orgRoute(app, { tags, summary: 'Delete an organization, its memberships and invitations', params: OrgParams, response: { 200: MessageResponse, ...errorResponses(422) } }, { role: 'owner', wayIn: 'none' }),
+    orgRoute(app, { tags, summary: 'Delete an organization, its memberships and invitations', params: OrgParams, response: { 200: MessageResponse, ...errorResponses(422) } }, { role: 'owner', wayIn: 'none', impersonation: 'allowed' }),
     async (request) => {
       await orgs.delete(orgOf(request))
       return { message: 'Organization deleted' }
@@ -91,7 +91,7 @@ const orgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     orgRoute(
       app,
       { tags, summary: "Change a member's role (only owners grant or take owner)", params: MemberParams, body: RoleUpdate, response: { 200: RoleRead, ...errorResponses(409, 422) } },
-      { ...admin, wayIn: 'none' },
+      { ...admin, wayIn: 'none', impersonation: 'allowed' },
     ),
     async (request) => {
       const role = await orgs.changeRole(actorOf(request), orgOf(request), request.params.user_id, request.body.role, clientOf(request))
@@ -104,7 +104,7 @@ const orgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     orgRoute(
       app,
       { tags, summary: 'Remove a member (admins), or leave (anyone, their own id)', params: MemberParams, response: { 200: MessageResponse, ...errorResponses(409, 422) } },
-      { role: 'member', wayIn: 'none', mfaExempt: (request) => Number((request.params as { user_id?: string }).user_id) === request.caller?.user.id },
+      { role: 'member', wayIn: 'none', impersonation: 'allowed', mfaExempt: (request) => Number((request.params as { user_id?: string }).user_id) === request.caller?.user.id },
     ),
     async (request) => {
       await orgs.removeMember(actorOf(request), orgOf(request), request.params.user_id, clientOf(request))
@@ -115,7 +115,7 @@ const orgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const inviting = orgRoute(
     app,
     { tags, summary: 'Invite an email address (mails a link; replaces an earlier invitation to it)', params: OrgParams, body: InvitationCreate, response: { 201: InvitationRead, ...errorResponses(409, 422, 429, 503) } },
-    { ...admin, wayIn: 'none' },
+    { ...admin, wayIn: 'none', impersonation: 'allowed' },
   )
   app.post(
     '/:org/invitations',
@@ -135,7 +135,7 @@ const orgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/:org/invitations/:invitation_id',
-    orgRoute(app, { tags, summary: 'Revoke a pending invitation (its link stops working)', params: OrgInvitationParams, response: { 200: MessageResponse, ...errorResponses(422) } }, { ...admin, wayIn: 'none' }),
+    orgRoute(app, { tags, summary: 'Revoke a pending invitation (its link stops working)', params: OrgInvitationParams, response: { 200: MessageResponse, ...errorResponses(422) } }, { ...admin, wayIn: 'none', impersonation: 'allowed' }),
     async (request) => {
       await orgs.revokeInvitation(actorOf(request), orgOf(request), request.params.invitation_id, clientOf(request))
       return { message: 'Invitation revoked' }

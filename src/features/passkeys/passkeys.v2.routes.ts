@@ -59,7 +59,7 @@ const passkeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.patch(
     '/users/me/passkeys/:passkey_id',
-    protectedRoute(app, { tags, summary: 'Rename one of the caller\'s passkeys', params: PasskeyIdParams, body: PasskeyRename, response: { 200: PasskeyRead, ...errorResponses(403, 404, 422) } }, { ...ownOnly, wayIn: 'none' }),
+    protectedRoute(app, { tags, summary: 'Rename one of the caller\'s passkeys', params: PasskeyIdParams, body: PasskeyRename, response: { 200: PasskeyRead, ...errorResponses(403, 404, 422) } }, { ...ownOnly, wayIn: 'none', impersonation: 'refused' }),
     async (request) => toPasskeyRead(await passkeys.rename(tokenCallerOf(request).user.id, request.params.passkey_id, request.body.name)),
   )
 

@@ -95,7 +95,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       body: schemas.create,
       // Attached files may belong to another post (409).
       response: { 201: schemas.read, ...errorResponses(...(attachments ? [403, 409, 422] : [403, 422])) },
-    }, { wayIn: 'none' }),
+    }, { wayIn: 'none', impersonation: 'allowed' }),
     async (request, reply) => {
       const { title = '', text = '', ...rest } = fromPostBody(request.body as PostBody)
       const input: PostInput = { title, text, ...rest }
@@ -111,7 +111,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       params: PostIdParams,
       body: schemas.update,
       response: { 200: schemas.read, ...errorResponses(...(attachments ? [403, 404, 409, 422] : [403, 404, 422])) },
-    }, { wayIn: 'none' }),
+    }, { wayIn: 'none', impersonation: 'allowed' }),
     async (request) => {
       const changes = fromPostBody(request.body as PostBody)
       return toPostRead(await posts.update(signedInPostCallerOf(request), request.params.post_id, changes, clientOf(request)))
@@ -125,7 +125,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       summary: 'Soft-delete a post (its author, its organization’s admins and owners, or a superuser)',
       params: PostIdParams,
       response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
-    }, { wayIn: 'none' }),
+    }, { wayIn: 'none', impersonation: 'allowed' }),
     async (request) => {
       await posts.softDelete(signedInPostCallerOf(request), request.params.post_id, clientOf(request))
       return { message: 'Post deleted' }

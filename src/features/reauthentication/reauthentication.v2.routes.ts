@@ -39,7 +39,7 @@ const reauthenticationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'else the password; an account with neither gets a mailed code (POST /reauthenticate/email). A wrong proof is 400 (`incorrect_password`, `invalid_mfa_code`, `invalid_passkey`, `invalid_code`), counted as sign-in guesses are.',
       body: ReauthenticationProof,
       response: { 200: ReauthenticationRead, ...errorResponses(400, 403, 422, 429), 409: ReauthenticationRefusedResponse },
-    }, { ...ownOnly, wayIn: 'none' }),
+    }, { ...ownOnly, wayIn: 'none', impersonation: 'refused' }),
     async (request) => {
       const { body } = request
       const proof: Proof =
@@ -63,7 +63,7 @@ const reauthenticationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: "Request options for proving it with one of the caller's passkeys",
       description: "The caller's passkeys, and a challenge for this purpose (single use, 5 minutes). Post the browser's answer to POST /reauthenticate as `passkey_response`.",
       response: { 200: WebauthnOptions, ...errorResponses(403), 409: ReauthenticationRefusedResponse },
-    }, { ...ownOnly, wayIn: 'none' }),
+    }, { ...ownOnly, wayIn: 'none', impersonation: 'refused' }),
     async (request) => reauthentication.passkeyOptions(tokenCallerOf(request)),
   )
 
@@ -74,7 +74,7 @@ const reauthenticationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Mail the caller a code that proves it is them, for an account with no password, second factor or passkey',
       description: 'Six digits, valid 10 minutes, five tries; post it to POST /reauthenticate as `email_code`. Limited as sign-in mails are. 409 `reauthentication_method_unavailable` for an account with another proof.',
       response: { 202: MessageResponse, ...errorResponses(403, 429), 409: ReauthenticationRefusedResponse },
-    }, { ...ownOnly, wayIn: 'none' }),
+    }, { ...ownOnly, wayIn: 'none', impersonation: 'refused' }),
     async (request, reply) => {
       await reauthentication.mailCode(tokenCallerOf(request), clientOf(request))
       return reply.code(202).send({ message: 'A code is on its way' })

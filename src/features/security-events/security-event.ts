@@ -54,6 +54,11 @@ export const SECURITY_EVENT_TYPES = [
   'password_breached_refused',
   'email_domain_blocked',
   'breached_password_check_failed',
+  // Moderation: actor_id names the superuser; details carry the ban's end or the impersonation's mode, reason and end.
+  'user_banned',
+  'user_unbanned',
+  'impersonation_started',
+  'impersonation_ended',
 ] as const
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
 
@@ -85,6 +90,10 @@ export interface SecurityEvent {
   userAgent: string | null
   /** The post a superuser read or changed (post_read_as_superuser, post_changed_as_superuser). */
   postId: number | null
+  /** The superuser who acted on the user (a ban, an impersonation); null when the user acted. */
+  actorId: number | null
+  /** What else the event says (an impersonation's mode, reason and end; a ban's end). */
+  details: Record<string, unknown> | null
   createdAt: string
 }
 
@@ -103,5 +112,7 @@ export const toSecurityEvent = (row: SecurityEventRow): SecurityEvent => ({
   ip: row.ip,
   userAgent: row.user_agent,
   postId: row.post_id === null ? null : Number(row.post_id),
+  actorId: row.actor_id === null ? null : Number(row.actor_id),
+  details: row.details === null ? null : (JSON.parse(row.details) as Record<string, unknown>),
   createdAt: toIsoString(row.created_at),
 })

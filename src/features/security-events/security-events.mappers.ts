@@ -9,5 +9,7 @@ export const toSecurityEventRead = (event: SecurityEvent) => ({
   ip: event.ip,
   user_agent: event.userAgent,
   ...(event.postId === null ? {} : { post_id: event.postId }),
+  ...(event.actorId === null ? {} : { actor_id: event.actorId }),
+  ...(event.details === null ? {} : { details: event.details }),
   created_at: event.createdAt,
 })

@@ -21,6 +21,13 @@ export const SecurityEventRead = Type.Object(
     ip: Type.Union([Type.String(), Type.Null()]),
     user_agent: Type.Union([Type.String(), Type.Null()]),
     post_id: Type.Optional(Type.Integer({ description: 'The post a superuser read or changed without a rule opening it to them (post_read_as_superuser, post_changed_as_superuser)' })),
+    actor_id: Type.Optional(Type.Integer({ description: 'The superuser who acted on the user: a ban (user_banned, user_unbanned), a support impersonation (impersonation_started, impersonation_ended)' })),
+    details: Type.Optional(
+      Type.Object({}, {
+        additionalProperties: true,
+        description: 'What else the event says: an impersonation\'s `mode`, `reason` and `expires_at` (impersonation_started, shown to the user as "Support accessed your account"); a ban\'s `banned_until`',
+      }),
+    ),
     created_at: Type.String({ format: 'date-time' }),
   },
   { title: 'SecurityEventRead' },

@@ -25,8 +25,13 @@ export class SecurityEventService {
    * Records an event now, or inside `unit` when another feature's change reports it (a domain
    * event). A login names its `method`.
    */
-  async record(type: SecurityEventType, userId: number | null, client: ClientInfo | null, options: { unit?: Unit; method?: EventMethod; orgId?: number; postId?: number } = {}): Promise<void> {
-    const { unit, method, orgId, postId } = options
+  async record(
+    type: SecurityEventType,
+    userId: number | null,
+    client: ClientInfo | null,
+    options: { unit?: Unit; method?: EventMethod; orgId?: number; postId?: number; actorId?: number; details?: Record<string, unknown> } = {},
+  ): Promise<void> {
+    const { unit, method, orgId, postId, actorId, details } = options
     await (unit ? this.repository.in(unit) : this.repository).insertSecurityEvent({
       id: randomUUID(),
       user_id: userId,
@@ -36,6 +41,8 @@ export class SecurityEventService {
       user_agent: client?.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) ?? null,
       org_id: orgId ?? null,
       post_id: postId ?? null,
+      actor_id: actorId ?? null,
+      details: details === undefined ? null : JSON.stringify(details),
       created_at: nowIso(),
     })
   }

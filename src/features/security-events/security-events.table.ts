@@ -15,6 +15,10 @@ export interface SecurityEventsTable {
   org_id: ColumnType<number | null, number | null | undefined, number | null>
   /** The post a superuser read or changed without otherwise being allowed to read it. */
   post_id: ColumnType<number | null, number | null | undefined, number | null>
+  /** Who acted when it was not the user themself: the superuser who banned them or opened their account. */
+  actor_id: ColumnType<number | null, number | null | undefined, number | null>
+  /** What else the event says, as JSON (an impersonation's mode, reason and end). */
+  details: ColumnType<string | null, string | null | undefined, string | null>
   created_at: Timestamp
 }
 

@@ -42,7 +42,7 @@ const avatarUploadRoutes: FastifyPluginAsyncTypebox<AvatarRouteOptions> = async 
         params: UserIdParams,
         response: { 200: response, ...errorResponses(400, 403, 404, 413, 415, 422) },
       },
-      { onRequest: [refuseDeclaredOversize], wayIn: 'none' },
+      { onRequest: [refuseDeclaredOversize], wayIn: 'none', impersonation: 'allowed' },
     ),
     async (request) => {
       const part = await readingMultipart(() => request.file({ limits: { fileSize: uploadMaxBytes, files: 1, fields: 10, parts: 20 } }))

@@ -3,7 +3,7 @@
 import type { Unit } from '../../db/unit-of-work.js'
 import type { User } from './user.js'
 
-export const USER_EVENT_TYPES = ['user.created', 'user.updated', 'user.email_verified', 'user.deleted', 'user.restored', 'user.removed'] as const
+export const USER_EVENT_TYPES = ['user.created', 'user.updated', 'user.email_verified', 'user.deleted', 'user.restored', 'user.removed', 'user.banned', 'user.unbanned'] as const
 export type UserEventType = (typeof USER_EVENT_TYPES)[number]
 
 export interface UserChangeLog {

@@ -33,7 +33,7 @@ function managedUsers(db: Executor) {
     .selectFrom('users')
     .leftJoin('tiers', 'tiers.id', 'users.tier_id')
     .select(USER_TABLE_COLUMNS.map((column) => `users.${column}` as const))
-    .select(['tiers.name as tier_name', 'users.is_deleted', 'users.deleted_at'])
+    .select(['tiers.name as tier_name', 'users.is_deleted', 'users.deleted_at', 'users.ban_reason'])
 }
 
 const SORT_KEYS = {

@@ -64,13 +64,13 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
         params: UserIdParams,
         body: update,
         response: { 200: read, ...errorResponses(403, 404, 409, 422) },
-      }, { wayIn: 'none' }),
+      }, { wayIn: 'none', impersonation: 'allowed' }),
       async (request) => toUserRead(await users.update(actorOf(request), request.params.user_id, fromUserUpdate(request.body as Static<Update>), clientOf(request)), true),
     )
 
     app.delete(
       '/:user_id',
-      protectedRoute(app, { tags, summary: 'Soft-delete a user (that user or a superuser)', params: UserIdParams, response: deletion }, { wayIn: 'none' }),
+      protectedRoute(app, { tags, summary: 'Soft-delete a user (that user or a superuser)', params: UserIdParams, response: deletion }, { wayIn: 'none', impersonation: 'refused' }),
       async (request) => {
         await users.softDelete(callerOf(request).user, request.params.user_id)
         return { message: 'User deleted' }

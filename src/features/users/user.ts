@@ -20,6 +20,22 @@ export interface User {
   isVerified: boolean
   createdAt: string
   updatedAt: string
+  /** Until when the account is banned (BANNED_FOREVER: no end); null when it is not. A past time is no ban. */
+  bannedUntil: string | null
+}
+
+/** What banned_until holds for a ban with no end; the read shapes say "forever". */
+export const BANNED_FOREVER = '9999-12-31T23:59:59.000Z'
+
+/** Whether the user is banned at `now` (epoch ms): a ban whose time has passed is lifted. */
+export function isBanned(user: { bannedUntil: string | null }, now = Date.now()): boolean {
+  return user.bannedUntil !== null && Date.parse(user.bannedUntil) > now
+}
+
+/** banned_until as the read shapes give it: null, a time, or "forever". */
+export function bannedUntilRead(user: { bannedUntil: string | null }, now = Date.now()): string | null {
+  if (!isBanned(user, now)) return null
+  return user.bannedUntil === BANNED_FOREVER ? 'forever' : user.bannedUntil
 }
 
 /** What an identity provider says about a person who signs up through it. */
@@ -95,6 +111,7 @@ export function toUser(row: UserRow): User {
     isVerified: Boolean(row.is_verified),
     createdAt: toIsoString(row.created_at),
     updatedAt: toIsoString(row.updated_at),
+    bannedUntil: row.banned_until === null ? null : toIsoString(row.banned_until),
   }
 }
 
@@ -102,6 +119,8 @@ export function toUser(row: UserRow): User {
 export interface ManagedUser extends User {
   isDeleted: boolean
   deletedAt: string | null
+  /** Why a superuser banned the account (null when it is not banned). */
+  banReason: string | null
 }
 
 
@@ -118,5 +137,6 @@ export function toManagedUser(row: ManagedUserRow): ManagedUser {
     ...toUser(row),
     isDeleted: Boolean(row.is_deleted),
     deletedAt: row.deleted_at === null ? null : toIsoString(row.deleted_at),
+    banReason: isBanned(toUser(row)) ? row.ban_reason : null,
   }
 }

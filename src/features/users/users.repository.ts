@@ -15,6 +15,7 @@ import { softDeleteRow } from '../../db/soft-delete.js'
 import { likeContains } from '../../shared/like-pattern.js'
 import type { RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
+import type { BanRow } from './bans.js'
 import type { UserSearchFilter } from './user.js'
 import type { UserRow } from './users.table.js'
 import { USER_TABLE_COLUMNS } from './users.table.js'
@@ -296,6 +297,40 @@ export async function updateUser(db: Executor, id: number, changes: UserRowChang
   return result.numUpdatedRows > 0n ? findUserById(db, id) : undefined
 }
 
+/** Bans a live user (a new ban replaces theirs); their row as it is now, or undefined when there is no live user. */
+export async function setBan(db: Executor, id: number, ban: BanRow): Promise<UserRow | undefined> {
+  const now = nowIso()
+  const changes = { banned_until: ban.until, ban_reason: ban.reason, ban_message: ban.message, banned_by: ban.by, banned_at: now, updated_at: now }
+  const result = await db.updateTable('users').set(changes).where('id', '=', id).where('is_deleted', '=', 0).executeTakeFirst()
+  return result.numUpdatedRows > 0n ? findUserById(db, id) : undefined
+}
+
+const NO_BAN = { banned_until: null, ban_reason: null, ban_message: null, banned_by: null, banned_at: null }
+
+/** Lifts a user's ban, in force or not; their row when there was one to lift. */
+export async function clearBan(db: Executor, id: number): Promise<UserRow | undefined> {
+  const result = await db.updateTable('users').set({ ...NO_BAN, updated_at: nowIso() }).where('id', '=', id).where('banned_until', 'is not', null).executeTakeFirst()
+  return result.numUpdatedRows > 0n ? findAnyUserById(db, id) : undefined
+}
+
+/** Ids of up to `limit` users whose ban has run out by `now` (and is still on their row). */
+export async function findExpiredBans(db: Executor, now: string, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('users').select('id').where('banned_until', '<=', now).orderBy('banned_until').limit(limit).execute()
+  return rows.map((row) => row.id)
+}
+
+/** Clears a ban that ran out by `now`, once: undefined when another process did first, or it was renewed. */
+export async function clearExpiredBan(db: Executor, id: number, now: string): Promise<UserRow | undefined> {
+  const result = await db.updateTable('users').set({ ...NO_BAN, updated_at: nowIso() }).where('id', '=', id).where('banned_until', '<=', now).executeTakeFirst()
+  return result.numUpdatedRows > 0n ? findAnyUserById(db, id) : undefined
+}
+
+/** The message a banned user is shown, as the superuser wrote it. */
+export async function findBanMessage(db: Executor, id: number): Promise<string | null> {
+  const row = await db.selectFrom('users').select('ban_message').where('id', '=', id).executeTakeFirst()
+  return row?.ban_message ?? null
+}
+
 export async function setSuperuser(db: Executor, id: number): Promise<void> {
   await db.updateTable('users').set({ is_superuser: 1, updated_at: nowIso() }).where('id', '=', id).execute()
 }
@@ -412,5 +447,5 @@ export async function setUserTier(db: Executor, id: number, tierId: number | nul
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const usersFunctions = { findUserById, findAnyUserById, findUserInLiveSession, findCaller, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, findMailboxProven, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier }
+export const usersFunctions = { findUserById, findAnyUserById, findUserInLiveSession, findCaller, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, findMailboxProven, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier, setBan, clearBan, findExpiredBans, clearExpiredBan, findBanMessage }
 export type UsersRepository = Repository<typeof usersFunctions>

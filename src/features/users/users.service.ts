@@ -6,7 +6,7 @@ import type { AdminAccount } from '../../config.js'
 import { uniqueViolation } from '../../db/errors.js'
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
-import { apiKeysRefused, assertSuperuser, DomainError, forbidden, notAuthenticated } from '../../shared/errors.js'
+import { apiKeysRefused, assertSuperuser, DomainError, forbidden, impersonationForbidden, notAuthenticated } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged, offsetOf } from '../../shared/paging.js'
 import { toIsoString } from '../../shared/timestamps.js'
@@ -14,6 +14,8 @@ import type { AvatarService, AvatarUpload } from '../avatars/index.js'
 import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
 import type { TierService } from '../tiers/index.js'
+import type { BanRow } from './bans.js'
+import { banRefusal } from './bans.js'
 import type { DomainEvents } from './domain-events.js'
 import type { PasswordGuesses } from './password-guesses.js'
 import { assertAcceptablePassword } from './password-policy.js'
@@ -117,6 +119,30 @@ export class UserService {
   async assertAcceptablePassword(password: string, account: { username: string; email: string }, field: string, userId: number | null): Promise<void> {
     await assertAcceptablePassword(password, account, field)
     await this.screens.password(password, userId)
+  }
+
+  /** 403 `account_banned`, with the ban's public message, when the user is banned now. */
+  async assertNotBanned(user: User): Promise<void> {
+    const refusal = await banRefusal(user, (id) => this.users.findBanMessage(id))
+    if (refusal) throw refusal
+  }
+
+  /** Bans a live user in `unit`, publishing `user.banned`; undefined when there is no live user. */
+  async setBan(unit: Unit, id: number, ban: BanRow): Promise<User | undefined> {
+    const row = await this.users.in(unit).setBan(id, ban)
+    return row && (await this.changed(unit, 'user.banned', toUser(row)))
+  }
+
+  /** Lifts a user's ban in `unit` (`expiredBy`: only one that ran out by then), publishing `user.unbanned`; undefined when there was none. */
+  async clearBan(unit: Unit, id: number, expiredBy?: string): Promise<User | undefined> {
+    const repository = this.users.in(unit)
+    const row = expiredBy === undefined ? await repository.clearBan(id) : await repository.clearExpiredBan(id, expiredBy)
+    return row && (await this.changed(unit, 'user.unbanned', toUser(row)))
+  }
+
+  /** Ids of users whose ban ran out by `now`, still to be lifted. */
+  expiredBans(now: string, limit: number): Promise<number[]> {
+    return this.users.findExpiredBans(now, limit)
   }
 
   /** Whether `password` is the user's; each check spends the account's login budget (429 once spent). */
@@ -285,6 +311,7 @@ export class UserService {
   async update(actor: Actor, id: number, changes: UserChanges, client: ClientInfo): Promise<User> {
     // An API key never manages email (nor keys, sessions or passwords).
     if (changes.email !== undefined && actor.viaApiKey) throw apiKeysRefused()
+    if (changes.email !== undefined && actor.impersonatedBy !== undefined) throw impersonationForbidden()
     assertSelfOrSuperuser(actor, id)
     const current = await this.get(id)
     const movesEmail = changes.email !== undefined && changes.email.toLowerCase() !== current.email.toLowerCase()

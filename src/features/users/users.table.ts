@@ -23,6 +23,15 @@ export interface UsersTable {
   email_verified_at: NullableTimestamp
   created_at: Timestamp
   updated_at: Timestamp
+  /**
+   * Until when the account is banned (the moderation slice sets these; BANNED_FOREVER for a ban
+   * with no end), why (superusers read it), the message its owner is shown, who banned it and when.
+   */
+  banned_until: NullableTimestamp
+  ban_reason: string | null
+  ban_message: string | null
+  banned_by: number | null
+  banned_at: NullableTimestamp
 }
 
 /** Columns of the users table that make a user (never hashed_password). */
@@ -40,10 +49,11 @@ export const USER_TABLE_COLUMNS = [
   'is_verified',
   'created_at',
   'updated_at',
+  'banned_until',
 ] as const
 
 /** A users row with its tier's name, as every user read returns it. */
 export type UserRow = Pick<Selectable<UsersTable>, (typeof USER_TABLE_COLUMNS)[number]> & { tier_name: string | null }
 
 /** A user in any state, as the superusers' directory reads it. */
-export type ManagedUserRow = UserRow & { is_deleted: boolean | number; deleted_at: Date | string | null }
+export type ManagedUserRow = UserRow & { is_deleted: boolean | number; deleted_at: Date | string | null; ban_reason: string | null }
