@@ -15,6 +15,7 @@ import { sessionOf } from '../../../test/helpers/tokens.js'
 import { awayFromStepEdge, enrolTotp, totpCode } from '../../../test/helpers/totp.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin, V2 } from '../../../test/helpers/users.js'
+import { waitFor } from '../../../test/helpers/wait.js'
 
 let smtp: TestSmtpServer
 let t: TestApp
@@ -198,6 +199,12 @@ describe('ending an impersonation', () => {
     expectError(await post(`${V2}/admin/impersonation/end`, {}, support.headers), 404, undefined, 'impersonation_not_found')
     const types = (await t.app.inject({ url: `${V2}/users/me/security-events?limit=100`, headers: who.headers })).json().data.map((event: { type: string }) => event.type)
     expect(types.filter((type: string) => type === 'impersonation_ended')).toHaveLength(3)
+
+    // Logging out with its token ends it as well, and says so.
+    const fifth = await impersonate(who)
+    expect((await post(`${V2}/logout`, {}, bearer(fifth.access_token))).statusCode).toBe(200)
+    expect((await t.app.inject({ url: `${V2}/users/me`, headers: bearer(fifth.access_token) })).statusCode).toBe(401)
+    await waitFor(async () => (await t.app.inject({ url: `${V2}/admin/impersonations?user_id=${who.user.id}`, headers: support.headers })).json().data[0].ended_at !== null)
 
     // The user ends it too, by ending their other sessions.
     const fourth = await impersonate(who)

@@ -128,6 +128,11 @@ export class ImpersonationService {
     return ended
   }
 
+  /** Marks an impersonation ended whose session ended another way (a logout with its token); nothing when it already was. */
+  async ended(id: string): Promise<void> {
+    await this.endOne(id)
+  }
+
   private async endOne(id: string): Promise<boolean> {
     await this.auth.endSession(id)
     return this.unitOfWork.run(async (unit) => {

@@ -13,7 +13,6 @@ import { isIP } from 'node:net'
 import ipaddr from 'ipaddr.js'
 
 const RESPONSE_BYTES = 4096
-const TIMEOUT_MS = 10_000
 
 export class RefusedAddressError extends Error {}
 
@@ -74,8 +73,8 @@ export interface OutgoingResponse {
   body: string
 }
 
-/** POSTs `body` to `url`; rejects on a refused address, a network error or the 10 s timeout. */
-export function postJson(url: URL, headers: Record<string, string>, body: string, options: { allowPrivate: boolean }): Promise<OutgoingResponse> {
+/** POSTs `body` to `url`; rejects on a refused address, a network error or the timeout. */
+export function postJson(url: URL, headers: Record<string, string>, body: string, options: { allowPrivate: boolean; timeoutMs: number }): Promise<OutgoingResponse> {
   if (!options.allowPrivate) assertPublicHost(url)
   const client = url.protocol === 'https:' ? https : http
   return new Promise((resolve, reject) => {
@@ -85,7 +84,7 @@ export function postJson(url: URL, headers: Record<string, string>, body: string
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body).toString(), 'user-agent': 'user-post-service-webhooks', ...headers },
         agent: false,
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        signal: AbortSignal.timeout(options.timeoutMs),
         ...(options.allowPrivate ? {} : { lookup: publicOnlyLookup }),
       },
       (response) => {

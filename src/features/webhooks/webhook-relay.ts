@@ -24,13 +24,15 @@ export interface WebhookRelayOptions {
   allowPrivate: boolean
   /** The first retry's delay; each further one is four times longer, up to six hours. */
   retryBaseMs: number
+  /** How long one attempt may take (WEBHOOK_TIMEOUT_MS). */
+  timeoutMs: number
 }
 
 /** The relay runs this often while it finds work; idle, it backs off, and a commit that wrote events wakes it. */
 export const WEBHOOK_RELAY_INTERVAL_MS = 2_000
 const CLAIM_BATCH = 20
-/** Longer than an attempt can take (the 10 s timeout), so a live claim is never taken over. */
-const CLAIM_LEASE_MS = 30_000
+/** A claim lasts three attempts' timeouts: longer than an attempt can take, so a live claim is never taken over. */
+const CLAIM_LEASE_TIMEOUTS = 3
 const MAX_RETRY_DELAY_MS = 6 * 60 * 60 * 1000
 /** The first attempt and nine retries: about a day at the default base delay. */
 export const MAX_ATTEMPTS = 10
@@ -87,7 +89,7 @@ export class WebhookRelay {
     }
     for (;;) {
       const now = Date.now()
-      const claimed = (await this.webhooks.claimDueDeliveries(this.worker, now, now + CLAIM_LEASE_MS, CLAIM_BATCH)).map(toClaimedDelivery)
+      const claimed = (await this.webhooks.claimDueDeliveries(this.worker, now, now + CLAIM_LEASE_TIMEOUTS * this.options.timeoutMs, CLAIM_BATCH)).map(toClaimedDelivery)
       if (claimed.length === 0) return worked || untilDue(await this.webhooks.nextDeliveryDueAt())
       worked = true
       const endpoints = new Map<number, DeliveryEndpoint | undefined>()
@@ -121,7 +123,7 @@ export class WebhookRelay {
         ? { status: 'failed', statusCode, error, nextAttemptAt: Date.now() }
         : { status: 'pending', statusCode, error, nextAttemptAt: Date.now() + retryDelayMs(attempt, this.options.retryBaseMs) }
     try {
-      const response = await postJson(new URL(endpoint.url), this.headers(delivery, endpoint), delivery.payload, { allowPrivate: this.options.allowPrivate })
+      const response = await postJson(new URL(endpoint.url), this.headers(delivery, endpoint), delivery.payload, { allowPrivate: this.options.allowPrivate, timeoutMs: this.options.timeoutMs })
       if (response.statusCode >= 200 && response.statusCode < 300) return { status: 'succeeded', statusCode: response.statusCode, error: null, nextAttemptAt: Date.now() }
       return retry(response.statusCode, `HTTP ${response.statusCode}${response.body ? `: ${response.body.slice(0, 200)}` : ''}`)
     } catch (error) {

@@ -27,7 +27,7 @@ describe(`webhook deliveries across processes (${dialect()})`, () => {
   let servers: ServersOnOneDatabase
   const start = () => servers.start()
   beforeAll(async () => {
-    servers = await serversOnOneDatabase({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50' })
+    servers = await serversOnOneDatabase({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_TIMEOUT_MS: '2000' })
   })
   afterAll(() => servers?.close())
 
@@ -86,7 +86,7 @@ describe(`webhook deliveries across processes (${dialect()})`, () => {
     receiver.respond = () => ({ status: 200 })
     release()
     const second = await start()
-    // The dead process's claim runs out (30 s), then the next one sends it.
+    // The dead process's claim runs out (three timeouts: 6 s here), then the next one sends it.
     await waitFor(() => receiver.received.length >= 1, 60_000)
     expect(receiver.attemptIds).toHaveLength(2)
     expect(receiver.attemptIds[1]).toBe(receiver.attemptIds[0])
