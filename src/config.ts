@@ -8,6 +8,8 @@ import path from 'node:path'
 
 import type { AbuseSettings } from './features/abuse/settings.js'
 import { abuseSettings } from './features/abuse/settings.js'
+import type { AccountDeletionSettings } from './features/account-deletion/settings.js'
+import { accountDeletionSettings } from './features/account-deletion/settings.js'
 import type { EmailLoginSettings } from './features/email-login/settings.js'
 import { emailLoginSettings } from './features/email-login/settings.js'
 import type { EventStreamSettings } from './features/event-streams/settings.js'
@@ -158,6 +160,8 @@ export interface Config {
   abuse: AbuseSettings
   /** Moderation: whether the user is mailed when support opens their account. */
   moderation: ModerationSettings
+  /** Privacy: the grace period of an account its owner deleted, and what happens to its posts. */
+  accountDeletion: AccountDeletionSettings
   /** Organizations: how many a user may own, and invitations' lifetime, budget and link. */
   orgs: OrgSettings
   /** Password-reset requests an hour, per client address and per email. */
@@ -502,6 +506,7 @@ export function loadConfig(env: Env): Config {
     files,
     abuse: abuseSettings(env),
     moderation: moderationSettings(env),
+    accountDeletion: accountDeletionSettings(env),
     orgs: orgSettings(env),
     passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     verificationMailRateLimit: integer(env, 'VERIFICATION_MAIL_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),

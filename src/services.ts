@@ -13,6 +13,7 @@ import { UnitOfWork } from './db/unit-of-work.js'
 import { emailDomainsFunctions } from './features/abuse/email-domains.repository.js'
 import { breachListOf, CaptchaGate, EmailDomainPolicy, PasswordScreen, RiskSignals, SiteverifyClient } from './features/abuse/index.js'
 import { AccountService } from './features/account/index.js'
+import { AccountDeletionService } from './features/account-deletion/index.js'
 import { OverviewService } from './features/admin/index.js'
 import { overviewFunctions } from './features/admin/overview.repository.js'
 import { apiKeysFunctions } from './features/api-keys/api-keys.repository.js'
@@ -299,6 +300,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     invitationDays: config.orgs.invitationDays,
     invitationLink: (token) => mailedLink(config.orgs.invitationUrl, `${config.mail.publicUrl}/account/invitation`, token),
   })
+  const accountDeletion = new AccountDeletionService(users, auth, posts, securityEvents, mail, oneTimeSecrets, { ...config.accountDeletion, publicUrl: config.mail.publicUrl }, logger)
   const bans = new BanService(users, auth, unitOfWork, securityEvents)
   const impersonations = new ImpersonationService(bindRepository(impersonationsFunctions, db), users, auth, unitOfWork, securityEvents, mail, config.moderation.impersonationNotify === 'mail')
   const overview = new OverviewService(bindRepository(overviewFunctions, db), {
@@ -326,6 +328,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     recovery,
     bans,
     impersonations,
+    accountDeletion,
     oneTimeSecrets,
     mail,
     changeEvents,

@@ -7,6 +7,7 @@ import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import type { CaptchaGate, EmailDomainPolicy, PasswordScreen } from './features/abuse/index.js'
 import type { AccountService } from './features/account/index.js'
+import type { AccountDeletionService } from './features/account-deletion/index.js'
 import type { OverviewService } from './features/admin/index.js'
 import type { ApiKeyService } from './features/api-keys/index.js'
 import type { AuthService, SigningKeys, TokenService } from './features/auth/index.js'
@@ -64,6 +65,7 @@ export interface Services {
   /** Recent proof of identity for sensitive actions (POST /reauthenticate, and the check routes declare). */
   reauthentication: ReauthenticationService
   bans: BanService
+  accountDeletion: AccountDeletionService
   impersonations: ImpersonationService
   /** What the ways into an account are, and ending those someone else may have added. */
   recovery: AccountRecovery

@@ -91,6 +91,17 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
       ),
   )
 
+  formPage('cancel-deletion', 'Keep your account', '<p>Your account is waiting to be deleted. Keep it, with everything in it?</p><button type="submit">Keep my account</button>')
+
+  app.post(
+    '/cancel-deletion',
+    { config: { door: 'exempt' }, schema: { hide: true, body: TokenBody } },
+    async (request, reply) =>
+      outcome(reply, 'Keep your account', 'Your account is kept. Sign in again; if you did not ask for its deletion, reset your password.', () =>
+        app.services.accountDeletion.cancel({ token: request.body.token }, clientOf(request)),
+      ),
+  )
+
   const resetTitle = 'Choose a new password'
   /**
    * The new password, and every way into the account with a box to keep it: a reset ends the

@@ -3,6 +3,7 @@
 // one line here (CONTRIBUTING.md, "Add a feature slice").
 import { abuseFeature } from './abuse/feature.js'
 import { accountFeature } from './account/feature.js'
+import { accountDeletionFeature } from './account-deletion/feature.js'
 import { adminFeature } from './admin/feature.js'
 import { apiKeysFeature } from './api-keys/feature.js'
 import { authFeature } from './auth/feature.js'
@@ -35,6 +36,7 @@ export type { Feature, FeatureContext } from './feature.js'
 export const FEATURES: readonly Feature[] = [
   authFeature,
   accountFeature,
+  accountDeletionFeature,
   recoveryFeature,
   reauthenticationFeature,
   signUpFeature,

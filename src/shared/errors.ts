@@ -108,6 +108,9 @@ export const ERROR_CODES = {
   impersonation_read_only: 'A read-only impersonation may only read: every method but GET and HEAD is refused (403).',
   impersonation_forbidden: "An impersonation never changes a way into the account (password, email, second factors, passkeys, identities, API keys, sessions), exports or deletes it, or starts another impersonation (403).",
   impersonation_not_found: 'No live impersonation to end (404).',
+  // Privacy
+  deletion_not_pending: 'The account has no pending deletion to take back: it was taken back already, or it is not deleted (409).',
+  account_pending_deletion: "The password is right, but the account's owner asked to delete it: until `deletion_due_at` the only way on is POST /api/v2/users/me/deletion/cancel (403).",
   // Organizations
   org_not_found: 'No organization with this id or slug that the caller belongs to (404; never 403, so a non-member learns nothing).',
   org_role_required: "The caller's role in the organization does not allow this; `detail` names the role it takes (403).",

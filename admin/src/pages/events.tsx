@@ -63,6 +63,8 @@ const LISTED: Record<SecurityEvent['type'], true> = {
   user_unbanned: true,
   impersonation_started: true,
   impersonation_ended: true,
+  account_deletion_requested: true,
+  account_deletion_cancelled: true,
 }
 const TYPES = Object.keys(LISTED) as SecurityEvent['type'][]
 

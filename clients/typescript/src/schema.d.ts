@@ -223,6 +223,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/users/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The logged-in caller */
+        get: operations["getUsersMe"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete my account: hidden at once, every session ended, removed for good after ACCOUNT_DELETION_GRACE_DAYS unless taken back
+         * @description Needs a session that proved who holds it in the last 10 minutes: otherwise 403 `reauthentication_required` (POST /api/v2/reauthenticate, or a new sign-in).
+         */
+        delete: operations["deleteUsersMe"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/users/me/deletion/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take back a pending deletion, with the mailed token or the login and password; the account comes back, and its owner signs in again */
+        post: operations["postUsersMeDeletionCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/password-reset/ways-in": {
         parameters: {
             query?: never;
@@ -740,23 +778,6 @@ export interface paths {
          * @description The browser's answer to the request options. A passkey with user verification is a complete sign-in: the token pair and cookies, as POST /login answers, and no second factor. 401 `invalid_passkey` when it does not verify, answers no live challenge, or its signature counter went backwards (a cloned authenticator; logged). Counted against the address's login budget.
          */
         post: operations["postLoginPasskey"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v2/users/me": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The logged-in caller */
-        get: operations["getUsersMe"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2057,6 +2078,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2079,6 +2102,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                         /** @description With `mfa_required`: single use, for 5 minutes, for this user and first factor. */
@@ -2105,6 +2130,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2150,6 +2177,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2207,6 +2236,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2229,6 +2260,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2302,6 +2335,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2324,6 +2359,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2402,6 +2439,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2424,6 +2463,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2475,6 +2516,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2549,6 +2592,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2571,6 +2616,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2651,6 +2698,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2696,6 +2745,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2757,6 +2808,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2779,6 +2832,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2801,6 +2856,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2846,6 +2903,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2901,6 +2960,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2923,6 +2984,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2967,6 +3030,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -2989,6 +3054,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3035,6 +3102,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3057,6 +3126,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3079,6 +3150,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3115,7 +3188,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled";
                 user_id?: number;
             };
             header?: never;
@@ -3135,7 +3208,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -3178,6 +3251,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3200,6 +3275,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3236,7 +3313,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled";
             };
             header?: never;
             path?: never;
@@ -3255,7 +3332,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -3298,6 +3375,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3323,6 +3402,295 @@ export interface operations {
                             msg: string;
                             type: string;
                         }[];
+                    };
+                };
+            };
+        };
+    };
+    getUsersMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        username: string;
+                        /** @description Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public */
+                        email?: string;
+                        avatar_url: string;
+                        /** @description The tier's name, or null */
+                        subscription_tier: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        is_verified: boolean;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteUsersMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "pending_deletion";
+                        /**
+                         * Format: date-time
+                         * @description When the account and its data are removed for good, unless the deletion is taken back
+                         */
+                        deletion_due_at: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions, or (`reauthentication_required`) a recent proof of identity is needed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                        /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
+                        methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
+                    };
+                };
+            };
+        };
+    };
+    postUsersMeDeletionCancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The CAPTCHA widget's token, when the service asked for one (400 `captcha_required`); or `captcha_token` in the body */
+                "x-captcha-token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The mailed link's token */
+                    token: string;
+                } | {
+                    /** @description Username or email */
+                    login: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -3393,6 +3761,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3488,6 +3858,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3558,6 +3930,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3580,6 +3954,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3669,6 +4045,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3691,6 +4069,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3713,6 +4093,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3735,6 +4117,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
@@ -3782,6 +4166,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3829,6 +4215,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3851,6 +4239,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3873,6 +4263,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
@@ -3919,6 +4311,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3941,6 +4335,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -3963,6 +4359,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
@@ -3987,6 +4385,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4077,6 +4477,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4099,6 +4501,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4121,6 +4525,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4143,6 +4549,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4188,6 +4596,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4250,6 +4660,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4295,6 +4707,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4365,6 +4779,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4387,6 +4803,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                         /** @description With `mfa_required`: single use, for 5 minutes, for this user and first factor. */
@@ -4413,6 +4831,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4489,6 +4909,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4543,6 +4965,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4565,6 +4989,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4630,6 +5056,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4690,6 +5118,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4712,6 +5142,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                         /** @description With `mfa_required`: single use, for 5 minutes, for this user and first factor. */
@@ -4738,6 +5170,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4819,6 +5253,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4841,6 +5277,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4863,6 +5301,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
@@ -4887,6 +5327,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4957,6 +5399,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -4979,6 +5423,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5001,6 +5447,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5023,6 +5471,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5073,6 +5523,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5095,6 +5547,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5149,6 +5603,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5171,6 +5627,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5220,6 +5678,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5242,6 +5702,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
@@ -5266,6 +5728,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5317,6 +5781,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5339,6 +5805,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5361,6 +5829,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5383,6 +5853,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5458,6 +5930,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5480,6 +5954,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5502,6 +5978,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
@@ -5526,6 +6004,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5601,6 +6081,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5623,6 +6105,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5645,6 +6129,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5667,6 +6153,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5785,6 +6273,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5807,6 +6297,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5852,6 +6344,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5905,6 +6399,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -5927,6 +6423,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6006,6 +6504,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6028,6 +6528,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6050,6 +6552,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6119,6 +6623,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6141,6 +6647,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6163,6 +6671,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6233,6 +6743,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6255,6 +6767,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
@@ -6308,6 +6822,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6330,6 +6846,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6412,6 +6930,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6434,6 +6954,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6456,6 +6978,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
@@ -6480,6 +7004,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6549,6 +7075,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6571,6 +7099,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
@@ -6595,6 +7125,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6617,6 +7149,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6700,6 +7234,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6722,6 +7258,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6744,6 +7282,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6904,6 +7444,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6926,6 +7468,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -6971,60 +7515,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
-                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
-                        banned_until?: string;
-                    };
-                };
-            };
-        };
-    };
-    getUsersMe: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        id: number;
-                        name: string;
-                        username: string;
-                        /** @description Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public */
-                        email?: string;
-                        avatar_url: string;
-                        /** @description The tier's name, or null */
-                        subscription_tier: string | null;
-                        /** Format: date-time */
-                        created_at: string;
-                        is_verified: boolean;
-                    };
-                };
-            };
-            /** @description Not authenticated: missing, malformed, expired or revoked token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description What went wrong, in one sentence. */
-                        detail: string;
-                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
-                        code: string;
-                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
-                        provider?: string;
-                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
-                        site_key?: string;
-                        /** @description With `password_breached`: how many times the password was seen in breaches. */
-                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7249,6 +7741,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7271,6 +7765,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7293,6 +7789,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7338,6 +7836,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7394,6 +7894,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7463,6 +7965,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7485,6 +7989,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7507,6 +8013,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7605,6 +8113,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7627,6 +8137,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7649,6 +8161,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7671,6 +8185,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7750,6 +8266,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7772,6 +8290,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7794,6 +8314,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7816,6 +8338,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7885,6 +8409,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7907,6 +8433,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7929,6 +8457,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -7951,6 +8481,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8031,6 +8563,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8053,6 +8587,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8075,6 +8611,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8097,6 +8635,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8119,6 +8659,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8141,6 +8683,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8226,6 +8770,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8248,6 +8794,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8270,6 +8818,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8493,6 +9043,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8515,6 +9067,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8537,6 +9091,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8642,6 +9198,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8711,6 +9269,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8733,6 +9293,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8755,6 +9317,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8879,6 +9443,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8901,6 +9467,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8923,6 +9491,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -8945,6 +9515,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9014,6 +9586,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9036,6 +9610,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9058,6 +9634,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9131,6 +9709,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9253,6 +9833,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9378,6 +9960,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9400,6 +9984,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9422,6 +10008,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9516,6 +10104,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9538,6 +10128,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9560,6 +10152,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9582,6 +10176,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9604,6 +10200,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9684,6 +10282,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9706,6 +10306,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9775,6 +10377,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9797,6 +10401,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9881,6 +10487,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -9903,6 +10511,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10000,6 +10610,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10072,6 +10684,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10136,6 +10750,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10158,6 +10774,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10180,6 +10798,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10252,6 +10872,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10274,6 +10896,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10296,6 +10920,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10382,6 +11008,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10404,6 +11032,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10426,6 +11056,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10448,6 +11080,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10470,6 +11104,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10566,6 +11202,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10588,6 +11226,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10610,6 +11250,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10684,6 +11326,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10706,6 +11350,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10728,6 +11374,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10802,6 +11450,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10864,6 +11514,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10886,6 +11538,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10908,6 +11562,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -10984,6 +11640,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11053,6 +11711,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11075,6 +11735,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11097,6 +11759,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11182,6 +11846,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11204,6 +11870,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11226,6 +11894,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11303,6 +11973,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11325,6 +11997,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11347,6 +12021,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11438,6 +12114,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11460,6 +12138,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11482,6 +12162,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11552,6 +12234,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11574,6 +12258,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11596,6 +12282,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11688,6 +12376,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11710,6 +12400,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11732,6 +12424,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11807,6 +12501,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11829,6 +12525,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11893,6 +12591,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -11915,6 +12615,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
@@ -11986,6 +12688,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12008,6 +12712,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12030,6 +12736,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12123,6 +12831,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12145,6 +12855,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12224,6 +12936,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12246,6 +12960,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12335,6 +13051,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12357,6 +13075,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12379,6 +13099,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12459,6 +13181,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12481,6 +13205,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12503,6 +13229,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12572,6 +13300,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12594,6 +13324,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12616,6 +13348,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12693,6 +13427,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12715,6 +13451,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12737,6 +13475,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12807,6 +13547,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12829,6 +13571,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12851,6 +13595,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12926,6 +13672,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12948,6 +13696,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -12970,6 +13720,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13040,6 +13792,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13062,6 +13816,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13084,6 +13840,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13164,6 +13922,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13186,6 +13946,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13208,6 +13970,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13311,6 +14075,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13333,6 +14099,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13355,6 +14123,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13377,6 +14147,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13466,6 +14238,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13488,6 +14262,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13510,6 +14286,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13619,6 +14397,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13641,6 +14421,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
@@ -13665,6 +14447,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13687,6 +14471,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13755,6 +14541,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13777,6 +14565,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13799,6 +14589,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13864,6 +14656,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13886,6 +14680,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13970,6 +14766,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -13992,6 +14790,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14014,6 +14814,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14102,6 +14904,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14124,6 +14928,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14146,6 +14952,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14234,6 +15042,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14256,6 +15066,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14347,6 +15159,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14369,6 +15183,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14450,6 +15266,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14472,6 +15290,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14494,6 +15314,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14563,6 +15385,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14585,6 +15409,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14607,6 +15433,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14700,6 +15528,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14722,6 +15552,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14744,6 +15576,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14819,6 +15653,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14841,6 +15677,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14863,6 +15701,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14945,6 +15785,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14967,6 +15809,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -14989,6 +15833,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15080,6 +15926,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15102,6 +15950,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15124,6 +15974,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15206,6 +16058,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15228,6 +16082,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15250,6 +16106,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15319,6 +16177,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15341,6 +16201,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15388,6 +16250,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15410,6 +16274,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15455,6 +16321,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15515,6 +16383,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15537,6 +16407,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15623,6 +16495,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15645,6 +16519,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15667,6 +16543,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15744,6 +16622,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15766,6 +16646,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15788,6 +16670,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15858,6 +16742,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15880,6 +16766,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15902,6 +16790,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -15993,6 +16883,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16015,6 +16907,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16037,6 +16931,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16059,6 +16955,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16146,6 +17044,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16168,6 +17068,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16190,6 +17092,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16261,6 +17165,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16283,6 +17189,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16305,6 +17213,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16327,6 +17237,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16407,6 +17319,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16429,6 +17343,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16451,6 +17367,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16473,6 +17391,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16561,6 +17481,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16583,6 +17505,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16605,6 +17529,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16699,6 +17625,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16721,6 +17649,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16743,6 +17673,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16765,6 +17697,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16787,6 +17721,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16832,6 +17768,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16854,6 +17792,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16902,6 +17842,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16924,6 +17866,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -16946,6 +17890,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17002,7 +17948,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -17045,6 +17991,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17067,6 +18015,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17089,6 +18039,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17181,6 +18133,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17203,6 +18157,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17225,6 +18181,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17301,6 +18259,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17323,6 +18283,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17345,6 +18307,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17367,6 +18331,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17436,6 +18402,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17458,6 +18426,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17480,6 +18450,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17567,6 +18539,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17589,6 +18563,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17649,6 +18625,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17671,6 +18649,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17756,6 +18736,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17778,6 +18760,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17854,6 +18838,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17876,6 +18862,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17898,6 +18886,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17967,6 +18957,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -17989,6 +18981,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -18011,6 +19005,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -18081,6 +19077,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -18103,6 +19101,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -18160,6 +19160,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -18182,6 +19184,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -18252,6 +19256,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -18274,6 +19280,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };
@@ -18296,6 +19304,8 @@ export interface operations {
                         site_key?: string;
                         /** @description With `password_breached`: how many times the password was seen in breaches. */
                         breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
                         /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
                         banned_until?: string;
                     };

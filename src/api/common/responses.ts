@@ -21,6 +21,7 @@ export const ErrorResponse = Type.Object(
     provider: Type.Optional(Type.String({ description: 'With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha).' })),
     site_key: Type.Optional(Type.String({ description: "With `captcha_required` and `captcha_failed`: the widget's site key." })),
     breach_count: Type.Optional(Type.Integer({ description: 'With `password_breached`: how many times the password was seen in breaches.' })),
+    deletion_due_at: Type.Optional(Type.String({ description: 'With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back.' })),
     banned_until: Type.Optional(Type.String({ description: 'With `account_banned`: when the ban ends (an ISO 8601 time), or "forever".' })),
   },
   { title: 'ErrorResponse' },

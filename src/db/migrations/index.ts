@@ -2,6 +2,7 @@
 import type { Migration } from 'kysely'
 
 import * as abuseProtection from '../../features/abuse/migrations/2026-12-01-01-abuse-protection.js'
+import * as accountDeletion from '../../features/account-deletion/migrations/2026-12-03-01-account-deletion.js'
 import * as files from '../../features/files/migrations/2026-11-30-01-files.js'
 import * as moderation from '../../features/moderation/migrations/2026-12-02-01-moderation.js'
 // A slice's own migrations live in its folder (src/features/<name>/migrations/).
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30-01-files': files,
   '2026-12-01-01-abuse-protection': abuseProtection,
   '2026-12-02-01-moderation': moderation,
+  '2026-12-03-01-account-deletion': accountDeletion,
 }

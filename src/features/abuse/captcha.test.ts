@@ -233,6 +233,7 @@ describe('the doors in the route table', () => {
         'POST /api/v2/signup signup',
         'POST /api/v2/users signup',
         'POST /api/v2/login login',
+        'POST /api/v2/users/me/deletion/cancel login',
         'POST /api/v2/login/email email-login',
         'POST /api/v2/password-reset password-reset',
         'POST /api/v2/orgs/:org/invitations invitation',

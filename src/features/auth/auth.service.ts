@@ -8,7 +8,7 @@ import { toIsoString } from '../../shared/timestamps.js'
 import type { ApiKeyGrant, ApiKeyService } from '../api-keys/index.js'
 import type { ClientInfo, LoginMethod, SecurityEventService } from '../security-events/index.js'
 import type { PasswordHasher, User, UserService } from '../users/index.js'
-import { isBanned, limitIdentity, NO_PASSWORD } from '../users/index.js'
+import { accountPendingDeletion, isBanned, limitIdentity, NO_PASSWORD } from '../users/index.js'
 import type { AuthRepository } from './auth.repository.js'
 import type { LoginThrottle } from './login-throttle.js'
 import type { RevocationStore } from './revocation-store.js'
@@ -114,6 +114,18 @@ export class AuthService {
    * same hashing work whether the account is unknown or the password is wrong.
    */
   async login(login: string, password: string, client: ClientInfo, deviceToken?: string): Promise<BrowserSession> {
+    const account = await this.provePassword(login, password, client, deviceToken)
+    // The owner asked to delete the account: the right password learns when, and how to take it back.
+    if (account.deletionDueAt !== null) throw accountPendingDeletion(account.deletionDueAt)
+    return this.startBrowserSession(account.id, client, 'password')
+  }
+
+  /**
+   * Checks a login and password as a sign-in does (counted by the login throttle, the same work
+   * for an unknown account, a failure logged): the account, including one in its deletion's grace
+   * period; 401 `invalid_credentials` otherwise.
+   */
+  async provePassword(login: string, password: string, client: ClientInfo, deviceToken?: string): Promise<{ id: number; deletionDueAt: string | null }> {
     await this.throttle.count(login, deviceToken, client.ip ?? '')
     const credentials = await this.users.findCredentials(login.trim())
     // An account made through a provider has no password: the same work as an unknown account.
@@ -126,7 +138,7 @@ export class AuthService {
       await this.events.record('login_failed', account?.id ?? null, client, { method: 'password' })
       throw new DomainError('unauthenticated', INCORRECT_CREDENTIALS, { code: 'invalid_credentials' })
     }
-    return this.startBrowserSession(credentials.id, client, 'password')
+    return { id: credentials.id, deletionDueAt: credentials.deletion_due_at === null ? null : toIsoString(credentials.deletion_due_at) }
   }
 
   /**

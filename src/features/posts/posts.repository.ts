@@ -305,5 +305,10 @@ export function deletePostPermanently(db: Executor, id: number): Promise<PostRow
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const postsFunctions = { findPostById, findPostForChange, listPosts, countPosts, insertPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently }
+/** Moves every post of one author to another (anonymising them: the posts stay, their author goes). */
+export async function reassignPostsOf(db: Executor, fromAuthorId: number, toAuthorId: number): Promise<void> {
+  await db.updateTable('posts').set({ author_id: toAuthorId }).where('author_id', '=', fromAuthorId).execute()
+}
+
+export const postsFunctions = { findPostById, findPostForChange, listPosts, countPosts, insertPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, reassignPostsOf }
 export type PostsRepository = Repository<typeof postsFunctions>

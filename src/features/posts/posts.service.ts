@@ -81,6 +81,11 @@ export class PostService {
     if (deletedAt !== null) await this.posts.in(unit).unhidePostsOf(authorId, deletedAt)
   }
 
+  /** Every post of `fromAuthorId` becomes `toAuthorId`'s (an account deleted with ACCOUNT_DELETION_CONTENT=anonymize). */
+  async reassignAllOf(unit: Unit, fromAuthorId: number, toAuthorId: number): Promise<void> {
+    await this.posts.in(unit).reassignPostsOf(fromAuthorId, toAuthorId)
+  }
+
   /** The reader a caller is, with every organization they belong to (what a list compiles). */
   async readerOf(caller: PostCaller | null): Promise<Reader> {
     if (!caller) return ANONYMOUS

@@ -59,6 +59,9 @@ export const SECURITY_EVENT_TYPES = [
   'user_unbanned',
   'impersonation_started',
   'impersonation_ended',
+  // Privacy: an owner deleted their account (details: deletion_due_at), and took it back.
+  'account_deletion_requested',
+  'account_deletion_cancelled',
 ] as const
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
 

@@ -18,6 +18,16 @@ const ACCOUNT_BANNED = 'This account is banned'
 export const accountBanned = (publicMessage: string | null, bannedUntil: string | null) =>
   new DomainError('forbidden', publicMessage ?? ACCOUNT_BANNED, { code: 'account_banned', fields: { banned_until: bannedUntil } })
 
+/**
+ * 403 `account_pending_deletion`: the password was right, but the owner asked to delete the
+ * account and its grace period runs until `deletionDueAt`; the only way on is taking it back.
+ */
+export const accountPendingDeletion = (deletionDueAt: string) =>
+  new DomainError('forbidden', `This account is scheduled for deletion on ${deletionDueAt}. To keep it, POST /api/v2/users/me/deletion/cancel with the link's token, or with your login and password`, {
+    code: 'account_pending_deletion',
+    fields: { deletion_due_at: deletionDueAt },
+  })
+
 /** The refusal for a banned user, with their ban's public message; undefined when they are not banned. */
 export async function banRefusal(user: User, publicMessageOf: (userId: number) => Promise<string | null>): Promise<DomainError | undefined> {
   const until = bannedUntilRead(user)

@@ -144,6 +144,8 @@ export type { UserRow }
 export interface CredentialsRow {
   id: number
   hashed_password: string
+  /** Set while the account waits out its deletion's grace period. */
+  deletion_due_at: Date | string | null
 }
 
 export interface NewUserRow {
@@ -209,15 +211,19 @@ export async function usernameTaken(db: Executor, username: string, exceptId?: n
   return (await query.executeTakeFirst()) !== undefined
 }
 
-/** Credentials of a live, active account by username or (case-insensitive) email. */
+/**
+ * Credentials of a live, active account by username or (case-insensitive) email, or of one whose
+ * owner asked to delete it and which is still in its grace period (`deletion_due_at` set): its
+ * password is checked like any other, so the answer takes the same time either way.
+ */
 export async function findCredentials(db: Executor, login: string): Promise<CredentialsRow | undefined> {
   const byEmail = login.includes('@')
   return db
     .selectFrom('users')
-    .select(['id', 'hashed_password'])
+    .select(['id', 'hashed_password', 'deletion_due_at'])
     .$if(byEmail, (qb) => qb.where((eb) => eb(eb.fn('lower', ['email']), '=', login.toLowerCase())))
     .$if(!byEmail, (qb) => qb.where('username', '=', login.toLowerCase()))
-    .where('is_deleted', '=', 0)
+    .where((eb) => eb.or([eb('is_deleted', '=', 0), eb('deletion_due_at', 'is not', null)]))
     .where('is_active', '=', 1)
     .executeTakeFirst()
 }
@@ -331,6 +337,49 @@ export async function findBanMessage(db: Executor, id: number): Promise<string |
   return row?.ban_message ?? null
 }
 
+/** Soft-deletes a live user until `dueAt`, when they are removed for good; false when there is no live user. */
+export async function scheduleDeletion(db: Executor, id: number, dueAt: string): Promise<boolean> {
+  if (!(await softDeleteUser(db, id))) return false
+  await db.updateTable('users').set({ deletion_due_at: dueAt }).where('id', '=', id).execute()
+  return true
+}
+
+/** Undoes a scheduled deletion that is still pending; false when there is none. */
+export async function cancelScheduledDeletion(db: Executor, id: number): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ is_deleted: 0, deleted_at: null, deletion_due_at: null, updated_at: nowIso() })
+    .where('id', '=', id)
+    .where('deletion_due_at', 'is not', null)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+/** Ids of up to `limit` users whose grace period ended by `now`. */
+export async function findDueDeletions(db: Executor, now: string, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('users').select('id').where('deletion_due_at', '<=', now).orderBy('deletion_due_at').limit(limit).execute()
+  return rows.map((row) => row.id)
+}
+
+/** When a user's scheduled deletion is due, and when it was asked for; undefined when none is pending. */
+export async function findScheduledDeletion(db: Executor, id: number): Promise<{ due_at: Date | string; deleted_at: Date | string | null } | undefined> {
+  const row = await db.selectFrom('users').select(['deletion_due_at', 'deleted_at']).where('id', '=', id).where('deletion_due_at', 'is not', null).executeTakeFirst()
+  return row?.deletion_due_at ? { due_at: row.deletion_due_at, deleted_at: row.deleted_at } : undefined
+}
+
+/** The id of the account that anonymised posts are moved to, by its reserved address. */
+export async function findUserIdByEmail(db: Executor, email: string): Promise<number | undefined> {
+  return (await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst())?.id
+}
+
+/** Adds an account nobody can sign in to (inactive, no password): the author anonymised posts keep. */
+export async function insertInactiveUser(db: Executor, user: NewUserRow): Promise<number> {
+  const row = await insertUser(db, user)
+  await db.updateTable('users').set({ is_active: 0 }).where('id', '=', row.id).execute()
+  return row.id
+}
+
+
 export async function setSuperuser(db: Executor, id: number): Promise<void> {
   await db.updateTable('users').set({ is_superuser: 1, updated_at: nowIso() }).where('id', '=', id).execute()
 }
@@ -351,7 +400,8 @@ export async function findDeletion(db: Executor, id: number): Promise<{ deleted:
 export async function restoreUser(db: Executor, id: number): Promise<boolean> {
   const result = await db
     .updateTable('users')
-    .set({ is_deleted: 0, deleted_at: null, updated_at: nowIso() })
+    // A superuser's restore also takes back a deletion its owner asked for.
+    .set({ is_deleted: 0, deleted_at: null, deletion_due_at: null, updated_at: nowIso() })
     .where('id', '=', id)
     .where('is_deleted', '=', 1)
     .executeTakeFirst()
@@ -447,5 +497,5 @@ export async function setUserTier(db: Executor, id: number, tierId: number | nul
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const usersFunctions = { findUserById, findAnyUserById, findUserInLiveSession, findCaller, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, findMailboxProven, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier, setBan, clearBan, findExpiredBans, clearExpiredBan, findBanMessage }
+export const usersFunctions = { findUserById, findAnyUserById, findUserInLiveSession, findCaller, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, findMailboxProven, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier, setBan, clearBan, findExpiredBans, clearExpiredBan, findBanMessage, scheduleDeletion, cancelScheduledDeletion, findDueDeletions, findScheduledDeletion, findUserIdByEmail, insertInactiveUser }
 export type UsersRepository = Repository<typeof usersFunctions>

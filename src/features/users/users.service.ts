@@ -96,6 +96,9 @@ export interface UserScreens {
 
 const NO_SCREENS: UserScreens = { password: async () => {}, emailDomain: async () => {} }
 
+/** The reserved address of the account anonymised posts keep as their author (`.invalid` never delivers). */
+export const DELETED_AUTHOR_EMAIL = 'deleted-user@users.invalid'
+
 export class UserService {
   constructor(
     private readonly users: UsersRepository,
@@ -180,8 +183,8 @@ export class UserService {
     return row && { id: row.id, identity: limitIdentity({ id: row.id, createdAt: toIsoString(row.created_at) }) }
   }
 
-  /** The stored credentials of a live, active account, by username or email. */
-  findCredentials(login: string): Promise<{ id: number; hashed_password: string } | undefined> {
+  /** The stored credentials of a live, active account (or one in its deletion's grace period, `deletion_due_at` set), by username or email. */
+  findCredentials(login: string): Promise<{ id: number; hashed_password: string; deletion_due_at: Date | string | null } | undefined> {
     return this.users.findCredentials(login)
   }
 
@@ -454,6 +457,78 @@ export class UserService {
     if (!deletion) userNotFound()
     if (!deletion.deleted) throw new DomainError('conflict', USER_NOT_DELETED, { code: 'user_not_deleted' })
     return deletion.deletedAt
+  }
+
+  /**
+   * The owner asked to delete their account: it is soft-deleted now (hidden, their posts with it,
+   * `user.deleted`) and removed for good at `dueAt`; `inUnit` writes what goes with it (the
+   * cancel link's mail). 404 when there is no live user.
+   */
+  async scheduleDeletion(id: number, dueAt: string, inUnit: (unit: Unit, user: User) => Promise<void>): Promise<User> {
+    const user = await this.unitOfWork.run(async (unit) => {
+      const users = this.users.in(unit)
+      if (!(await users.scheduleDeletion(id, dueAt))) return undefined
+      await this.lifecycle.softDeleted(unit, id)
+      const row = await users.findAnyUserById(id)
+      if (!row) return undefined
+      const deleted = await this.changed(unit, 'user.deleted', toUser(row))
+      await inUnit(unit, deleted)
+      return deleted
+    })
+    return user ?? userNotFound()
+  }
+
+  /** Takes back a scheduled deletion in its grace period (the user and the posts hidden with them come back); false when none is pending. */
+  async cancelScheduledDeletion(id: number, inUnit: (unit: Unit, user: User) => Promise<void>): Promise<boolean> {
+    return this.unitOfWork.run(async (unit) => {
+      const users = this.users.in(unit)
+      const pending = await users.findScheduledDeletion(id)
+      if (!pending || !(await users.cancelScheduledDeletion(id))) return false
+      await this.lifecycle.restored(unit, id, pending.deleted_at === null ? null : toIsoString(pending.deleted_at))
+      const row = await users.findUserById(id)
+      if (row) await inUnit(unit, await this.changed(unit, 'user.restored', toUser(row)))
+      return true
+    })
+  }
+
+  /** When a user's scheduled deletion is due; undefined when none is pending. */
+  async scheduledDeletionOf(id: number): Promise<string | undefined> {
+    const pending = await this.users.findScheduledDeletion(id)
+    return pending && toIsoString(pending.due_at)
+  }
+
+  /** Ids of users whose grace period ended by `now`. */
+  dueDeletions(now: string, limit: number): Promise<number[]> {
+    return this.users.findDueDeletions(now, limit)
+  }
+
+  /**
+   * Removes for good a user whose grace period ended by `now`, once across processes (undefined
+   * when another did, or the deletion was taken back): `beforeRemoving` runs first in the same
+   * unit with the soft deletion's time (anonymising their posts); `user.removed` goes out.
+   */
+  async purgeScheduled(id: number, now: string, beforeRemoving: (unit: Unit, deletedAt: string | null) => Promise<void>): Promise<User | undefined> {
+    return this.unitOfWork.run(async (unit) => {
+      const users = this.users.in(unit)
+      const pending = await users.findScheduledDeletion(id)
+      if (!pending || toIsoString(pending.due_at) > now) return undefined
+      const row = await users.findAnyUserById(id)
+      if (!row) return undefined
+      await beforeRemoving(unit, pending.deleted_at === null ? null : toIsoString(pending.deleted_at))
+      await this.lifecycle.removing(unit, id)
+      if (!(await users.deleteUserPermanently(id))) return undefined
+      return this.changed(unit, 'user.removed', toUser(row))
+    })
+  }
+
+  /** The inactive account anonymised posts are moved to ("Deleted user"), made the first time it is needed. */
+  async deletedAuthorId(unit: Unit): Promise<number> {
+    const users = this.users.in(unit)
+    const existing = await users.findUserIdByEmail(DELETED_AUTHOR_EMAIL)
+    if (existing !== undefined) return existing
+    let username = 'deleted_user'
+    while (await users.usernameTaken(username)) username = `deleted_user_${randomInt(1_000_000)}`
+    return users.insertInactiveUser({ name: 'Deleted user', username, email: DELETED_AUTHOR_EMAIL, hashed_password: NO_PASSWORD, profile_image_url: DEFAULT_PROFILE_IMAGE_URL, age: null, is_superuser: false })
   }
 
   /** Superusers only; finds soft-deleted users too. Their posts and tokens go with them. */

@@ -32,6 +32,8 @@ export interface UsersTable {
   ban_message: string | null
   banned_by: number | null
   banned_at: NullableTimestamp
+  /** When an account its owner asked to delete is removed for good (the account-deletion slice); null otherwise. */
+  deletion_due_at: NullableTimestamp
 }
 
 /** Columns of the users table that make a user (never hashed_password). */

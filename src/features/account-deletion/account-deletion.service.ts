@@ -1,0 +1,103 @@
+// Account deletion with a grace period: the owner deletes their account (with a fresh session);
+// it is soft-deleted at once (hidden, with its posts; every session ends) and removed for good
+// ACCOUNT_DELETION_GRACE_DAYS later, unless taken back in between, by the mailed link or by
+// signing in, which then offers only that. The purge job removes it for good once due, once across
+// processes, with its posts (ACCOUNT_DELETION_CONTENT=delete) or moving them to a "Deleted user"
+// author (anonymize); `user.removed` goes out as for a superuser's permanent delete. The v1 soft
+// delete is untouched.
+import type { Logger } from 'pino'
+
+import { DomainError, invalidToken } from '../../shared/errors.js'
+import { mailedLink } from '../../shared/mailed-link.js'
+import type { AuthService, TokenCaller } from '../auth/index.js'
+import type { MailService } from '../mail/index.js'
+import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/index.js'
+import type { PostService } from '../posts/index.js'
+import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
+import type { UserService } from '../users/index.js'
+import type { AccountDeletionSettings } from './settings.js'
+
+const DAY_MS = 86_400_000
+const PURGE_BATCH = 20
+/** How often due deletions are looked for (a deletion is due to the day; this is minutes at most late). */
+export const DELETION_PURGE_INTERVAL_MS = 60_000
+
+const NOT_PENDING = 'No deletion of this account is pending'
+
+/** How a deletion is taken back: the mailed link's token, or the account's login and password. */
+export type CancelProof = { token: string } | { login: string; password: string }
+
+export class AccountDeletionService {
+  private readonly cancelLinks: SecretKind<undefined>
+
+  constructor(
+    private readonly users: UserService,
+    private readonly auth: AuthService,
+    private readonly posts: PostService,
+    private readonly events: SecurityEventService,
+    private readonly mail: MailService,
+    secrets: OneTimeSecrets,
+    private readonly settings: AccountDeletionSettings & { publicUrl: string },
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.cancelLinks = secrets.kind('account_deletion_cancel', { seconds: settings.graceDays * 86_400, replacesEarlier: true })
+  }
+
+  /** Deletes the caller's account after the grace period (the route checked the session is fresh); when it goes for good. */
+  async request(caller: TokenCaller, client: ClientInfo): Promise<{ deletionDueAt: string }> {
+    const deletionDueAt = new Date(this.now() + this.settings.graceDays * DAY_MS).toISOString()
+    await this.users.scheduleDeletion(caller.user.id, deletionDueAt, async (unit, user) => {
+      const { token } = await this.cancelLinks.issue({ userId: user.id, data: undefined, unit })
+      await this.events.record('account_deletion_requested', user.id, client, { unit, details: { deletion_due_at: deletionDueAt } })
+      const link = mailedLink(this.settings.cancelUrl, `${this.settings.publicUrl}/account/cancel-deletion`, token)
+      const values = { name: user.name, due: deletionDueAt.slice(0, 10), days: String(this.settings.graceDays), link }
+      await this.mail.queue(unit, { template: 'account-deletion-scheduled', to: user.email, values })
+    })
+    // The session that asked ends with the others: the account is gone until it is taken back.
+    await this.auth.revokeSessionsOf(caller.user.id, client)
+    return { deletionDueAt }
+  }
+
+  /** Takes a pending deletion back: the account and the posts hidden with it return; the owner signs in again. */
+  async cancel(proof: CancelProof, client: ClientInfo): Promise<void> {
+    const userId = 'token' in proof ? await this.userOfLink(proof.token) : await this.userOfPassword(proof.login, proof.password, client)
+    const cancelled = await this.users.cancelScheduledDeletion(userId, async (unit) => {
+      await this.cancelLinks.retire(userId, { unit })
+      await this.events.record('account_deletion_cancelled', userId, client, { unit })
+    })
+    if (!cancelled) throw new DomainError('conflict', NOT_PENDING, { code: 'deletion_not_pending' })
+  }
+
+  private async userOfLink(token: string): Promise<number> {
+    const spent = await this.cancelLinks.spend(token)
+    if (!spent?.userId) throw invalidToken()
+    return spent.userId
+  }
+
+  private async userOfPassword(login: string, password: string, client: ClientInfo): Promise<number> {
+    const account = await this.auth.provePassword(login, password, client)
+    if (account.deletionDueAt === null) throw new DomainError('conflict', NOT_PENDING, { code: 'deletion_not_pending' })
+    return account.id
+  }
+
+  /** The purge job's run (`at`: a test's clock): removes the accounts whose grace period ended; true while more remain. */
+  async purgeDue(at = this.now()): Promise<boolean> {
+    const now = new Date(at).toISOString()
+    const ids = await this.users.dueDeletions(now, PURGE_BATCH)
+    for (const id of ids) {
+      try {
+        await this.users.purgeScheduled(id, now, async (unit, deletedAt) => {
+          if (this.settings.content !== 'anonymize') return
+          // The posts hidden with the account come back under the "Deleted user" author.
+          await this.posts.restoreHiddenWith(unit, id, deletedAt)
+          await this.posts.reassignAllOf(unit, id, await this.users.deletedAuthorId(unit))
+        })
+      } catch (error) {
+        // One account that cannot go yet (the last owner of an organization) holds up no other.
+        this.logger.warn({ err: error, userId: id }, 'removing an account whose deletion is due failed; trying again on the next run')
+      }
+    }
+    return ids.length === PURGE_BATCH
+  }
+}

@@ -1,0 +1,153 @@
+// Deleting one's own account with a grace period, over HTTP and a real SMTP server: a fresh
+// session asks; the account and its posts are hidden at once and every session ends; the mailed
+// link (once) or the password takes it back; signing in meanwhile offers only that; the purge,
+// run with a test clock past the grace period, removes it for good with its posts, or keeps them
+// under "Deleted user" with ACCOUNT_DELETION_CONTENT=anonymize.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import type { TestApp } from '../../../test/helpers/app.js'
+import { createTestApp } from '../../../test/helpers/app.js'
+import { expectError } from '../../../test/helpers/expect.js'
+import type { TestSmtpServer } from '../../../test/helpers/smtp.js'
+import { createAppWithSmtp } from '../../../test/helpers/smtp.js'
+import { sessionOf } from '../../../test/helpers/tokens.js'
+import type { LoggedIn } from '../../../test/helpers/users.js'
+import { seedAndLogin, V2 } from '../../../test/helpers/users.js'
+
+const DAY_MS = 86_400_000
+
+let smtp: TestSmtpServer
+let t: TestApp
+let close: () => Promise<void>
+beforeAll(async () => {
+  ;({ smtp, t, close } = await createAppWithSmtp({ LOGIN_RATE_LIMIT: '1000', PUBLIC_URL: 'http://localhost:8000' }))
+})
+afterAll(() => close())
+
+const post = (app: TestApp, url: string, payload: object, headers: Record<string, string> = {}) => app.app.inject({ method: 'POST', url, payload, headers })
+const deleteMe = (app: TestApp, who: LoggedIn) => app.app.inject({ method: 'DELETE', url: `${V2}/users/me`, headers: who.headers })
+const login = (app: TestApp, who: LoggedIn) => post(app, `${V2}/login`, { username: who.user.username, password: who.user.password })
+
+async function withPost(app: TestApp): Promise<{ who: LoggedIn; postId: number }> {
+  const who = await seedAndLogin(app.app)
+  const created = await post(app, `${V2}/posts/`, { title: 'Mine', text: 'Written before I left' }, who.headers)
+  expect(created.statusCode).toBe(201)
+  return { who, postId: created.json().id }
+}
+
+/** The token of the cancel link mailed to `email`. */
+async function cancelToken(email: string): Promise<string> {
+  const [mail] = await smtp.waitFor(email, 1)
+  expect(mail!.subject).toBe('Your account will be deleted')
+  const link = /(http\S+cancel-deletion\S+)/.exec(mail!.text)![1]!
+  return new URL(link).searchParams.get('token')!
+}
+
+describe('deleting my account', () => {
+  it('hides the account and its posts at once, ends every session, mails a link to take it back, and says so at sign-in', async () => {
+    const { who, postId } = await withPost(t)
+    const other = await seedAndLogin(t.app, { username: who.user.username + 'x', email: `x${who.user.email}` })
+    const second = await login(t, who)
+    expect(second.statusCode).toBe(200)
+    const answer = await deleteMe(t, who)
+    expect(answer.statusCode, answer.body).toBe(202)
+    const { status, deletion_due_at: dueAt } = answer.json()
+    expect(status).toBe('pending_deletion')
+    expect(Math.abs(Date.parse(dueAt) - (Date.now() + 14 * DAY_MS))).toBeLessThan(60_000)
+
+    for (const token of [who.accessToken, second.json().access_token]) expect((await t.app.inject({ url: `${V2}/users/me`, headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(401)
+    expect((await t.app.inject({ url: `${V2}/users/${who.user.id}`, headers: other.headers })).statusCode).toBe(404)
+    expect((await t.app.inject({ url: `${V2}/posts/${postId}`, headers: other.headers })).statusCode).toBe(404)
+    await cancelToken(who.user.email)
+
+    const refused = await login(t, who)
+    expectError(refused, 403, /scheduled for deletion/, 'account_pending_deletion')
+    expect(refused.json().deletion_due_at).toBe(dueAt)
+    // A wrong password learns nothing of it.
+    expectError(await post(t, `${V2}/login`, { username: who.user.username, password: 'not the password' }), 401, undefined, 'invalid_credentials')
+    const events = (await t.db.selectFrom('change_events').select('type').where('subject', '=', `user:${who.user.id}`).execute()).map((row) => row.type)
+    expect(events).toContain('user.deleted')
+  })
+
+  it('needs a fresh session, and a login token', async () => {
+    const who = await seedAndLogin(t.app)
+    await t.db.updateTable('sessions').set({ proven_at: new Date(Date.now() - 11 * 60_000).toISOString() }).where('id', '=', sessionOf(who.accessToken)).execute()
+    expectError(await deleteMe(t, who), 403, undefined, 'reauthentication_required')
+    const fresh = await seedAndLogin(t.app)
+    const key = (await post(t, `${V2}/api-keys/`, { name: 'k', scopes: ['read', 'write'] }, fresh.headers)).json() as { key: string }
+    expectError(await t.app.inject({ method: 'DELETE', url: `${V2}/users/me`, headers: { 'x-api-key': key.key } }), 403, undefined, 'api_key_not_allowed')
+    expect((await login(t, who)).statusCode).toBe(200)
+  })
+
+  it('is taken back by the mailed link, once, and the account and its posts come back', async () => {
+    const { who, postId } = await withPost(t)
+    expect((await deleteMe(t, who)).statusCode).toBe(202)
+    const token = await cancelToken(who.user.email)
+    // The service's own page: a form that posts the token back, so a mail scanner spends nothing.
+    const page = await t.app.inject({ url: `/account/cancel-deletion?token=${encodeURIComponent(token)}` })
+    expect(page.statusCode).toBe(200)
+    expect(page.body).toContain('Keep my account')
+    const kept = await t.app.inject({ method: 'POST', url: '/account/cancel-deletion', payload: { token } })
+    expect(kept.statusCode).toBe(200)
+    expect(kept.body).toContain('Your account is kept')
+    expectError(await post(t, `${V2}/users/me/deletion/cancel`, { token }), 400, undefined, 'invalid_token')
+    const again = await login(t, who)
+    expect(again.statusCode).toBe(200)
+    expect((await t.app.inject({ url: `${V2}/posts/${postId}`, headers: { authorization: `Bearer ${again.json().access_token}` } })).statusCode).toBe(200)
+    const types = (await t.db.selectFrom('security_events').select('type').where('user_id', '=', who.user.id).execute()).map((row) => row.type)
+    expect(types).toEqual(expect.arrayContaining(['account_deletion_requested', 'account_deletion_cancelled']))
+  })
+
+  it('is taken back with the login and password, which must be right, and only while pending', async () => {
+    const who = await seedAndLogin(t.app)
+    expect((await deleteMe(t, who)).statusCode).toBe(202)
+    const cancel = (password: string) => post(t, `${V2}/users/me/deletion/cancel`, { login: who.user.email, password })
+    expectError(await cancel('not the password'), 401, undefined, 'invalid_credentials')
+    expect((await cancel(who.user.password)).statusCode).toBe(200)
+    expectError(await cancel(who.user.password), 409, undefined, 'deletion_not_pending')
+    expect((await login(t, who)).statusCode).toBe(200)
+  })
+
+  it('removes the account for good when its grace period ends, with its posts, and user.removed goes out once', async () => {
+    const { who, postId } = await withPost(t)
+    expect((await deleteMe(t, who)).statusCode).toBe(202)
+    await t.app.services.accountDeletion.purgeDue(Date.now() + 13 * DAY_MS)
+    expect(await t.db.selectFrom('users').select('id').where('id', '=', who.user.id).executeTakeFirst()).toBeDefined()
+    await t.app.services.accountDeletion.purgeDue(Date.now() + 15 * DAY_MS)
+    await t.app.services.accountDeletion.purgeDue(Date.now() + 15 * DAY_MS)
+    expect(await t.db.selectFrom('users').select('id').where('id', '=', who.user.id).executeTakeFirst()).toBeUndefined()
+    expect(await t.db.selectFrom('posts').select('id').where('id', '=', postId).executeTakeFirst()).toBeUndefined()
+    const removed = await t.db.selectFrom('change_events').select('type').where('subject', '=', `user:${who.user.id}`).where('type', '=', 'user.removed').execute()
+    expect(removed).toHaveLength(1)
+    expectError(await login(t, who), 401, undefined, 'invalid_credentials')
+  })
+})
+
+describe('with ACCOUNT_DELETION_CONTENT=anonymize', () => {
+  let anonymizing: TestApp
+  beforeAll(async () => {
+    anonymizing = await createTestApp({ ACCOUNT_DELETION_CONTENT: 'anonymize', ACCOUNT_DELETION_GRACE_DAYS: '3' })
+  })
+  afterAll(() => anonymizing.close())
+
+  it('keeps the posts, text and all, under a "Deleted user" author nobody can sign in as', async () => {
+    const { who, postId } = await withPost(anonymizing)
+    const reader = await seedAndLogin(anonymizing.app)
+    const answer = await deleteMe(anonymizing, who)
+    expect(Date.parse(answer.json().deletion_due_at) - Date.now()).toBeGreaterThan(3 * DAY_MS - 60_000)
+    expect((await anonymizing.app.inject({ url: `${V2}/posts/${postId}`, headers: reader.headers })).statusCode).toBe(404)
+    await anonymizing.app.services.accountDeletion.purgeDue(Date.now() + 4 * DAY_MS)
+    expect(await anonymizing.db.selectFrom('users').select('id').where('id', '=', who.user.id).executeTakeFirst()).toBeUndefined()
+    const kept = await anonymizing.app.inject({ url: `${V2}/posts/${postId}`, headers: reader.headers })
+    expect(kept.statusCode).toBe(200)
+    expect(kept.json()).toMatchObject({ title: 'Mine', text: 'Written before I left' })
+    const author = (await anonymizing.app.inject({ url: `${V2}/users/${kept.json().author_id}`, headers: reader.headers })).json()
+    expect(author).toMatchObject({ name: 'Deleted user', username: 'deleted_user' })
+    // A second account deleted later joins the same author.
+    const { who: next, postId: nextPost } = await withPost(anonymizing)
+    await deleteMe(anonymizing, next)
+    await anonymizing.app.services.accountDeletion.purgeDue(Date.now() + 4 * DAY_MS)
+    expect((await anonymizing.app.inject({ url: `${V2}/posts/${nextPost}`, headers: reader.headers })).json().author_id).toBe(kept.json().author_id)
+    expectError(await post(anonymizing, `${V2}/login`, { username: 'deleted_user', password: 'anything at all' }), 401, undefined, 'invalid_credentials')
+  })
+})
