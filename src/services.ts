@@ -26,6 +26,8 @@ import { avatarsFunctions } from './features/avatars/avatars.repository.js'
 import { AvatarService, BlobAvatarStorage, DatabaseAvatarStorage } from './features/avatars/index.js'
 import { changeEventsFunctions } from './features/change-events/change-events.repository.js'
 import { ChangeEventService } from './features/change-events/index.js'
+import { DeviceAlertService } from './features/device-alerts/index.js'
+import { knownDevicesFunctions } from './features/device-alerts/known-devices.repository.js'
 import { EmailLoginService } from './features/email-login/index.js'
 import { EventStreamService, LocalSignal, redisSignal } from './features/event-streams/index.js'
 import { filesFunctions } from './features/files/files.repository.js'
@@ -301,6 +303,8 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     invitationLink: (token) => mailedLink(config.orgs.invitationUrl, `${config.mail.publicUrl}/account/invitation`, token),
   })
   const accountDeletion = new AccountDeletionService(users, auth, posts, securityEvents, mail, oneTimeSecrets, { ...config.accountDeletion, publicUrl: config.mail.publicUrl }, logger)
+  const deviceAlerts = new DeviceAlertService(bindRepository(knownDevicesFunctions, db), users, auth, account, unitOfWork, mail, securityEvents, oneTimeSecrets, { ...config.deviceAlerts, publicUrl: config.mail.publicUrl }, logger)
+  auth.observeSignIns(deviceAlerts)
   const bans = new BanService(users, auth, unitOfWork, securityEvents)
   const impersonations = new ImpersonationService(bindRepository(impersonationsFunctions, db), users, auth, unitOfWork, securityEvents, mail, config.moderation.impersonationNotify === 'mail')
   const overview = new OverviewService(bindRepository(overviewFunctions, db), {
@@ -329,6 +333,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     bans,
     impersonations,
     accountDeletion,
+    deviceAlerts,
     oneTimeSecrets,
     mail,
     changeEvents,

@@ -13,6 +13,7 @@ import type { ApiKeyService } from './features/api-keys/index.js'
 import type { AuthService, SigningKeys, TokenService } from './features/auth/index.js'
 import type { AvatarService } from './features/avatars/index.js'
 import type { ChangeEventService } from './features/change-events/index.js'
+import type { DeviceAlertService } from './features/device-alerts/index.js'
 import type { EmailLoginService } from './features/email-login/index.js'
 import type { EventStreamService } from './features/event-streams/index.js'
 import type { FileService, PostAttachments, StoreUpkeep } from './features/files/index.js'
@@ -66,6 +67,7 @@ export interface Services {
   reauthentication: ReauthenticationService
   bans: BanService
   accountDeletion: AccountDeletionService
+  deviceAlerts: DeviceAlertService
   impersonations: ImpersonationService
   /** What the ways into an account are, and ending those someone else may have added. */
   recovery: AccountRecovery

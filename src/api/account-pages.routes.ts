@@ -102,6 +102,17 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
       ),
   )
 
+  formPage('not-me', "This wasn't me", '<p>Sign out the device in the alert, and every other, and get a link to choose a new password?</p><button type="submit">Sign everything out</button>')
+
+  app.post(
+    '/not-me',
+    { config: { door: 'exempt' }, schema: { hide: true, body: TokenBody } },
+    async (request, reply) =>
+      outcome(reply, "This wasn't me", 'Every session is signed out. A link to choose a new password is on its way to your mailbox.', () =>
+        app.services.deviceAlerts.notMe(request.body.token, clientOf(request)),
+      ),
+  )
+
   const resetTitle = 'Choose a new password'
   /**
    * The new password, and every way into the account with a box to keep it: a reset ends the

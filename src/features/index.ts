@@ -9,6 +9,7 @@ import { apiKeysFeature } from './api-keys/feature.js'
 import { authFeature } from './auth/feature.js'
 import { avatarsFeature } from './avatars/feature.js'
 import { changeEventsFeature } from './change-events/feature.js'
+import { deviceAlertsFeature } from './device-alerts/feature.js'
 import { emailLoginFeature } from './email-login/feature.js'
 import { eventStreamsFeature } from './event-streams/feature.js'
 import type { Feature } from './feature.js'
@@ -37,6 +38,7 @@ export const FEATURES: readonly Feature[] = [
   authFeature,
   accountFeature,
   accountDeletionFeature,
+  deviceAlertsFeature,
   recoveryFeature,
   reauthenticationFeature,
   signUpFeature,

@@ -83,7 +83,22 @@ export interface ApiKeyCaller {
 
 export type Caller = TokenCaller | ApiKeyCaller
 
+/** A complete sign-in: who, into which session, how, from where, and whether the browser showed this account's device cookie. */
+export interface SignIn {
+  userId: number
+  sessionId: string
+  method: LoginMethod
+  client: ClientInfo
+  knownDevice: boolean
+}
+
+export interface SignInObserver {
+  signedIn(signIn: SignIn): Promise<void>
+}
+
 export class AuthService {
+  private readonly signInObservers: SignInObserver[] = []
+
   constructor(
     private readonly repository: AuthRepository,
     private readonly users: UserService,
@@ -184,14 +199,21 @@ export class AuthService {
     await this.revokeSessionsOf(userId, client)
   }
 
-  /** startSession, with the device token for the browser that signed in. */
+  /** startSession, with the device token for the browser that signed in; then the observers hear of it (new-device alerts). */
   private async openBrowserSession(userId: number, client: ClientInfo, method: LoginMethod, proof: SessionProof | null): Promise<BrowserSession> {
-    const pair = await this.startSession(userId, client, method, proof)
+    const knownDevice = await this.isKnownDevice(userId, client.deviceToken)
+    const { pair, sessionId } = await this.startSession(userId, client, method, proof)
+    for (const observer of this.signInObservers) await observer.signedIn({ userId, sessionId, method, client, knownDevice })
     return { pair, device: await this.deviceToken(userId) }
   }
 
+  /** Tells `observer` of every complete sign-in, by any method (it must not throw: a sign-in never fails for it). */
+  observeSignIns(observer: SignInObserver): void {
+    this.signInObservers.push(observer)
+  }
+
   /** A new session for a user whose identity is proven `method`'s way (a login, or a sign-up that logs in), fresh when `proof` says so. */
-  private async startSession(userId: number, client: ClientInfo, method: LoginMethod, proof: SessionProof | null): Promise<TokenPair> {
+  private async startSession(userId: number, client: ClientInfo, method: LoginMethod, proof: SessionProof | null): Promise<{ pair: TokenPair; sessionId: string }> {
     const sessionId = randomUUID()
     await this.repository.insertSession({
       id: sessionId,
@@ -203,7 +225,7 @@ export class AuthService {
     })
     this.signals.emit('login', 'success')
     await this.events.record('login_succeeded', userId, client, { method })
-    return this.issuePair(userId, sessionId)
+    return { pair: await this.issuePair(userId, sessionId), sessionId }
   }
 
   /**

@@ -1,7 +1,7 @@
 // The auth feature's public face: what other features and the shared core may use. Everything
 // else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
 export { SessionIdParams, SessionRead, TokenResponse } from './auth.schemas.js'
-export type { BrowserSession, Caller, SessionProof, TokenCaller } from './auth.service.js'
+export type { BrowserSession, Caller, SessionProof, SignIn, SignInObserver, TokenCaller } from './auth.service.js'
 export { AuthService } from './auth.service.js'
 export { LoginThrottle } from './login-throttle.js'
 export { DatabaseRevocationStore, RedisRevocationStore } from './revocation-store.js'

@@ -62,6 +62,9 @@ export const SECURITY_EVENT_TYPES = [
   // Privacy: an owner deleted their account (details: deletion_due_at), and took it back.
   'account_deletion_requested',
   'account_deletion_cancelled',
+  // A sign-in from a new device was mailed to the owner (details: browser, os, platform, network), who answered "this wasn't me".
+  'new_device_alerted',
+  'new_device_reported',
 ] as const
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
 
@@ -81,6 +84,8 @@ export type EventMethod = LoginMethod | SecondFactorMethod
 export interface ClientInfo {
   ip: string | null
   userAgent: string | null
+  /** The browser's device cookie (proof it signed in to an account before), when it sent one; never logged. */
+  deviceToken?: string
 }
 
 export interface SecurityEvent {

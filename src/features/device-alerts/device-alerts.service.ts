@@ -1,0 +1,95 @@
+// New-device sign-in alerts: every complete sign-in (a password, a mailed link or code, a
+// provider, a passkey, a second factor) is checked against the devices the account was signed in
+// to from. A browser that shows no device cookie of the account, with a browser family, operating
+// system and platform never seen on it, gets its owner a mail: when, how, the network (not the
+// address), the browser, and a "this wasn't me" link that ends that session and every other and
+// mails a password reset. The account's first device is recorded without an alert (the sign-in
+// after sign-up); each device alerts once. Nothing here can fail a sign-in.
+import type { Logger } from 'pino'
+
+import type { UnitOfWork } from '../../db/unit-of-work.js'
+import { invalidToken } from '../../shared/errors.js'
+import { mailedLink } from '../../shared/mailed-link.js'
+import type { AccountService } from '../account/index.js'
+import type { AuthService, SignIn, SignInObserver } from '../auth/index.js'
+import type { MailService } from '../mail/index.js'
+import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/index.js'
+import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
+import type { UserService } from '../users/index.js'
+import { deviceOf, networkOf } from './device.js'
+import type { KnownDevicesRepository } from './known-devices.repository.js'
+import type { DeviceAlertSettings } from './settings.js'
+
+/** How long the "this wasn't me" link works. */
+const NOT_ME_DAYS = 7
+
+/** What a sign-in method is called in the mail. */
+const METHOD_WORDS: Record<string, string> = { password: 'a password', email_link: 'a link mailed to you', email_code: 'a code mailed to you', passkey: 'a passkey', github: 'GitHub' }
+const methodWords = (method: string) => METHOD_WORDS[method] ?? (method.startsWith('oidc:') ? method.slice('oidc:'.length) : method)
+
+export class DeviceAlertService implements SignInObserver {
+  private readonly notMeLinks: SecretKind<{ sessionId: string }>
+
+  constructor(
+    private readonly devices: KnownDevicesRepository,
+    private readonly users: UserService,
+    private readonly auth: AuthService,
+    private readonly account: AccountService,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly mail: MailService,
+    private readonly events: SecurityEventService,
+    secrets: OneTimeSecrets,
+    private readonly settings: DeviceAlertSettings & { publicUrl: string },
+    private readonly logger: Logger,
+  ) {
+    this.notMeLinks = secrets.kind('not_me', { seconds: NOT_ME_DAYS * 86_400 })
+  }
+
+  async signedIn(signIn: SignIn): Promise<void> {
+    if (!this.settings.enabled) return
+    try {
+      await this.check(signIn)
+    } catch (error) {
+      this.logger.error({ err: error, userId: signIn.userId }, 'checking a sign-in for a new device failed')
+    }
+  }
+
+  private async check({ userId, sessionId, method, client, knownDevice }: SignIn): Promise<void> {
+    const device = deviceOf(client.userAgent)
+    // Read before the unit: on SQLite a read outside an open transaction would wait for it.
+    const user = await this.users.find(userId)
+    if (!user) return
+    await this.unitOfWork.run(async (unit) => {
+      const devices = this.devices.in(unit)
+      const isNew = await devices.recordDevice(userId, device)
+      // The account's first device is the one it was made on: no alert.
+      if (!isNew || knownDevice || (await devices.countDevices(userId)) === 1) return
+      const { token } = await this.notMeLinks.issue({ userId, data: { sessionId }, unit })
+      const values = {
+        name: user.name,
+        time: new Date().toUTCString(),
+        method: methodWords(method),
+        browser: `${device.browser} on ${device.os} (${device.platform})`,
+        network: networkOf(client.ip),
+        link: mailedLink(this.settings.notMeUrl, `${this.settings.publicUrl}/account/not-me`, token),
+        days: String(NOT_ME_DAYS),
+      }
+      await this.mail.queue(unit, { template: 'new-device-sign-in', to: user.email, values })
+      await this.events.record('new_device_alerted', userId, client, { unit, method, details: { browser: device.browser, os: device.os, platform: device.platform, network: values.network } })
+    })
+  }
+
+  /**
+   * "This wasn't me": ends the session the alert was about and every other one of the account, and
+   * mails a password reset (limited as reset requests are). The link works once, for 7 days.
+   */
+  async notMe(token: string, client: ClientInfo): Promise<void> {
+    const spent = await this.notMeLinks.spend(token)
+    if (!spent?.userId) throw invalidToken()
+    await this.auth.endSession(spent.data.sessionId)
+    await this.auth.revokeSessionsOf(spent.userId, client)
+    await this.events.record('new_device_reported', spent.userId, client)
+    const user = await this.users.find(spent.userId)
+    if (user) await this.account.requestPasswordReset(user.email, client)
+  }
+}
