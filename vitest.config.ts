@@ -1,9 +1,11 @@
 // Every HTTP-level test runs twice: once on SQLite, once on a real PostgreSQL server; the
 // Redis tests use a real Redis. In CI a missing PostgreSQL or Redis fails the run; on a laptop
 // without one, those tests are skipped with one line saying so.
-import { existsSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { availableParallelism } from 'node:os'
+import path from 'node:path'
 
 import pg from 'pg'
 import type { TestProjectInlineConfiguration } from 'vitest/config'
@@ -95,6 +97,20 @@ const pooledTests = [
 interface Available {
   redis: boolean
   chromium: boolean
+  /** Where the server was built for this run. */
+  serverBuild: string
+}
+
+/**
+ * Builds the server once for the run (scripts/build.mjs, a second or two): tests that start server
+ * processes run the build, as `npm start` does, instead of compiling the sources through tsx in
+ * every process. Removed when the run ends.
+ */
+function buildServerForTests(): string {
+  const out = path.join(import.meta.dirname, `.build-tests-${process.pid}`)
+  execFileSync(process.execPath, [path.join(import.meta.dirname, 'scripts/build.mjs'), out], { stdio: 'pipe' })
+  process.once('exit', () => rmSync(out, { recursive: true, force: true }))
+  return out
 }
 
 type ProjectName = 'sqlite' | 'postgres' | 'pgbouncer' | 'sqlite-plain' | 'postgres-plain'
@@ -109,6 +125,7 @@ function project(name: ProjectName, include: string[], available: Available, exc
     fastPath: !name.endsWith('-plain'),
     redisUrl: available.redis ? redisUrl : '',
     chromiumPath: available.chromium ? chromiumPath : '',
+    serverBundle: path.join(available.serverBuild, 'server.js'),
   }
   return { extends: true, test: { name, include, exclude: [...configDefaults.exclude, ...exclude], provide } }
 }
@@ -120,7 +137,7 @@ export default defineConfig(async () => {
   if (!redis) unreachable('Redis', redisUrl, 'TEST_REDIS_URL')
   const chromium = existsSync(chromiumPath)
   if (!chromium) unreachable('Chromium', chromiumPath, 'TEST_CHROMIUM (apt-get install -y chromium)')
-  const available = { redis, chromium }
+  const available = { redis, chromium, serverBuild: buildServerForTests() }
   return {
     test: {
       pool: 'forks' as const,

@@ -29,6 +29,8 @@ declare module 'vitest' {
     chromiumPath: string
     /** False in the -plain projects: the app runs with FAST_PATH=off. */
     fastPath: boolean
+    /** The server built once for this run (scripts/build.mjs), which tests that start server processes run. */
+    serverBundle: string
   }
 }
 
