@@ -12,7 +12,7 @@ import { Type } from 'typebox'
 
 import { WIDGET_CLASS } from '../features/abuse/index.js'
 import type { BrowserSession } from '../features/auth/index.js'
-import { DEVICE_COOKIE, refuseCrossSiteLogins, tokenReplies } from '../features/auth/index.js'
+import { refuseCrossSiteLogins, tokenReplies } from '../features/auth/index.js'
 import { signUpRoute } from '../features/sign-up/index.js'
 import { Password } from '../features/users/index.js'
 import { DomainError, RuleViolation } from '../shared/errors.js'
@@ -243,7 +243,7 @@ async function emailLoginPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
 
   app.post('/email-login', { config: { door: 'exempt' }, onRequest: refuseCrossSiteLogins(app), schema: { hide: true, body: Body } }, async (request, reply) => {
     try {
-      return signedInPage(reply, await emailLogin.confirmToken(request.body.token, clientOf(request), request.cookies[DEVICE_COOKIE]), request.body.redirect_to)
+      return signedInPage(reply, await emailLogin.confirmToken(request.body.token, clientOf(request)), request.body.redirect_to)
     } catch (error) {
       if (error instanceof DomainError && error.kind === 'invalid') return page(reply, 400, title, `<p>${escapeHtml(error.message)}. Ask for a new link.</p>`)
       if (error instanceof DomainError && error.code === 'mfa_required') {
@@ -265,7 +265,7 @@ async function emailLoginPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
     const code = request.body.code.trim()
     const proof = /^\d{6}$/.test(code) ? { code } : { recoveryCode: code }
     try {
-      return signedInPage(reply, await auth.completeSecondFactor(mfa_token, proof, clientOf(request), request.cookies[DEVICE_COOKIE]), redirect_to)
+      return signedInPage(reply, await auth.completeSecondFactor(mfa_token, proof, clientOf(request)), redirect_to)
     } catch (error) {
       if (error instanceof DomainError && error.code === 'invalid_mfa_code') {
         const form = codeForm(mfa_token, redirect_to, `<p role="alert">${escapeHtml(error.message)}. Try again.</p>`)

@@ -10,7 +10,6 @@ import { Type } from 'typebox'
 import { clientOf } from '../../api/common/client-info.js'
 import { errorResponses } from '../../api/common/responses.js'
 import { DomainError } from '../../shared/errors.js'
-import { DEVICE_COOKIE } from '../auth/index.js'
 import type { CaptchaGate } from './captcha-gate.js'
 import type { Door } from './doors.js'
 import { subjectOf } from './doors.js'
@@ -68,7 +67,7 @@ export default fp(async (app, options: { gate: CaptchaGate | undefined }) => {
 
   /** Whether the request's device cookie is one the named account's browser was given. */
   const knownDevice = (request: FastifyRequest, subject: string | undefined) => async () => {
-    const cookie = (request as FastifyRequest & { cookies?: Record<string, string | undefined> }).cookies?.[DEVICE_COOKIE]
+    const cookie = clientOf(request).deviceToken
     if (cookie === undefined || subject === undefined) return false
     const [device, account] = await Promise.all([tokens.verifyDevice(cookie), users.findLoginAccount(subject)])
     return device !== undefined && account !== undefined && device.userId === account.id

@@ -10,7 +10,7 @@ import { errorResponses, MessageResponse, signInRefusal } from '../../api/common
 import { tokenCallerOf } from '../../plugins/authentication.js'
 import { notAuthenticated } from '../../shared/errors.js'
 import { LoginRequest, RefreshRequest, TokenResponse } from './auth.schemas.js'
-import { DEVICE_COOKIE, REFRESH_COOKIE, refuseCrossSiteLogins, tokenReplies } from './token-reply.http.js'
+import { REFRESH_COOKIE, refuseCrossSiteLogins, tokenReplies } from './token-reply.http.js'
 
 const tags = ['login']
 
@@ -48,7 +48,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       // Limited per address and account (auth's LoginThrottle), the same in every version.
-      const tokens = sendSession(reply, await auth.login(request.body.username, request.body.password, clientOf(request), request.cookies[DEVICE_COOKIE]))
+      const tokens = sendSession(reply, await auth.login(request.body.username, request.body.password, clientOf(request)))
       // The login works; the answer says when its password is in known breaches, so a frontend can ask for another.
       return (await passwordScreen.isBreached(request.body.password)) ? { ...tokens, password_breached: true } : tokens
     },

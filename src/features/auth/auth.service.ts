@@ -128,8 +128,8 @@ export class AuthService {
    * Counted by the login throttle first (429 once a budget is spent). Same error text and the
    * same hashing work whether the account is unknown or the password is wrong.
    */
-  async login(login: string, password: string, client: ClientInfo, deviceToken?: string): Promise<BrowserSession> {
-    const account = await this.provePassword(login, password, client, deviceToken)
+  async login(login: string, password: string, client: ClientInfo): Promise<BrowserSession> {
+    const account = await this.provePassword(login, password, client)
     // The owner asked to delete the account: the right password learns when, and how to take it back.
     if (account.deletionDueAt !== null) throw accountPendingDeletion(account.deletionDueAt)
     return this.startBrowserSession(account.id, client, 'password')
@@ -140,8 +140,8 @@ export class AuthService {
    * for an unknown account, a failure logged): the account, including one in its deletion's grace
    * period; 401 `invalid_credentials` otherwise.
    */
-  async provePassword(login: string, password: string, client: ClientInfo, deviceToken?: string): Promise<{ id: number; deletionDueAt: string | null }> {
-    await this.throttle.count(login, deviceToken, client.ip ?? '')
+  async provePassword(login: string, password: string, client: ClientInfo): Promise<{ id: number; deletionDueAt: string | null }> {
+    await this.throttle.count(login, client.deviceToken, client.ip ?? '')
     const credentials = await this.users.findCredentials(login.trim())
     // An account made through a provider has no password: the same work as an unknown account.
     const valid = credentials && credentials.hashed_password !== NO_PASSWORD
@@ -182,12 +182,12 @@ export class AuthService {
    * names. Counted per account (or per known device) before it is checked; five wrong codes end
    * the token.
    */
-  async completeSecondFactor(mfaToken: string, proof: SecondFactorProof, client: ClientInfo, deviceToken?: string): Promise<BrowserSession> {
+  async completeSecondFactor(mfaToken: string, proof: SecondFactorProof, client: ClientInfo): Promise<BrowserSession> {
     const challenge = await this.secondFactors.takeAttempt(mfaToken)
     const user = await this.users.find(challenge.userId)
     if (!user || !user.isActive) throw notAuthenticated()
     await this.users.assertNotBanned(user)
-    await this.throttle.countSecondFactor(limitIdentity(user), user.id, deviceToken, client.ip ?? '')
+    await this.throttle.countSecondFactor(limitIdentity(user), user.id, client.deviceToken, client.ip ?? '')
     await this.secondFactors.prove(challenge, proof, client)
     return this.openBrowserSession(user.id, client, challenge.method, 'second_factor')
   }

@@ -80,11 +80,11 @@ export class EmailLoginService {
     })
   }
 
-  /** Signs in with the link's token; `deviceToken`: the browser's device cookie, if it has one. */
-  async confirmToken(token: string, client: ClientInfo, deviceToken?: string): Promise<BrowserSession> {
+  /** Signs in with the link's token (the client's device cookie, if it has one, says whether this browser was here before). */
+  async confirmToken(token: string, client: ClientInfo): Promise<BrowserSession> {
     const spent = await this.mails.spend(token)
     if (!spent) throw invalidToken()
-    return this.signIn(spent, client, 'email_link', deviceToken)
+    return this.signIn(spent, client, 'email_link')
   }
 
   /**
@@ -94,17 +94,17 @@ export class EmailLoginService {
    * registered, has a mail pending, or is unknown: the same lookup, the same UPDATE (for no user
    * when there is none) and the same failure logged (with no user, as a password login logs one).
    */
-  async confirmCode(email: string, code: string, client: ClientInfo, deviceToken?: string): Promise<BrowserSession> {
+  async confirmCode(email: string, code: string, client: ClientInfo): Promise<BrowserSession> {
     const user = await this.users.findActiveByEmail(email)
     const spent = await this.mails.spendCode(user?.id ?? NO_USER, code)
     if (!user || !spent) {
       await this.events.record('login_failed', user?.id ?? null, client, { method: 'email_code' })
       throw invalidCode()
     }
-    return this.signIn(spent, client, 'email_code', deviceToken)
+    return this.signIn(spent, client, 'email_code')
   }
 
-  private async signIn(spent: SpentSecret<SignInMail>, client: ClientInfo, method: LoginMethod, deviceToken: string | undefined): Promise<BrowserSession> {
+  private async signIn(spent: SpentSecret<SignInMail>, client: ClientInfo, method: LoginMethod): Promise<BrowserSession> {
     const user = spent.userId === null ? undefined : await this.users.find(spent.userId)
     // Deactivated, deleted or moved to another address since the mail went out.
     const current = user?.isActive === true && user.email.toLowerCase() === spent.data.email.toLowerCase()
@@ -115,7 +115,7 @@ export class EmailLoginService {
     // nothing someone else added to it before survives (account pre-hijacking). Unless this very
     // browser signed in to the account before (its device cookie): then whoever holds the
     // mailbox also holds what the account had, as when a person signs up and then signs in by mail.
-    if (!(await this.users.hasProvedMailbox(user.id)) && !(await this.auth.isKnownDevice(user.id, deviceToken))) {
+    if (!(await this.users.hasProvedMailbox(user.id)) && !(await this.auth.isKnownDevice(user.id, client.deviceToken))) {
       await this.recovery.recover(user, client, 'email_sign_in', { adopting: true })
     }
     await this.users.markEmailVerified(user.id, spent.data.email)

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 
 import { clientOf } from '../../api/common/client-info.js'
 import { errorResponses, MessageResponse, signInRefusal } from '../../api/common/responses.js'
-import { DEVICE_COOKIE, refuseCrossSiteLogins, tokenReplies, TokenResponse } from '../auth/index.js'
+import { refuseCrossSiteLogins, tokenReplies, TokenResponse } from '../auth/index.js'
 import { EmailLoginConfirmation, EmailLoginRequest } from './email-login.v2.schemas.js'
 
 const tags = ['login']
@@ -57,8 +57,7 @@ const emailLoginRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { body } = request
       const client = clientOf(request)
-      const device = request.cookies[DEVICE_COOKIE]
-      const signedIn = 'token' in body ? await emailLogin.confirmToken(body.token, client, device) : await emailLogin.confirmCode(body.email, body.code, client, device)
+      const signedIn = 'token' in body ? await emailLogin.confirmToken(body.token, client) : await emailLogin.confirmCode(body.email, body.code, client)
       return sendSession(reply, signedIn)
     },
   )

@@ -9,7 +9,7 @@ import { UserIdParams } from '../../api/common/params.schemas.js'
 import { protectedRoute, superusersOnly } from '../../api/common/protected-route.js'
 import { errorResponses, MessageResponse, withNotice } from '../../api/common/responses.js'
 import { tokenCallerOf } from '../../plugins/authentication.js'
-import { DEVICE_COOKIE, refuseCrossSiteLogins, tokenReplies, TokenResponse } from '../auth/index.js'
+import { refuseCrossSiteLogins, tokenReplies, TokenResponse } from '../auth/index.js'
 import { MfaPasskeyOptionsRequest, WebauthnOptions } from '../passkeys/index.js'
 import { toSecondFactorsRead } from './mfa.v2.mappers.js'
 import { RecoveryCodesRead, SecondFactorLogin, SecondFactorsRead, TotpCodeBody, TotpOrRecoveryCodeBody, TotpSetupRead } from './mfa.v2.schemas.js'
@@ -106,7 +106,7 @@ const mfaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { body } = request
       const proof = 'code' in body ? { code: body.code } : 'recovery_code' in body ? { recoveryCode: body.recovery_code } : { passkeyResponse: body.passkey_response }
-      return sendSession(reply, await auth.completeSecondFactor(body.mfa_token, proof, clientOf(request), request.cookies[DEVICE_COOKIE]))
+      return sendSession(reply, await auth.completeSecondFactor(body.mfa_token, proof, clientOf(request)))
     },
   )
 
