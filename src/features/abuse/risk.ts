@@ -1,10 +1,8 @@
 // What raises the risk at a door, counted in the limiter's shared store (Redis or the database)
 // over CAPTCHA_RISK_WINDOW_SECONDS, so every process sees the same counts: failed attempts from
 // an address and on an account, and sign-ups from one network (/24 for IPv4, /64 for IPv6).
-import { isIP } from 'node:net'
-
 import { hashedKey } from '../../shared/hashed-key.js'
-import { addressGroup } from '../rate-limits/index.js'
+import { addressNetwork } from '../rate-limits/index.js'
 
 /** The limiter's store (src/features/rate-limits): a windowed counter, read without writing by `peek`. */
 export interface RiskCounters {
@@ -17,8 +15,7 @@ export interface RiskCounters {
  * actor holds. The limiter's address grouping (src/features/rate-limits) parses the address.
  */
 export function networkOf(address: string): string {
-  const client = addressGroup(address, 64)
-  return isIP(client) === 4 ? `${client.split('.').slice(0, 3).join('.')}.0/24` : client
+  return addressNetwork(address, 64)
 }
 
 export class RiskSignals {

@@ -66,6 +66,15 @@ describe('new-device alerts', () => {
     expect(devices).toEqual(expect.arrayContaining([{ browser: 'Chrome', os: 'Windows', platform: 'desktop' }, { browser: 'Firefox', os: 'Linux', platform: 'desktop' }, { browser: 'Mobile Safari', os: 'iOS', platform: 'mobile' }]))
   })
 
+  it('names the /48 of an IPv6 address, never the address', async () => {
+    const who = await seedUser(t.app)
+    expect((await signIn(t, who, CHROME_WINDOWS, '198.51.100.50')).statusCode).toBe(200)
+    expect((await signIn(t, who, FIREFOX_LINUX, '2001:db8:1:2::5')).statusCode).toBe(200)
+    const [alert] = await smtp.waitFor(who.email, 1)
+    expect(alert!.text).toContain('Network: 2001:db8:1::/48')
+    expect(alert!.text).not.toContain('2001:db8:1:2::5')
+  })
+
   it("ends that session and every other with \"this wasn't me\", once, and mails a password reset", async () => {
     const who = await seedUser(t.app)
     const mine = await signIn(t, who, CHROME_WINDOWS, '198.51.100.30')

@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto'
 import ipaddr from 'ipaddr.js'
 import { UAParser } from 'ua-parser-js'
 
+import { addressNetwork } from '../rate-limits/index.js'
+
 export interface Device {
   browser: string
   os: string
@@ -25,12 +27,7 @@ export function deviceOf(userAgent: string | null): Device {
   return { browser, os, platform, fingerprint }
 }
 
-/** The network an address belongs to, as an alert names it: 203.0.113.0/24, 2001:db8:1::/48. */
+/** The network an address belongs to, as an alert names it (the limiter's grouping): 203.0.113.0/24, 2001:db8:1::/48. */
 export function networkOf(address: string | null): string {
-  if (address === null || !ipaddr.isValid(address)) return 'an unknown network'
-  let parsed = ipaddr.parse(address)
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address()
-  const bits = parsed.kind() === 'ipv4' ? 24 : 48
-  const bytes = parsed.toByteArray().map((byte, index) => (index * 8 >= bits ? 0 : index * 8 + 8 > bits ? byte & (0xff << (8 - (bits - index * 8))) : byte))
-  return `${ipaddr.fromByteArray(bytes).toString()}/${bits}`
+  return address !== null && ipaddr.isValid(address) ? addressNetwork(address, 48) : 'an unknown network'
 }
