@@ -304,7 +304,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   })
   const accountDeletion = new AccountDeletionService(users, auth, posts, securityEvents, mail, oneTimeSecrets, { ...config.accountDeletion, publicUrl: config.mail.publicUrl }, logger)
   const deviceAlerts = new DeviceAlertService(bindRepository(knownDevicesFunctions, db), users, auth, account, unitOfWork, mail, securityEvents, oneTimeSecrets, { ...config.deviceAlerts, publicUrl: config.mail.publicUrl }, logger)
-  auth.observeSignIns(deviceAlerts)
+  if (config.deviceAlerts.enabled) auth.observeSignIns(deviceAlerts)
   const bans = new BanService(users, auth, unitOfWork, securityEvents)
   const impersonations = new ImpersonationService(bindRepository(impersonationsFunctions, db), users, auth, unitOfWork, securityEvents, mail, config.moderation.impersonationNotify === 'mail')
   const overview = new OverviewService(bindRepository(overviewFunctions, db), {

@@ -201,9 +201,11 @@ export class AuthService {
 
   /** startSession, with the device token for the browser that signed in; then the observers hear of it (new-device alerts). */
   private async openBrowserSession(userId: number, client: ClientInfo, method: LoginMethod, proof: SessionProof | null): Promise<BrowserSession> {
-    const knownDevice = await this.isKnownDevice(userId, client.deviceToken)
     const { pair, sessionId } = await this.startSession(userId, client, method, proof)
-    for (const observer of this.signInObservers) await observer.signedIn({ userId, sessionId, method, client, knownDevice })
+    if (this.signInObservers.length > 0) {
+      const knownDevice = await this.isKnownDevice(userId, client.deviceToken)
+      for (const observer of this.signInObservers) await observer.signedIn({ userId, sessionId, method, client, knownDevice })
+    }
     return { pair, device: await this.deviceToken(userId) }
   }
 

@@ -45,8 +45,8 @@ export class DeviceAlertService implements SignInObserver {
     this.notMeLinks = secrets.kind('not_me', { seconds: NOT_ME_DAYS * 86_400 })
   }
 
+  /** Heard only with NEW_DEVICE_ALERTS on (src/services.ts registers it then). */
   async signedIn(signIn: SignIn): Promise<void> {
-    if (!this.settings.enabled) return
     try {
       await this.check(signIn)
     } catch (error) {
@@ -56,14 +56,14 @@ export class DeviceAlertService implements SignInObserver {
 
   private async check({ userId, sessionId, method, client, knownDevice }: SignIn): Promise<void> {
     const device = deviceOf(client.userAgent)
-    // Read before the unit: on SQLite a read outside an open transaction would wait for it.
-    const user = await this.users.find(userId)
-    if (!user) return
+    // A browser with the account's device cookie is never alerted about: only the others need
+    // the user, read before the unit (on SQLite a read outside an open transaction waits for it).
+    const user = knownDevice ? undefined : await this.users.find(userId)
     await this.unitOfWork.run(async (unit) => {
       const devices = this.devices.in(unit)
       const isNew = await devices.recordDevice(userId, device)
       // The account's first device is the one it was made on: no alert.
-      if (!isNew || knownDevice || (await devices.countDevices(userId)) === 1) return
+      if (!isNew || !user || (await devices.countDevices(userId)) === 1) return
       const { token } = await this.notMeLinks.issue({ userId, data: { sessionId }, unit })
       const values = {
         name: user.name,
