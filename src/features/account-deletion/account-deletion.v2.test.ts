@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
 import { expectError } from '../../../test/helpers/expect.js'
+import { multipart, PNG_1X1 } from '../../../test/helpers/multipart.js'
 import type { TestSmtpServer } from '../../../test/helpers/smtp.js'
 import { createAppWithSmtp } from '../../../test/helpers/smtp.js'
 import { sessionOf } from '../../../test/helpers/tokens.js'
@@ -108,8 +109,13 @@ describe('deleting my account', () => {
     expect((await login(t, who)).statusCode).toBe(200)
   })
 
-  it('removes the account for good when its grace period ends, with its posts, and user.removed goes out once', async () => {
+  it('removes the account for good when its grace period ends, with its posts and its avatar, and user.removed goes out once', async () => {
     const { who, postId } = await withPost(t)
+    const form = multipart([{ field: 'file', filename: 'me.png', contentType: 'image/png', data: PNG_1X1 }])
+    const avatar = await t.app.inject({ method: 'POST', url: `${V2}/users/${who.user.id}/avatar`, payload: form.payload, headers: { ...form.headers, ...who.headers } })
+    expect(avatar.statusCode, avatar.body).toBe(200)
+    const avatarUrl = new URL(avatar.json().avatar_url as string, 'http://localhost:8000').pathname
+    expect((await t.app.inject({ url: avatarUrl })).statusCode).toBe(200)
     expect((await deleteMe(t, who)).statusCode).toBe(202)
     await t.app.services.accountDeletion.purgeDue(Date.now() + 13 * DAY_MS)
     expect(await t.db.selectFrom('users').select('id').where('id', '=', who.user.id).executeTakeFirst()).toBeDefined()
@@ -119,6 +125,7 @@ describe('deleting my account', () => {
     expect(await t.db.selectFrom('posts').select('id').where('id', '=', postId).executeTakeFirst()).toBeUndefined()
     const removed = await t.db.selectFrom('change_events').select('type').where('subject', '=', `user:${who.user.id}`).where('type', '=', 'user.removed').execute()
     expect(removed).toHaveLength(1)
+    expect((await t.app.inject({ url: avatarUrl })).statusCode).toBe(404)
     expectError(await login(t, who), 401, undefined, 'invalid_credentials')
   })
 })

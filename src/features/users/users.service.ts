@@ -491,12 +491,6 @@ export class UserService {
     })
   }
 
-  /** When a user's scheduled deletion is due; undefined when none is pending. */
-  async scheduledDeletionOf(id: number): Promise<string | undefined> {
-    const pending = await this.users.findScheduledDeletion(id)
-    return pending && toIsoString(pending.due_at)
-  }
-
   /** Ids of users whose grace period ended by `now`. */
   dueDeletions(now: string, limit: number): Promise<number[]> {
     return this.users.findDueDeletions(now, limit)
@@ -507,17 +501,12 @@ export class UserService {
    * when another did, or the deletion was taken back): `beforeRemoving` runs first in the same
    * unit with the soft deletion's time (anonymising their posts); `user.removed` goes out.
    */
-  async purgeScheduled(id: number, now: string, beforeRemoving: (unit: Unit, deletedAt: string | null) => Promise<void>): Promise<User | undefined> {
-    return this.unitOfWork.run(async (unit) => {
-      const users = this.users.in(unit)
-      const pending = await users.findScheduledDeletion(id)
-      if (!pending || toIsoString(pending.due_at) > now) return undefined
-      const row = await users.findAnyUserById(id)
-      if (!row) return undefined
+  purgeScheduled(id: number, now: string, beforeRemoving: (unit: Unit, deletedAt: string | null) => Promise<void>): Promise<User | undefined> {
+    return this.removeForGood(id, async (unit) => {
+      const pending = await this.users.in(unit).findScheduledDeletion(id)
+      if (!pending || toIsoString(pending.due_at) > now) return false
       await beforeRemoving(unit, pending.deleted_at === null ? null : toIsoString(pending.deleted_at))
-      await this.lifecycle.removing(unit, id)
-      if (!(await users.deleteUserPermanently(id))) return undefined
-      return this.changed(unit, 'user.removed', toUser(row))
+      return true
     })
   }
 
@@ -534,17 +523,26 @@ export class UserService {
   /** Superusers only; finds soft-deleted users too. Their posts and tokens go with them. */
   async deletePermanently(actor: Actor, id: number, client: ClientInfo | null = null): Promise<void> {
     assertSuperuser(actor)
+    if (!(await this.removeForGood(id))) userNotFound()
+    await this.events.record('user_deleted_permanently', id, client)
+  }
+
+  /**
+   * Removes a user's row, in any state, in one unit (`proceed`, first in it, may leave it; the
+   * other features' `removing` may refuse it), `user.removed` with it; then their stored avatar.
+   * The user as they were, or undefined when nothing was removed.
+   */
+  private async removeForGood(id: number, proceed: (unit: Unit) => Promise<boolean> = async () => true): Promise<User | undefined> {
     const removed = await this.unitOfWork.run(async (unit) => {
       const users = this.users.in(unit)
       const row = await users.findAnyUserById(id)
-      if (!row) return undefined
+      if (!row || !(await proceed(unit))) return undefined
       await this.lifecycle.removing(unit, id)
       if (!(await users.deleteUserPermanently(id))) return undefined
       return this.changed(unit, 'user.removed', toUser(row))
     })
-    if (!removed) userNotFound()
-    await this.events.record('user_deleted_permanently', id, client)
-    await this.avatars.remove(removed.avatarKey)
+    if (removed) await this.avatars.remove(removed.avatarKey)
+    return removed
   }
 
   async setAvatar(actor: Actor, id: number, upload: AvatarUpload): Promise<User> {
