@@ -6,6 +6,36 @@ import { Loading, TableFrame, useLoad } from '../components.js'
 
 const STATUS_TEXT = { ok: 'Reachable', unavailable: 'Not answering', not_configured: 'Not configured' } as const
 
+type Day = OverviewData['days'][number]
+
+/** One row a day (UTC), one column per count: the chart's numbers, and the abuse refused. */
+function PerDayTable({ label, days, columns }: { label: string; days: Day[]; columns: [string, Exclude<keyof Day, 'day'>][] }) {
+  return (
+    <TableFrame label={label}>
+      <thead>
+        <tr>
+          <th scope="col">Day (UTC)</th>
+          {columns.map(([heading]) => (
+            <th key={heading} scope="col">
+              {heading}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {days.map((day) => (
+          <tr key={day.day}>
+            <td>{day.day}</td>
+            {columns.map(([heading, count]) => (
+              <td key={heading}>{day[count]}</td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </TableFrame>
+  )
+}
+
 function ActivityChart({ days }: { days: OverviewData['days'] }) {
   const width = 560
   const height = 200
@@ -74,47 +104,15 @@ export function Overview() {
                 <span class="swatch bar-sign-ups" aria-hidden="true" /> Sign-ups <span class="swatch bar-logins" aria-hidden="true" /> Logins
               </p>
               <ActivityChart days={overview.days} />
-              <TableFrame label="Sign-ups and logins per day">
-                <thead>
-                  <tr>
-                    <th scope="col">Day (UTC)</th>
-                    <th scope="col">Sign-ups</th>
-                    <th scope="col">Logins</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {overview.days.map((day) => (
-                    <tr key={day.day}>
-                      <td>{day.day}</td>
-                      <td>{day.sign_ups}</td>
-                      <td>{day.logins}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </TableFrame>
+              <PerDayTable label="Sign-ups and logins per day" days={overview.days} columns={[['Sign-ups', 'sign_ups'], ['Logins', 'logins']]} />
             </section>
             <section>
               <h2>Abuse refused, last 7 days</h2>
-              <TableFrame label="Abuse refused per day">
-                <thead>
-                  <tr>
-                    <th scope="col">Day (UTC)</th>
-                    <th scope="col">CAPTCHA failures</th>
-                    <th scope="col">Breached passwords</th>
-                    <th scope="col">Blocked address domains</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {overview.days.map((day) => (
-                    <tr key={day.day}>
-                      <td>{day.day}</td>
-                      <td>{day.captcha_failures}</td>
-                      <td>{day.breached_passwords}</td>
-                      <td>{day.blocked_domains}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </TableFrame>
+              <PerDayTable
+                label="Abuse refused per day"
+                days={overview.days}
+                columns={[['CAPTCHA failures', 'captcha_failures'], ['Breached passwords', 'breached_passwords'], ['Blocked address domains', 'blocked_domains']]}
+              />
             </section>
           </>
         )}

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 
 import { clientOf } from '../../api/common/client-info.js'
 import { toPageEnvelope } from '../../api/common/page-envelope.js'
+import { UserIdParams } from '../../api/common/params.schemas.js'
 import { protectedRoute, superusersOnly } from '../../api/common/protected-route.js'
 import { errorResponses } from '../../api/common/responses.js'
 import { tokenCallerOf } from '../../plugins/authentication.js'
@@ -20,7 +21,6 @@ import {
   ImpersonationsEnded,
   ImpersonationStarted,
   RequestPageQuery,
-  UserIdParams,
 } from './moderation.v2.schemas.js'
 
 const tags = ['admin']

@@ -1,7 +1,6 @@
 import { Type } from 'typebox'
 
 import { PageEnvelopeSchema } from '../../api/common/page-envelope.js'
-import { UserIdParams } from '../../api/common/params.schemas.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
 import { UserReadV2 } from '../users/index.js'
@@ -17,8 +16,6 @@ export const BanCreate = Type.Object(
   },
   { additionalProperties: false, title: 'BanCreate' },
 )
-
-export { UserIdParams }
 
 const Mode = Type.Union([Type.Literal('read_only'), Type.Literal('full')], {
   default: 'read_only',
