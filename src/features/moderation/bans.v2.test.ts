@@ -11,7 +11,7 @@ import { expectError } from '../../../test/helpers/expect.js'
 import type { GitHubAccount, TestGitHub } from '../../../test/helpers/github.js'
 import { startGitHub } from '../../../test/helpers/github.js'
 import type { TestSmtpServer } from '../../../test/helpers/smtp.js'
-import { codeIn, createAppWithSmtp } from '../../../test/helpers/smtp.js'
+import { codeIn, createAppWithSmtp, tokenIn } from '../../../test/helpers/smtp.js'
 import { openStream } from '../../../test/helpers/sse.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin, V1, V2 } from '../../../test/helpers/users.js'
@@ -104,6 +104,9 @@ describe('a ban', () => {
     expect((await post(`${V2}/login/email`, { email: who.user.email })).statusCode).toBe(202)
     const mail = (await smtp.waitFor(who.user.email, before + 1))[before]!
     expectBanned(await post(`${V2}/login/email/confirm`, { email: who.user.email, code: codeIn(mail) }))
+    expect((await post(`${V2}/login/email`, { email: who.user.email })).statusCode).toBe(202)
+    const linkMail = (await smtp.waitFor(who.user.email, before + 2))[before + 1]!
+    expectBanned(await post(`${V2}/login/email/confirm`, { token: tokenIn(linkMail) }))
     // A wrong password learns nothing of the ban.
     expectError(await post(`${V2}/login`, { username: who.user.username, password: 'not the password' }), 401, undefined, 'invalid_credentials')
     // No refresh-token reuse was taken for theft, and the ban is in the user's log with the superuser's id.
