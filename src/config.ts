@@ -10,6 +10,8 @@ import type { AbuseSettings } from './features/abuse/settings.js'
 import { abuseSettings } from './features/abuse/settings.js'
 import type { AccountDeletionSettings } from './features/account-deletion/settings.js'
 import { accountDeletionSettings } from './features/account-deletion/settings.js'
+import type { DataExportSettings } from './features/data-export/settings.js'
+import { dataExportSettings } from './features/data-export/settings.js'
 import type { DeviceAlertSettings } from './features/device-alerts/settings.js'
 import { deviceAlertSettings } from './features/device-alerts/settings.js'
 import type { EmailLoginSettings } from './features/email-login/settings.js'
@@ -166,6 +168,7 @@ export interface Config {
   accountDeletion: AccountDeletionSettings
   /** Privacy: whether a sign-in from a new device is mailed to the account's owner. */
   deviceAlerts: DeviceAlertSettings
+  dataExport: DataExportSettings
   /** Organizations: how many a user may own, and invitations' lifetime, budget and link. */
   orgs: OrgSettings
   /** Password-reset requests an hour, per client address and per email. */
@@ -512,6 +515,7 @@ export function loadConfig(env: Env): Config {
     moderation: moderationSettings(env),
     accountDeletion: accountDeletionSettings(env),
     deviceAlerts: deviceAlertSettings(env),
+    dataExport: dataExportSettings(env),
     orgs: orgSettings(env),
     passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     verificationMailRateLimit: integer(env, 'VERIFICATION_MAIL_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),

@@ -17,15 +17,18 @@ import { AccountDeletionService } from './features/account-deletion/index.js'
 import { OverviewService } from './features/admin/index.js'
 import { overviewFunctions } from './features/admin/overview.repository.js'
 import { apiKeysFunctions } from './features/api-keys/api-keys.repository.js'
-import { ApiKeyService } from './features/api-keys/index.js'
+import { ApiKeyService, toApiKeyRead } from './features/api-keys/index.js'
 import { authFunctions } from './features/auth/auth.repository.js'
 import type { EnrolmentSessions } from './features/auth/index.js'
-import { AuthService, DatabaseRevocationStore, LoginThrottle, RedisRevocationStore, SigningKeys, TokenService } from './features/auth/index.js'
+import { AuthService, DatabaseRevocationStore, LoginThrottle, RedisRevocationStore, SigningKeys, TokenService,toSessionRead } from './features/auth/index.js'
 import { signingKeysFunctions } from './features/auth/signing-keys.repository.js'
 import { avatarsFunctions } from './features/avatars/avatars.repository.js'
 import { AvatarService, BlobAvatarStorage, DatabaseAvatarStorage } from './features/avatars/index.js'
 import { changeEventsFunctions } from './features/change-events/change-events.repository.js'
 import { ChangeEventService } from './features/change-events/index.js'
+import { dataExportsFunctions } from './features/data-export/data-exports.repository.js'
+import type { ExportSources } from './features/data-export/index.js'
+import { DataExportService } from './features/data-export/index.js'
 import { DeviceAlertService } from './features/device-alerts/index.js'
 import { knownDevicesFunctions } from './features/device-alerts/known-devices.repository.js'
 import { EmailLoginService } from './features/email-login/index.js'
@@ -33,7 +36,7 @@ import { EventStreamService, LocalSignal, redisSignal } from './features/event-s
 import { filesFunctions } from './features/files/files.repository.js'
 import { createBlobStore, FileService, PostAttachments, StoreUpkeep, toFileRead, UploadUrls } from './features/files/index.js'
 import { identitiesFunctions } from './features/identities/identities.repository.js'
-import { IdentityService } from './features/identities/index.js'
+import { IdentityService, toIdentityRead } from './features/identities/index.js'
 import type { FeatureContext } from './features/index.js'
 import { FEATURES } from './features/index.js'
 import { createMailTransport, MailService } from './features/mail/index.js'
@@ -44,9 +47,9 @@ import { impersonationsFunctions } from './features/moderation/impersonations.re
 import { BanService, ImpersonationService } from './features/moderation/index.js'
 import { OneTimeSecrets } from './features/one-time-secrets/index.js'
 import { oneTimeSecretsFunctions } from './features/one-time-secrets/one-time-secrets.repository.js'
-import { OrgService, toMembershipRead, toOrgEventRead } from './features/orgs/index.js'
+import { OrgService, toMembershipRead, toOrgEventRead, toOrgRead } from './features/orgs/index.js'
 import { orgsFunctions } from './features/orgs/orgs.repository.js'
-import { PasskeyService } from './features/passkeys/index.js'
+import { PasskeyService, toPasskeyRead } from './features/passkeys/index.js'
 import { passkeysFunctions } from './features/passkeys/passkeys.repository.js'
 import type { PostFiles } from './features/posts/index.js'
 import { PostService, toPostReadV2 } from './features/posts/index.js'
@@ -56,7 +59,7 @@ import { DatabaseCounterStore, RateLimitService, RedisCounterStore } from './fea
 import { rateLimitsFunctions } from './features/rate-limits/rate-limits.repository.js'
 import { ReauthenticationService } from './features/reauthentication/index.js'
 import { AccountRecovery } from './features/recovery/index.js'
-import { SecurityEventService } from './features/security-events/index.js'
+import { SecurityEventService, toSecurityEventRead } from './features/security-events/index.js'
 import { securityEventsFunctions } from './features/security-events/security-events.repository.js'
 import { SignInMethods } from './features/sign-in-methods/index.js'
 import { signInMethodsFunctions } from './features/sign-in-methods/sign-in-methods.repository.js'
@@ -73,6 +76,7 @@ import type { ServiceDependencies, Services } from './services.types.js'
 import { BackgroundWork } from './shared/background-work.js'
 import { coalesced } from './shared/coalesced.js'
 import { mailedLink } from './shared/mailed-link.js'
+import { everyItem } from './shared/paging.js'
 import { RedirectAllowList } from './shared/redirect-allow-list.js'
 import type { Job } from './shared/scheduler.js'
 import { Scheduler } from './shared/scheduler.js'
@@ -221,8 +225,9 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     // Built below, on users: an organization keeps an owner (409 last_owner).
     removing: async (unit, userId) => {
       await orgs.assertNotLastOwner(unit, userId)
-      // Their files go with them, through the store's outbox.
+      // Their files and data exports go with them, through the store's outbox.
       await attachments.removeAllOwnedBy(unit, userId)
+      await dataExports.removeAllOf(unit, userId)
     },
   }
   // Abuse protection: the doors' CAPTCHA (risk counted in the limiter's shared store), the breach list and the address domains.
@@ -305,6 +310,52 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const accountDeletion = new AccountDeletionService(users, auth, posts, securityEvents, mail, oneTimeSecrets, { ...config.accountDeletion, publicUrl: config.mail.publicUrl }, logger)
   const deviceAlerts = new DeviceAlertService(bindRepository(knownDevicesFunctions, db), users, auth, account, unitOfWork, mail, securityEvents, oneTimeSecrets, { ...config.deviceAlerts, publicUrl: config.mail.publicUrl }, logger)
   if (config.deviceAlerts.enabled) auth.observeSignIns(deviceAlerts)
+  // What a data export holds, each part in its own feature's read shape (never a hash or a secret).
+  const exportSources: ExportSources = {
+    profile: async (userId) => {
+      const user = await users.get(userId)
+      return { ...toUserReadV2(user, true), age: user.age, updated_at: user.updatedAt }
+    },
+    posts: async function* (userId) {
+      for await (const post of posts.everyPostOf(userId)) yield { ...toPostReadV2(post), deleted_at: post.deletedAt }
+    },
+    files: async function* (userId) {
+      for await (const { view, open } of files.everyFileOf(userId)) {
+        const { sha256: _sha256, ...read } = toFileRead(view)
+        yield { id: view.id, name: view.name, read, open }
+      }
+    },
+    sessions: async (userId) => (await auth.liveSessionsOf(userId)).map(({ current: _current, ...session }) => toSessionRead({ ...session, current: false })),
+    devices: (userId) => deviceAlerts.devicesOf(userId),
+    identities: async (userId) => (await identities.identitiesOf(userId)).map(toIdentityRead),
+    passkeys: async (userId) => (await passkeys.list(userId)).map(toPasskeyRead),
+    apiKeys: async (userId) => (await apiKeys.list({ id: userId, isSuperuser: false })).map(({ prefix: _prefix, ...key }) => toApiKeyRead({ ...key, prefix: '' })),
+    securityEvents: async function* (userId) {
+      for await (const event of everyItem((request) => securityEvents.listOwn({ id: userId, isSuperuser: false }, {}, request))) yield toSecurityEventRead(event)
+    },
+    organizations: async function* (userId) {
+      for await (const org of everyItem((request) => orgs.listMine({ id: userId, isSuperuser: false }, request))) yield toOrgRead(org)
+    },
+  }
+  const dataExports = new DataExportService(
+    bindRepository(dataExportsFunctions, db),
+    unitOfWork,
+    store,
+    {
+      sources: exportSources,
+      ownerOf: async (userId) => {
+        const user = await users.find(userId)
+        return user && { id: user.id, email: user.email, name: user.name }
+      },
+      queueRemoval: (unit, keys) => files.queueRemoval(unit, keys),
+    },
+    mail,
+    securityEvents,
+    oneTimeSecrets,
+    { ...config.dataExport, publicUrl: config.mail.publicUrl },
+    logger,
+    () => jobs.kick('data-exports'),
+  )
   const bans = new BanService(users, auth, unitOfWork, securityEvents)
   const impersonations = new ImpersonationService(bindRepository(impersonationsFunctions, db), users, auth, unitOfWork, securityEvents, mail, config.moderation.impersonationNotify === 'mail')
   const overview = new OverviewService(bindRepository(overviewFunctions, db), {
@@ -334,6 +385,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     impersonations,
     accountDeletion,
     deviceAlerts,
+    dataExports,
     oneTimeSecrets,
     mail,
     changeEvents,

@@ -13,6 +13,7 @@ import type { ApiKeyService } from './features/api-keys/index.js'
 import type { AuthService, SigningKeys, TokenService } from './features/auth/index.js'
 import type { AvatarService } from './features/avatars/index.js'
 import type { ChangeEventService } from './features/change-events/index.js'
+import type { DataExportService } from './features/data-export/index.js'
 import type { DeviceAlertService } from './features/device-alerts/index.js'
 import type { EmailLoginService } from './features/email-login/index.js'
 import type { EventStreamService } from './features/event-streams/index.js'
@@ -68,6 +69,7 @@ export interface Services {
   bans: BanService
   accountDeletion: AccountDeletionService
   deviceAlerts: DeviceAlertService
+  dataExports: DataExportService
   impersonations: ImpersonationService
   /** What the ways into an account are, and ending those someone else may have added. */
   recovery: AccountRecovery

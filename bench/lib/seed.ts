@@ -143,3 +143,30 @@ export async function seedMixedPosts(target: SeedTarget, count: number, authors:
     await client.end()
   }
 }
+
+/** `count` more posts of one author (a data export's bench), public and published. */
+export async function seedPostsOf(target: SeedTarget, authorId: number, count: number): Promise<void> {
+  if (target.dialect === 'sqlite') {
+    const db = new SqliteDatabase(path.join(target.dataDir, 'app.db'))
+    db.pragma('journal_mode = WAL')
+    db.prepare(
+      `with recursive series(g) as (select 1 union all select g + 1 from series where g < ?)
+       insert into posts (author_id, title, text, published_at, created_at, updated_at)
+       select ?, 'Exported ' || g, ? || g, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+       from series`,
+    ).run(count, authorId, POST_TEXT)
+    db.close()
+    return
+  }
+  const client = new pg.Client({ connectionString: target.databaseUrl as string })
+  await client.connect()
+  try {
+    await client.query(
+      `insert into posts (author_id, title, text, published_at, created_at, updated_at)
+       select $2::int, 'Exported ' || g, $3 || g, now(), now(), now() from generate_series(1, $1::int) as g`,
+      [count, authorId, POST_TEXT],
+    )
+  } finally {
+    await client.end()
+  }
+}

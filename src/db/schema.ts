@@ -10,6 +10,7 @@ import type { RefreshTokensTable, RevokedTokensTable, SessionsTable } from '../f
 import type { SigningKeysTable } from '../features/auth/signing-keys.table.js'
 import type { AvatarsTable } from '../features/avatars/avatars.table.js'
 import type { ChangeEventsTable } from '../features/change-events/change-events.table.js'
+import type { DataExportsTable } from '../features/data-export/data-exports.table.js'
 import type { KnownDevicesTable } from '../features/device-alerts/known-devices.table.js'
 import type { BlobDeletionsTable, FilesTable, FileVariantsTable, StorageUsageTable } from '../features/files/files.table.js'
 import type { UserIdentitiesTable } from '../features/identities/identities.table.js'
@@ -36,6 +37,7 @@ export interface RowCountsTable {
 export interface Database {
   users: UsersTable
   known_devices: KnownDevicesTable
+  data_exports: DataExportsTable
   impersonations: ImpersonationsTable
   impersonation_requests: ImpersonationRequestsTable
   tiers: TiersTable

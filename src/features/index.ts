@@ -9,6 +9,7 @@ import { apiKeysFeature } from './api-keys/feature.js'
 import { authFeature } from './auth/feature.js'
 import { avatarsFeature } from './avatars/feature.js'
 import { changeEventsFeature } from './change-events/feature.js'
+import { dataExportFeature } from './data-export/feature.js'
 import { deviceAlertsFeature } from './device-alerts/feature.js'
 import { emailLoginFeature } from './email-login/feature.js'
 import { eventStreamsFeature } from './event-streams/feature.js'
@@ -38,6 +39,7 @@ export const FEATURES: readonly Feature[] = [
   authFeature,
   accountFeature,
   accountDeletionFeature,
+  dataExportFeature,
   deviceAlertsFeature,
   recoveryFeature,
   reauthenticationFeature,

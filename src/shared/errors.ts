@@ -110,6 +110,9 @@ export const ERROR_CODES = {
   impersonation_not_found: 'No live impersonation to end (404).',
   // Privacy
   deletion_not_pending: 'The account has no pending deletion to take back: it was taken back already, or it is not deleted (409).',
+  export_not_found: 'No data export of the caller with this id: it never was, or it expired and was deleted (404).',
+  export_limit: 'A data export was asked for in the last 24 hours, or one is being built: `Retry-After` says when another may be asked for (429).',
+  export_not_ready: 'The data export is still being built, or it failed: only a ready one is downloaded (409).',
   account_pending_deletion: "The password is right, but the account's owner asked to delete it: until `deletion_due_at` the only way on is POST /api/v2/users/me/deletion/cancel (403).",
   // Organizations
   org_not_found: 'No organization with this id or slug that the caller belongs to (404; never 403, so a non-member learns nothing).',

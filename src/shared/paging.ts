@@ -53,3 +53,12 @@ export async function fetchPaged<Row, T>(request: PageRequest, source: PageSourc
   const nextKey = withNextKey && found.length > limit && last !== undefined ? source.keyOf(last) : undefined
   return { items: page.map(map), total, nextKey }
 }
+
+/** Every item of a paged list, page after page (an export's sections): memory holds one page. */
+export async function* everyItem<T>(fetch: (request: PageRequest) => Promise<Paged<T>>, limit = 200): AsyncGenerator<T> {
+  for (let page = 1; ; page += 1) {
+    const { items } = await fetch({ page, limit, countTotal: false })
+    yield* items
+    if (items.length < limit) return
+  }
+}

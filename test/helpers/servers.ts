@@ -45,3 +45,14 @@ export async function adminToken(server: Server): Promise<string> {
   if (response.status !== 200) throw new Error(`the superuser's login answered ${response.status}`)
   return ((await response.json()) as { access_token: string }).access_token
 }
+
+/** Signs someone new up at the server (v2); their access token, from a fresh session. */
+export async function signUpAt(server: Server, username: string): Promise<string> {
+  const response = await fetch(`${server.url}/api/v2/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: username, username, email: `${username}@example.com`, password: `a long password of ${username}`, accept_terms: true }),
+  })
+  if (response.status !== 201) throw new Error(`signing ${username} up answered ${response.status}`)
+  return ((await response.json()) as { tokens: { access_token: string } }).tokens.access_token
+}

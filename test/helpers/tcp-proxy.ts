@@ -1,6 +1,7 @@
-// A TCP proxy in front of a real server (PostgreSQL, Redis), so a test can take the server
+// A TCP proxy in front of a real server (PostgreSQL, Redis, S3), so a test can take the server
 // "down" for the service under test — refuse new connections and cut open ones — and bring it
-// back, without touching the shared server other tests use.
+// back, or hold what clients send (a server that stops answering mid-request), without touching
+// the shared server other tests use.
 import net from 'node:net'
 
 export interface TcpProxy {
@@ -9,6 +10,9 @@ export interface TcpProxy {
   down(): Promise<void>
   /** Accepts connections again, on the same port. */
   up(): Promise<void>
+  /** Keeps connections open but forwards nothing more that clients send, until release(). */
+  hold(): void
+  release(): void
   close(): Promise<void>
 }
 
@@ -20,6 +24,13 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   }
   let server: net.Server | undefined
   let port = 0
+  let held = false
+  const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>()
+  const forward = (pair: { client: net.Socket; upstream: net.Socket }) => {
+    if (held) return
+    pair.client.pipe(pair.upstream)
+    pair.client.resume()
+  }
 
   const listen = () =>
     new Promise<void>((resolve, reject) => {
@@ -27,7 +38,12 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         const upstream = net.connect(targetPort, targetHost)
         track(client)
         track(upstream)
-        client.pipe(upstream).pipe(client)
+        const pair = { client, upstream }
+        pairs.add(pair)
+        client.on('close', () => pairs.delete(pair))
+        upstream.pipe(client)
+        if (held) client.pause()
+        else forward(pair)
         client.on('error', () => upstream.destroy())
         upstream.on('error', () => client.destroy())
       })
@@ -53,6 +69,17 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     down: stop,
     up: listen,
+    hold() {
+      held = true
+      for (const { client, upstream } of pairs) {
+        client.unpipe(upstream)
+        client.pause()
+      }
+    },
+    release() {
+      held = false
+      for (const pair of pairs) forward(pair)
+    },
     close: stop,
   }
 }

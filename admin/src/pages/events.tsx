@@ -65,6 +65,8 @@ const LISTED: Record<SecurityEvent['type'], true> = {
   impersonation_ended: true,
   account_deletion_requested: true,
   account_deletion_cancelled: true,
+  data_export_requested: true,
+  data_export_downloaded: true,
   new_device_alerted: true,
   new_device_reported: true,
 }

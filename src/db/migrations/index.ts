@@ -3,6 +3,7 @@ import type { Migration } from 'kysely'
 
 import * as abuseProtection from '../../features/abuse/migrations/2026-12-01-01-abuse-protection.js'
 import * as accountDeletion from '../../features/account-deletion/migrations/2026-12-03-01-account-deletion.js'
+import * as dataExports from '../../features/data-export/migrations/2026-12-05-01-data-exports.js'
 import * as knownDevices from '../../features/device-alerts/migrations/2026-12-04-01-known-devices.js'
 import * as files from '../../features/files/migrations/2026-11-30-01-files.js'
 import * as moderation from '../../features/moderation/migrations/2026-12-02-01-moderation.js'
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-02-01-moderation': moderation,
   '2026-12-03-01-account-deletion': accountDeletion,
   '2026-12-04-01-known-devices': knownDevices,
+  '2026-12-05-01-data-exports': dataExports,
 }

@@ -352,6 +352,11 @@ export class AuthService {
     return this.revokeSessionsOf(userId, client)
   }
 
+  /** A user's live sessions, newest first, for their own data export. */
+  liveSessionsOf(userId: number): Promise<Session[]> {
+    return this.liveSessions(userId)
+  }
+
   private async liveSessions(userId: number, currentSessionId?: string): Promise<Session[]> {
     const rows = await this.repository.listLiveSessions(userId)
     return rows.map((row) => ({

@@ -10,6 +10,7 @@ import type { Logger } from 'pino'
 import type { UnitOfWork } from '../../db/unit-of-work.js'
 import { invalidToken } from '../../shared/errors.js'
 import { mailedLink } from '../../shared/mailed-link.js'
+import { toIsoString } from '../../shared/timestamps.js'
 import type { AccountService } from '../account/index.js'
 import type { AuthService, SignIn, SignInObserver } from '../auth/index.js'
 import type { MailService } from '../mail/index.js'
@@ -43,6 +44,12 @@ export class DeviceAlertService implements SignInObserver {
     private readonly logger: Logger,
   ) {
     this.notMeLinks = secrets.kind('not_me', { seconds: NOT_ME_DAYS * 86_400 })
+  }
+
+  /** The devices the account was signed in to from (browser, system, platform, first and last seen), for its data export. */
+  async devicesOf(userId: number): Promise<{ browser: string; os: string; platform: string; first_seen_at: string; last_seen_at: string }[]> {
+    const rows = await this.devices.devicesOf(userId)
+    return rows.map((row) => ({ ...row, first_seen_at: toIsoString(row.first_seen_at), last_seen_at: toIsoString(row.last_seen_at) }))
   }
 
   /** Heard only with NEW_DEVICE_ALERTS on (src/services.ts registers it then). */

@@ -27,6 +27,11 @@ export async function countDevices(db: Executor, userId: number): Promise<number
   return Number(count)
 }
 
+/** The devices the account was signed in to from, most recently seen first. */
+export function devicesOf(db: Executor, userId: number) {
+  return db.selectFrom('known_devices').select(['browser', 'os', 'platform', 'first_seen_at', 'last_seen_at']).where('user_id', '=', userId).orderBy('last_seen_at', 'desc').execute()
+}
+
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const knownDevicesFunctions = { recordDevice, countDevices }
+export const knownDevicesFunctions = { recordDevice, countDevices, devicesOf }
 export type KnownDevicesRepository = Repository<typeof knownDevicesFunctions>

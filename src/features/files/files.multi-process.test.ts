@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { dialect } from '../../../test/helpers/app.js'
 import type { Server, ServersOnOneDatabase } from '../../../test/helpers/servers.js'
-import { adminToken, serversOnOneDatabase } from '../../../test/helpers/servers.js'
+import { adminToken, serversOnOneDatabase, signUpAt } from '../../../test/helpers/servers.js'
 import { waitFor } from '../../../test/helpers/wait.js'
 
 const FILE_BYTES = 100_000
@@ -52,13 +52,7 @@ describe(`files across processes (${dialect()})`, () => {
   it('gives back what an upload killed with SIGKILL midway held, and removes its half-written bytes, once it expires', async () => {
     const victim = await servers.start()
     // Someone new, whose quota the first test did not touch.
-    const signedUp = await fetch(`${victim.url}/api/v2/signup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Kim', username: 'kim', email: 'kim@example.com', password: 'a long password of kim', accept_terms: true }),
-    })
-    expect(signedUp.status).toBe(201)
-    const token = ((await signedUp.json()) as { tokens: { access_token: string } }).tokens.access_token
+    const token = await signUpAt(victim, 'kim')
     // A form upload that sends half its file and waits: the bytes stream to disk under a partial name.
     const boundary = `----kill${randomBytes(6).toString('hex')}`
     const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.txt"\r\nContent-Type: text/plain\r\n\r\n`)

@@ -9,7 +9,7 @@ import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import { afterCommit } from '../../db/unit-of-work.js'
 import { DomainError } from '../../shared/errors.js'
 import type { Paged, PageRequest } from '../../shared/paging.js'
-import { fetchPaged } from '../../shared/paging.js'
+import { everyItem, fetchPaged } from '../../shared/paging.js'
 import type { ClientInfo } from '../security-events/index.js'
 import type { FileOwner, FileView, StoredFile, Usage } from './file.js'
 import { toStoredFile } from './file.js'
@@ -208,6 +208,11 @@ export class FileService {
     )
   }
 
+  /** Every completed file of a user's with a way to read its bytes (the data export), a page in memory at a time. */
+  async *everyFileOf(ownerId: number): AsyncGenerator<{ view: FileView; open(): Promise<Readable | undefined> }> {
+    for await (const view of everyItem((request) => this.list(ownerId, request))) yield { view, open: async () => (await this.store.get(view.storageKey))?.body }
+  }
+
   async usage(owner: Pick<FileOwner, 'id' | 'tierId'>): Promise<Usage> {
     const [used, quota] = await Promise.all([this.files.findUsage(owner.id), this.quotaOf(owner.tierId)])
     return { bytes: used.bytes, files: used.files, limitBytes: quota.bytes, limitFiles: quota.files }
@@ -271,7 +276,8 @@ export class FileService {
     })
   }
 
-  private async queueRemoval(unit: Unit, keys: string[]): Promise<void> {
+  /** Queues stored objects for removal in `unit` (the store's outbox removes them once it commits). */
+  async queueRemoval(unit: Unit, keys: readonly string[]): Promise<void> {
     if (keys.length === 0) return
     await this.files.in(unit).queueBlobDeletions(keys, Date.now())
     this.removal.queued(unit)

@@ -10,7 +10,7 @@ import type { MailMessage, MailTemplateName } from './mail.js'
 
 export const DEFAULT_TEMPLATES_DIR = projectPath('mail-templates')
 
-const TEMPLATE_NAMES: MailTemplateName[] = ['verify-email', 'reset-password', 'email-changed', 'email-login', 'reauthentication-code', 'ways-in-ended', 'org-invitation', 'impersonation-started', 'account-deletion-scheduled', 'new-device-sign-in']
+const TEMPLATE_NAMES: MailTemplateName[] = ['verify-email', 'reset-password', 'email-changed', 'email-login', 'reauthentication-code', 'ways-in-ended', 'org-invitation', 'impersonation-started', 'account-deletion-scheduled', 'new-device-sign-in', 'data-export-ready']
 
 interface Template {
   subject: string

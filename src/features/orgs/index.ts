@@ -5,5 +5,5 @@ export type { Membership, MembershipEventType, OrgChangeLog, OrgEventType, OrgOn
 export { ORG_EVENT_TYPES } from './org-change-log.js'
 export { orgOf, orgRoute } from './org-route.http.js'
 export { OrgService } from './orgs.service.js'
-export { toMembershipRead, toOrgEventRead } from './orgs.v2.mappers.js'
+export { toMembershipRead, toOrgEventRead, toOrgRead } from './orgs.v2.mappers.js'
 export { OrgParams } from './orgs.v2.schemas.js'

@@ -304,11 +304,16 @@ export function deletePostPermanently(db: Executor, id: number): Promise<PostRow
   return db.deleteFrom('posts').where('id', '=', id).returning(POST_COLUMNS).executeTakeFirst()
 }
 
-/** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
 /** Moves every post of one author to another (anonymising them: the posts stay, their author goes). */
 export async function reassignPostsOf(db: Executor, fromAuthorId: number, toAuthorId: number): Promise<void> {
   await db.updateTable('posts').set({ author_id: toAuthorId }).where('author_id', '=', fromAuthorId).execute()
 }
 
-export const postsFunctions = { findPostById, findPostForChange, listPosts, countPosts, insertPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, reassignPostsOf }
+/** An author's posts in every state (drafts, private, deleted), oldest first, after the id `after`: their data export's pages. */
+export function postsOfAuthorAfter(db: Executor, authorId: number, after: number, limit: number) {
+  return db.selectFrom('posts').select([...POST_COLUMNS, 'deleted_at']).where('author_id', '=', authorId).where('id', '>', after).orderBy('id').limit(limit).execute()
+}
+
+/** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
+export const postsFunctions = { postsOfAuthorAfter, findPostById, findPostForChange, listPosts, countPosts, insertPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, reassignPostsOf }
 export type PostsRepository = Repository<typeof postsFunctions>

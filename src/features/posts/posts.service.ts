@@ -8,7 +8,7 @@ import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import { assertSuperuser, DomainError, forbidden, notAuthenticated, RuleViolation } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
-import { nowIso } from '../../shared/timestamps.js'
+import { nowIso, toIsoString } from '../../shared/timestamps.js'
 import type { FileView } from '../files/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
 import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
@@ -53,6 +53,8 @@ function postNotFound(): never {
 }
 
 const notAMember = () => new DomainError('forbidden', NOT_A_MEMBER, { code: 'not_a_member' })
+/** An author's posts read per page for their data export. */
+const EXPORT_PAGE = 500
 
 const toRowChanges = ({ mediaUrl, orgId, attachments: _attachments, ...rest }: PostChanges): PostRowChanges => ({
   ...rest,
@@ -84,6 +86,17 @@ export class PostService {
   /** Every post of `fromAuthorId` becomes `toAuthorId`'s (an account deleted with ACCOUNT_DELETION_CONTENT=anonymize). */
   async reassignAllOf(unit: Unit, fromAuthorId: number, toAuthorId: number): Promise<void> {
     await this.posts.in(unit).reassignPostsOf(fromAuthorId, toAuthorId)
+  }
+
+  /** Every post of an author's in every state, oldest first, with when it was deleted (null while it is not): their data export, a page in memory at a time. */
+  async *everyPostOf(authorId: number): AsyncGenerator<Post & { deletedAt: string | null }> {
+    let after = 0
+    for (;;) {
+      const rows = await this.posts.postsOfAuthorAfter(authorId, after, EXPORT_PAGE)
+      for (const row of rows) yield { ...toPost(row), deletedAt: row.deleted_at === null ? null : toIsoString(row.deleted_at) }
+      if (rows.length < EXPORT_PAGE) return
+      after = rows[rows.length - 1]!.id
+    }
   }
 
   /** The reader a caller is, with every organization they belong to (what a list compiles). */

@@ -62,6 +62,9 @@ export const SECURITY_EVENT_TYPES = [
   // Privacy: an owner deleted their account (details: deletion_due_at), and took it back.
   'account_deletion_requested',
   'account_deletion_cancelled',
+  // Privacy: an owner asked for their data (details: export_id), and downloaded it.
+  'data_export_requested',
+  'data_export_downloaded',
   // A sign-in from a new device was mailed to the owner (details: browser, os, platform, network), who answered "this wasn't me".
   'new_device_alerted',
   'new_device_reported',

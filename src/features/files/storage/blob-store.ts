@@ -1,5 +1,5 @@
 // Where stored bytes live, behind one interface: local disk (the default) or any S3-compatible
-// store. Keys are the service's own (files/…, avatars/…), never a client's words. One contract
+// store. Keys are the service's own (files/…, avatars/…, exports/…), never a client's words. One contract
 // suite (blob-store.contract.test.ts) runs against both drivers.
 import type { Readable } from 'node:stream'
 
@@ -46,7 +46,7 @@ export interface BlobStore {
   }
 }
 
-const KEY = /^(?:files|avatars)\/[A-Za-z0-9][A-Za-z0-9._/-]{0,200}$/
+const KEY = /^(?:files|avatars|exports)\/[A-Za-z0-9][A-Za-z0-9._/-]{0,200}$/
 
 /** Keys are generated, but a bug must not reach outside the store's own prefixes. */
 export function assertKey(key: string): void {

@@ -1,0 +1,238 @@
+// "Download my data": the owner asks (with a fresh session); a durable job row is written with a
+// security event in one unit; the `data-exports` job claims it under a lease (renewed while it
+// builds, so a process killed mid-build loses it and another takes it over), streams the ZIP
+// (export-archive.ts) into the store, and marks it ready with a mailed single-use link in one unit.
+// Ready exports are deleted after 7 days; one may be asked for every 24 hours.
+import { randomUUID } from 'node:crypto'
+import type { Readable } from 'node:stream'
+
+import type { Logger } from 'pino'
+
+import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
+import { DomainError, invalidToken } from '../../shared/errors.js'
+import type { RunResult } from '../../shared/scheduler.js'
+import { untilDue } from '../../shared/scheduler.js'
+import { nowIso, toIsoString } from '../../shared/timestamps.js'
+import type { BlobStore } from '../files/index.js'
+import type { MailService } from '../mail/index.js'
+import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/index.js'
+import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
+import type { DataExport } from './data-export.js'
+import { toDataExport } from './data-export.js'
+import type { DataExportsRepository } from './data-exports.repository.js'
+import { archiveOf } from './export-archive.js'
+import type { ExportSources } from './export-content.js'
+import { exportContentOf } from './export-content.js'
+import type { DataExportSettings } from './settings.js'
+
+const HOUR_MS = 3_600_000
+/** One export per user in this long. */
+export const EXPORT_INTERVAL_MS = 24 * HOUR_MS
+/** A ready export is deleted this long after it was finished. */
+export const EXPORT_KEPT_MS = 7 * 24 * HOUR_MS
+/** A mailed download link lives this long, and is good for one download. */
+export const DOWNLOAD_LINK_SECONDS = 48 * 3600
+/** A failed build is tried again after this, doubled each time, up to MAX_ATTEMPTS builds. */
+const RETRY_BASE_MS = 30_000
+const MAX_ATTEMPTS = 5
+const EXPIRED_BATCH = 50
+const LISTED = 10
+
+export const exportNotFound = (): never => {
+  throw new DomainError('not_found', 'No data export with this id', { code: 'export_not_found' })
+}
+
+/** Who asks: the signed-in owner. */
+export interface ExportOwner {
+  id: number
+  email: string
+  name: string
+}
+
+export interface ExportDownload {
+  body: Readable
+  size: number
+  fileName: string
+}
+
+export interface DataExportCollaborators {
+  /** What goes in a user's archive (wired in src/services.ts from the features that hold it). */
+  sources: ExportSources
+  /** The owner's address and name when the export is ready (undefined once the account is gone). */
+  ownerOf(userId: number): Promise<ExportOwner | undefined>
+  /** Queues stored objects for removal in the unit (the files feature's outbox). */
+  queueRemoval(unit: Unit, keys: readonly string[]): Promise<void>
+}
+
+export class DataExportService {
+  /** Names this process's claims. */
+  private readonly worker = randomUUID()
+  private readonly downloadLinks: SecretKind<{ exportId: number }>
+
+  constructor(
+    private readonly exports: DataExportsRepository,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly store: BlobStore,
+    private readonly collaborators: DataExportCollaborators,
+    private readonly mail: MailService,
+    private readonly events: SecurityEventService,
+    secrets: OneTimeSecrets,
+    private readonly settings: DataExportSettings & { publicUrl: string },
+    private readonly logger: Logger,
+    private readonly queued: () => void,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.downloadLinks = secrets.kind('data_export_download', { seconds: DOWNLOAD_LINK_SECONDS })
+  }
+
+  /** Queues an export of the owner's data (the route checked the session is fresh); 429 export_limit within 24 hours of the last. */
+  async request(userId: number, client: ClientInfo): Promise<DataExport> {
+    const now = this.now()
+    const recent = await this.exports.newestCountedSince(userId, new Date(now - EXPORT_INTERVAL_MS).toISOString())
+    if (recent) throw limitReached(Date.parse(toIsoString(recent.created_at)) + EXPORT_INTERVAL_MS - now)
+    const row = await this.unitOfWork.run(async (unit) => {
+      const inserted = await this.exports.in(unit).insertExport(userId, new Date(now).toISOString(), now)
+      if (inserted) await this.events.record('data_export_requested', userId, client, { unit, details: { export_id: inserted.id } })
+      return inserted
+    })
+    // Another request of the owner's won the race: one export at a time.
+    if (!row) throw limitReached(EXPORT_INTERVAL_MS)
+    this.queued()
+    return toDataExport(row)
+  }
+
+  async get(userId: number, id: number): Promise<DataExport> {
+    const row = await this.exports.findExport(userId, id)
+    return row ? toDataExport(row) : exportNotFound()
+  }
+
+  /** The owner's latest exports, newest first. */
+  async list(userId: number): Promise<DataExport[]> {
+    return (await this.exports.listExports(userId, LISTED)).map(toDataExport)
+  }
+
+  /** A new single-use download link for a ready export of the owner's (a frontend's download button). */
+  async link(userId: number, id: number): Promise<{ url: string; expiresAt: string }> {
+    const row = await this.exports.findExport(userId, id)
+    if (!row) exportNotFound()
+    if (row!.status !== 'ready') throw notReady()
+    const { token } = await this.downloadLinks.issue({ userId, data: { exportId: id } })
+    return { url: this.downloadUrl(token), expiresAt: new Date(this.now() + DOWNLOAD_LINK_SECONDS * 1000).toISOString() }
+  }
+
+  /** Spends a download link: the ZIP's bytes, streamed from the store. */
+  async download(token: string, client: ClientInfo): Promise<ExportDownload> {
+    const spent = await this.downloadLinks.spend(token)
+    if (!spent?.userId) throw invalidToken()
+    const row = await this.exports.findExport(spent.userId, spent.data.exportId)
+    if (!row || row.status !== 'ready' || row.storage_key === null) return exportNotFound()
+    const stored = await this.store.get(row.storage_key)
+    if (!stored) return exportNotFound()
+    await this.events.record('data_export_downloaded', spent.userId, client, { details: { export_id: row.id } })
+    return { body: stored.body, size: stored.size, fileName: `data-export-${row.id}.zip` }
+  }
+
+  /** The job's run: builds the next due export, if any; how long until the next is due otherwise. */
+  async buildNext(signal: AbortSignal): Promise<RunResult> {
+    const now = this.now()
+    const claimed = await this.exports.claimExport(this.worker, now, now + this.leaseMs, (row) => `exports/${row.user_id}/${row.id}-${row.attempts + 1}-${randomUUID()}.zip`)
+    if (!claimed) return untilDue(await this.exports.nextExportDueAt())
+    const { row, previousKey } = claimed
+    // A build killed before it finished may have left bytes behind (a partial object).
+    if (previousKey !== null) await this.store.remove(previousKey)
+    if (row.attempts > MAX_ATTEMPTS) {
+      await this.exports.failExport(row.id, this.worker, nowIso())
+      this.logger.error({ exportId: row.id, userId: row.user_id }, 'a data export failed too often; it is marked failed')
+      return true
+    }
+    try {
+      await this.build(row.id, row.user_id, row.storage_key!, signal)
+    } catch (error) {
+      await this.store.remove(row.storage_key!).catch(() => undefined)
+      if (signal.aborted) {
+        // Stopping: the next process (or this one's restart) starts it again at once.
+        await this.exports.releaseExport(row.id, this.worker, this.now())
+        return true
+      }
+      this.logger.warn({ err: error, exportId: row.id }, 'building a data export failed; it is tried again later')
+      await this.exports.releaseExport(row.id, this.worker, this.now() + RETRY_BASE_MS * 2 ** (row.attempts - 1))
+    }
+    return true
+  }
+
+  /** Deletes expired exports and their ZIPs; true while more remain. */
+  async prune(): Promise<boolean> {
+    const now = this.now()
+    const expired = await this.exports.expiredExports(new Date(now).toISOString(), new Date(now - EXPORT_KEPT_MS).toISOString(), EXPIRED_BATCH)
+    for (const row of expired)
+      await this.unitOfWork.run(async (unit) => {
+        if (row.storage_key !== null) await this.collaborators.queueRemoval(unit, [row.storage_key])
+        await this.exports.in(unit).deleteExport(row.id)
+      })
+    return expired.length === EXPIRED_BATCH
+  }
+
+  /** A user is removed for good: their ZIPs go through the store's outbox (the rows go with the user). */
+  async removeAllOf(unit: Unit, userId: number): Promise<void> {
+    const keys = await this.exports.in(unit).storageKeysOf(userId)
+    if (keys.length > 0) await this.collaborators.queueRemoval(unit, keys)
+  }
+
+  private get leaseMs(): number {
+    return this.settings.leaseSeconds * 1000
+  }
+
+  private async build(id: number, userId: number, key: string, signal: AbortSignal): Promise<void> {
+    let items = 0
+    const archive = archiveOf(exportContentOf(this.collaborators.sources, userId, new Date(this.now())), () => {
+      items += 1
+    })
+    // The lease is renewed every third of it while the ZIP streams; a lost claim or a stop ends the build.
+    const renewing = setInterval(() => {
+      this.exports.renewClaim(id, this.worker, this.now() + this.leaseMs, items).then(
+        (held) => {
+          if (!held) archive.destroy(new Error('the claim on the export was lost'))
+        },
+        (error: unknown) => archive.destroy(error instanceof Error ? error : new Error(String(error))),
+      )
+    }, this.leaseMs / 3)
+    const stop = () => archive.destroy(new Error('stopping'))
+    signal.addEventListener('abort', stop, { once: true })
+    try {
+      await this.store.put(key, archive, 'application/zip')
+    } finally {
+      clearInterval(renewing)
+      signal.removeEventListener('abort', stop)
+    }
+    const stored = await this.store.head(key)
+    const owner = await this.collaborators.ownerOf(userId)
+    const finishedAt = this.now()
+    const finished = await this.unitOfWork.run(async (unit) => {
+      const done = await this.exports.in(unit).finishExport(id, this.worker, {
+        size: stored?.size ?? 0,
+        itemsWritten: items,
+        finishedAt: new Date(finishedAt).toISOString(),
+        expiresAt: new Date(finishedAt + EXPORT_KEPT_MS).toISOString(),
+      })
+      if (!done || !owner) return done
+      const { token } = await this.downloadLinks.issue({ userId, data: { exportId: id }, unit })
+      const values = { name: owner.name, link: this.downloadUrl(token), expires: new Date(finishedAt + EXPORT_KEPT_MS).toISOString().slice(0, 10) }
+      await this.mail.queue(unit, { template: 'data-export-ready', to: owner.email, values })
+      return true
+    })
+    // Another process took the export over meanwhile: its ZIP is the one kept.
+    if (!finished) await this.store.remove(key)
+  }
+
+  private downloadUrl(token: string): string {
+    return `${this.settings.publicUrl}/api/v2/exports/download?token=${encodeURIComponent(token)}`
+  }
+}
+
+function limitReached(retryAfterMs: number): DomainError {
+  return new DomainError('rate_limited', 'One data export may be asked for every 24 hours', { code: 'export_limit', retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) })
+}
+
+function notReady(): DomainError {
+  return new DomainError('conflict', 'The data export is not ready', { code: 'export_not_ready' })
+}

@@ -1,0 +1,157 @@
+// "Download my data" over HTTP and a real SMTP server: a fresh session asks; the job builds the
+// ZIP; the mailed link downloads it once; the archive, unzipped, holds every part of the account
+// file by file (posts in every state, the uploaded file's bytes, sessions, keys, the security log,
+// organizations) and no hash, token or secret; one export a day; links and exports expire.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import type { TestApp } from '../../../test/helpers/app.js'
+import { expectError } from '../../../test/helpers/expect.js'
+import { multipart } from '../../../test/helpers/multipart.js'
+import type { TestSmtpServer } from '../../../test/helpers/smtp.js'
+import { createAppWithSmtp } from '../../../test/helpers/smtp.js'
+import { sessionOf } from '../../../test/helpers/tokens.js'
+import type { LoggedIn } from '../../../test/helpers/users.js'
+import { login, seedAndLogin, V2 } from '../../../test/helpers/users.js'
+import { waitFor } from '../../../test/helpers/wait.js'
+import { unzip } from '../../../test/helpers/zip.js'
+
+let smtp: TestSmtpServer
+let t: TestApp
+let close: () => Promise<void>
+beforeAll(async () => {
+  ;({ smtp, t, close } = await createAppWithSmtp({ LOGIN_RATE_LIMIT: '1000', PUBLIC_URL: 'http://localhost:8000' }))
+})
+afterAll(() => close())
+
+const request = (method: 'GET' | 'POST' | 'DELETE', url: string, who: LoggedIn | undefined, payload?: object) =>
+  t.app.inject({ method, url: `${V2}${url}`, ...(payload ? { payload } : {}), headers: who?.headers ?? {} })
+
+/** Waits for the export to be ready, and answers it. */
+async function ready(who: LoggedIn, id: number): Promise<{ status: string; size: number; items_written: number; expires_at: string }> {
+  let last: { status: string } = { status: '' }
+  await waitFor(async () => {
+    last = (await request('GET', `/users/me/exports/${id}`, who)).json()
+    return last.status === 'ready'
+  }, 20_000)
+  return last as never
+}
+
+/** The download link mailed to `email`, as a path to inject. */
+async function mailedLink(email: string): Promise<string> {
+  const [mail] = await smtp.waitFor(email, 1)
+  expect(mail!.subject).toBe('Your data is ready to download')
+  expect(mail!.html).toContain('/api/v2/exports/download?token=')
+  const link = new URL(/(http\S+exports\/download\S+)/.exec(mail!.text)![1]!)
+  expect(link.origin).toBe('http://localhost:8000')
+  return `${link.pathname}${link.search}`
+}
+
+describe('downloading my data', () => {
+  it('builds a ZIP of everything the account holds, mails a link that downloads it once, and holds no secret', async () => {
+    const who = await seedAndLogin(t.app, {}, { verified: true })
+    const second = await login(t.app, who.user.username, who.user.password, V2)
+    const posts = [
+      { title: 'Published', text: 'Out there' },
+      { title: 'Draft', text: 'Not yet', status: 'draft' },
+      { title: 'Private', text: 'Only me', visibility: 'private' },
+      { title: 'Deleted', text: 'Gone' },
+    ]
+    const ids: number[] = []
+    for (const post of posts) ids.push((await request('POST', '/posts/', who, post)).json().id)
+    expect((await request('DELETE', `/posts/${ids[3]}`, who)).statusCode).toBe(200)
+    const bytes = Buffer.from('my notes, in a file\n')
+    const form = multipart([{ field: 'file', filename: '../my notes.txt', contentType: 'text/plain', data: bytes }])
+    const uploaded = await t.app.inject({ method: 'POST', url: `${V2}/files`, payload: form.payload, headers: { ...form.headers, ...who.headers } })
+    expect(uploaded.statusCode, uploaded.body).toBe(201)
+    const apiKey = (await request('POST', '/api-keys/', who, { name: 'my script', scopes: ['read'] })).json() as { key: string }
+    const org = (await request('POST', '/orgs', who, { name: 'My Club' })).json() as { id: number }
+
+    const asked = await request('POST', '/users/me/export', who)
+    expect(asked.statusCode, asked.body).toBe(202)
+    const { id, status } = asked.json()
+    expect(status).toBe('queued')
+    const done = await ready(who, id)
+    expect(done.size).toBeGreaterThan(0)
+    expect(Date.parse(done.expires_at) - Date.now()).toBeGreaterThan(6.9 * 86_400_000)
+    expect((await request('GET', '/users/me/exports', who)).json().map((item: { id: number }) => item.id)).toEqual([id])
+
+    const link = await mailedLink(who.user.email)
+    const downloaded = await t.app.inject({ url: link })
+    expect(downloaded.statusCode).toBe(200)
+    expect(downloaded.headers['content-type']).toBe('application/zip')
+    expect(downloaded.headers['content-disposition']).toBe(`attachment; filename="data-export-${id}.zip"`)
+    expect(downloaded.rawPayload.length).toBe(done.size)
+    // Single use: the same link again is refused.
+    expectError(await t.app.inject({ url: link }), 400, undefined, 'invalid_token')
+
+    const entries = await unzip(downloaded.rawPayload)
+    const json = (name: string) => JSON.parse(entries.get(name)!.toString('utf8'))
+    expect([...entries.keys()].sort()).toEqual(
+      ['README.txt', 'api-keys.json', 'devices.json', `files/${uploaded.json().id}-my_notes.txt`, 'files.json', 'identities.json', 'organizations.json', 'passkeys.json', 'posts.json', 'profile.json', 'security-events.json', 'sessions.json'].sort(),
+    )
+    const readme = entries.get('README.txt')!.toString('utf8')
+    for (const name of entries.keys()) if (!name.startsWith('files/')) expect(readme).toContain(name === 'README.txt' ? 'Your data' : name)
+    expect(json('profile.json')).toMatchObject({ id: who.user.id, username: who.user.username, email: who.user.email, is_verified: true })
+    const exportedPosts = json('posts.json') as { id: number; title: string; status: string; visibility: string; deleted_at: string | null }[]
+    expect(exportedPosts.map((post) => post.title)).toEqual(posts.map((post) => post.title))
+    expect(exportedPosts.map((post) => [post.status, post.visibility])).toEqual([['published', 'public'], ['draft', 'public'], ['published', 'private'], ['published', 'public']])
+    expect(exportedPosts.map((post) => post.deleted_at !== null)).toEqual([false, false, false, true])
+    expect(entries.get(`files/${uploaded.json().id}-my_notes.txt`)).toEqual(bytes)
+    expect(json('files.json')).toMatchObject([{ id: uploaded.json().id, name: 'my notes.txt', size: bytes.length }])
+    expect(json('sessions.json')).toHaveLength(2)
+    expect(json('api-keys.json')).toMatchObject([{ name: 'my script', scopes: ['read'] }])
+    expect(json('organizations.json')).toMatchObject([{ id: org.id, name: 'My Club', role: 'owner' }])
+    expect(Object.keys((json('devices.json') as object[])[0]!).sort()).toEqual(['browser', 'first_seen_at', 'last_seen_at', 'os', 'platform'])
+    expect((json('security-events.json') as { type: string }[]).map((event) => event.type)).toContain('data_export_requested')
+
+    // No hash, token or secret anywhere in it.
+    const everything = [...entries.values()].map((entry) => entry.toString('latin1')).join('\n')
+    const hashes = await t.db.selectFrom('users').select('hashed_password').where('id', '=', who.user.id).executeTakeFirstOrThrow()
+    const secrets = [who.accessToken, who.refreshToken, second.accessToken, second.refreshToken, apiKey.key, apiKey.key.slice(0, 12), hashes.hashed_password, new URL(`http://x${link}`).searchParams.get('token')!]
+    for (const secret of secrets) expect(everything).not.toContain(secret)
+    expect(everything).not.toMatch(/\$argon2|hashed_password|token_hash|secret_hash|\b[0-9a-f]{64}\b/)
+
+    // A new link downloads it again, once; the download is in the security log.
+    const fresh = await request('POST', `/users/me/exports/${id}/link`, who)
+    expect(fresh.statusCode).toBe(200)
+    const again = new URL(fresh.json().url)
+    expect((await t.app.inject({ url: `${again.pathname}${again.search}` })).rawPayload).toEqual(downloaded.rawPayload)
+    const log = (await request('GET', '/users/me/security-events', who)).json() as { data: { type: string }[] }
+    expect(log.data.filter((event) => event.type === 'data_export_downloaded')).toHaveLength(2)
+  })
+
+  it('allows one export a day (429 with Retry-After), needs a fresh session, and refuses API keys', async () => {
+    const who = await seedAndLogin(t.app)
+    const first = await request('POST', '/users/me/export', who)
+    expect(first.statusCode).toBe(202)
+    const limited = await request('POST', '/users/me/export', who)
+    expectError(limited, 429, /every 24 hours/, 'export_limit')
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(86_000)
+    await ready(who, first.json().id)
+    expectError(await request('POST', '/users/me/export', who), 429, undefined, 'export_limit')
+
+    const stale = await seedAndLogin(t.app)
+    await t.db.updateTable('sessions').set({ proven_at: new Date(Date.now() - 11 * 60_000).toISOString() }).where('id', '=', sessionOf(stale.accessToken)).execute()
+    expectError(await request('POST', '/users/me/export', stale), 403, undefined, 'reauthentication_required')
+    const key = (await request('POST', '/api-keys/', who, { name: 'k', scopes: ['read', 'write'] })).json() as { key: string }
+    expectError(await t.app.inject({ method: 'POST', url: `${V2}/users/me/export`, headers: { 'x-api-key': key.key } }), 403, undefined, 'api_key_not_allowed')
+    // Someone else's export is not found.
+    expectError(await request('GET', `/users/me/exports/${first.json().id}`, stale), 404, undefined, 'export_not_found')
+    expectError(await request('POST', `/users/me/exports/${first.json().id}/link`, stale), 404, undefined, 'export_not_found')
+  })
+
+  it('lets links expire after 48 hours, and deletes exports with their ZIP after 7 days', async () => {
+    const who = await seedAndLogin(t.app)
+    const { id } = (await request('POST', '/users/me/export', who)).json()
+    await ready(who, id)
+    const link = await mailedLink(who.user.email)
+    await t.db.updateTable('one_time_secrets').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('purpose', '=', 'data_export_download').where('user_id', '=', who.user.id).execute()
+    expectError(await t.app.inject({ url: link }), 400, undefined, 'invalid_token')
+
+    const row = await t.db.selectFrom('data_exports').select('storage_key').where('id', '=', id).executeTakeFirstOrThrow()
+    await t.db.updateTable('data_exports').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', id).execute()
+    await t.app.services.dataExports.prune()
+    expectError(await request('GET', `/users/me/exports/${id}`, who), 404, undefined, 'export_not_found')
+    await waitFor(async () => !(await t.app.services.files.open(row.storage_key!)), 10_000)
+  })
+})
