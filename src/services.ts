@@ -345,7 +345,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       sources: exportSources,
       ownerOf: async (userId) => {
         const user = await users.find(userId)
-        return user && { id: user.id, email: user.email, name: user.name }
+        return user && { id: user.id, email: user.email, name: user.name, locale: user.locale }
       },
       queueRemoval: (unit, keys) => files.queueRemoval(unit, keys),
     },

@@ -7,6 +7,7 @@ import { useLoad } from './components.js'
 import { endViewAs } from './impersonation.js'
 import { Events } from './pages/events.js'
 import { Mail } from './pages/mail.js'
+import { MailTemplates } from './pages/mail-templates.js'
 import { Orgs } from './pages/orgs.js'
 import { Overview } from './pages/overview.js'
 import { PostPage, Posts } from './pages/posts.js'
@@ -29,6 +30,7 @@ const SECTIONS = [
   ['tiers', 'Tiers'],
   ['events', 'Security events'],
   ['mail', 'Mail'],
+  ['mail-templates', 'Mail templates'],
   ['webhooks', 'Webhooks'],
 ] as const
 
@@ -50,6 +52,8 @@ function View({ route }: { route: Route }) {
       return <Events route={route} />
     case 'mail':
       return <Mail route={route} />
+    case 'mail-templates':
+      return <MailTemplates route={route} />
     case 'webhooks':
       return <Webhooks route={route} id={recordId} />
     case 'view-as':

@@ -82,6 +82,7 @@ export const ERROR_CODES = {
   file_not_image: 'The upload is not a PNG, JPEG, GIF or WebP image (400).',
   malformed_multipart: 'The multipart body cannot be read (400).',
   mail_preview_off: 'The outbox can be read only with MAIL_PREVIEW on, as it is in development (404).',
+  mail_template_not_found: 'No mail template with this name (404).',
   invalid_stream_ticket: 'The event stream ticket is unknown, used, expired, or its session has ended: ask for another (401).',
   webhook_not_found: 'No webhook with this id (404).',
   webhook_delivery_not_found: 'No webhook delivery with this id (404).',

@@ -300,6 +300,18 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
     expect(await seriousViolations()).toEqual([])
   })
 
+  it('previews a mail template in another language', async () => {
+    await page.getByRole('link', { name: 'Mail templates', exact: true }).click()
+    await heading('Mail templates').waitFor()
+    await page.getByLabel('Mail').selectOption('new-device-sign-in')
+    await page.getByLabel('Language').fill('de-AT')
+    await page.getByRole('button', { name: 'Show' }).click()
+    await page.getByRole('heading', { name: 'Neue Anmeldung bei Ihrem Konto' }).waitFor()
+    await page.getByText('(nearest to de-AT)').waitFor()
+    expect(await page.frameLocator('iframe.mail-html').getByText('Das war ich nicht').count()).toBe(1)
+    expect(await seriousViolations()).toEqual([])
+  })
+
   it('registers a webhook, shows its secret once, sends a ping and lists its deliveries', async () => {
     await page.getByRole('link', { name: 'Webhooks', exact: true }).click()
     await heading('Webhooks').waitFor()

@@ -1662,6 +1662,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/admin/mail-templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mail templates and the languages they are written in */
+        get: operations["getAdminMailTemplates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/mail-templates/{name}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A mail template rendered with example values in a language (?locale=de), or the nearest one it has */
+        get: operations["getAdminMailTemplatesByNamePreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/mail": {
         parameters: {
             query?: never;
@@ -3539,6 +3573,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         is_verified: boolean;
+                        /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                        locale?: string | null;
                     };
                 };
             };
@@ -5038,6 +5074,8 @@ export interface operations {
                     /** @example correct horse battery */
                     password: string;
                     age?: number;
+                    /** @description The user's language (BCP 47), which their mail is written in; without it, the browser's Accept-Language */
+                    locale?: string;
                     /**
                      * @description Must be true: the new user accepts the terms of service
                      * @enum {boolean}
@@ -5065,6 +5103,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         is_verified: boolean;
+                        /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                        locale?: string | null;
                         /** TokenResponse */
                         tokens?: {
                             access_token: string;
@@ -8183,6 +8223,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             is_verified: boolean;
+                            /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                            locale?: string | null;
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -8253,6 +8295,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             is_verified: boolean;
+                            /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                            locale?: string | null;
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -8313,6 +8357,8 @@ export interface operations {
                     /** @example correct horse battery */
                     password: string;
                     age?: number;
+                    /** @description The user's language (BCP 47), which their mail is written in; without it, the browser's Accept-Language */
+                    locale?: string;
                     /**
                      * @description Must be true: the new user accepts the terms of service
                      * @enum {boolean}
@@ -8340,6 +8386,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         is_verified: boolean;
+                        /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                        locale?: string | null;
                     };
                 };
             };
@@ -8493,6 +8541,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         is_verified: boolean;
+                        /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                        locale?: string | null;
                     };
                 };
             };
@@ -8690,6 +8740,7 @@ export interface operations {
                     current_password?: string;
                     /** @description An http(s) URL or a path on this server */
                     avatar_url?: string;
+                    locale?: string | null;
                 };
             };
         };
@@ -8712,6 +8763,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         is_verified: boolean;
+                        /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                        locale?: string | null;
                     };
                 };
             };
@@ -8865,6 +8918,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         is_verified: boolean;
+                        /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                        locale?: string | null;
                     };
                 };
             };
@@ -9369,6 +9424,8 @@ export interface operations {
                         /** Format: date-time */
                         created_at: string;
                         is_verified: boolean;
+                        /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                        locale?: string | null;
                     };
                 };
             };
@@ -14995,6 +15052,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             is_verified: boolean;
+                            /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                            locale?: string | null;
                         };
                     };
                 };
@@ -15365,6 +15424,206 @@ export interface operations {
                         has_more: boolean;
                         page: number;
                         items_per_page: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getAdminMailTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every mail the service sends */
+                        templates: string[];
+                        /** @description The languages with templates of their own, the default first */
+                        locales: string[];
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+        };
+    };
+    getAdminMailTemplatesByNamePreview: {
+        parameters: {
+            query?: {
+                locale?: string;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @description The language it is written in: the one asked for, its language, or the default (the fallback a recipient gets) */
+                        locale: string;
+                        subject: string;
+                        text: string;
+                        /** @description The HTML body; show it in a sandboxed frame */
+                        html: string;
                     };
                 };
             };

@@ -9,5 +9,11 @@ const DEVICE_IN_COOKIES = new RegExp(`(?:^|;\\s*)${DEVICE_COOKIE}=([^;]+)`)
 export function clientOf(request: FastifyRequest): ClientInfo {
   const cookies = request.headers.cookie
   const deviceToken = cookies === undefined ? undefined : DEVICE_IN_COOKIES.exec(cookies)?.[1]
-  return { ip: request.ip, userAgent: request.headers['user-agent'] ?? null, ...(deviceToken === undefined ? {} : { deviceToken }) }
+  const acceptLanguage = request.headers['accept-language']
+  return {
+    ip: request.ip,
+    userAgent: request.headers['user-agent'] ?? null,
+    ...(deviceToken === undefined ? {} : { deviceToken }),
+    ...(acceptLanguage === undefined ? {} : { acceptLanguage }),
+  }
 }

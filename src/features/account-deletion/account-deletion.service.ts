@@ -11,6 +11,7 @@ import { DomainError, invalidToken } from '../../shared/errors.js'
 import { mailedLink } from '../../shared/mailed-link.js'
 import type { AuthService, TokenCaller } from '../auth/index.js'
 import type { MailService } from '../mail/index.js'
+import { duration } from '../mail/index.js'
 import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/index.js'
 import type { PostService } from '../posts/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
@@ -51,8 +52,8 @@ export class AccountDeletionService {
       const { token } = await this.cancelLinks.issue({ userId: user.id, data: undefined, unit })
       await this.events.record('account_deletion_requested', user.id, client, { unit, details: { deletion_due_at: deletionDueAt } })
       const link = mailedLink(this.settings.cancelUrl, `${this.settings.publicUrl}/account/cancel-deletion`, token)
-      const values = { name: user.name, due: deletionDueAt.slice(0, 10), days: String(this.settings.graceDays), link }
-      await this.mail.queue(unit, { template: 'account-deletion-scheduled', to: user.email, values })
+      const values = { name: user.name, due: new Date(deletionDueAt), days: duration(this.settings.graceDays * 1440), link }
+      await this.mail.queue(unit, { template: 'account-deletion-scheduled', to: user.email, locale: user.locale, values })
     })
     // The session that asked ends with the others: the account is gone until it is taken back.
     await this.auth.revokeSessionsOf(caller.user.id, client)

@@ -12,6 +12,7 @@ import { mailedLink } from '../../shared/mailed-link.js'
 import type { ApiKeyService } from '../api-keys/index.js'
 import type { AuthService, BrowserSession, TokenCaller } from '../auth/index.js'
 import type { MailService } from '../mail/index.js'
+import { duration } from '../mail/index.js'
 import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/index.js'
 import type { RateLimitService } from '../rate-limits/index.js'
 import type { AccountRecovery, EndedWaysIn, KeptWaysIn, WaysIn } from '../recovery/index.js'
@@ -30,13 +31,6 @@ interface LinkData {
 export interface PasswordChanged {
   revokedApiKeys: number
   liveApiKeys: number
-}
-
-function duration(minutes: number): string {
-  if (minutes % 60 !== 0) return `${minutes} minutes`
-  const hours = minutes / 60
-  if (hours % 24 === 0 && hours > 24) return `${hours / 24} days`
-  return hours === 1 ? '1 hour' : `${hours} hours`
 }
 
 /** A sign-up, and the session it opened when the new user was logged in at once. */
@@ -137,7 +131,7 @@ export class AccountService {
     await this.unitOfWork.run(async (unit) => {
       const token = await this.issueLink(unit, user, 'reset_password', user.email)
       const values = { name: user.name, link: this.link(this.config.resetPasswordUrl, '/account/reset-password', token), valid_for: duration(this.config.resetMinutes) }
-      await this.mail.queue(unit, { template: 'reset-password', to: user.email, values })
+      await this.mail.queue(unit, { template: 'reset-password', to: user.email, locale: user.locale, values })
       await this.events.record('password_reset_requested', user.id, client, { unit })
     })
   }
@@ -236,7 +230,7 @@ export class AccountService {
       const undo = await this.issueLink(unit, user, 'undo_email_change', previousEmail)
       const undoLink = this.link(undefined, '/account/undo-email-change', undo)
       const values = { name: user.name, email: previousEmail, new_email: user.email, undo_link: undoLink, undo_valid_for: duration(UNDO_EMAIL_CHANGE_MINUTES) }
-      await this.mail.queue(unit, { template: 'email-changed', to: previousEmail, values })
+      await this.mail.queue(unit, { template: 'email-changed', to: previousEmail, locale: user.locale, values })
       await this.events.record('email_changed', user.id, null, { unit })
     }
     try {
@@ -268,7 +262,7 @@ export class AccountService {
     const minutes = this.config.verificationHours * 60
     const token = await this.issueLink(unit, user, 'verify_email', email)
     const link = this.link(this.config.verifyEmailUrl, '/account/verify-email', token)
-    await this.mail.queue(unit, { template: 'verify-email', to: email, values: { name: user.name, email, link, valid_for: duration(minutes) } })
+    await this.mail.queue(unit, { template: 'verify-email', to: email, locale: user.locale, values: { name: user.name, email, link, valid_for: duration(minutes) } })
   }
 
   private async issueLink(unit: Unit, user: User, purpose: LinkPurpose, email: string): Promise<string> {

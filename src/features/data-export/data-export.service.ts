@@ -15,6 +15,7 @@ import { untilDue } from '../../shared/scheduler.js'
 import { nowIso, toIsoString } from '../../shared/timestamps.js'
 import type { BlobStore } from '../files/index.js'
 import type { MailService } from '../mail/index.js'
+import { duration } from '../mail/index.js'
 import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
 import type { DataExport } from './data-export.js'
@@ -47,6 +48,7 @@ export interface ExportOwner {
   id: number
   email: string
   name: string
+  locale: string | null
 }
 
 export interface ExportDownload {
@@ -216,8 +218,8 @@ export class DataExportService {
       })
       if (!done || !owner) return done
       const { token } = await this.downloadLinks.issue({ userId, data: { exportId: id }, unit })
-      const values = { name: owner.name, link: this.downloadUrl(token), expires: new Date(finishedAt + EXPORT_KEPT_MS).toISOString().slice(0, 10) }
-      await this.mail.queue(unit, { template: 'data-export-ready', to: owner.email, values })
+      const values = { name: owner.name, link: this.downloadUrl(token), valid_for: duration(DOWNLOAD_LINK_SECONDS / 60), expires: new Date(finishedAt + EXPORT_KEPT_MS) }
+      await this.mail.queue(unit, { template: 'data-export-ready', to: owner.email, locale: owner.locale, values })
       return true
     })
     // Another process took the export over meanwhile: its ZIP is the one kept.

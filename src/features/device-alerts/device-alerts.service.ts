@@ -14,6 +14,7 @@ import { toIsoString } from '../../shared/timestamps.js'
 import type { AccountService } from '../account/index.js'
 import type { AuthService, SignIn, SignInObserver } from '../auth/index.js'
 import type { MailService } from '../mail/index.js'
+import { duration, phrase } from '../mail/index.js'
 import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
 import type { UserService } from '../users/index.js'
@@ -24,9 +25,10 @@ import type { DeviceAlertSettings } from './settings.js'
 /** How long the "this wasn't me" link works. */
 const NOT_ME_DAYS = 7
 
-/** What a sign-in method is called in the mail. */
-const METHOD_WORDS: Record<string, string> = { password: 'a password', email_link: 'a link mailed to you', email_code: 'a code mailed to you', passkey: 'a passkey', github: 'GitHub' }
-const methodWords = (method: string) => METHOD_WORDS[method] ?? (method.startsWith('oidc:') ? method.slice('oidc:'.length) : method)
+/** What a sign-in method is called in the mail: a phrase of the recipient's language, or the provider's name. */
+const METHOD_PHRASES = new Set(['password', 'email_link', 'email_code', 'passkey'])
+const methodPhrase = (method: string) =>
+  METHOD_PHRASES.has(method) ? phrase(`method.${method}`) : phrase('method.provider', { provider: method === 'github' ? 'GitHub' : method.replace(/^oidc:/, '') })
 
 export class DeviceAlertService implements SignInObserver {
   private readonly notMeLinks: SecretKind<{ sessionId: string }>
@@ -74,14 +76,14 @@ export class DeviceAlertService implements SignInObserver {
       const { token } = await this.notMeLinks.issue({ userId, data: { sessionId }, unit })
       const values = {
         name: user.name,
-        time: new Date().toUTCString(),
-        method: methodWords(method),
-        browser: `${device.browser} on ${device.os} (${device.platform})`,
+        time: new Date(),
+        method: methodPhrase(method),
+        browser: phrase('device', { browser: device.browser, os: device.os, platform: device.platform }),
         network: networkOf(client.ip),
         link: mailedLink(this.settings.notMeUrl, `${this.settings.publicUrl}/account/not-me`, token),
-        days: String(NOT_ME_DAYS),
+        valid_for: duration(NOT_ME_DAYS * 1440),
       }
-      await this.mail.queue(unit, { template: 'new-device-sign-in', to: user.email, values })
+      await this.mail.queue(unit, { template: 'new-device-sign-in', to: user.email, locale: user.locale, values })
       await this.events.record('new_device_alerted', userId, client, { unit, method, details: { browser: device.browser, os: device.os, platform: device.platform, network: values.network } })
     })
   }

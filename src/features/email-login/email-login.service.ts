@@ -11,6 +11,7 @@ import { hashedKey } from '../../shared/hashed-key.js'
 import type { RedirectAllowList } from '../../shared/redirect-allow-list.js'
 import type { AuthService, BrowserSession } from '../auth/index.js'
 import type { MailService } from '../mail/index.js'
+import { duration } from '../mail/index.js'
 import type { OneTimeSecrets, SecretKind, SpentSecret } from '../one-time-secrets/index.js'
 import type { RateLimitService } from '../rate-limits/index.js'
 import type { AccountRecovery } from '../recovery/index.js'
@@ -74,8 +75,8 @@ export class EmailLoginService {
     if (!user) return
     await this.unitOfWork.run(async (unit) => {
       const { token, code = '' } = await this.mails.issue({ userId: user.id, data: { email: user.email }, code: true, unit })
-      const values = { name: user.name, link: this.link(token, redirect), code, valid_for: `${EMAIL_LOGIN_MINUTES} minutes` }
-      await this.mail.queue(unit, { template: 'email-login', to: user.email, values })
+      const values = { name: user.name, link: this.link(token, redirect), code, valid_for: duration(EMAIL_LOGIN_MINUTES) }
+      await this.mail.queue(unit, { template: 'email-login', to: user.email, locale: user.locale, values })
       await this.events.record('email_login_requested', user.id, client, { unit })
     })
   }

@@ -9,8 +9,10 @@ import { PageEnvelopeSchema, toPageEnvelope } from '../../api/common/page-envelo
 import { protectedRoute, superusersOnly } from '../../api/common/protected-route.js'
 import { errorResponses } from '../../api/common/responses.js'
 import { tokenCallerOf } from '../../plugins/authentication.js'
+import { LOCALE_MAX_LENGTH } from '../../shared/locale.js'
 import { PageNumber } from '../../shared/page-number.js'
 import type { QueuedMail } from './mail.js'
+import { TEMPLATE_NAMES } from './templates.js'
 
 const QueuedMailRead = Type.Object(
   {
@@ -43,8 +45,50 @@ const toQueuedMailRead = (mail: QueuedMail) => ({
   links: mail.links,
 })
 
+const MailTemplateList = Type.Object(
+  {
+    templates: Type.Array(Type.String(), { description: 'Every mail the service sends' }),
+    locales: Type.Array(Type.String(), { description: 'The languages with templates of their own, the default first' }),
+  },
+  { title: 'MailTemplateList' },
+)
+const MailTemplatePreview = Type.Object(
+  {
+    name: Type.String(),
+    locale: Type.String({ description: 'The language it is written in: the one asked for, its language, or the default (the fallback a recipient gets)' }),
+    subject: Type.String(),
+    text: Type.String(),
+    html: Type.String({ description: 'The HTML body; show it in a sandboxed frame' }),
+  },
+  { title: 'MailTemplatePreview' },
+)
+const PreviewParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) })
+const PreviewQuery = Type.Object({ locale: Type.Optional(Type.String({ minLength: 2, maxLength: LOCALE_MAX_LENGTH, pattern: '^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$' })) })
+
 const adminMailRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { mail } = app.services
+
+  app.get(
+    '/mail-templates',
+    protectedRoute(app, { tags: ['admin'], summary: 'The mail templates and the languages they are written in', response: { 200: MailTemplateList, ...errorResponses(403) } }, superusersOnly),
+    async () => ({ templates: [...TEMPLATE_NAMES], locales: mail.templates.locales }),
+  )
+
+  app.get(
+    '/mail-templates/:name/preview',
+    protectedRoute(app, {
+      tags: ['admin'],
+      summary: 'A mail template rendered with example values in a language (?locale=de), or the nearest one it has',
+      params: PreviewParams,
+      querystring: PreviewQuery,
+      response: { 200: MailTemplatePreview, ...errorResponses(403, 404, 422) },
+    }, superusersOnly),
+    async (request) => {
+      const { locale, subject, text, html } = mail.previewTemplate(tokenCallerOf(request).user, request.params.name, request.query.locale)
+      return { name: request.params.name, locale, subject, text, html }
+    },
+  )
+
   app.get(
     '/mail',
     protectedRoute(app, {

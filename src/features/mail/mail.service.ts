@@ -15,13 +15,16 @@ import type { MailTemplateName, MailTransport } from './mail.js'
 import type { QueuedMail } from './mail.js'
 import { MAIL_PREVIEW_OFF, toQueuedMail } from './mail.js'
 import type { OutboxRepository, OutboxRow } from './outbox.repository.js'
-import { loadTemplates, renderTemplate } from './templates.js'
+import { TEMPLATE_SAMPLES } from './template-samples.js'
+import type { MailTemplates, MailValues, RenderedMail } from './templates.js'
+import { loadTemplates, TEMPLATE_NAMES } from './templates.js'
 
-/** A mail a feature asks for: a template and its values. */
+/** A mail a feature asks for: a template, its values, and the recipient's language (null: the default). */
 export interface MailRequest {
   template: MailTemplateName
   to: string
-  values: Record<string, string>
+  locale: string | null
+  values: MailValues
 }
 
 export interface MailServiceOptions {
@@ -42,7 +45,7 @@ const MAX_ATTEMPTS = 150
 const SENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
 
 export class MailService {
-  private readonly templates: ReturnType<typeof loadTemplates>
+  readonly templates: MailTemplates
   private readonly worker = randomUUID()
 
   constructor(
@@ -61,8 +64,21 @@ export class MailService {
    * commits, and the commit wakes the relay (whoever queued it).
    */
   async queue(unit: Unit, request: MailRequest): Promise<void> {
-    await this.outbox.in(unit).insertOutboxMessage(renderTemplate(this.templates[request.template], request.to, request.values))
+    await this.outbox.in(unit).insertOutboxMessage(this.render(request))
     afterCommit(unit, () => this.wake())
+  }
+
+  /** The mail as it would go out: in the recipient's language, or the nearest there is. A value a template could not use is logged, and the mail still goes. */
+  render(request: MailRequest): RenderedMail {
+    return this.templates.render(request.template, request.locale, request.to, request.values, (problem) => this.logger.warn(problem, 'a mail template could not use a value'))
+  }
+
+  /** A template rendered with example values in a language (its nearest, when it has none of its own): a superuser's preview. */
+  previewTemplate(actor: Actor, name: string, locale: string | undefined): RenderedMail {
+    assertSuperuser(actor)
+    const template = TEMPLATE_NAMES.find((known) => known === name)
+    if (!template) throw new DomainError('not_found', 'No mail template with this name', { code: 'mail_template_not_found' })
+    return this.render({ template, to: 'ada@example.com', locale: locale ?? null, values: TEMPLATE_SAMPLES[template] })
   }
 
   /** Closes the transport (after the relay stopped). */

@@ -13,6 +13,7 @@ import { fetchPaged } from '../../shared/paging.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { AuthService, ImpersonationMode, TokenCaller } from '../auth/index.js'
 import type { MailService } from '../mail/index.js'
+import { duration, phrase } from '../mail/index.js'
 import type { SecurityEventService } from '../security-events/index.js'
 import type { User, UserService } from '../users/index.js'
 import { isBanned } from '../users/index.js'
@@ -101,8 +102,8 @@ export class ImpersonationService {
         // In the user's own log; the superuser's address stays out of it.
         await this.events.record('impersonation_started', user.id, null, { unit, actorId: caller.user.id, details })
         if (this.notifyByMail) {
-          const values = { name: user.name, mode: input.mode === 'read_only' ? 'read-only' : 'full', reason: input.reason, minutes: String(input.minutes) }
-          await this.mail.queue(unit, { template: 'impersonation-started', to: user.email, values })
+          const values = { name: user.name, mode: phrase(`mode.${input.mode}`), reason: input.reason, duration: duration(input.minutes) }
+          await this.mail.queue(unit, { template: 'impersonation-started', to: user.email, locale: user.locale, values })
         }
       })
     } catch (error) {

@@ -11,6 +11,7 @@ import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged, offsetOf } from '../../shared/paging.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { MailService } from '../mail/index.js'
+import { duration, phrase } from '../mail/index.js'
 import type { SecretKind } from '../one-time-secrets/index.js'
 import type { OneTimeSecrets } from '../one-time-secrets/index.js'
 import type { RateLimitService } from '../rate-limits/index.js'
@@ -257,7 +258,9 @@ export class OrgService {
       await this.mail.queue(unit, {
         template: 'org-invitation',
         to: email,
-        values: { org: org.name, inviter: actor.name, role: input.role, link: this.options.invitationLink(token), valid_for: `${this.options.invitationDays} days` },
+        // The invitee may have no account yet: the mail is in the inviter's language.
+        locale: actor.locale,
+        values: { org: org.name, inviter: actor.name, role: phrase(`role.${input.role}`), link: this.options.invitationLink(token), valid_for: duration(this.options.invitationDays * 1440) },
       })
       await this.record(unit, 'invitation_sent', actor, org.id, client)
       return toInvitation(row)

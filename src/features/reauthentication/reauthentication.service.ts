@@ -10,6 +10,7 @@ import { DomainError } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { AuthService, LoginThrottle, PasskeyResponse, SessionProof, TokenCaller } from '../auth/index.js'
 import type { MailService } from '../mail/index.js'
+import { duration } from '../mail/index.js'
 import type { SecondFactorService } from '../mfa/index.js'
 import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/index.js'
 import type { PasskeyService, PublicKeyCredentialRequestOptionsJSON } from '../passkeys/index.js'
@@ -129,8 +130,8 @@ export class ReauthenticationService {
     ])
     await this.unitOfWork.run(async (unit) => {
       const { code = '' } = await this.mailedCodes.issue({ userId: user.id, data: undefined, code: true, unit })
-      const values = { name: user.name, code, valid_for: `${this.mailedCodes.lifetimeSeconds / 60} minutes` }
-      await this.mail.queue(unit, { template: 'reauthentication-code', to: user.email, values })
+      const values = { name: user.name, code, valid_for: duration(this.mailedCodes.lifetimeSeconds / 60) }
+      await this.mail.queue(unit, { template: 'reauthentication-code', to: user.email, locale: user.locale, values })
     })
   }
 

@@ -9,7 +9,8 @@ import type { UnitOfWork } from '../../db/unit-of-work.js'
 import type { ApiKeyService } from '../api-keys/index.js'
 import type { AuthService } from '../auth/index.js'
 import type { IdentityService } from '../identities/index.js'
-import type { MailService } from '../mail/index.js'
+import type { MailPhrase, MailService } from '../mail/index.js'
+import { phrase } from '../mail/index.js'
 import type { SecondFactorService } from '../mfa/index.js'
 import type { PasskeyService } from '../passkeys/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
@@ -46,16 +47,7 @@ export interface EndedWaysIn {
 /** What recovered the account: what the mail says happened. */
 export type RecoveryReason = 'password_reset' | 'email_change_undone' | 'email_sign_in'
 
-const REASONS: Record<RecoveryReason, string> = {
-  password_reset: 'Your password was reset.',
-  email_change_undone: 'The change of your email address was undone.',
-  email_sign_in: 'You signed in with a link or code mailed to you.',
-}
-const ADOPTED = 'It was the first proof that this address is yours since the account was made, so nothing added to the account before it is trusted.'
-
 const NOTHING_KEPT: KeptWaysIn = { passkeys: [], identities: [] }
-
-const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`
 
 export class AccountRecovery {
   constructor(
@@ -116,32 +108,34 @@ export class AccountRecovery {
     const remaining = await this.waysIn(user.id)
     await this.unitOfWork.run(async (unit) => {
       await this.events.record('ways_in_ended', user.id, client, { unit })
-      const values = { name: user.name, reason: adopting ? `${REASONS[reason]} ${ADOPTED}` : REASONS[reason], ended: describeEnded(ended), remaining: describeRemaining(remaining) }
-      await this.mail.queue(unit, { template: 'ways-in-ended', to: user.email, values })
+      // Adopting, the reason says too that nothing added before this proof is trusted.
+      const values = { name: user.name, reason: phrase(adopting ? `reason.${reason}.adopted` : `reason.${reason}`), ended: endedPhrases(ended), remaining: remainingPhrases(remaining) }
+      await this.mail.queue(unit, { template: 'ways-in-ended', to: user.email, locale: user.locale, values })
     })
     return ended
   }
 }
 
-function describeEnded(ended: EndedWaysIn): string {
+/** What ended, as phrases of the recipient's language (the mail reads them as one list). */
+function endedPhrases(ended: EndedWaysIn): MailPhrase | MailPhrase[] {
   const parts = [
-    ended.sessions > 0 ? plural(ended.sessions, 'signed-in session', 'signed-in sessions') : '',
-    ended.apiKeys > 0 ? plural(ended.apiKeys, 'API key', 'API keys') : '',
-    ...ended.passkeys.map((name) => `the passkey "${name}"`),
-    ...ended.identities.map((provider) => `sign-in with ${provider}`),
-    ended.password ? 'the password' : '',
-    ended.secondFactors ? 'the second factor (authenticator app and recovery codes)' : '',
-  ].filter((part) => part !== '')
-  return parts.length === 0 ? 'nothing else was in use.' : `${parts.join('; ')}.`
+    ...(ended.sessions > 0 ? [phrase('ended.sessions', { count: ended.sessions })] : []),
+    ...(ended.apiKeys > 0 ? [phrase('ended.api_keys', { count: ended.apiKeys })] : []),
+    ...ended.passkeys.map((name) => phrase('ended.passkey', { name })),
+    ...ended.identities.map((provider) => phrase('ended.identity', { provider })),
+    ...(ended.password ? [phrase('ended.password')] : []),
+    ...(ended.secondFactors ? [phrase('ended.second_factor')] : []),
+  ]
+  return parts.length === 0 ? phrase('ended.nothing') : parts
 }
 
-function describeRemaining(ways: WaysIn): string {
-  const parts = [
-    ways.password ? 'your password' : '',
-    ...ways.passkeys.map((passkey) => `the passkey "${passkey.name}"`),
-    ...ways.identities.map((identity) => `sign-in with ${identity.provider}`),
-    ways.authenticatorApp ? 'your authenticator app' : '',
-    'a password reset by a link mailed to this address',
-  ].filter((part) => part !== '')
-  return `${parts.join('; ')}.`
+/** The ways in left, as phrases of the recipient's language; a mailed reset always is one. */
+function remainingPhrases(ways: WaysIn): MailPhrase[] {
+  return [
+    ...(ways.password ? [phrase('remaining.password')] : []),
+    ...ways.passkeys.map((passkey) => phrase('remaining.passkey', { name: passkey.name })),
+    ...ways.identities.map((identity) => phrase('remaining.identity', { provider: identity.provider })),
+    ...(ways.authenticatorApp ? [phrase('remaining.authenticator_app')] : []),
+    phrase('remaining.reset'),
+  ]
 }

@@ -105,7 +105,7 @@ describe('a password reset', () => {
     expect(mail.text).toContain('Your password was reset.')
     expect(mail.text).toContain('the passkey "Planted by someone"')
     expect(mail.text).toContain('sign-in with corp')
-    expect(mail.text).toMatch(/Still working: your password; the passkey "Laptop"/)
+    expect(mail.text).toMatch(/Still working: your password, the passkey "Laptop"/)
     const events = await t.db.selectFrom('security_events').select('type').where('user_id', '=', owner.user.id).execute()
     expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['ways_in_ended', 'password_reset', 'passkey_removed', 'identity_unlinked']))
   })

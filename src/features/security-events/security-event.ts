@@ -89,6 +89,8 @@ export interface ClientInfo {
   userAgent: string | null
   /** The browser's device cookie (proof it signed in to an account before), when it sent one; never logged. */
   deviceToken?: string
+  /** The browser's Accept-Language, when it sent one: a new account's language unless it says its own. */
+  acceptLanguage?: string
 }
 
 export interface SecurityEvent {

@@ -22,6 +22,8 @@ export interface User {
   updatedAt: string
   /** Until when the account is banned (BANNED_FOREVER: no end); null when it is not. A past time is no ban. */
   bannedUntil: string | null
+  /** Their language (canonical BCP 47), their mail's; null: the default. */
+  locale: string | null
 }
 
 /** What banned_until holds for a ban with no end; the read shapes say "forever". */
@@ -57,6 +59,8 @@ export interface NewUserInput {
   email: string
   password: string
   age?: number | null
+  /** Their language, as they said it (a BCP 47 tag); else their browser's Accept-Language decides. */
+  locale?: string
 }
 
 export interface UserChanges {
@@ -65,6 +69,8 @@ export interface UserChanges {
   email?: string
   age?: number | null
   profileImageUrl?: string
+  /** A BCP 47 tag, or null for the default language. */
+  locale?: string | null
   /** The user's password, proving it is them: needed to move their email. */
   currentPassword?: string
 }
@@ -112,6 +118,7 @@ export function toUser(row: UserRow): User {
     createdAt: toIsoString(row.created_at),
     updatedAt: toIsoString(row.updated_at),
     bannedUntil: row.banned_until === null ? null : toIsoString(row.banned_until),
+    locale: row.locale,
   }
 }
 

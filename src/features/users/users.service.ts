@@ -6,7 +6,8 @@ import type { AdminAccount } from '../../config.js'
 import { uniqueViolation } from '../../db/errors.js'
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import type { Actor } from '../../shared/actor.js'
-import { apiKeysRefused, assertSuperuser, DomainError, forbidden, impersonationForbidden, notAuthenticated } from '../../shared/errors.js'
+import { apiKeysRefused, assertSuperuser, DomainError, forbidden, impersonationForbidden, notAuthenticated, RuleViolation } from '../../shared/errors.js'
+import { canonicalLocale, preferredLocale } from '../../shared/locale.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged, offsetOf } from '../../shared/paging.js'
 import { toIsoString } from '../../shared/timestamps.js'
@@ -50,6 +51,13 @@ export const INCORRECT_PASSWORD = 'Incorrect password'
 export const incorrectPassword = () => new DomainError('invalid', INCORRECT_PASSWORD, { code: 'incorrect_password' })
 
 /** A provider's display name as a valid name (2-30 characters, no control characters), else the username. */
+/** A well-formed language tag, canonical; else 422 on `locale`. */
+function localeOrRefuse(tag: string): string {
+  const canonical = canonicalLocale(tag)
+  if (canonical === undefined) throw new RuleViolation('locale', 'Must be a BCP 47 language tag, such as en, de-AT or pt-BR', 'value_error.locale')
+  return canonical
+}
+
 function displayName(name: string | undefined, username: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are what it removes
   const cleaned = (name ?? '').replace(/[\u0000-\u001F\u007F\u0085\u2028\u2029]+/g, ' ').trim().slice(0, 30).trim()
@@ -230,7 +238,7 @@ export class UserService {
 
   /** Checks for a taken email, then username, before hashing; the unique indexes settle any race. */
   async create(input: NewUserInput, options: { superuser?: boolean } = {}): Promise<User> {
-    const row = await this.newUserRow(input, options.superuser ?? false)
+    const row = await this.newUserRow(input, options.superuser ?? false, null)
     try {
       return await this.unitOfWork.run(async (unit) => this.changed(unit, 'user.created', toUser(await this.users.in(unit).insertUser(row))))
     } catch (error) {
@@ -243,7 +251,7 @@ export class UserService {
    * other features do for a new user (the verification mail) commit together.
    */
   async signUp(input: NewUserInput, client: ClientInfo): Promise<User> {
-    const row = await this.newUserRow(input, false)
+    const row = await this.newUserRow(input, false, client)
     try {
       return await this.unitOfWork.run(async (unit) => {
         const user = toUser(await this.users.in(unit).insertUser(row))
@@ -266,7 +274,16 @@ export class UserService {
     const users = this.users.in(unit)
     if (await users.emailTaken(profile.email)) throw emailTaken()
     const username = await this.freeUsername(users, profile.username ?? profile.email.split('@')[0] ?? '')
-    const row = { name: displayName(profile.name, username), username, email: profile.email, hashed_password: NO_PASSWORD, profile_image_url: DEFAULT_PROFILE_IMAGE_URL, age: null, is_superuser: false }
+    const row = {
+      name: displayName(profile.name, username),
+      username,
+      email: profile.email,
+      hashed_password: NO_PASSWORD,
+      profile_image_url: DEFAULT_PROFILE_IMAGE_URL,
+      age: null,
+      is_superuser: false,
+      locale: preferredLocale(client.acceptLanguage) ?? null,
+    }
     let user: User
     try {
       user = toUser(await users.insertUser(row))
@@ -291,7 +308,8 @@ export class UserService {
   }
 
   /** Checks a new account's password and uniqueness, then hashes the password. */
-  private async newUserRow(input: NewUserInput, superuser: boolean) {
+  private async newUserRow(input: NewUserInput, superuser: boolean, client: ClientInfo | null) {
+    const locale = input.locale === undefined ? (preferredLocale(client?.acceptLanguage) ?? null) : localeOrRefuse(input.locale)
     await this.screens.emailDomain(input.email, null)
     await this.assertAcceptablePassword(input.password, input, 'password', null)
     if (await this.users.emailTaken(input.email)) throw emailTaken()
@@ -304,6 +322,7 @@ export class UserService {
       profile_image_url: DEFAULT_PROFILE_IMAGE_URL,
       age: input.age ?? null,
       is_superuser: superuser,
+      locale,
     }
   }
 
@@ -329,14 +348,15 @@ export class UserService {
     if (changes.username !== undefined && (await this.users.usernameTaken(changes.username, id))) {
       throw usernameTaken()
     }
-    const { profileImageUrl, currentPassword: _proof, ...columns } = changes
+    const { profileImageUrl, currentPassword: _proof, locale, ...columns } = changes
+    const language = locale === undefined ? {} : { locale: locale === null ? null : localeOrRefuse(locale) }
     // A client-written image URL is a link: it replaces the user's own upload, which is then deleted.
     const link = profileImageUrl === undefined ? {} : { profile_image_url: profileImageUrl, avatar_key: null }
     // A new address is unverified until its owner proves they read it.
     const emailChanged = changes.email !== undefined && changes.email.toLowerCase() !== current.email.toLowerCase()
     let updated
     try {
-      updated = await this.updateRow(id, { ...columns, ...link, ...(emailChanged ? { is_verified: 0 as const } : {}) })
+      updated = await this.updateRow(id, { ...columns, ...language, ...link, ...(emailChanged ? { is_verified: 0 as const } : {}) })
     } catch (error) {
       return conflictFrom(error)
     }

@@ -1,7 +1,7 @@
 // The users table (migrations 2026-11-21-01 and later) and the rows the users feature reads from it.
-import type { Generated, Selectable } from 'kysely'
+import type { ColumnType, Generated, Selectable } from 'kysely'
 
-import type { Flag, NullableTimestamp,Timestamp } from '../../db/column-types.js'
+import type { Flag, NullableTimestamp, Timestamp } from '../../db/column-types.js'
 
 export interface UsersTable {
   id: Generated<number>
@@ -29,6 +29,8 @@ export interface UsersTable {
    */
   banned_until: NullableTimestamp
   ban_reason: string | null
+  /** The user's language, a canonical BCP 47 tag; null: the default. */
+  locale: ColumnType<string | null, string | null | undefined, string | null>
   ban_message: string | null
   banned_by: number | null
   banned_at: NullableTimestamp
@@ -52,6 +54,7 @@ export const USER_TABLE_COLUMNS = [
   'created_at',
   'updated_at',
   'banned_until',
+  'locale',
 ] as const
 
 /** A users row with its tier's name, as every user read returns it. */

@@ -13,6 +13,7 @@ export function toUserReadV2(user: User, showEmail: boolean) {
     subscription_tier: user.tierName,
     created_at: user.createdAt,
     is_verified: user.isVerified,
+    locale: showEmail ? user.locale : undefined,
   }
 }
 

@@ -3,9 +3,13 @@
 import { Type } from 'typebox'
 
 import { CursorParameter } from '../../api/common/page-envelope.js'
+import { LOCALE_MAX_LENGTH } from '../../shared/locale.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { TierName } from '../tiers/index.js'
 import { Age, ImageUrl, NewUserFields, UserUpdateFields } from './user-fields.js'
+
+/** A language (BCP 47: en, de-AT, pt-BR); the service checks it is well-formed and keeps its canonical form. */
+const Locale = Type.String({ minLength: 2, maxLength: LOCALE_MAX_LENGTH, pattern: '^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$', description: "The user's language (BCP 47), which their mail is written in; without it, the browser's Accept-Language" })
 
 export const UserReadV2 = Type.Object(
   {
@@ -17,6 +21,7 @@ export const UserReadV2 = Type.Object(
     subscription_tier: Type.Union([Type.String(), Type.Null()], { description: "The tier's name, or null" }),
     created_at: Type.String({ format: 'date-time' }),
     is_verified: Type.Boolean(),
+    locale: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "The user's language (BCP 47), their mail's; null: the default. Present where the email is" })),
   },
   { title: 'UserReadV2' },
 )
@@ -24,13 +29,14 @@ export const UserReadV2 = Type.Object(
 export const UserCreateV2 = Type.Object(
   {
     ...NewUserFields,
+    locale: Type.Optional(Locale),
     accept_terms: Type.Literal(true, { description: 'Must be true: the new user accepts the terms of service' }),
   },
   { additionalProperties: false, title: 'UserCreateV2' },
 )
 
 export const UserUpdateV2 = Type.Object(
-  { ...UserUpdateFields, avatar_url: Type.Optional(ImageUrl) },
+  { ...UserUpdateFields, avatar_url: Type.Optional(ImageUrl), locale: Type.Optional(Type.Union([Locale, Type.Null()])) },
   { additionalProperties: false, minProperties: 1, title: 'UserUpdateV2' },
 )
 
