@@ -29,7 +29,7 @@ import { ChangeEventService } from './features/change-events/index.js'
 import { dataExportsFunctions } from './features/data-export/data-exports.repository.js'
 import type { ExportSources } from './features/data-export/index.js'
 import { DataExportService } from './features/data-export/index.js'
-import { DeviceAlertService } from './features/device-alerts/index.js'
+import { DeviceAlertService, Places } from './features/device-alerts/index.js'
 import { knownDevicesFunctions } from './features/device-alerts/known-devices.repository.js'
 import { EmailLoginService } from './features/email-login/index.js'
 import { EventStreamService, LocalSignal, redisSignal } from './features/event-streams/index.js'
@@ -308,7 +308,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     invitationLink: (token) => mailedLink(config.orgs.invitationUrl, `${config.mail.publicUrl}/account/invitation`, token),
   })
   const accountDeletion = new AccountDeletionService(users, auth, posts, securityEvents, mail, oneTimeSecrets, { ...config.accountDeletion, publicUrl: config.mail.publicUrl }, logger)
-  const deviceAlerts = new DeviceAlertService(bindRepository(knownDevicesFunctions, db), users, auth, account, unitOfWork, mail, securityEvents, oneTimeSecrets, { ...config.deviceAlerts, publicUrl: config.mail.publicUrl }, logger)
+  const deviceAlerts = new DeviceAlertService(bindRepository(knownDevicesFunctions, db), users, auth, account, unitOfWork, mail, securityEvents, oneTimeSecrets, { ...config.deviceAlerts, publicUrl: config.mail.publicUrl }, logger, config.deviceAlerts.geoipDatabase === undefined ? undefined : Places.open(config.deviceAlerts.geoipDatabase))
   if (config.deviceAlerts.enabled) auth.observeSignIns(deviceAlerts)
   // What a data export holds, each part in its own feature's read shape (never a hash or a secret).
   const exportSources: ExportSources = {

@@ -354,6 +354,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ FILE_IMAGE_PRESETS: 'thumb:wide' })).toThrow(/FILE_IMAGE_PRESETS/)
   })
 
+  it('reads the privacy settings: the deletion grace, the data export lease, the alerts and their GeoIP database', () => {
+    expect(loadConfig({})).toMatchObject({
+      accountDeletion: { graceDays: 14, content: 'delete' },
+      dataExport: { leaseSeconds: 60 },
+      deviceAlerts: { enabled: true, geoipDatabase: undefined },
+    })
+    expect(loadConfig({ DATA_EXPORT_LEASE_SECONDS: '5', GEOIP_DATABASE: 'package.json' })).toMatchObject({ dataExport: { leaseSeconds: 5 }, deviceAlerts: { geoipDatabase: path.resolve('package.json') } })
+    expect(() => loadConfig({ DATA_EXPORT_LEASE_SECONDS: '1' })).toThrow(ConfigError)
+    expect(() => loadConfig({ GEOIP_DATABASE: '/nowhere/city.mmdb' })).toThrow(/^GEOIP_DATABASE does not exist/)
+  })
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ PORT: '', DATABASE_URL: '  ' })).toMatchObject({ port: 8000, databaseUrl: undefined })
   })

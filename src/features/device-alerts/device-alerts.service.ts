@@ -20,6 +20,7 @@ import type { ClientInfo, SecurityEventService } from '../security-events/index.
 import type { UserService } from '../users/index.js'
 import { deviceOf, networkOf } from './device.js'
 import type { KnownDevicesRepository } from './known-devices.repository.js'
+import type { Places } from './places.js'
 import type { DeviceAlertSettings } from './settings.js'
 
 /** How long the "this wasn't me" link works. */
@@ -44,6 +45,8 @@ export class DeviceAlertService implements SignInObserver {
     secrets: OneTimeSecrets,
     private readonly settings: DeviceAlertSettings & { publicUrl: string },
     private readonly logger: Logger,
+    /** The operator's GeoIP database (GEOIP_DATABASE), when there is one. */
+    private readonly places?: Places,
   ) {
     this.notMeLinks = secrets.kind('not_me', { seconds: NOT_ME_DAYS * 86_400 })
   }
@@ -74,17 +77,20 @@ export class DeviceAlertService implements SignInObserver {
       // The account's first device is the one it was made on: no alert.
       if (!isNew || !user || (await devices.countDevices(userId)) === 1) return
       const { token } = await this.notMeLinks.issue({ userId, data: { sessionId }, unit })
+      // The network, and its city when the GeoIP database knows it ("203.0.113.0/24, near Berlin, Germany").
+      const network = networkOf(client.ip)
+      const place = this.places?.placeOf(client.ip, user.locale)
       const values = {
         name: user.name,
         time: new Date(),
         method: methodPhrase(method),
         browser: phrase('device', { browser: device.browser, os: device.os, platform: device.platform }),
-        network: networkOf(client.ip),
+        network: place === undefined ? network : phrase('network.near', { network, place }),
         link: mailedLink(this.settings.notMeUrl, `${this.settings.publicUrl}/account/not-me`, token),
         valid_for: duration(NOT_ME_DAYS * 1440),
       }
       await this.mail.queue(unit, { template: 'new-device-sign-in', to: user.email, locale: user.locale, values })
-      await this.events.record('new_device_alerted', userId, client, { unit, method, details: { browser: device.browser, os: device.os, platform: device.platform, network: values.network } })
+      await this.events.record('new_device_alerted', userId, client, { unit, method, details: { browser: device.browser, os: device.os, platform: device.platform, network, ...(place === undefined ? {} : { place }) } })
     })
   }
 

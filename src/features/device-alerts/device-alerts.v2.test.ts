@@ -1,12 +1,18 @@
 // New-device sign-in alerts over a real SMTP server: none for the account's first device (the
 // sign-in after sign-up), one for a new browser on a new network, none again for it, none for a
 // browser showing the account's device cookie; the mail's "this wasn't me" link ends that session
-// and every other and mails a password reset; NEW_DEVICE_ALERTS=off sends nothing.
+// and every other and mails a password reset; NEW_DEVICE_ALERTS=off sends nothing; with
+// GEOIP_DATABASE (a MaxMind database the test writes) the mail names the city too.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
 import { expectError } from '../../../test/helpers/expect.js'
+import { writeMmdb } from '../../../test/helpers/mmdb.js'
 import type { TestSmtpServer } from '../../../test/helpers/smtp.js'
 import { createAppWithSmtp } from '../../../test/helpers/smtp.js'
 import { seedUser, V2 } from '../../../test/helpers/users.js'
@@ -108,5 +114,54 @@ describe('with NEW_DEVICE_ALERTS=off', () => {
     expect((await signIn(quiet, who, FIREFOX_LINUX, '203.0.113.40')).statusCode).toBe(200)
     expect(await quiet.db.selectFrom('known_devices').selectAll().where('user_id', '=', who.id).execute()).toEqual([])
     expect(await quiet.db.selectFrom('mail_outbox').selectAll().where('recipient', '=', who.email).execute()).toEqual([])
+  })
+})
+
+describe('with GEOIP_DATABASE', () => {
+  let located: TestApp
+  let folder: string
+  beforeAll(async () => {
+    folder = await mkdtemp(path.join(tmpdir(), 'ups-geoip-'))
+    writeMmdb(path.join(folder, 'city.mmdb'), [
+      { network: '203.0.113.0/24', city: { en: 'Munich', de: 'München', fr: 'Munich', es: 'Múnich' }, country: { iso_code: 'DE', en: 'Germany', de: 'Deutschland', fr: 'Allemagne', es: 'Alemania' } },
+    ])
+    located = await createTestApp({ GEOIP_DATABASE: path.join(folder, 'city.mmdb') })
+  })
+  afterAll(async () => {
+    await located.close()
+    await rm(folder, { recursive: true, force: true })
+  })
+
+  const alertText = async (who: Account) => {
+    const [mail] = await located.db.selectFrom('mail_outbox').select('text_body').where('recipient', '=', who.email).execute()
+    return mail?.text_body ?? ''
+  }
+
+  it('names the city and country the database gives the address, in the recipient\'s language, with the network and never the address', async () => {
+    const who = await seedUser(located.app)
+    expect((await signIn(located, who, CHROME_WINDOWS, '198.51.100.60')).statusCode).toBe(200)
+    expect((await signIn(located, who, FIREFOX_LINUX, '203.0.113.61')).statusCode).toBe(200)
+    expect(await alertText(who)).toContain('Network: 203.0.113.0/24, near Munich, Germany')
+    expect(await alertText(who)).not.toContain('203.0.113.61')
+    const event = await located.db.selectFrom('security_events').select('details').where('user_id', '=', who.id).where('type', '=', 'new_device_alerted').executeTakeFirstOrThrow()
+    expect(JSON.parse(String(event.details))).toMatchObject({ network: '203.0.113.0/24', place: 'Munich, Germany' })
+
+    const german = await seedUser(located.app)
+    await located.db.updateTable('users').set({ locale: 'de-AT' }).where('id', '=', german.id).execute()
+    expect((await signIn(located, german, CHROME_WINDOWS, '198.51.100.62')).statusCode).toBe(200)
+    expect((await signIn(located, german, FIREFOX_LINUX, '203.0.113.63')).statusCode).toBe(200)
+    expect(await alertText(german)).toContain('Netzwerk: 203.0.113.0/24, in der Nähe von München, Deutschland')
+
+    // An address the database does not know: the network alone.
+    const elsewhere = await seedUser(located.app)
+    expect((await signIn(located, elsewhere, CHROME_WINDOWS, '198.51.100.64')).statusCode).toBe(200)
+    expect((await signIn(located, elsewhere, FIREFOX_LINUX, '192.0.2.65')).statusCode).toBe(200)
+    expect(await alertText(elsewhere)).toMatch(/Network: 192\.0\.2\.0\/24\n/)
+  })
+
+  it('refuses to start on a file that is not a MaxMind database', async () => {
+    const broken = path.join(folder, 'broken.mmdb')
+    await writeFile(broken, 'not a database')
+    await expect(createTestApp({ GEOIP_DATABASE: broken })).rejects.toThrow(/GEOIP_DATABASE .* is not a MaxMind database/)
   })
 })

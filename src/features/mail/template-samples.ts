@@ -28,7 +28,7 @@ export const TEMPLATE_SAMPLES: Record<MailTemplateName, MailValues> = {
     time: NOW,
     method: phrase('method.password'),
     browser: phrase('device', { browser: 'Firefox', os: 'Linux', platform: 'desktop' }),
-    network: '203.0.113.0/24',
+    network: phrase('network.near', { network: '203.0.113.0/24', place: 'Berlin, Germany' }),
     link: LINK,
     valid_for: duration(7 * 1440),
   },
