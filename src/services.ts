@@ -307,7 +307,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     invitationDays: config.orgs.invitationDays,
     invitationLink: (token) => mailedLink(config.orgs.invitationUrl, `${config.mail.publicUrl}/account/invitation`, token),
   })
-  const accountDeletion = new AccountDeletionService(users, auth, posts, securityEvents, mail, oneTimeSecrets, { ...config.accountDeletion, publicUrl: config.mail.publicUrl }, logger)
+  const accountDeletion = new AccountDeletionService(users, auth, posts, securityEvents, mail, oneTimeSecrets, { ...config.accountDeletion, publicUrl: config.mail.publicUrl }, logger, (unit, userId) => orgs.assertNotLastOwner(unit, userId))
   const deviceAlerts = new DeviceAlertService(bindRepository(knownDevicesFunctions, db), users, auth, account, unitOfWork, mail, securityEvents, oneTimeSecrets, { ...config.deviceAlerts, publicUrl: config.mail.publicUrl }, logger, config.deviceAlerts.geoipDatabase === undefined ? undefined : Places.open(config.deviceAlerts.geoipDatabase))
   if (config.deviceAlerts.enabled) auth.observeSignIns(deviceAlerts)
   // What a data export holds, each part in its own feature's read shape (never a hash or a secret).

@@ -235,7 +235,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete my account: hidden at once, every session ended, removed for good after ACCOUNT_DELETION_GRACE_DAYS unless taken back
+         * Delete my account: hidden at once, every session ended, removed for good after ACCOUNT_DELETION_GRACE_DAYS unless taken back (409 last_owner while an organization has no other owner)
          * @description Needs a session that proved who holds it in the last 10 minutes: otherwise 403 `reauthentication_required` (POST /api/v2/reauthenticate, or a new sign-in).
          */
         delete: operations["deleteUsersMe"];
@@ -3677,6 +3677,30 @@ export interface operations {
                         banned_until?: string;
                         /** @description With `reauthentication_required` or `reauthentication_method_unavailable`: the proofs POST /api/v2/reauthenticate takes for this account */
                         methods?: ("password" | "totp" | "recovery_code" | "passkey" | "email_code")[];
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };

@@ -7,6 +7,7 @@
 // delete is untouched.
 import type { Logger } from 'pino'
 
+import type { Unit } from '../../db/unit-of-work.js'
 import { DomainError, invalidToken } from '../../shared/errors.js'
 import { mailedLink } from '../../shared/mailed-link.js'
 import type { AuthService, TokenCaller } from '../auth/index.js'
@@ -25,6 +26,9 @@ export const DELETION_PURGE_INTERVAL_MS = 60_000
 
 const NOT_PENDING = 'No deletion of this account is pending'
 
+/** Refuses, in the unit, an account that cannot be removed for good (the last owner of an organization: 409 last_owner). */
+export type RemovalCheck = (unit: Unit, userId: number) => Promise<void>
+
 /** How a deletion is taken back: the mailed link's token, or the account's login and password. */
 export type CancelProof = { token: string } | { login: string; password: string }
 
@@ -40,6 +44,7 @@ export class AccountDeletionService {
     secrets: OneTimeSecrets,
     private readonly settings: AccountDeletionSettings & { publicUrl: string },
     private readonly logger: Logger,
+    private readonly assertRemovable: RemovalCheck,
     private readonly now: () => number = Date.now,
   ) {
     this.cancelLinks = secrets.kind('account_deletion_cancel', { seconds: settings.graceDays * 86_400, replacesEarlier: true })
@@ -49,6 +54,8 @@ export class AccountDeletionService {
   async request(caller: TokenCaller, client: ClientInfo): Promise<{ deletionDueAt: string }> {
     const deletionDueAt = new Date(this.now() + this.settings.graceDays * DAY_MS).toISOString()
     await this.users.scheduleDeletion(caller.user.id, deletionDueAt, async (unit, user) => {
+      // Refused now rather than failing at the purge: an organization keeps an owner.
+      await this.assertRemovable(unit, user.id)
       const { token } = await this.cancelLinks.issue({ userId: user.id, data: undefined, unit })
       await this.events.record('account_deletion_requested', user.id, client, { unit, details: { deletion_due_at: deletionDueAt } })
       const link = mailedLink(this.settings.cancelUrl, `${this.settings.publicUrl}/account/cancel-deletion`, token)

@@ -35,8 +35,8 @@ const accountDeletionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/users/me',
     protectedRoute(app, {
       tags,
-      summary: 'Delete my account: hidden at once, every session ended, removed for good after ACCOUNT_DELETION_GRACE_DAYS unless taken back',
-      response: { 202: DeletionScheduled, ...errorResponses(403) },
+      summary: 'Delete my account: hidden at once, every session ended, removed for good after ACCOUNT_DELETION_GRACE_DAYS unless taken back (409 last_owner while an organization has no other owner)',
+      response: { 202: DeletionScheduled, ...errorResponses(403, 409) },
     }, { apiKeys: false, wayIn: 'none', reauthenticate: true }),
     async (request, reply) => {
       const { deletionDueAt } = await accountDeletion.request(tokenCallerOf(request), clientOf(request))

@@ -80,6 +80,16 @@ describe('deleting my account', () => {
     expect((await login(t, who)).statusCode).toBe(200)
   })
 
+  it("is refused while the account is an organization's last owner, and nothing changes", async () => {
+    const who = await seedAndLogin(t.app)
+    const org = (await post(t, `${V2}/orgs`, { name: 'Only mine' }, who.headers)).json() as { id: number }
+    expectError(await deleteMe(t, who), 409, /last owner of Only mine/, 'last_owner')
+    expect((await t.app.inject({ url: `${V2}/users/me`, headers: who.headers })).statusCode).toBe(200)
+    expect(await t.db.selectFrom('mail_outbox').select('id').where('recipient', '=', who.user.email).execute()).toEqual([])
+    expect((await t.app.inject({ method: 'DELETE', url: `${V2}/orgs/${org.id}`, headers: who.headers })).statusCode).toBe(200)
+    expect((await deleteMe(t, who)).statusCode).toBe(202)
+  })
+
   it('is taken back by the mailed link, once, and the account and its posts come back', async () => {
     const { who, postId } = await withPost(t)
     expect((await deleteMe(t, who)).statusCode).toBe(202)
