@@ -1,7 +1,7 @@
 // A data export survives its builder: a server killed with SIGKILL while the ZIP streams to the
-// store (S3 behind a proxy that stops forwarding) leaves the job claimed; once the lease lapses a
-// server started afterwards takes it over, removes what the dead build left and finishes it, and
-// the ZIP downloads whole.
+// store (S3 behind a proxy that stops forwarding) leaves the job claimed; once the lease lapses
+// another server takes it over, removes what the dead build left and finishes it, and the ZIP
+// downloads whole.
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -15,7 +15,7 @@ import { startTcpProxy } from '../../../test/helpers/tcp-proxy.js'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { unzip } from '../../../test/helpers/zip.js'
 
-const POSTS = 30
+const POSTS = 10
 
 describe(`a data export across processes (${dialect()})`, () => {
   let s3: TestS3Server
@@ -59,6 +59,7 @@ describe(`a data export across processes (${dialect()})`, () => {
     await victim.exited
     proxy.release()
 
+    // Started only now, so that the dead server is the one that claimed the export.
     const heir = await servers.start()
     let status = ''
     await waitFor(async () => {
