@@ -1,8 +1,10 @@
 // Mail in every language: each language ships every template (text and HTML) and every phrase the
 // default has, or this fails; each renders, in plain text and HTML, with every placeholder filled
 // and no English left where a translation should be; the fallback goes exact locale → language →
-// default; values stay on their line in text and are escaped in HTML.
-import { readdirSync, readFileSync } from 'node:fs'
+// default; values stay on their line in text and are escaped in HTML; an operator's folder
+// replaces templates by language, adds one, and keeps the layout before languages working.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 
 import { describe, expect, it } from 'vitest'
@@ -91,6 +93,53 @@ describe('mail templates in every language', () => {
       expect(mail.text).toContain('Eve Bcc: all@example.com <b>')
       expect(mail.html).toContain('Bcc: all@example.com &lt;b&gt;')
       expect(mail.html).not.toContain('<b>')
+    }
+  })
+})
+
+describe('MAIL_TEMPLATES_DIR', () => {
+  it('replaces a language\'s template by its own, adds a language, and reads the layout before languages as text with {{placeholders}}', () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'ups-mail-override-'))
+    try {
+      writeFileSync(path.join(folder, 'reset-password.txt'), 'Subject: Reset for {{name}}\nHi {{name}}, a \\ and {braces} stay: {{link}}\n')
+      writeFileSync(path.join(folder, 'reset-password.html'), '<style>p{color:red}</style><p>{{name}}</p>')
+      mkdirSync(path.join(folder, 'de'))
+      writeFileSync(path.join(folder, 'de', 'verify-email.txt'), 'Subject: Bitte bestätigen, {$name}\nHallo {$name}: {$link}\n')
+      mkdirSync(path.join(folder, 'it'))
+      writeFileSync(path.join(folder, 'it', 'reset-password.txt'), 'Subject: Reimposta la password\nCiao {$name}: {$link} ({$valid_for})\n')
+      writeFileSync(path.join(folder, 'it', 'reset-password.html'), '<p>Ciao {$name}</p>')
+      const custom = loadTemplates(folder)
+      const values = { ...TEMPLATE_SAMPLES['reset-password'], name: 'Eve <x>' }
+      const legacy = custom.render('reset-password', 'en', 'x@example.com', values)
+      expect(legacy.subject).toBe('Reset for Eve <x>')
+      expect(legacy.text).toBe(`Hi Eve <x>, a \\ and {braces} stay: ${String(values.link)}\n`)
+      expect(legacy.html).toBe('<style>p{color:red}</style><p>Eve &lt;x&gt;</p>')
+      // The German text is the operator's; its HTML is still the shipped one.
+      const german = custom.render('verify-email', 'de', 'x@example.com', TEMPLATE_SAMPLES['verify-email'])
+      expect(german.subject).toBe('Bitte bestätigen, Ada Lovelace')
+      expect(german.html).toContain('Meine E-Mail-Adresse bestätigen')
+      // A language the service does not ship: its own mail where it has one, the phrases of the default.
+      expect(custom.render('reset-password', 'it-IT', 'x@example.com', TEMPLATE_SAMPLES['reset-password']).text).toContain('Ciao Ada Lovelace')
+      expect(custom.render('reset-password', 'it', 'x@example.com', TEMPLATE_SAMPLES['reset-password']).text).toContain('(1 hour)')
+      expect(custom.resolve('verify-email', 'it')).toBe('en')
+      expect(custom.locales).toEqual(['en', 'de', 'es', 'fr', 'it'])
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses to start on a template that is not a valid message, or a language with half a template', () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'ups-mail-broken-'))
+    try {
+      mkdirSync(path.join(folder, 'de'))
+      writeFileSync(path.join(folder, 'de', 'verify-email.txt'), 'Subject: Hallo {$name\nText\n')
+      expect(() => loadTemplates(folder)).toThrow(/de\/verify-email \(subject\) is not a valid message/)
+      rmSync(path.join(folder, 'de'), { recursive: true })
+      mkdirSync(path.join(folder, 'pt'))
+      writeFileSync(path.join(folder, 'pt', 'verify-email.txt'), 'Subject: Olá\nTexto\n')
+      expect(() => loadTemplates(folder)).toThrow(/pt\/verify-email needs both its .txt and its .html/)
+    } finally {
+      rmSync(folder, { recursive: true, force: true })
     }
   })
 })

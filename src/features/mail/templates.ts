@@ -223,7 +223,7 @@ function readTemplate(folder: string, name: MailTemplateName, legacy: boolean): 
   const text = readIfThere(path.join(folder, `${name}.txt`))
   const html = readIfThere(path.join(folder, `${name}.html`))
   if (text === undefined && html === undefined) return undefined
-  const converted = (source: string) => (legacy ? source.replace(/\{\{(\w+)\}\}/g, '{$$$1}') : source)
+  const converted = (source: string) => (legacy ? fromPlaceholders(source) : source)
   const parts: Partial<Template> = {}
   if (text !== undefined) {
     const [first = '', ...body] = text.split('\n')
@@ -234,6 +234,21 @@ function readTemplate(folder: string, name: MailTemplateName, legacy: boolean): 
   }
   if (html !== undefined) parts.html = converted(html)
   return parts
+}
+
+/**
+ * A template of the layout before languages as a MessageFormat 2 message: {{name}} becomes
+ * {$name}, and the characters MessageFormat reads (braces, backslashes) elsewhere, as in a style
+ * sheet, are escaped to stay text.
+ */
+export function fromPlaceholders(source: string): string {
+  return source
+    .split(/(\{\{\w+\}\})/)
+    .map((part) => {
+      const name = /^\{\{(\w+)\}\}$/.exec(part)?.[1]
+      return name === undefined ? part.replace(/[\\{}]/g, (special) => `\\${special}`) : `{$${name}}`
+    })
+    .join('')
 }
 
 function readPhrases(folder: string): Record<string, string> {
