@@ -112,7 +112,7 @@ describe('MAIL_TEMPLATES_DIR', () => {
       const values = { ...TEMPLATE_SAMPLES['reset-password'], name: 'Eve <x>' }
       const legacy = custom.render('reset-password', 'en', 'x@example.com', values)
       expect(legacy.subject).toBe('Reset for Eve <x>')
-      expect(legacy.text).toBe(`Hi Eve <x>, a \\ and {braces} stay: ${String(values.link)}\n`)
+      expect(legacy.text).toBe(`Hi Eve <x>, a \\ and {braces} stay: ${String(TEMPLATE_SAMPLES['reset-password'].link)}\n`)
       expect(legacy.html).toBe('<style>p{color:red}</style><p>Eve &lt;x&gt;</p>')
       // The German text is the operator's; its HTML is still the shipped one.
       const german = custom.render('verify-email', 'de', 'x@example.com', TEMPLATE_SAMPLES['verify-email'])
