@@ -12,6 +12,7 @@ import { freePort } from '../helpers/process.js'
 import { codeIn, createAppWithSmtp } from '../helpers/smtp.js'
 import { aWrongCode, enrolTotp, totpCode } from '../helpers/totp.js'
 import { seedUser, userFields } from '../helpers/users.js'
+import { waitFor } from '../helpers/wait.js'
 
 let t: TestApp
 let baseUrl: string
@@ -38,6 +39,23 @@ describe('the typed client', () => {
     await expect(client.files.upload(new Blob(['<html><script>1</script></html>'], { type: 'text/plain' }), 'page.txt')).rejects.toMatchObject({ status: 415, code: 'unsupported_file_type' })
     await client.files.remove(file.id)
     expect(await client.files.usage()).toMatchObject({ files: 1 })
+  })
+
+  it("asks for the account's data, downloads the export with its link, then deletes the account", async () => {
+    const client = createClient({ baseUrl: filesBaseUrl })
+    const fields = userFields()
+    await client.auth.signUp({ ...fields, locale: 'de', accept_terms: true })
+    expect(await client.account.data.requestExport()).toMatchObject({ status: 'queued' })
+    let latest: Awaited<ReturnType<typeof client.account.data.exports>>[number] | undefined
+    await waitFor(async () => {
+      ;[latest] = await client.account.data.exports()
+      return latest?.status === 'ready'
+    }, 20_000)
+    const zip = await fetch(await client.account.data.downloadLink(latest!.id))
+    expect(zip.headers.get('content-type')).toBe('application/zip')
+    expect((await zip.arrayBuffer()).byteLength).toBe(latest!.size)
+    await expect(client.account.data.requestExport()).rejects.toMatchObject({ status: 429, code: 'export_limit' })
+    expect(await client.account.data.deleteAccount()).toMatchObject({ status: 'pending_deletion' })
   })
 
   it("listens for every change event the service sends (the stream names each)", () => {

@@ -308,7 +308,7 @@ export function createClient(options: ClientOptions) {
     },
   }
 
-  /** The signed-in account's security: second factors, passkeys and sessions. */
+  /** The signed-in account's security (second factors, passkeys, sessions) and its own data (export, deletion). */
   const account = {
     mfa: {
       status: () => unwrap(api.GET('/api/v2/users/me/mfa')),
@@ -338,6 +338,17 @@ export function createClient(options: ClientOptions) {
       end: async (id: string) => void (await unwrap(api.DELETE('/api/v2/sessions/{session_id}', { params: { path: { session_id: id } } }))),
       /** Ends every session but this one. */
       endOthers: async () => void (await unwrap(api.DELETE('/api/v2/sessions'))),
+    },
+    /** The account's own data: a copy of it, and its deletion (each needs a fresh session: on 403 reauthentication_required, reauthenticate and ask again). */
+    data: {
+      /** Asks for a ZIP of everything the account holds; the owner is mailed a link when it is ready (one a day: 429 export_limit). */
+      requestExport: () => unwrap(api.POST('/api/v2/users/me/export')),
+      /** The latest exports, newest first, with their progress. */
+      exports: () => unwrap(api.GET('/api/v2/users/me/exports')),
+      /** A single-use link (48 hours) that downloads a ready export: an <a href> or window.location. */
+      downloadLink: async (id: number) => (await unwrap(api.POST('/api/v2/users/me/exports/{export_id}/link', { params: { path: { export_id: id } } }))).url,
+      /** Deletes the account after the grace period (it can be taken back until `deletion_due_at`); every session ends. */
+      deleteAccount: () => unwrap(api.DELETE('/api/v2/users/me')),
     },
   }
 
