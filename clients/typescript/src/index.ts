@@ -339,7 +339,7 @@ export function createClient(options: ClientOptions) {
       /** Ends every session but this one. */
       endOthers: async () => void (await unwrap(api.DELETE('/api/v2/sessions'))),
     },
-    /** The account's own data: a copy of it, and its deletion (each needs a fresh session: on 403 reauthentication_required, reauthenticate and ask again). */
+    /** The account's own data: a copy of it, and its deletion (asking for either needs a fresh session: on 403 reauthentication_required, reauthenticate and ask again). */
     data: {
       /** Asks for a ZIP of everything the account holds; the owner is mailed a link when it is ready (one a day: 429 export_limit). */
       requestExport: () => unwrap(api.POST('/api/v2/users/me/export')),
