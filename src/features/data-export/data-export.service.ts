@@ -20,7 +20,7 @@ import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
 import type { DataExport } from './data-export.js'
 import { toDataExport } from './data-export.js'
-import type { DataExportsRepository } from './data-exports.repository.js'
+import type { DataExportRow, DataExportsRepository } from './data-exports.repository.js'
 import { archiveOf } from './export-archive.js'
 import type { ExportSources } from './export-content.js'
 import { exportContentOf } from './export-content.js'
@@ -116,8 +116,8 @@ export class DataExportService {
   /** A new single-use download link for a ready export of the owner's (a frontend's download button). */
   async link(userId: number, id: number): Promise<{ url: string; expiresAt: string }> {
     const row = await this.exports.findExport(userId, id)
-    if (!row) exportNotFound()
-    if (row!.status !== 'ready') throw notReady()
+    if (!row || this.expired(row)) return exportNotFound()
+    if (row.status !== 'ready') throw notReady()
     const { token } = await this.downloadLinks.issue({ userId, data: { exportId: id } })
     return { url: this.downloadUrl(token), expiresAt: new Date(this.now() + DOWNLOAD_LINK_SECONDS * 1000).toISOString() }
   }
@@ -127,7 +127,7 @@ export class DataExportService {
     const spent = await this.downloadLinks.spend(token)
     if (!spent?.userId) throw invalidToken()
     const row = await this.exports.findExport(spent.userId, spent.data.exportId)
-    if (!row || row.status !== 'ready' || row.storage_key === null) return exportNotFound()
+    if (!row || row.status !== 'ready' || row.storage_key === null || this.expired(row)) return exportNotFound()
     const stored = await this.store.get(row.storage_key)
     if (!stored) return exportNotFound()
     await this.events.record('data_export_downloaded', spent.userId, client, { details: { export_id: row.id } })
@@ -152,8 +152,8 @@ export class DataExportService {
     } catch (error) {
       await this.store.remove(row.storage_key!).catch(() => undefined)
       if (signal.aborted) {
-        // Stopping: the next process (or this one's restart) starts it again at once.
-        await this.exports.releaseExport(row.id, this.worker, this.now())
+        // Stopping: the next process (or this one's restart) starts it again at once, and a stop is no failed attempt.
+        await this.exports.releaseExport(row.id, this.worker, this.now(), { refund: true })
         return true
       }
       this.logger.warn({ err: error, exportId: row.id }, 'building a data export failed; it is tried again later')
@@ -178,6 +178,11 @@ export class DataExportService {
   async removeAllOf(unit: Unit, userId: number): Promise<void> {
     const keys = await this.exports.in(unit).storageKeysOf(userId)
     if (keys.length > 0) await this.collaborators.queueRemoval(unit, keys)
+  }
+
+  /** Past its time, and not yet deleted by the cleanup (it runs every few minutes). */
+  private expired(row: DataExportRow): boolean {
+    return row.expires_at !== null && Date.parse(toIsoString(row.expires_at)) <= this.now()
   }
 
   private get leaseMs(): number {

@@ -149,7 +149,11 @@ describe('downloading my data', () => {
     expectError(await t.app.inject({ url: link }), 400, undefined, 'invalid_token')
 
     const row = await t.db.selectFrom('data_exports').select('storage_key').where('id', '=', id).executeTakeFirstOrThrow()
+    const fresh = new URL((await request('POST', `/users/me/exports/${id}/link`, who)).json().url)
     await t.db.updateTable('data_exports').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', id).execute()
+    // Past its time and not yet cleaned up: neither a new link nor one given before downloads it.
+    expectError(await request('POST', `/users/me/exports/${id}/link`, who), 404, undefined, 'export_not_found')
+    expectError(await t.app.inject({ url: `${fresh.pathname}${fresh.search}` }), 404, undefined, 'export_not_found')
     await t.app.services.dataExports.prune()
     expectError(await request('GET', `/users/me/exports/${id}`, who), 404, undefined, 'export_not_found')
     await waitFor(async () => !(await t.app.services.files.open(row.storage_key!)), 10_000)

@@ -96,11 +96,11 @@ export async function finishExport(db: Executor, id: number, worker: string, don
   return (result.numUpdatedRows ?? 0n) > 0n
 }
 
-/** Gives the job back: queued again, due at `nextAttemptAt` (now when the process is stopping, later after a failure). */
-export async function releaseExport(db: Executor, id: number, worker: string, nextAttemptAt: number): Promise<void> {
+/** Gives the job back: queued again, due at `nextAttemptAt` (now when the process is stopping, later after a failure); `refund` does not count the attempt. */
+export async function releaseExport(db: Executor, id: number, worker: string, nextAttemptAt: number, options: { refund?: boolean } = {}): Promise<void> {
   await db
     .updateTable('data_exports')
-    .set({ status: 'queued', next_attempt_at: nextAttemptAt, claimed_by: null, claimed_until: null })
+    .set({ status: 'queued', next_attempt_at: nextAttemptAt, claimed_by: null, claimed_until: null, ...(options.refund ? { attempts: sql`attempts - 1` } : {}) })
     .where('id', '=', id)
     .where('claimed_by', '=', worker)
     .execute()
