@@ -325,11 +325,15 @@ export function createServices({ config, secretKey, database, redis, logger }: S
         yield { id: view.id, name: view.name, read, open }
       }
     },
-    sessions: async (userId) => (await auth.liveSessionsOf(userId)).map(({ current: _current, ...session }) => toSessionRead({ ...session, current: false })),
+    sessions: async (userId) => (await auth.liveSessionsOf(userId)).map(toSessionRead),
     devices: (userId) => deviceAlerts.devicesOf(userId),
     identities: async (userId) => (await identities.identitiesOf(userId)).map(toIdentityRead),
     passkeys: async (userId) => (await passkeys.list(userId)).map(toPasskeyRead),
-    apiKeys: async (userId) => (await apiKeys.list({ id: userId, isSuperuser: false })).map(({ prefix: _prefix, ...key }) => toApiKeyRead({ ...key, prefix: '' })),
+    apiKeys: async (userId) =>
+      (await apiKeys.list({ id: userId, isSuperuser: false })).map((key) => {
+        const { prefix: _prefix, ...read } = toApiKeyRead(key)
+        return read
+      }),
     securityEvents: async function* (userId) {
       for await (const event of everyItem((request) => securityEvents.listOwn({ id: userId, isSuperuser: false }, {}, request))) yield toSecurityEventRead(event)
     },

@@ -27,7 +27,7 @@ describe('mail templates in every language', () => {
     expect(folders.sort()).toEqual([...LANGUAGES].sort())
     const filesOf = (locale: string) => readdirSync(path.join(DEFAULT_TEMPLATES_DIR, locale)).sort()
     const expected = [...TEMPLATE_NAMES.flatMap((name) => [`${name}.html`, `${name}.txt`]), 'phrases.json'].sort()
-    const phraseKeys = (locale: string) => Object.keys(JSON.parse(readFileSyncUtf8(path.join(DEFAULT_TEMPLATES_DIR, locale, 'phrases.json')))).sort()
+    const phraseKeys = (locale: string) => Object.keys(JSON.parse(readFileSync(path.join(DEFAULT_TEMPLATES_DIR, locale, 'phrases.json'), 'utf8'))).sort()
     for (const locale of LANGUAGES) {
       expect(filesOf(locale), locale).toEqual(expected)
       expect(phraseKeys(locale), locale).toEqual(phraseKeys('en'))
@@ -143,7 +143,3 @@ describe('MAIL_TEMPLATES_DIR', () => {
     }
   })
 })
-
-function readFileSyncUtf8(file: string): string {
-  return readFileSync(file, 'utf8')
-}
