@@ -90,15 +90,18 @@ export class DataExportService {
   /** Queues an export of the owner's data (the route checked the session is fresh); 429 export_limit within 24 hours of the last. */
   async request(userId: number, client: ClientInfo): Promise<DataExport> {
     const now = this.now()
-    const recent = await this.exports.newestCountedSince(userId, new Date(now - EXPORT_INTERVAL_MS).toISOString())
-    if (recent) throw limitReached(Date.parse(toIsoString(recent.created_at)) + EXPORT_INTERVAL_MS - now)
     const row = await this.unitOfWork.run(async (unit) => {
-      const inserted = await this.exports.in(unit).insertExport(userId, new Date(now).toISOString(), now)
-      if (inserted) await this.events.record('data_export_requested', userId, client, { unit, details: { export_id: inserted.id } })
+      const exports = this.exports.in(unit)
+      // The row first: one export may be queued or building per user (a partial unique index), so
+      // a request at the same moment waits for this one and is refused; then the day's limit,
+      // checked in the same transaction, so a request just after a quick build is refused too.
+      const inserted = await exports.insertExport(userId, new Date(now).toISOString(), now)
+      if (!inserted) throw limitReached(EXPORT_INTERVAL_MS)
+      const recent = await exports.newestCountedSince(userId, new Date(now - EXPORT_INTERVAL_MS).toISOString(), inserted.id)
+      if (recent) throw limitReached(Date.parse(toIsoString(recent.created_at)) + EXPORT_INTERVAL_MS - now)
+      await this.events.record('data_export_requested', userId, client, { unit, details: { export_id: inserted.id } })
       return inserted
     })
-    // Another request of the owner's won the race: one export at a time.
-    if (!row) throw limitReached(EXPORT_INTERVAL_MS)
     this.queued()
     return toDataExport(row)
   }

@@ -100,6 +100,7 @@ describe('downloading my data', () => {
     expect(json('files.json')).toMatchObject([{ id: uploaded.json().id, name: 'my notes.txt', size: bytes.length }])
     expect(json('sessions.json')).toHaveLength(2)
     expect(json('api-keys.json')).toMatchObject([{ name: 'my script', scopes: ['read'] }])
+    expect(json('api-keys.json')[0]).not.toHaveProperty('prefix')
     expect(json('organizations.json')).toMatchObject([{ id: org.id, name: 'My Club', role: 'owner' }])
     expect(Object.keys((json('devices.json') as object[])[0]!).sort()).toEqual(['browser', 'first_seen_at', 'last_seen_at', 'os', 'platform'])
     expect((json('security-events.json') as { type: string }[]).map((event) => event.type)).toContain('data_export_requested')
@@ -129,6 +130,13 @@ describe('downloading my data', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(86_000)
     await ready(who, first.json().id)
     expectError(await request('POST', '/users/me/export', who), 429, undefined, 'export_limit')
+
+    // Asked for at once: one export, the others refused, whatever the order they commit in.
+    const eager = await seedAndLogin(t.app)
+    const together = await Promise.all(Array.from({ length: 4 }, () => request('POST', '/users/me/export', eager)))
+    expect(together.map((answer) => answer.statusCode).sort()).toEqual([202, 429, 429, 429])
+    for (const answer of together.filter((each) => each.statusCode === 429)) expectError(answer, 429, undefined, 'export_limit')
+    expect(await t.db.selectFrom('data_exports').select('id').where('user_id', '=', eager.user.id).execute()).toHaveLength(1)
 
     const stale = await seedAndLogin(t.app)
     await t.db.updateTable('sessions').set({ proven_at: new Date(Date.now() - 11 * 60_000).toISOString() }).where('id', '=', sessionOf(stale.accessToken)).execute()

@@ -9,12 +9,13 @@ import type { DataExportsTable } from './data-exports.table.js'
 
 export type DataExportRow = Selectable<DataExportsTable>
 
-/** The newest export asked for since `since` that did not fail (they count towards the daily limit). */
-export async function newestCountedSince(db: Executor, userId: number, since: string): Promise<DataExportRow | undefined> {
+/** The newest export but `exceptId` asked for since `since` that did not fail (they count towards the daily limit). */
+export async function newestCountedSince(db: Executor, userId: number, since: string, exceptId: number): Promise<DataExportRow | undefined> {
   return db
     .selectFrom('data_exports')
     .selectAll()
     .where('user_id', '=', userId)
+    .where('id', '!=', exceptId)
     .where('created_at', '>=', since)
     .where('status', '!=', 'failed')
     .orderBy('id', 'desc')
