@@ -1,8 +1,13 @@
 // Language tags (BCP 47): a user's locale, validated and written in its canonical form, taken
 // from what they said (a sign-up body, their profile) or from their browser's Accept-Language.
 
+import { Type } from 'typebox'
+
 /** The longest tag kept (BCP 47 allows more; no real language preference needs it). */
 export const LOCALE_MAX_LENGTH = 35
+
+/** A language tag as the API takes it (`en`, `de-AT`, `pt-BR`): its shape checked by the schema, its subtags by canonicalLocale. */
+export const localeTag = (description: string) => Type.String({ minLength: 2, maxLength: LOCALE_MAX_LENGTH, pattern: '^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$', description })
 
 /** `tag` in its canonical form (`en-us` → `en-US`), or undefined when it is not a well-formed language tag. */
 export function canonicalLocale(tag: string): string | undefined {

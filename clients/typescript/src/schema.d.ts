@@ -15624,6 +15624,7 @@ export interface operations {
     getAdminMailTemplatesByNamePreview: {
         parameters: {
             query?: {
+                /** @description The language to render it in (BCP 47); the nearest one there is when it has none of its own */
                 locale?: string;
             };
             header?: never;

@@ -9,7 +9,7 @@ import { PageEnvelopeSchema, toPageEnvelope } from '../../api/common/page-envelo
 import { protectedRoute, superusersOnly } from '../../api/common/protected-route.js'
 import { errorResponses } from '../../api/common/responses.js'
 import { tokenCallerOf } from '../../plugins/authentication.js'
-import { LOCALE_MAX_LENGTH } from '../../shared/locale.js'
+import { localeTag } from '../../shared/locale.js'
 import { PageNumber } from '../../shared/page-number.js'
 import type { QueuedMail } from './mail.js'
 import { TEMPLATE_NAMES } from './templates.js'
@@ -63,7 +63,7 @@ const MailTemplatePreview = Type.Object(
   { title: 'MailTemplatePreview' },
 )
 const PreviewParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) })
-const PreviewQuery = Type.Object({ locale: Type.Optional(Type.String({ minLength: 2, maxLength: LOCALE_MAX_LENGTH, pattern: '^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$' })) })
+const PreviewQuery = Type.Object({ locale: Type.Optional(localeTag('The language to render it in (BCP 47); the nearest one there is when it has none of its own')) })
 
 const adminMailRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { mail } = app.services

@@ -3,13 +3,13 @@
 import { Type } from 'typebox'
 
 import { CursorParameter } from '../../api/common/page-envelope.js'
-import { LOCALE_MAX_LENGTH } from '../../shared/locale.js'
+import { localeTag } from '../../shared/locale.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { TierName } from '../tiers/index.js'
 import { Age, ImageUrl, NewUserFields, UserUpdateFields } from './user-fields.js'
 
 /** A language (BCP 47: en, de-AT, pt-BR); the service checks it is well-formed and keeps its canonical form. */
-const Locale = Type.String({ minLength: 2, maxLength: LOCALE_MAX_LENGTH, pattern: '^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$', description: "The user's language (BCP 47), which their mail is written in; without it, the browser's Accept-Language" })
+const Locale = localeTag("The user's language (BCP 47), which their mail is written in; without it, the browser's Accept-Language")
 
 export const UserReadV2 = Type.Object(
   {
