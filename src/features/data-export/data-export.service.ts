@@ -28,18 +28,18 @@ import type { DataExportSettings } from './settings.js'
 
 const HOUR_MS = 3_600_000
 /** One export per user in this long. */
-export const EXPORT_INTERVAL_MS = 24 * HOUR_MS
+const EXPORT_INTERVAL_MS = 24 * HOUR_MS
 /** A ready export is deleted this long after it was finished. */
-export const EXPORT_KEPT_MS = 7 * 24 * HOUR_MS
+const EXPORT_KEPT_MS = 7 * 24 * HOUR_MS
 /** A mailed download link lives this long, and is good for one download. */
-export const DOWNLOAD_LINK_SECONDS = 48 * 3600
+const DOWNLOAD_LINK_SECONDS = 48 * 3600
 /** A failed build is tried again after this, doubled each time, up to MAX_ATTEMPTS builds. */
 const RETRY_BASE_MS = 30_000
 const MAX_ATTEMPTS = 5
 const EXPIRED_BATCH = 50
 const LISTED = 10
 
-export const exportNotFound = (): never => {
+const exportNotFound = (): never => {
   throw new DomainError('not_found', 'No data export with this id', { code: 'export_not_found' })
 }
 

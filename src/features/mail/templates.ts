@@ -241,7 +241,7 @@ function readTemplate(folder: string, name: MailTemplateName, legacy: boolean): 
  * {$name}, and the characters MessageFormat reads (braces, backslashes) elsewhere, as in a style
  * sheet, are escaped to stay text.
  */
-export function fromPlaceholders(source: string): string {
+function fromPlaceholders(source: string): string {
   return source
     .split(/(\{\{\w+\}\})/)
     .map((part) => {
