@@ -131,9 +131,11 @@ export class DataExportService {
     if (!spent?.userId) throw invalidToken()
     const row = await this.exports.findExport(spent.userId, spent.data.exportId)
     if (!row || row.status !== 'ready' || row.storage_key === null || this.expired(row)) return exportNotFound()
+    if (!(await this.store.head(row.storage_key))) return exportNotFound()
+    await this.events.record('data_export_downloaded', spent.userId, client, { details: { export_id: row.id } })
+    // The stream is opened last: it goes to the reply with nothing awaited in between, so an error it meets has a listener.
     const stored = await this.store.get(row.storage_key)
     if (!stored) return exportNotFound()
-    await this.events.record('data_export_downloaded', spent.userId, client, { details: { export_id: row.id } })
     return { body: stored.body, size: stored.size, fileName: `data-export-${row.id}.zip` }
   }
 

@@ -164,6 +164,10 @@ describe('downloading my data', () => {
     expectError(await t.app.inject({ url: `${fresh.pathname}${fresh.search}` }), 404, undefined, 'export_not_found')
     await t.app.services.dataExports.prune()
     expectError(await request('GET', `/users/me/exports/${id}`, who), 404, undefined, 'export_not_found')
-    await waitFor(async () => !(await t.app.services.files.open(row.storage_key!)), 10_000)
+    await waitFor(async () => {
+      const object = await t.app.services.files.open(row.storage_key!)
+      object?.body.destroy()
+      return object === undefined
+    }, 10_000)
   })
 })

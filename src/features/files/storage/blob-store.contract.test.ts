@@ -74,6 +74,13 @@ describe.each(drivers)('storage driver: $name', (driver) => {
     expect((await store.head('files/contract/big.bin'))?.size).toBe(6 * 1024 * 1024)
   })
 
+  it('reads an object whole when it is removed between the get and the first read', async () => {
+    await store.put('files/contract/leaving.txt', Buffer.from('read me anyway'), 'text/plain')
+    const read = await store.get('files/contract/leaving.txt')
+    await store.remove('files/contract/leaving.txt')
+    expect(await text(read!.body)).toBe('read me anyway')
+  })
+
   it('replaces an object under the same key', async () => {
     await store.put('files/contract/b.txt', Buffer.from('first'), 'text/plain')
     await store.put('files/contract/b.txt', Buffer.from('second'), 'text/plain')

@@ -4,8 +4,9 @@
 // folders by their name's first two characters (files/ab/ab12…), so no folder grows past what a
 // directory listing handles quickly; avatars stay where they always were (avatars/<name>).
 import { randomUUID } from 'node:crypto'
-import { createReadStream, createWriteStream } from 'node:fs'
-import { copyFile, mkdir, opendir, readdir, rename, rm, stat } from 'node:fs/promises'
+import { createWriteStream } from 'node:fs'
+import type { FileHandle } from 'node:fs/promises'
+import { copyFile, mkdir, open, opendir, readdir, rename, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
@@ -32,10 +33,30 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
+  /**
+   * The file is opened here, not when the stream is first read: an object removed after this
+   * answers stays readable to its reader, where a stream opened later would fail with ENOENT,
+   * and fail the process when nobody listened to it yet.
+   */
   async get(key: string, range?: ByteRange): Promise<ObjectRead | undefined> {
-    const found = await this.head(key)
-    if (!found) return undefined
-    return { body: createReadStream(this.pathOf(key), range), size: found.size }
+    let handle: FileHandle
+    try {
+      handle = await open(this.pathOf(key), 'r')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw error
+    }
+    try {
+      const info = await handle.stat()
+      if (!info.isFile()) {
+        await handle.close()
+        return undefined
+      }
+      return { body: handle.createReadStream(range ?? {}), size: info.size }
+    } catch (error) {
+      await handle.close()
+      throw error
+    }
   }
 
   async head(key: string): Promise<StoredObject | undefined> {
