@@ -11,7 +11,8 @@ export const ADMIN = { ADMIN_EMAIL: 'root@example.com', ADMIN_USERNAME: 'root', 
 export interface ServersOnOneDatabase {
   /** The settings every server starts with (DATA_DIR, the database's, the superuser's and the test's own). */
   env: Record<string, string>
-  start(): Promise<Server>
+  /** Starts one more server; `settings` add to (or override) the shared ones for it alone. */
+  start(settings?: Record<string, string>): Promise<Server>
   /** Stops every server still running (SIGTERM) and drops the database. */
   close(): Promise<void>
 }
@@ -23,8 +24,8 @@ export async function serversOnOneDatabase(settings: Record<string, string> = {}
   const servers: Server[] = []
   return {
     env,
-    async start() {
-      const server = await startServer(env, cwd)
+    async start(settings = {}) {
+      const server = await startServer({ ...env, ...settings }, cwd)
       servers.push(server)
       return server
     },

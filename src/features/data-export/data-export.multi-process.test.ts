@@ -1,7 +1,8 @@
 // A data export survives its builder: a server killed with SIGKILL while the ZIP streams to the
 // store (S3 behind a proxy that stops forwarding) leaves the job claimed; once the lease lapses
 // another server takes it over, removes what the dead build left and finishes it, and the ZIP
-// downloads whole.
+// downloads whole. A server stopped with SIGTERM mid-build, the store still silent, exits at once
+// and gives the export back, so the next one builds it without waiting for the lease.
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -39,6 +40,18 @@ describe(`a data export across processes (${dialect()})`, () => {
       ...(body ? { body: JSON.stringify(body) } : {}),
     })
 
+  const statusAt = async (server: Server, token: string, id: number) => ((await (await call(server, token, 'GET', `/users/me/exports/${id}`)).json()) as { status: string }).status
+
+  /** Stops the store answering, asks for an export, and answers its id once a build claimed it (and waits on the store). */
+  async function exportWaitingOnTheStore(server: Server, token: string): Promise<number> {
+    proxy.hold()
+    const asked = await call(server, token, 'POST', '/users/me/export')
+    expect(asked.status).toBe(202)
+    const { id } = (await asked.json()) as { id: number }
+    await waitFor(async () => (await statusAt(server, token, id)) === 'building', 10_000)
+    return id
+  }
+
   it('is finished by another process after its builder is killed with SIGKILL mid-build', async () => {
     const victim = await servers.start()
     const token = await signUpAt(victim, 'kim')
@@ -49,23 +62,14 @@ describe(`a data export across processes (${dialect()})`, () => {
     expect(uploaded.status).toBe(201)
     const fileId = ((await uploaded.json()) as { id: number }).id
 
-    // The store stops answering: the build claims the job, then waits on it.
-    proxy.hold()
-    const asked = await call(victim, token, 'POST', '/users/me/export')
-    expect(asked.status).toBe(202)
-    const { id } = (await asked.json()) as { id: number }
-    await waitFor(async () => ((await (await call(victim, token, 'GET', `/users/me/exports/${id}`)).json()) as { status: string }).status === 'building', 10_000)
+    const id = await exportWaitingOnTheStore(victim, token)
     victim.child.kill('SIGKILL')
     await victim.exited
     proxy.release()
 
     // Started only now, so that the dead server is the one that claimed the export.
     const heir = await servers.start()
-    let status = ''
-    await waitFor(async () => {
-      status = ((await (await call(heir, token, 'GET', `/users/me/exports/${id}`)).json()) as { status: string }).status
-      return status === 'ready'
-    }, 20_000)
+    await waitFor(async () => (await statusAt(heir, token, id)) === 'ready', 20_000)
     const link = (await (await call(heir, token, 'POST', `/users/me/exports/${id}/link`)).json()) as { url: string }
     const download = await fetch(`${heir.url}${new URL(link.url).pathname}${new URL(link.url).search}`)
     expect(download.status).toBe(200)
@@ -77,5 +81,20 @@ describe(`a data export across processes (${dialect()})`, () => {
     const listed = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'exports/' }))
     expect(listed.Contents?.map((object) => object.Key)).toHaveLength(1)
     client.destroy()
+  })
+
+  it('is given back at once when its builder stops with SIGTERM mid-build, and the next process builds it', async () => {
+    // A lease of ten minutes: the next process can only build the export so soon if it was given back.
+    const longLease = { DATA_EXPORT_LEASE_SECONDS: '600' }
+    const stopping = await servers.start(longLease)
+    const token = await signUpAt(stopping, 'sam')
+    const id = await exportWaitingOnTheStore(stopping, token)
+    // The store still does not answer: the stop does not wait on it, and gives the export back.
+    stopping.child.kill('SIGTERM')
+    expect(await stopping.exited).toEqual({ code: 0, signal: null })
+    proxy.release()
+
+    const next = await servers.start(longLease)
+    await waitFor(async () => (await statusAt(next, token, id)) === 'ready', 20_000)
   })
 })

@@ -155,12 +155,13 @@ export class DataExportService {
     try {
       await this.build(row.id, row.user_id, row.storage_key!, signal)
     } catch (error) {
-      await this.store.remove(row.storage_key!).catch(() => undefined)
       if (signal.aborted) {
         // Stopping: the next process (or this one's restart) starts it again at once, and a stop is no failed attempt.
+        // What this attempt stored is left to that claim to remove: the store may be the reason the build was slow.
         await this.exports.releaseExport(row.id, this.worker, this.now(), { refund: true })
         return true
       }
+      await this.store.remove(row.storage_key!).catch(() => undefined)
       this.logger.warn({ err: error, exportId: row.id }, 'building a data export failed; it is tried again later')
       await this.exports.releaseExport(row.id, this.worker, this.now() + RETRY_BASE_MS * 2 ** (row.attempts - 1))
     }
@@ -211,7 +212,7 @@ export class DataExportService {
     const stop = () => archive.destroy(new Error('stopping'))
     signal.addEventListener('abort', stop, { once: true })
     try {
-      await this.store.put(key, archive, 'application/zip')
+      await this.store.put(key, archive, 'application/zip', signal)
     } finally {
       clearInterval(renewing)
       signal.removeEventListener('abort', stop)

@@ -81,6 +81,19 @@ describe.each(drivers)('storage driver: $name', (driver) => {
     expect(await text(read!.body)).toBe('read me anyway')
   })
 
+  it('stops a write when its signal aborts, and stores nothing under the key', async () => {
+    const stopping = new AbortController()
+    // A body that sends one chunk and then waits, as a build waiting on its next rows does.
+    const body = new Readable({ read() {} })
+    body.push(Buffer.alloc(1024, 'x'))
+    const writing = store.put('files/contract/stopped.bin', body, 'application/octet-stream', stopping.signal)
+    stopping.abort(new Error('stopping'))
+    await expect(writing).rejects.toThrow()
+    expect(await store.head('files/contract/stopped.bin')).toBeUndefined()
+    await expect(store.put('files/contract/stopped.bin', Buffer.from('late'), 'text/plain', stopping.signal)).rejects.toThrow()
+    expect(await store.head('files/contract/stopped.bin')).toBeUndefined()
+  })
+
   it('replaces an object under the same key', async () => {
     await store.put('files/contract/b.txt', Buffer.from('first'), 'text/plain')
     await store.put('files/contract/b.txt', Buffer.from('second'), 'text/plain')

@@ -28,8 +28,12 @@ export interface PresignedPut {
 }
 
 export interface BlobStore {
-  /** Stores the bytes under the key, replacing what was there; a reader never sees half an object. */
-  put(key: string, body: Readable | Buffer, contentType: string): Promise<void>
+  /**
+   * Stores the bytes under the key, replacing what was there; a reader never sees half an object.
+   * `signal` stops the write at once, even one waiting on a store that stopped answering (it
+   * rejects, and nothing is stored under the key).
+   */
+  put(key: string, body: Readable | Buffer, contentType: string, signal?: AbortSignal): Promise<void>
   /** The object's bytes (a range of them when asked); undefined when there is none. */
   get(key: string, range?: ByteRange): Promise<ObjectRead | undefined>
   head(key: string): Promise<StoredObject | undefined>

@@ -14,7 +14,7 @@ export function createBlobStore(settings: StorageSettings): BlobStore {
 /** The store with every call's outage (network, a full or failing disk, a store's 5xx) answered as 503. */
 function withOutagesAs503(store: BlobStore): BlobStore {
   return {
-    put: (key, body, contentType) => reachingStore(() => store.put(key, body, contentType)),
+    put: (key, body, contentType, signal) => reachingStore(() => store.put(key, body, contentType, signal)),
     get: (key, range) => reachingStore(() => store.get(key, range)),
     head: (key) => reachingStore(() => store.head(key)),
     copy: (from, to) => reachingStore(() => store.copy(from, to)),

@@ -20,12 +20,12 @@ const PARTIAL = '.partial-'
 export class LocalBlobStore implements BlobStore {
   constructor(private readonly directory: string) {}
 
-  async put(key: string, body: Readable | Buffer, _contentType: string): Promise<void> {
+  async put(key: string, body: Readable | Buffer, _contentType: string, signal?: AbortSignal): Promise<void> {
     const target = this.pathOf(key)
     await mkdir(path.dirname(target), { recursive: true, mode: 0o700 })
     const temporary = `${target}${PARTIAL}${randomUUID()}`
     try {
-      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(temporary, { mode: 0o600 }))
+      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(temporary, { mode: 0o600 }), ...(signal ? [{ signal }] : []))
       await rename(temporary, target)
     } catch (error) {
       await rm(temporary, { force: true })

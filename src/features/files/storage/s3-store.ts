@@ -33,13 +33,22 @@ export class S3BlobStore implements BlobStore {
     })
   }
 
-  async put(key: string, body: Readable | Buffer, contentType: string): Promise<void> {
+  async put(key: string, body: Readable | Buffer, contentType: string, signal?: AbortSignal): Promise<void> {
     assertKey(key)
+    signal?.throwIfAborted()
     if (Buffer.isBuffer(body)) {
-      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.length }))
+      await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.length }), { abortSignal: signal })
       return
     }
-    await new Upload({ client: this.client, params: { Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }, queueSize: 2 }).done()
+    const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: key, Body: body, ContentType: contentType }, queueSize: 2 })
+    // Aborted, the upload's requests stop and done() rejects at once; a multipart upload never completed stores nothing under the key.
+    const stop = () => void upload.abort()
+    signal?.addEventListener('abort', stop, { once: true })
+    try {
+      await upload.done()
+    } finally {
+      signal?.removeEventListener('abort', stop)
+    }
   }
 
   async get(key: string, range?: ByteRange): Promise<ObjectRead | undefined> {
