@@ -1,5 +1,5 @@
 // The pages that mailed links open when no frontend is configured (VERIFY_EMAIL_URL,
-// RESET_PASSWORD_URL, EMAIL_LOGIN_URL): a form that POSTs the token back, so that a mail scanner
+// RESET_PASSWORD_URL, EMAIL_LOGIN_URL, DATA_EXPORT_DOWNLOAD_URL …): a form that POSTs the token back, so that a mail scanner
 // following the link consumes nothing. Plain HTML, no script, a strict CSP.
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
@@ -13,6 +13,7 @@ import { Type } from 'typebox'
 import { WIDGET_CLASS } from '../features/abuse/index.js'
 import type { BrowserSession } from '../features/auth/index.js'
 import { refuseCrossSiteLogins, tokenReplies } from '../features/auth/index.js'
+import { sendExportZip } from '../features/data-export/index.js'
 import { signUpRoute } from '../features/sign-up/index.js'
 import { Password } from '../features/users/index.js'
 import { DomainError, RuleViolation } from '../shared/errors.js'
@@ -112,6 +113,19 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
         app.services.deviceAlerts.notMe(request.body.token, clientOf(request)),
       ),
   )
+
+  // The mailed link to a data export (DATA_EXPORT_DOWNLOAD_URL unset): the button's POST answers the ZIP itself.
+  const exportTitle = 'Download your data'
+  formPage('data-export', exportTitle, '<p>The copy of your data you asked for is ready: a ZIP of everything your account holds. This link downloads it once.</p><button type="submit">Download the ZIP</button>')
+
+  app.post('/data-export', { config: { door: 'exempt' }, schema: { hide: true, body: TokenBody } }, async (request, reply) => {
+    try {
+      return sendExportZip(reply, await app.services.dataExports.download(request.body.token, clientOf(request)))
+    } catch (error) {
+      if (!(error instanceof DomainError) || (error.kind !== 'invalid' && error.kind !== 'not_found')) throw error
+      return page(reply, error.kind === 'invalid' ? 400 : 404, exportTitle, '<p>This link no longer works: it was used, or it or the export expired. Ask for a new link from your account.</p>')
+    }
+  })
 
   const resetTitle = 'Choose a new password'
   /**

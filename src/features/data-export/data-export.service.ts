@@ -10,6 +10,7 @@ import type { Logger } from 'pino'
 
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import { DomainError, invalidToken } from '../../shared/errors.js'
+import { mailedLink } from '../../shared/mailed-link.js'
 import type { RunResult } from '../../shared/scheduler.js'
 import { untilDue } from '../../shared/scheduler.js'
 import { nowIso, toIsoString } from '../../shared/timestamps.js'
@@ -229,7 +230,9 @@ export class DataExportService {
       })
       if (!done || !owner) return done
       const { token } = await this.downloadLinks.issue({ userId, data: { exportId: id }, unit })
-      const values = { name: owner.name, link: this.downloadUrl(token), valid_for: duration(DOWNLOAD_LINK_SECONDS / 60), expires: new Date(finishedAt + EXPORT_KEPT_MS) }
+      // A page whose button downloads (a mail scanner opening the link spends nothing), not the download itself.
+      const link = mailedLink(this.settings.downloadPageUrl, `${this.settings.publicUrl}/account/data-export`, token)
+      const values = { name: owner.name, link, valid_for: duration(DOWNLOAD_LINK_SECONDS / 60), expires: new Date(finishedAt + EXPORT_KEPT_MS) }
       await this.mail.queue(unit, { template: 'data-export-ready', to: owner.email, locale: owner.locale, values })
       return true
     })

@@ -1,15 +1,14 @@
 // "Download my data": ask for an export, follow it, and download it with a single-use link.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 
 import { clientOf } from '../../api/common/client-info.js'
 import { protectedRoute } from '../../api/common/protected-route.js'
 import { errorResponses } from '../../api/common/responses.js'
 import { callerOf } from '../../plugins/authentication.js'
-import type { ExportDownload } from './data-export.service.js'
 import { toDataExportRead } from './data-export.v2.mappers.js'
 import { DataExportRead, DownloadLink, DownloadQuery, ExportIdParams } from './data-export.v2.schemas.js'
+import { sendExportZip } from './export-download.http.js'
 
 const tags = ['account']
 
@@ -62,19 +61,8 @@ const dataExportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.String({ format: 'binary', description: 'The ZIP' }), ...errorResponses(400, 404) },
       },
     },
-    async (request, reply) => sendZip(reply, await dataExports.download(request.query.token, clientOf(request))),
+    async (request, reply) => sendExportZip(reply, await dataExports.download(request.query.token, clientOf(request))),
   )
-}
-
-/** The ZIP as an attachment, never cached, never sniffed. */
-function sendZip(reply: FastifyReply, download: ExportDownload): FastifyReply {
-  return reply
-        .header('content-type', 'application/zip')
-        .header('content-length', download.size)
-        .header('content-disposition', `attachment; filename="${download.fileName}"`)
-        .header('cache-control', 'no-store')
-        .header('x-content-type-options', 'nosniff')
-        .send(download.body)
 }
 
 export default dataExportRoutes
