@@ -1,6 +1,7 @@
 // Mail in the user's language, over HTTP and a real SMTP server: the locale comes from the
 // sign-up body or the browser's Accept-Language (both versions), is kept canonical, changes in
-// v2's profile (a malformed tag is 422), and every mail after follows it; a superuser previews any
+// v2's profile (a malformed tag is 422), and every mail after follows it (an invitation, the invited
+// account's, or the inviter's for an address not signed up); a superuser previews any
 // template in any language, and gets the nearest one there is.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -73,6 +74,21 @@ describe("mail in the user's language", () => {
     expect(malformed.json().errors[0].loc).toEqual(['body', 'locale'])
     const cleared = await t.app.inject({ method: 'PATCH', url: `${V2}/users/${who.user.id}`, payload: { locale: null }, headers: who.headers })
     expect(cleared.json().locale).toBeNull()
+  })
+
+  it("writes an invitation in the invited account's language, and to an address not signed up in the inviter's", async () => {
+    const inviter = await seedAndLogin(t.app)
+    await t.app.inject({ method: 'PATCH', url: `${V2}/users/${inviter.user.id}`, payload: { locale: 'fr' }, headers: inviter.headers })
+    const invited = await seedAndLogin(t.app, { username: `${inviter.user.username}i`, email: `i${inviter.user.email}` })
+    await t.app.inject({ method: 'PATCH', url: `${V2}/users/${invited.user.id}`, payload: { locale: 'de-AT' }, headers: invited.headers })
+    const org = (await t.app.inject({ method: 'POST', url: `${V2}/orgs`, payload: { name: 'Polyglot Club' }, headers: inviter.headers })).json()
+    const invite = (email: string) => t.app.inject({ method: 'POST', url: `${V2}/orgs/${org.id}/invitations`, payload: { email, role: 'member' }, headers: inviter.headers })
+
+    expect((await invite(invited.user.email)).statusCode).toBe(201)
+    expect((await smtp.waitFor(invited.user.email, 1))[0]!.subject).toBe(`${inviter.user.name} hat Sie zu Polyglot Club eingeladen`)
+    const stranger = `nobody-${inviter.user.email}`
+    expect((await invite(stranger)).statusCode).toBe(201)
+    expect((await smtp.waitFor(stranger, 1))[0]!.subject).toBe(`${inviter.user.name} vous invite à rejoindre Polyglot Club`)
   })
 
   it('previews any template in any language for superusers, with the fallback a recipient gets', async () => {

@@ -258,8 +258,8 @@ export class OrgService {
       await this.mail.queue(unit, {
         template: 'org-invitation',
         to: email,
-        // The invitee may have no account yet: the mail is in the inviter's language.
-        locale: actor.locale,
+        // In the language of the account the address belongs to; one not signed up yet gets the inviter's.
+        locale: existing?.locale ?? actor.locale,
         values: { org: org.name, inviter: actor.name, role: phrase(`role.${input.role}`), link: this.options.invitationLink(token), valid_for: duration(this.options.invitationDays * 1440) },
       })
       await this.record(unit, 'invitation_sent', actor, org.id, client)
