@@ -23,6 +23,9 @@ const DAY_MS = 86_400_000
 const PURGE_BATCH = 20
 /** How often due deletions are looked for (a deletion is due to the day; this is minutes at most late). */
 export const DELETION_PURGE_INTERVAL_MS = 60_000
+/** A removal that failed is tried again this much later, doubling with each failure up to HELD_BACK_MAX_MS. */
+const HELD_BACK_FIRST_MS = 60_000
+const HELD_BACK_MAX_MS = 6 * 3_600_000
 
 const NOT_PENDING = 'No deletion of this account is pending'
 
@@ -34,6 +37,12 @@ export type CancelProof = { token: string } | { login: string; password: string 
 
 export class AccountDeletionService {
   private readonly cancelLinks: SecretKind<undefined>
+  /**
+   * Accounts whose removal failed (the last live owner of an organization, after a superuser
+   * deactivated the other owner), held back in this process until their next try: one is logged
+   * once a try rather than every run, and however many there are, they never fill a batch.
+   */
+  private readonly heldBack = new Map<number, { until: number; failures: number }>()
 
   constructor(
     private readonly users: UserService,
@@ -92,7 +101,8 @@ export class AccountDeletionService {
   /** The purge job's run (`at`: a test's clock): removes the accounts whose grace period ended; true while more remain. */
   async purgeDue(at = this.now()): Promise<boolean> {
     const now = new Date(at).toISOString()
-    const ids = await this.users.dueDeletions(now, PURGE_BATCH)
+    const waiting = [...this.heldBack].filter(([, held]) => held.until > at).map(([id]) => id)
+    const ids = await this.users.dueDeletions(now, PURGE_BATCH, waiting)
     for (const id of ids) {
       try {
         await this.users.purgeScheduled(id, now, async (unit, deletedAt) => {
@@ -101,9 +111,12 @@ export class AccountDeletionService {
           await this.posts.restoreHiddenWith(unit, id, deletedAt)
           await this.posts.reassignAllOf(unit, id, await this.users.deletedAuthorId(unit))
         })
+        this.heldBack.delete(id)
       } catch (error) {
-        // One account that cannot go yet (the last owner of an organization) holds up no other.
-        this.logger.warn({ err: error, userId: id }, 'removing an account whose deletion is due failed; trying again on the next run')
+        const failures = (this.heldBack.get(id)?.failures ?? 0) + 1
+        const until = at + Math.min(HELD_BACK_MAX_MS, HELD_BACK_FIRST_MS * 2 ** (failures - 1))
+        this.heldBack.set(id, { until, failures })
+        this.logger.warn({ err: error, userId: id, failures, nextTryAt: new Date(until).toISOString() }, 'removing an account whose deletion is due failed; it is tried again later')
       }
     }
     return ids.length === PURGE_BATCH

@@ -3,17 +3,20 @@
 // link (once) or the password takes it back; signing in meanwhile offers only that; the purge,
 // run with a test clock past the grace period, removes it for good with its posts, or keeps them
 // under "Deleted user" with ACCOUNT_DELETION_CONTENT=anonymize.
+import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { TestApp } from '../../../test/helpers/app.js'
-import { createTestApp } from '../../../test/helpers/app.js'
+import { createTestApp, TEST_SECRET_KEY } from '../../../test/helpers/app.js'
 import { expectError } from '../../../test/helpers/expect.js'
 import { multipart, PNG_1X1 } from '../../../test/helpers/multipart.js'
 import type { TestSmtpServer } from '../../../test/helpers/smtp.js'
 import { createAppWithSmtp } from '../../../test/helpers/smtp.js'
 import { sessionOf } from '../../../test/helpers/tokens.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
-import { seedAndLogin, V2 } from '../../../test/helpers/users.js'
+import { seedAndLogin, V1, V2 } from '../../../test/helpers/users.js'
+import { buildApp } from '../../app.js'
+import { loadConfig } from '../../config.js'
 
 const DAY_MS = 86_400_000
 
@@ -166,5 +169,48 @@ describe('with ACCOUNT_DELETION_CONTENT=anonymize', () => {
     await anonymizing.app.services.accountDeletion.purgeDue(Date.now() + 4 * DAY_MS)
     expect((await anonymizing.app.inject({ url: `${V2}/posts/${nextPost}`, headers: reader.headers })).json().author_id).toBe(kept.json().author_id)
     expectError(await post(anonymizing, `${V2}/login`, { username: 'deleted_user', password: 'anything at all' }), 401, undefined, 'invalid_credentials')
+  })
+})
+
+describe('an account that cannot go yet', () => {
+  it('is held back and logged once a try, with the wait doubling, while the others due go', async () => {
+    const lines: { msg: string; userId?: number; failures?: number }[] = []
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
+    const watched = await buildApp({ config: loadConfig(t.env), secretKey: TEST_SECRET_KEY, prepare: false, logger })
+    try {
+      // Two owners of an organization: one deletes their account (another owner is left), then the
+      // other deactivates theirs with version 1's soft delete, and the first is its last owner.
+      const leaving = await seedAndLogin(t.app)
+      const coOwner = await seedAndLogin(t.app, { username: `${leaving.user.username}c`, email: `c${leaving.user.email}` })
+      const org = (await post(t, `${V2}/orgs`, { name: 'Left Behind' }, leaving.headers)).json()
+      await t.db.insertInto('org_memberships').values({ org_id: org.id, user_id: coOwner.user.id, role: 'owner', created_at: new Date().toISOString() }).execute()
+      expect((await deleteMe(t, leaving)).statusCode).toBe(202)
+      expect((await t.app.inject({ method: 'DELETE', url: `${V1}/users/${coOwner.user.id}`, headers: coOwner.headers })).statusCode).toBe(200)
+      const { who: plain } = await withPost(t)
+      expect((await deleteMe(t, plain)).statusCode).toBe(202)
+
+      const exists = async (id: number) => (await t.db.selectFrom('users').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
+      const tries = () => lines.filter((line) => line.userId === leaving.user.id)
+      const due = Date.now() + 15 * DAY_MS
+      await watched.services.accountDeletion.purgeDue(due)
+      expect(await exists(plain.user.id)).toBe(false)
+      expect(await exists(leaving.user.id)).toBe(true)
+      expect(tries()).toMatchObject([{ failures: 1, msg: 'removing an account whose deletion is due failed; it is tried again later' }])
+      // Not tried again within the minute, then tried again and held back two.
+      await watched.services.accountDeletion.purgeDue(due + 30_000)
+      expect(tries()).toHaveLength(1)
+      await watched.services.accountDeletion.purgeDue(due + 61_000)
+      expect(tries()).toMatchObject([{ failures: 1 }, { failures: 2 }])
+      await watched.services.accountDeletion.purgeDue(due + 121_000)
+      expect(tries()).toHaveLength(2)
+      // A superuser restores the other owner: the next try removes the account.
+      const superuser = await seedAndLogin(t.app, { username: `${leaving.user.username}s`, email: `s${leaving.user.email}` }, { superuser: true })
+      expect((await post(t, `${V1}/users/${coOwner.user.id}/restore`, {}, superuser.headers)).statusCode).toBe(200)
+      await watched.services.accountDeletion.purgeDue(due + 182_000)
+      expect(await exists(leaving.user.id)).toBe(false)
+      expect(tries()).toHaveLength(2)
+    } finally {
+      await watched.close()
+    }
   })
 })

@@ -356,8 +356,15 @@ export async function cancelScheduledDeletion(db: Executor, id: number): Promise
 }
 
 /** Ids of up to `limit` users whose grace period ended by `now`. */
-export async function findDueDeletions(db: Executor, now: string, limit: number): Promise<number[]> {
-  const rows = await db.selectFrom('users').select('id').where('deletion_due_at', '<=', now).orderBy('deletion_due_at').limit(limit).execute()
+export async function findDueDeletions(db: Executor, now: string, limit: number, skip: readonly number[]): Promise<number[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .where('deletion_due_at', '<=', now)
+    .$if(skip.length > 0, (query) => query.where('id', 'not in', skip))
+    .orderBy('deletion_due_at')
+    .limit(limit)
+    .execute()
   return rows.map((row) => row.id)
 }
 

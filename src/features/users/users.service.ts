@@ -511,9 +511,9 @@ export class UserService {
     })
   }
 
-  /** Ids of users whose grace period ended by `now`. */
-  dueDeletions(now: string, limit: number): Promise<number[]> {
-    return this.users.findDueDeletions(now, limit)
+  /** Ids of users whose grace period ended by `now`, but those in `skip`. */
+  dueDeletions(now: string, limit: number, skip: readonly number[] = []): Promise<number[]> {
+    return this.users.findDueDeletions(now, limit, skip)
   }
 
   /**
