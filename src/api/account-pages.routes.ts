@@ -1,6 +1,7 @@
 // The pages that mailed links open when no frontend is configured (VERIFY_EMAIL_URL,
-// RESET_PASSWORD_URL, EMAIL_LOGIN_URL, DATA_EXPORT_DOWNLOAD_URL …): a form that POSTs the token back, so that a mail scanner
-// following the link consumes nothing. Plain HTML, no script, a strict CSP.
+// RESET_PASSWORD_URL, EMAIL_LOGIN_URL, DATA_EXPORT_DOWNLOAD_URL …): a form that POSTs the token
+// back, so that a mail scanner following the link consumes nothing. Plain HTML, no script, a
+// strict CSP.
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 

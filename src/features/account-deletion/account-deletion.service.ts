@@ -38,9 +38,9 @@ export type CancelProof = { token: string } | { login: string; password: string 
 export class AccountDeletionService {
   private readonly cancelLinks: SecretKind<undefined>
   /**
-   * Accounts whose removal failed (the last live owner of an organization, after a superuser
-   * deactivated the other owner), held back in this process until their next try: one is logged
-   * once a try rather than every run, and however many there are, they never fill a batch.
+   * Accounts whose removal failed (the last live owner of an organization, once the other owner's
+   * account was deactivated), held back in this process until their next try: one is logged once
+   * a try rather than every run, and however many there are, they never fill a batch.
    */
   private readonly heldBack = new Map<number, { until: number; failures: number }>()
 
