@@ -357,9 +357,11 @@ describe('loadConfig', () => {
   it('reads the privacy settings: the deletion grace, the data export lease, the alerts and their GeoIP database', () => {
     expect(loadConfig({})).toMatchObject({
       accountDeletion: { graceDays: 14, content: 'delete' },
-      dataExport: { leaseSeconds: 60 },
+      dataExport: { leaseSeconds: 60, downloadPageUrl: undefined },
       deviceAlerts: { enabled: true, geoipDatabase: undefined },
     })
+    expect(loadConfig({ DATA_EXPORT_DOWNLOAD_URL: 'https://app.example.com/export?token={token}' }).dataExport.downloadPageUrl).toBe('https://app.example.com/export?token={token}')
+    expect(() => loadConfig({ DATA_EXPORT_DOWNLOAD_URL: 'https://app.example.com/export' })).toThrow(/^DATA_EXPORT_DOWNLOAD_URL must contain \{token\}/)
     expect(loadConfig({ DATA_EXPORT_LEASE_SECONDS: '5', GEOIP_DATABASE: 'package.json' })).toMatchObject({ dataExport: { leaseSeconds: 5 }, deviceAlerts: { geoipDatabase: path.resolve('package.json') } })
     expect(() => loadConfig({ DATA_EXPORT_LEASE_SECONDS: '1' })).toThrow(ConfigError)
     expect(() => loadConfig({ GEOIP_DATABASE: '/nowhere/city.mmdb' })).toThrow(/^GEOIP_DATABASE does not exist/)

@@ -186,3 +186,21 @@ describe('downloading my data', () => {
     }, 10_000)
   })
 })
+
+describe('with DATA_EXPORT_DOWNLOAD_URL', () => {
+  it("mails the frontend's page, whose token the API's download takes", async () => {
+    const frontend = await createAppWithSmtp({ PUBLIC_URL: 'http://localhost:8000', DATA_EXPORT_DOWNLOAD_URL: 'https://app.example.com/my-data?token={token}' })
+    try {
+      const who = await seedAndLogin(frontend.t.app)
+      const asked = await frontend.t.app.inject({ method: 'POST', url: `${V2}/users/me/export`, headers: who.headers })
+      expect(asked.statusCode).toBe(202)
+      const [mail] = await frontend.smtp.waitFor(who.user.email, 1)
+      const link = new URL(/(https:\/\/app\.example\.com\/my-data\S+)/.exec(mail!.text)![1]!)
+      const downloaded = await frontend.t.app.inject({ url: `${V2}/exports/download?token=${encodeURIComponent(link.searchParams.get('token')!)}` })
+      expect(downloaded.statusCode).toBe(200)
+      expect(downloaded.headers['content-type']).toBe('application/zip')
+    } finally {
+      await frontend.close()
+    }
+  })
+})
