@@ -68,8 +68,8 @@ const databaseTests = [
   // Each feature's own tests, beside its code (src/features/<name>/).
   'src/features/**/*.test.ts',
 ]
-// A feature's browser test, and the storage drivers' contract, exercise no database code of their own: SQLite is enough.
-const sqliteOnlyTests = ['src/features/event-streams/event-streams.browser.test.ts', 'src/features/files/files.browser.test.ts', 'src/features/abuse/captcha.browser.test.ts', 'src/features/files/storage/blob-store.contract.test.ts']
+// A feature's browser test, the storage drivers' contract and the image functions exercise no database code of their own: SQLite is enough.
+const sqliteOnlyTests = ['src/features/event-streams/event-streams.browser.test.ts', 'src/features/files/files.browser.test.ts', 'src/features/abuse/captcha.browser.test.ts', 'src/features/files/storage/blob-store.contract.test.ts', 'src/features/files/images/*.test.ts']
 
 // The tests of the data paths (users, auth, posts, sessions, the mail outbox, rate limits and
 // keys, and the event stream's listener) run a third time through PgBouncer in transaction mode

@@ -17,7 +17,7 @@ import versionsRoutes from './api/versions.routes.js'
 import type { Backends } from './backends.js'
 import { openBackends } from './backends.js'
 import type { Config } from './config.js'
-import { captchaDoors, DOORS } from './features/abuse/index.js'
+import { captchaDoors, DOORS, PASSWORD_DOORS } from './features/abuse/index.js'
 import { impersonationRules } from './features/moderation/index.js'
 import type { Logger } from './logger.js'
 import { createLogger } from './logger.js'
@@ -48,6 +48,16 @@ export interface RouteTableEntry {
   reauthenticate: boolean
   /** Everything the route declared in its config (a feature's own access rule, such as an organization role). */
   config: Readonly<FastifyContextConfig>
+  /** The fields its body schema names, at the top level (every branch of a union). */
+  bodyFields: readonly string[]
+}
+
+/** The top-level fields a body schema names, in every branch of a union. */
+function fieldsOf(schema: unknown): string[] {
+  if (typeof schema !== 'object' || schema === null) return []
+  const { properties, anyOf, oneOf, allOf } = schema as { properties?: object; anyOf?: unknown[]; oneOf?: unknown[]; allOf?: unknown[] }
+  const branches = [...(anyOf ?? []), ...(oneOf ?? []), ...(allOf ?? [])]
+  return [...new Set([...Object.keys(properties ?? {}), ...branches.flatMap(fieldsOf)])]
 }
 
 declare module 'fastify' {
@@ -169,9 +179,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (!config.protectedRoute && changes && config.door === undefined) {
       throw new Error(`${methods.join(',')} ${route.url} takes requests without credentials and must declare its door (config.door: one of ${DOORS.join(', ')}, or 'exempt')`)
     }
+    // A door that checks a password counts its guesses on the account its body names: it names that field.
+    const bodyFields = fieldsOf(route.schema?.body)
+    if (config.door !== undefined && config.door !== 'exempt' && PASSWORD_DOORS.includes(config.door) && config.accountField === undefined) {
+      throw new Error(`${methods.join(',')} ${route.url} checks a password (door '${config.door}') and must name the body field of its account (config.accountField)`)
+    }
+    if (config.accountField !== undefined && !bodyFields.includes(config.accountField)) {
+      throw new Error(`${methods.join(',')} ${route.url} names ${config.accountField} as its account field, which its body does not have`)
+    }
+    if (!config.protectedRoute && changes && bodyFields.includes('password') && config.door !== 'signup' && (config.door === undefined || config.door === 'exempt' || !PASSWORD_DOORS.includes(config.door))) {
+      throw new Error(`${methods.join(',')} ${route.url} takes a password from anyone: it is a door that checks one (config.door: 'login', with its accountField) or sets one ('signup')`)
+    }
     for (const method of methods) {
       services.rateLimits.routes.add(method, routeTemplateOf(route.url))
-      routeTable.push({ method, url: route.url, protectedRoute: config.protectedRoute === true, wayIn: config.wayIn, reauthenticate: config.reauthenticate === true, config })
+      routeTable.push({ method, url: route.url, protectedRoute: config.protectedRoute === true, wayIn: config.wayIn, reauthenticate: config.reauthenticate === true, config, bodyFields })
     }
     const handler = route.handler
     route.handler = function trackedHandler(this: FastifyInstance, request, reply) {

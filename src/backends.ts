@@ -8,11 +8,11 @@ import type { DatabaseHandle, DatabaseOptions } from './db/database.js'
 import { createDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { discoverProviders } from './features/identities/index.js'
-import { adminAccountProblem } from './features/users/index.js'
+import { ADMIN_VARIABLES, adminAccountProblem } from './features/users/index.js'
 import type { Logger } from './logger.js'
 import { createServices } from './services.js'
 import type { Services } from './services.types.js'
-import { DomainError } from './shared/errors.js'
+import { DomainError, RuleViolation } from './shared/errors.js'
 
 export interface Backends {
   database: DatabaseHandle
@@ -58,7 +58,10 @@ async function ensureAdmin(logger: Logger, services: Services, admin: AdminAccou
     result = await services.users.ensureSuperuser(admin, { promoteExisting })
   } catch (error) {
     if (error instanceof DomainError && error.kind === 'conflict') throw new ConfigError(`ADMIN_USERNAME/ADMIN_EMAIL: ${error.message}`)
-    if (error instanceof DomainError && error.kind === 'unprocessable') throw new ConfigError(`ADMIN_PASSWORD: ${error.message}`)
+    // A field rule names its field (a reserved address is ADMIN_EMAIL's); the password's are ADMIN_PASSWORD's.
+    if (error instanceof RuleViolation && error.field in ADMIN_VARIABLES) throw new ConfigError(`${ADMIN_VARIABLES[error.field]}: ${error.message}`)
+    if (error instanceof DomainError && (error.kind === 'unprocessable' || error.code === 'password_breached')) throw new ConfigError(`ADMIN_PASSWORD: ${error.message}`)
+    if (error instanceof DomainError && error.code === 'email_domain_blocked') throw new ConfigError(`ADMIN_EMAIL: ${error.message}`)
     throw error
   }
   const { user, outcome } = result

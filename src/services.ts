@@ -34,7 +34,8 @@ import { knownDevicesFunctions } from './features/device-alerts/known-devices.re
 import { EmailLoginService } from './features/email-login/index.js'
 import { EventStreamService, LocalSignal, redisSignal } from './features/event-streams/index.js'
 import { filesFunctions } from './features/files/files.repository.js'
-import { createBlobStore, FileService, PostAttachments, StoreUpkeep, toFileRead, UploadUrls } from './features/files/index.js'
+import type { ImageLimits } from './features/files/index.js'
+import { cleanImage, createBlobStore, FileService, PostAttachments, StoreUpkeep, toFileRead, UploadUrls, withoutStoredMetadata } from './features/files/index.js'
 import { identitiesFunctions } from './features/identities/identities.repository.js'
 import { IdentityService, toIdentityRead } from './features/identities/index.js'
 import type { FeatureContext } from './features/index.js'
@@ -166,7 +167,9 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   // Files and avatars share the store (STORAGE); avatars may live in the database instead (AVATAR_STORAGE).
   const store = createBlobStore(config.files.storage)
   const storage = config.avatarStorage === 'database' ? new DatabaseAvatarStorage(bindRepository(avatarsFunctions, db)) : new BlobAvatarStorage(store)
-  const avatars = new AvatarService(storage)
+  // Avatars are stored as every image is: through the files feature's one intake.
+  const avatarLimits: ImageLimits = { maxPixels: config.files.maxPixels, maxBytes: config.uploadMaxBytes, maxBytesSetting: 'UPLOAD_MAX_BYTES' }
+  const avatars = new AvatarService(storage, { clean: (data, contentType) => cleanImage(data, contentType, avatarLimits), stripped: withoutStoredMetadata })
   const oneTimeSecrets = new OneTimeSecrets(bindRepository(oneTimeSecretsFunctions, db), secretKey)
   const securityEvents = new SecurityEventService(bindRepository(securityEventsFunctions, db), config.securityEventRetentionDays)
   const transport = createMailTransport({ kind: config.mail.transport, smtpUrl: config.mail.smtpUrl, from: config.mail.from, dataDir: config.dataDir, logger })
@@ -184,7 +187,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const postMemberships = { rolesOf: (userId: number) => orgs.rolesOf(userId), roleIn: (unit: Unit | undefined, orgId: number, userId: number) => orgs.roleIn(unit, orgId, userId) }
   // Built below: a post's files are attached, read and removed in the post's own units of work.
   const postFiles: PostFiles = {
-    attach: (unit: Unit, post: { id: number; authorId: number }, fileIds: readonly number[]) => attachments.attach(unit, post, fileIds),
+    attach: (unit: Unit, post: { id: number; authorId: number }, fileIds: readonly number[], attachedBy: number) => attachments.attach(unit, post, fileIds, attachedBy),
     of: (postIds: readonly number[], unit?: Unit) => attachments.of(postIds, unit),
     removeAllOfPost: (unit: Unit, postId: number) => attachments.removeAllOfPost(unit, postId),
   }
@@ -238,7 +241,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const passwordScreen = new PasswordScreen(breachListOf(abuse.breachedPasswords), abuse.breachedPasswordsFail, securityEvents, logger, () => signals.emit('password-breached'))
   const emailDomains = new EmailDomainPolicy(bindRepository(emailDomainsFunctions, db), abuse.blockDisposableEmails, securityEvents, () => signals.emit('email-domain-blocked'))
   const userScreens: UserScreens = {
-    password: (password, userId) => passwordScreen.assertNotBreached(password, userId),
+    password: (password, userId, options) => passwordScreen.assertNotBreached(password, userId, options),
     emailDomain: (email, userId) => emailDomains.assertAllowed(email, null, userId),
   }
   const users = new UserService(bindRepository(usersFunctions, db), bindRepository(userDirectoryFunctions, db), unitOfWork, domainEvents, userLifecycle, changeEvents, passwords, avatars, tiers, securityEvents, new PasswordGuesses(rateLimits), userScreens)
@@ -277,7 +280,11 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       perUser: config.eventStreams.perUser,
       perAddress: config.eventStreams.perAddress,
       clientOf: (address) => rateLimits.clientOf(address),
-      rolesOf: (userId) => orgs.rolesOf(userId),
+      facts: {
+        posts: (ids) => posts.liveFactsOf(ids),
+        mfaRules: (orgIds) => orgs.mfaRulesOf(orgIds),
+        grants: (userId) => orgs.grantsOf(userId),
+      },
     },
     // New events are read at once; a new stream's token joins the next check.
     (job) => (job === 'change-feed' ? jobs.kick(job) : jobs.job(job)?.soon()),

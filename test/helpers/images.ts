@@ -11,6 +11,16 @@ export function jpegWithGps(width = 640, height = 480): Promise<Buffer> {
     .toBuffer()
 }
 
+/**
+ * A few kilobytes of PNG (a two-colour palette, one bit a pixel, a checkerboard of 3000 × 3000)
+ * that a re-encoding with the default settings writes as over a hundred kilobytes.
+ */
+export function smallPngThatInflates(width = 3000, height = 3000): Promise<Buffer> {
+  const raw = Buffer.alloc(width * height)
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) raw[y * width + x] = (x ^ y) & 1 ? 255 : 0
+  return sharp(raw, { raw: { width, height, channels: 1 } }).png({ palette: true, colours: 2, compressionLevel: 9, adaptiveFiltering: true }).toBuffer()
+}
+
 export function png(width = 32, height = 32): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 4, background: '#2e86de' } }).png().toBuffer()
 }

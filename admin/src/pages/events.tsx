@@ -48,6 +48,7 @@ const LISTED: Record<SecurityEvent['type'], true> = {
   posts_listed_as_superuser: true,
   org_created: true,
   org_updated: true,
+  member_added: true,
   member_role_changed: true,
   member_removed: true,
   member_left: true,

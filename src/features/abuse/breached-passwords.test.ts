@@ -9,11 +9,13 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { TestApp } from '../../../test/helpers/app.js'
-import { createTestApp } from '../../../test/helpers/app.js'
+import { createTestApp, TEST_SECRET_KEY } from '../../../test/helpers/app.js'
 import { expectError } from '../../../test/helpers/expect.js'
 import type { RangeServer } from '../../../test/helpers/hibp.js'
 import { sha1Hex, startRangeServer } from '../../../test/helpers/hibp.js'
 import { seedAndLogin, seedUser, userFields, V1, V2 } from '../../../test/helpers/users.js'
+import { buildApp } from '../../app.js'
+import { loadConfig } from '../../config.js'
 import { HashFileList } from './breached-passwords.js'
 
 const BREACHED = 'correct horse battery staple'
@@ -89,6 +91,25 @@ describe('BREACHED_PASSWORDS_FAIL=closed', () => {
     const t = await createTestApp({ BREACHED_PASSWORDS: 'hibp', HIBP_RANGE_URL: range.url, BREACHED_PASSWORDS_FAIL: 'closed' })
     try {
       expectError(await signUp(t, 'closed while it is down'), 503, 'The breached-password list cannot be reached (BREACHED_PASSWORDS_FAIL=closed)', 'service_unavailable')
+    } finally {
+      await t.close()
+      await range.close()
+    }
+  })
+
+  it('still starts, creating the configured superuser, while the list is down; and refuses a breached one when it answers', async () => {
+    const range = await startRangeServer({ [BREACHED]: 12 })
+    range.down = true
+    const admin = { ADMIN_EMAIL: 'boss@example.com', ADMIN_USERNAME: 'boss', ADMIN_PASSWORD: 'violet sunrise 42' }
+    const t = await createTestApp({ BREACHED_PASSWORDS: 'hibp', HIBP_RANGE_URL: range.url, BREACHED_PASSWORDS_FAIL: 'closed', ...admin })
+    try {
+      const login = await t.app.inject({ method: 'POST', url: `${V2}/login`, payload: { username: 'boss', password: admin.ADMIN_PASSWORD } })
+      expect(login.statusCode, login.body).toBe(200)
+      expect((await t.app.inject({ url: `${V2}/users/me`, headers: { authorization: `Bearer ${login.json().access_token}` } })).json()).toMatchObject({ username: 'boss' })
+      expect(await t.db.selectFrom('security_events').select('type').where('type', '=', 'breached_password_check_failed').execute()).toHaveLength(1)
+      range.down = false
+      const breached = { ...t.env, ADMIN_EMAIL: 'other@example.com', ADMIN_USERNAME: 'other_boss', ADMIN_PASSWORD: BREACHED }
+      await expect(buildApp({ config: loadConfig(breached), secretKey: TEST_SECRET_KEY })).rejects.toThrow(/ADMIN_PASSWORD: This password has appeared in 12 data breaches/)
     } finally {
       await t.close()
       await range.close()

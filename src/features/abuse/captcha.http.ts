@@ -60,24 +60,37 @@ export default fp(async (app, options: { gate: CaptchaGate | undefined }) => {
     route.preValidation = [takeToken, ...hooksOf(route.preValidation)]
     documented(route)
     if (!gate) return
-    route.preHandler = [guard(gate, door), ...hooksOf(route.preHandler)]
-    if (door === 'login') route.onError = [...hooksOf(route.onError), failedLogin(gate)] as never
+    const accountField = route.config?.accountField
+    route.preHandler = [guard(gate, door, accountField), ...hooksOf(route.preHandler)]
+    if (door === 'login') route.onError = [...hooksOf(route.onError), failedLogin(gate, accountField)] as never
     if (door === 'signup') route.onResponse = [...hooksOf(route.onResponse), signedUp(gate)]
   })
 
-  /** Whether the request's device cookie is one the named account's browser was given. */
-  const knownDevice = (request: FastifyRequest, subject: string | undefined) => async () => {
-    const cookie = clientOf(request).deviceToken
-    if (cookie === undefined || subject === undefined) return false
-    const [device, account] = await Promise.all([tokens.verifyDevice(cookie), users.findLoginAccount(subject)])
-    return device !== undefined && account !== undefined && device.userId === account.id
+  /**
+   * The account a door's request names, by the body field its route declares: risk is counted on
+   * the account, whichever of its names (username or email) the request used; on the name itself
+   * when no account has it.
+   */
+  const accountNamed = async (request: FastifyRequest, accountField: string | undefined) => {
+    const name = subjectOf(accountField, request.body)
+    if (name === undefined) return { subject: undefined, account: undefined }
+    const account = await users.findLoginAccount(name)
+    return { subject: account ? `account:${account.identity}` : `name:${name}`, account }
   }
 
-  const guard = (gate: CaptchaGate, door: Door): Hook => async (request) => {
+  /** Whether the request's device cookie is one the named account's browser was given. */
+  const knownDevice = (request: FastifyRequest, account: { id: number } | undefined) => async () => {
+    const cookie = clientOf(request).deviceToken
+    if (cookie === undefined || account === undefined) return false
+    const device = await tokens.verifyDevice(cookie)
+    return device !== undefined && device.userId === account.id
+  }
+
+  const guard = (gate: CaptchaGate, door: Door, accountField: string | undefined): Hook => async (request) => {
     // A signed-in caller creating an account (a superuser, or USER_SIGNUP=authenticated) is no bot at the door.
     if (door === 'signup' && request.caller) return
-    const subject = subjectOf(door, request.body)
-    await gate.check({ door, address: request.ip, subject, token: request.captchaToken, knownDevice: knownDevice(request, subject) }, clientOf(request))
+    const { subject, account } = await accountNamed(request, accountField)
+    await gate.check({ door, address: request.ip, subject, token: request.captchaToken, knownDevice: knownDevice(request, account) }, clientOf(request))
   }
 
   /** Risk counters are a signal, not the answer: one that cannot be written is logged and the request goes on. */
@@ -90,9 +103,9 @@ export default fp(async (app, options: { gate: CaptchaGate | undefined }) => {
   }
   // A wrong password counts against the address and the account (a right one that needs its
   // second factor is refused with another code, and does not); a sign-up towards its network.
-  const failedLogin = (gate: CaptchaGate) => async (request: FastifyRequest, _reply: FastifyReply, error: Error) => {
+  const failedLogin = (gate: CaptchaGate, accountField: string | undefined) => async (request: FastifyRequest, _reply: FastifyReply, error: Error) => {
     if (error instanceof DomainError && error.code === 'invalid_credentials') {
-      await counting(request, () => gate.failed({ address: request.ip, subject: subjectOf('login', request.body) }))
+      await counting(request, async () => gate.failed({ address: request.ip, subject: (await accountNamed(request, accountField)).subject }))
     }
   }
   const signedUp = (gate: CaptchaGate) => async (request: FastifyRequest, reply: FastifyReply) => {

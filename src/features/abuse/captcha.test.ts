@@ -16,7 +16,7 @@ import { enrolTotp } from '../../../test/helpers/totp.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedUser, userFields, V1, V2 } from '../../../test/helpers/users.js'
 import { waitFor } from '../../../test/helpers/wait.js'
-import { DOORS } from './doors.js'
+import { DOORS, PASSWORD_DOORS } from './doors.js'
 import { networkOf } from './risk.js'
 
 let verifier: LocalVerifier
@@ -195,6 +195,27 @@ describe('adaptive: asks once risk is raised, and stops after the window', () =>
     expect((await login(other.username, other.password, {}, '10.7.7.7')).statusCode).toBe(200)
   })
 
+  it('counts a wrong password at every door that checks one on the account its body names (from the route table)', async () => {
+    const passwordDoors = t.app.routeTable.filter((entry) => entry.config.door !== undefined && entry.config.door !== 'exempt' && PASSWORD_DOORS.includes(entry.config.door))
+    expect(passwordDoors.map((entry) => `${entry.method} ${entry.url} ${entry.config.accountField}`).sort()).toEqual(
+      ['POST /api/v2/login username', 'POST /api/v2/users/me/deletion/cancel login', 'POST /services/v1/login username'].sort(),
+    )
+    for (const [index, door] of passwordDoors.entries()) {
+      const user = await seedUser(t.app)
+      const guessed = await t.app.inject({ method: 'POST', url: door.url, remoteAddress: `10.40.${index}.1`, payload: { [door.config.accountField!]: user.username, password: 'not the password' } })
+      expectError(guessed, 401, 'Incorrect username or password', 'invalid_credentials')
+      // The account's risk was raised: a new device signing in to it is asked.
+      expectAsked(await login(user.username, user.password, {}, `10.41.${index}.1`))
+    }
+  })
+
+  it('counts a right password that has nothing to cancel as a wrong one', async () => {
+    const user = await seedUser(t.app)
+    const cancel = await t.app.inject({ method: 'POST', url: `${V2}/users/me/deletion/cancel`, remoteAddress: '10.42.0.1', payload: { login: user.email, password: user.password } })
+    expectError(cancel, 401, 'Incorrect username or password', 'invalid_credentials')
+    expectAsked(await login(user.username, user.password, {}, '10.42.0.2'))
+  })
+
   it('asks after a burst of sign-ups from one /24 network, not from another', async () => {
     const signUp = (remoteAddress: string) => t.app.inject({ method: 'POST', url: `${V2}/signup`, remoteAddress, payload: { ...userFields(), accept_terms: true } })
     expect((await signUp('192.0.2.10')).statusCode).toBe(201)
@@ -257,6 +278,13 @@ describe('the doors in the route table', () => {
     } finally {
       await closed.close()
     }
+  })
+
+  it('refuses to start with a route anyone may send a password to that does not say it checks one, or names no account field', async () => {
+    const schema = { body: { type: 'object', properties: { username: { type: 'string' }, password: { type: 'string' } } } }
+    await expect(createTestApp({}, (app) => app.post('/guess', { config: { door: 'exempt' }, schema }, async () => 'ok'))).rejects.toThrow(/POST \/guess takes a password from anyone/)
+    await expect(createTestApp({}, (app) => app.post('/guess', { config: { door: 'login' }, schema }, async () => 'ok'))).rejects.toThrow(/POST \/guess checks a password \(door 'login'\) and must name the body field of its account/)
+    await expect(createTestApp({}, (app) => app.post('/guess', { config: { door: 'login', accountField: 'login' }, schema }, async () => 'ok'))).rejects.toThrow(/names login as its account field, which its body does not have/)
   })
 
   it('refuses to start with a route anyone may post to that names no door', async () => {

@@ -11,12 +11,21 @@ export type DoorMark = Door | 'exempt'
 declare module 'fastify' {
   interface FastifyContextConfig {
     door?: DoorMark
+    /**
+     * The body field that names the account the request is about (a login name, an email): the
+     * CAPTCHA's risk, its failure counts and the known-device rule follow that account. Every
+     * `login` door (one that checks a password) must name it, and it must be a field of its body.
+     */
+    accountField?: string
   }
 }
 
-/** The account a door's request is about, when its body names one (a login name, an email address). */
-export function subjectOf(door: Door, body: unknown): string | undefined {
-  const fields = (body ?? {}) as Record<string, unknown>
-  const named = door === 'login' ? fields.username : door === 'email-login' || door === 'password-reset' ? fields.email : undefined
+/** The doors that check an account's password: each names its account field (src/app.ts refuses one that does not). */
+export const PASSWORD_DOORS: readonly Door[] = ['login']
+
+/** The account a door's request is about, from the body field the route names (`accountField`). */
+export function subjectOf(accountField: string | undefined, body: unknown): string | undefined {
+  if (accountField === undefined) return undefined
+  const named = ((body ?? {}) as Record<string, unknown>)[accountField]
   return typeof named === 'string' && named.trim() !== '' ? named.trim().toLowerCase() : undefined
 }

@@ -18,8 +18,11 @@ export class PasswordScreen {
     private readonly refused: () => void = () => {},
   ) {}
 
-  /** 400 `password_breached` with `breach_count` for a password in the list. */
-  async assertNotBreached(password: string, userId: number | null): Promise<void> {
+  /**
+   * 400 `password_breached` with `breach_count` for a password in the list. A list out of reach
+   * lets it through with BREACHED_PASSWORDS_FAIL=open or `whenReachable`, else 503.
+   */
+  async assertNotBreached(password: string, userId: number | null, options: { whenReachable?: boolean } = {}): Promise<void> {
     if (!this.list) return
     let seen: number
     try {
@@ -27,7 +30,7 @@ export class PasswordScreen {
     } catch (error) {
       this.logger.warn({ err: error }, 'the breached-password list could not be reached')
       await this.securityEvents.record('breached_password_check_failed', userId, null)
-      if (this.failMode === 'closed') {
+      if (this.failMode === 'closed' && options.whenReachable !== true) {
         throw new DomainError('unavailable', 'The breached-password list cannot be reached (BREACHED_PASSWORDS_FAIL=closed)', { code: 'service_unavailable', retryAfterSeconds: 5 })
       }
       return

@@ -11,6 +11,7 @@ import type { Unit } from '../../db/unit-of-work.js'
 import { DomainError, invalidToken } from '../../shared/errors.js'
 import { mailedLink } from '../../shared/mailed-link.js'
 import type { AuthService, TokenCaller } from '../auth/index.js'
+import { invalidCredentials } from '../auth/index.js'
 import type { MailService } from '../mail/index.js'
 import { duration } from '../mail/index.js'
 import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/index.js'
@@ -94,7 +95,9 @@ export class AccountDeletionService {
 
   private async userOfPassword(login: string, password: string, client: ClientInfo): Promise<number> {
     const account = await this.auth.provePassword(login, password, client)
-    if (account.deletionDueAt === null) throw new DomainError('conflict', NOT_PENDING, { code: 'deletion_not_pending' })
+    // A right password for an account with nothing to cancel is answered as a wrong one (and
+    // counted so at the door): this door tells nobody which password is right.
+    if (account.deletionDueAt === null) throw invalidCredentials()
     return account.id
   }
 
@@ -103,13 +106,16 @@ export class AccountDeletionService {
     const now = new Date(at).toISOString()
     const waiting = [...this.heldBack].filter(([, held]) => held.until > at).map(([id]) => id)
     const ids = await this.users.dueDeletions(now, PURGE_BATCH, waiting)
+    const anonymize = this.settings.content === 'anonymize'
     for (const id of ids) {
       try {
+        const deletedAuthor = anonymize ? await this.users.deletedAuthorId() : undefined
         await this.users.purgeScheduled(id, now, async (unit, deletedAt) => {
-          if (this.settings.content !== 'anonymize') return
-          // The posts hidden with the account come back under the "Deleted user" author.
+          if (deletedAuthor === undefined) return
+          // The published posts others could read, hidden with the account, come back under the
+          // "Deleted user" author; drafts and private posts go with the account.
           await this.posts.restoreHiddenWith(unit, id, deletedAt)
-          await this.posts.reassignAllOf(unit, id, await this.users.deletedAuthorId(unit))
+          await this.posts.handOverPublishedOf(unit, id, deletedAuthor)
         })
         this.heldBack.delete(id)
       } catch (error) {

@@ -48,7 +48,7 @@ const accountDeletionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/users/me/deletion/cancel',
     {
       // Anyone may send it (the account has no session left): a login door, counted and guarded as sign-ins are.
-      config: { door: 'login' },
+      config: { door: 'login', accountField: 'login' },
       schema: {
         tags,
         summary: 'Take back a pending deletion, with the mailed token or the login and password; the account comes back, and its owner signs in again',

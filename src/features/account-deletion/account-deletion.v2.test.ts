@@ -116,9 +116,12 @@ describe('deleting my account', () => {
     const who = await seedAndLogin(t.app)
     expect((await deleteMe(t, who)).statusCode).toBe(202)
     const cancel = (password: string) => post(t, `${V2}/users/me/deletion/cancel`, { login: who.user.email, password })
-    expectError(await cancel('not the password'), 401, undefined, 'invalid_credentials')
+    const wrong = await cancel('not the password')
+    expectError(wrong, 401, 'Incorrect username or password', 'invalid_credentials')
     expect((await cancel(who.user.password)).statusCode).toBe(200)
-    expectError(await cancel(who.user.password), 409, undefined, 'deletion_not_pending')
+    // With nothing to cancel, the right password is answered as a wrong one: this door confirms no password.
+    const nothingPending = await cancel(who.user.password)
+    expect([nothingPending.statusCode, nothingPending.json()]).toEqual([wrong.statusCode, wrong.json()])
     expect((await login(t, who)).statusCode).toBe(200)
   })
 
@@ -170,6 +173,47 @@ describe('with ACCOUNT_DELETION_CONTENT=anonymize', () => {
     expect((await anonymizing.app.inject({ url: `${V2}/posts/${nextPost}`, headers: reader.headers })).json().author_id).toBe(kept.json().author_id)
     expectError(await post(anonymizing, `${V2}/login`, { username: 'deleted_user', password: 'anything at all' }), 401, undefined, 'invalid_credentials')
   })
+
+  it('refuses to impersonate the author, which nothing signs in to', async () => {
+    const author = await anonymizing.app.services.users.deletedAuthorId()
+    const admin = await seedAndLogin(anonymizing.app, {}, { superuser: true })
+    expectError(await post(anonymizing, `${V2}/admin/users/${author}/impersonate`, { reason: 'curious' }, admin.headers), 409, undefined, 'cannot_impersonate')
+  })
+})
+
+describe('anonymizing where someone took the author\'s address first', () => {
+  let fresh: TestApp
+  beforeAll(async () => {
+    fresh = await createTestApp({ ACCOUNT_DELETION_CONTENT: 'anonymize', ACCOUNT_DELETION_GRACE_DAYS: '3' })
+  })
+  afterAll(() => fresh.close())
+
+  it('hands over only what others could read, to an author found by its kind: whoever holds its old address gets nothing', async () => {
+    // Someone who signed up with the author's address before it was reserved (written straight to the table).
+    const squatter = await seedAndLogin(fresh.app)
+    await fresh.db.updateTable('users').set({ email: 'deleted-user@users.invalid' }).where('id', '=', squatter.user.id).execute()
+    const who = await seedAndLogin(fresh.app)
+    const write = async (body: object) => (await post(fresh, `${V2}/posts/`, { title: 'Mine', text: 'Written before I left', ...body }, who.headers)).json().id as number
+    const published = await write({})
+    const unlisted = await write({ visibility: 'unlisted' })
+    const draft = await write({ status: 'draft' })
+    const privatePost = await write({ visibility: 'private' })
+    const deletedByMe = await write({})
+    await fresh.app.inject({ method: 'DELETE', url: `${V2}/posts/${deletedByMe}`, headers: who.headers })
+    expect((await deleteMe(fresh, who)).statusCode).toBe(202)
+    await fresh.app.services.accountDeletion.purgeDue(Date.now() + 4 * DAY_MS)
+
+    const authors = await fresh.db.selectFrom('posts').select(['id', 'author_id']).where('id', 'in', [published, unlisted, draft, privatePost, deletedByMe]).execute()
+    // The draft, the private post and the one already deleted went with the account.
+    expect(authors.map((row) => row.id).sort()).toEqual([published, unlisted].sort())
+    const author = await fresh.db.selectFrom('users').select(['id', 'kind', 'is_active']).where('id', '=', authors[0]!.author_id).executeTakeFirstOrThrow()
+    expect(author).toMatchObject({ kind: 'deleted_author' })
+    expect(Boolean(author.is_active)).toBe(false)
+    expect(author.id).not.toBe(squatter.user.id)
+    expect(new Set(authors.map((row) => row.author_id))).toEqual(new Set([author.id]))
+    expect((await fresh.app.inject({ url: `${V2}/posts/?author_id=${squatter.user.id}`, headers: squatter.headers })).json().total_count).toBe(0)
+  })
+
 })
 
 describe('an account that cannot go yet', () => {

@@ -82,7 +82,7 @@ const accountRoutes: FastifyPluginAsyncTypebox<AccountRoutesOptions> = async (ap
   app.post(
     '/password-reset',
     {
-      config: { door: 'password-reset' },
+      config: { door: 'password-reset', accountField: 'email' },
       schema: {
         tags,
         summary: 'Mail a password-reset link, if an account uses that email',

@@ -32,7 +32,7 @@ const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/login',
     {
-      config: { door: 'login' },
+      config: { door: 'login', accountField: 'username' },
       onRequest: sameSiteOnly,
       schema: {
         tags,

@@ -20,6 +20,8 @@ import type { TokenActor, TokenService, VerifiedToken } from './tokens.js'
 const mayEnter = (user: User) => user.isActive && !isBanned(user)
 
 export const INCORRECT_CREDENTIALS = 'Incorrect username or password'
+/** What a wrong login or password gets, wherever a password is checked. */
+export const invalidCredentials = () => new DomainError('unauthenticated', INCORRECT_CREDENTIALS, { code: 'invalid_credentials' })
 
 /**
  * What a session proved about who holds it, at sign-in or by reauthenticating: a password, a
@@ -151,7 +153,7 @@ export class AuthService {
       const account = credentials ?? (await this.users.findLoginAccount(login.trim().toLowerCase()))
       this.signals.emit('login', 'failure')
       await this.events.record('login_failed', account?.id ?? null, client, { method: 'password' })
-      throw new DomainError('unauthenticated', INCORRECT_CREDENTIALS, { code: 'invalid_credentials' })
+      throw invalidCredentials()
     }
     return { id: credentials.id, deletionDueAt: credentials.deletion_due_at === null ? null : toIsoString(credentials.deletion_due_at) }
   }

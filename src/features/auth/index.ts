@@ -2,7 +2,7 @@
 // else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
 export { SessionIdParams, SessionRead, TokenResponse } from './auth.schemas.js'
 export type { BrowserSession, Caller, SessionProof, SignIn, SignInObserver, TokenCaller } from './auth.service.js'
-export { AuthService } from './auth.service.js'
+export { AuthService, invalidCredentials } from './auth.service.js'
 export { LoginThrottle } from './login-throttle.js'
 export { DatabaseRevocationStore, RedisRevocationStore } from './revocation-store.js'
 export type { EnrolmentSessions, PasskeyResponse, PasskeySignIn, SecondFactorChallenge, SecondFactorGate, SecondFactorProof, TakenChallenge } from './second-factor-gate.js'

@@ -15,6 +15,8 @@ export interface StoredImage {
 
 export interface AvatarStorage {
   save(name: string, image: StoredImage): Promise<void>
+  /** Writes new bytes for a stored avatar (the same name, the same type). */
+  replace(name: string, image: StoredImage): Promise<void>
   load(name: string): Promise<StoredImage | undefined>
   remove(name: string): Promise<void>
 }
@@ -25,6 +27,10 @@ export class BlobAvatarStorage implements AvatarStorage {
 
   save(name: string, image: StoredImage): Promise<void> {
     return this.store.put(`${PREFIX}${name}`, image.data, image.contentType)
+  }
+
+  replace(name: string, image: StoredImage): Promise<void> {
+    return this.save(name, image)
   }
 
   async load(name: string): Promise<StoredImage | undefined> {
@@ -47,6 +53,10 @@ export class DatabaseAvatarStorage implements AvatarStorage {
 
   save(name: string, image: StoredImage): Promise<void> {
     return this.repository.insertAvatar(name, image.contentType, image.data)
+  }
+
+  replace(name: string, image: StoredImage): Promise<void> {
+    return this.repository.replaceAvatarData(name, image.data)
   }
 
   async load(name: string): Promise<StoredImage | undefined> {

@@ -6,6 +6,10 @@ export async function insertAvatar(db: Executor, name: string, contentType: stri
   await db.insertInto('avatars').values({ name, content_type: contentType, data, created_at: nowIso() }).execute()
 }
 
+export async function replaceAvatarData(db: Executor, name: string, data: Buffer): Promise<void> {
+  await db.updateTable('avatars').set({ data }).where('name', '=', name).execute()
+}
+
 export async function findAvatar(db: Executor, name: string): Promise<{ content_type: string; data: Buffer } | undefined> {
   return db.selectFrom('avatars').select(['content_type', 'data']).where('name', '=', name).executeTakeFirst()
 }
@@ -15,5 +19,5 @@ export async function deleteAvatar(db: Executor, name: string): Promise<void> {
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const avatarsFunctions = { insertAvatar, findAvatar, deleteAvatar }
+export const avatarsFunctions = { insertAvatar, replaceAvatarData, findAvatar, deleteAvatar }
 export type AvatarsRepository = Repository<typeof avatarsFunctions>

@@ -23,6 +23,16 @@ const DEFAULT_AVATAR: StoredImage = {
   ),
 }
 
+/**
+ * The service's one image intake (the files feature's): `clean` is what every stored image goes
+ * through (metadata removed, pixel and byte limits, the pixels proven to decode); `stripped` is an
+ * image stored before without what the intake removes (the same bytes when it has none).
+ */
+export interface ImageIntake {
+  clean(data: Buffer, contentType: string): Promise<Buffer>
+  stripped(data: Buffer, contentType: string): Buffer
+}
+
 /** An uploaded file as the service sees it: its declared type and a way to read it (which may fail as too large). */
 export interface AvatarUpload {
   contentType: string
@@ -30,23 +40,45 @@ export interface AvatarUpload {
 }
 
 export class AvatarService {
-  constructor(private readonly storage: AvatarStorage) {}
+  constructor(
+    private readonly storage: AvatarStorage,
+    private readonly images: ImageIntake,
+  ) {}
 
-  /** Validates and stores an upload under a generated name (its key); returns the key and the URL to serve it from. */
+  /**
+   * Validates and stores an upload under a generated name (its key) as every image is stored:
+   * without its metadata (where a photo was taken), within the pixel limit. Returns the key and
+   * the URL to serve it from.
+   */
   async store(upload: AvatarUpload): Promise<{ key: string; url: string }> {
     if (!upload.contentType.toLowerCase().startsWith('image/')) throw notAnImage()
     const data = await upload.read()
     const type = detectImageType(data)
     if (!type) throw notAnImage()
+    let cleaned: Buffer
+    try {
+      cleaned = await this.images.clean(data, type.contentType)
+    } catch (error) {
+      // Bytes that open like an image and do not decode as one are no image either.
+      if (error instanceof DomainError && error.code === 'unsupported_file_type') throw notAnImage()
+      throw error
+    }
     const name = `${randomUUID()}.${type.extension}`
-    await this.storage.save(name, { data, contentType: type.contentType })
+    await this.storage.save(name, { data: cleaned, contentType: type.contentType })
     return { key: name, url: AVATAR_URL_PREFIX + name }
   }
 
-  load(name: string): Promise<StoredImage | undefined> {
-    if (name === DEFAULT_AVATAR_NAME) return Promise.resolve(DEFAULT_AVATAR)
-    if (!AVATAR_NAME.test(name)) return Promise.resolve(undefined)
-    return this.storage.load(name)
+  /** A stored avatar; one stored before avatars were cleaned is cleaned (and stored so) the first time it is served. */
+  async load(name: string): Promise<StoredImage | undefined> {
+    if (name === DEFAULT_AVATAR_NAME) return DEFAULT_AVATAR
+    if (!AVATAR_NAME.test(name)) return undefined
+    const image = await this.storage.load(name)
+    if (!image) return undefined
+    const stripped = this.images.stripped(image.data, image.contentType)
+    if (stripped === image.data || stripped.equals(image.data)) return image
+    const cleaned = { ...image, data: stripped }
+    await this.storage.replace(name, cleaned)
+    return cleaned
   }
 
   /**

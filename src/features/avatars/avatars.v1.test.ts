@@ -1,10 +1,16 @@
+import { randomUUID } from 'node:crypto'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+
+import sharp from 'sharp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
 import { expectError, expectValidationError } from '../../../test/helpers/expect.js'
+import { jpegWithGps } from '../../../test/helpers/images.js'
 import type { FilePart } from '../../../test/helpers/multipart.js'
-import { GIF_1X1, JPEG_HEADER, multipart,PNG_1X1, WEBP_HEADER } from '../../../test/helpers/multipart.js'
+import { GIF_1X1, JPEG_1X1, JPEG_HEADER, multipart, PNG_1X1, WEBP_1X1, WEBP_HEADER } from '../../../test/helpers/multipart.js'
 import { seedAndLogin, seedUser,V1 } from '../../../test/helpers/users.js'
 
 const UPLOAD_MAX_BYTES = 4096
@@ -49,14 +55,46 @@ for (const storage of ['disk', 'database'] as const) {
 
     it.each([
       ['GIF', GIF_1X1, 'image/gif', 'gif'],
-      ['JPEG', JPEG_HEADER, 'image/jpeg', 'jpg'],
-      ['WebP', WEBP_HEADER, 'image/webp', 'webp'],
+      ['JPEG', JPEG_1X1, 'image/jpeg', 'jpg'],
+      ['WebP', WEBP_1X1, 'image/webp', 'webp'],
     ])('accepts %s, typed by its bytes rather than the declared type', async (_name, data, type, extension) => {
       const { user, headers } = await seedAndLogin(t.app)
       const response = await upload(user.id, [file({ data, contentType: 'image/png' })], headers)
       expect(response.statusCode, response.body).toBe(200)
       expect(response.json().profile_image_url).toMatch(new RegExp(`\\.${extension}$`))
       expect((await t.app.inject({ url: response.json().profile_image_url })).headers['content-type']).toBe(type)
+    })
+
+    it('stores and serves an avatar without where the photo was taken (EXIF and GPS removed, the orientation kept)', async () => {
+      const { user, headers } = await seedAndLogin(t.app)
+      const photo = await sharp(await jpegWithGps(24, 16)).withMetadata({ orientation: 6 }).withExif({ IFD0: { Make: 'TestCam' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '51/1 30/1 0/1' } }).toBuffer()
+      expect((await sharp(photo).metadata()).exif?.toString('latin1')).toContain('TestCam')
+      const response = await upload(user.id, [file({ data: photo, contentType: 'image/jpeg', filename: 'me.jpg' })], headers)
+      expect(response.statusCode, response.body).toBe(200)
+      const served = await t.app.inject({ url: response.json().profile_image_url })
+      const seen = await sharp(served.rawPayload).metadata()
+      expect(seen.orientation).toBe(6)
+      expect(served.rawPayload.toString('latin1')).not.toMatch(/TestCam|GPS/)
+      expect(served.rawPayload.length).toBeLessThanOrEqual(photo.length)
+    })
+
+    it('cleans an avatar stored before avatars were cleaned the first time it is served, and keeps it cleaned', async () => {
+      const user = await seedUser(t.app)
+      const photo = await jpegWithGps(24, 16)
+      const name = `${randomUUID()}.jpg`
+      if (storage === 'database') await t.db.insertInto('avatars').values({ name, content_type: 'image/jpeg', data: photo, created_at: new Date().toISOString() }).execute()
+      else {
+        await mkdir(path.join(t.config.dataDir, 'avatars'), { recursive: true })
+        await writeFile(path.join(t.config.dataDir, 'avatars', name), photo)
+      }
+      await t.db.updateTable('users').set({ profile_image_url: `/media/avatars/${name}`, avatar_key: name }).where('id', '=', user.id).execute()
+      const served = await t.app.inject({ url: `/media/avatars/${name}` })
+      expect(served.statusCode).toBe(200)
+      expect((await sharp(served.rawPayload).metadata()).exif).toBeUndefined()
+      const stored = storage === 'database'
+        ? (await t.db.selectFrom('avatars').select('data').where('name', '=', name).executeTakeFirstOrThrow()).data
+        : await readFile(path.join(t.config.dataDir, 'avatars', name))
+      expect(Buffer.from(stored).equals(served.rawPayload)).toBe(true)
     })
 
     it('replaces the previous avatar and deletes its file', async () => {
@@ -81,6 +119,10 @@ for (const storage of ['disk', 'database'] as const) {
       const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>')
       expectError(await upload(user.id, [file({ data: svg, contentType: 'image/svg+xml' })], headers), 400, 'File must be an image')
       expectError(await upload(user.id, [file({ data: Buffer.alloc(0) })], headers), 400, 'File must be an image')
+      // Bytes that open like an image and decode as none.
+      for (const data of [JPEG_HEADER, WEBP_HEADER, Buffer.concat([PNG_1X1.subarray(0, 40), Buffer.alloc(40)])]) {
+        expectError(await upload(user.id, [file({ data, contentType: 'image/jpeg' })], headers), 400, 'File must be an image')
+      }
     })
 
     it('refuses a file over UPLOAD_MAX_BYTES with 413, streamed or declared', async () => {

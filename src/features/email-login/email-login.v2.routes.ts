@@ -21,7 +21,7 @@ const emailLoginRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/login/email',
     {
-      config: { door: 'email-login' },
+      config: { door: 'email-login', accountField: 'email' },
       schema: {
         tags,
         summary: 'Mail a sign-in link and code, if a live account uses that email',

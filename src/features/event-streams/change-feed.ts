@@ -5,6 +5,18 @@
 // before its transaction commits, so a lower id can appear after a higher one: ids skipped over
 // are looked for again for a few seconds before they are taken for rolled back.
 import type { ChangeEvent } from '../change-events/index.js'
+import type { PostFacts } from '../posts/index.js'
+
+/**
+ * What is true now of what a batch of events is about, read once per batch for every stream of
+ * the process (and per batch of a replay): the same facts decide live and replayed events.
+ */
+export interface EventContext {
+  /** The live posts the events name, as they are now; a post that is gone (deleted, hidden with its author, removed) is absent. */
+  posts: ReadonlyMap<number, PostFacts>
+  /** Whether the organizations the membership events name require a second factor of members. */
+  mfaRules: ReadonlyMap<number, boolean>
+}
 
 export interface ChangeEventSource {
   listAfter(afterId: number, limit: number): Promise<ChangeEvent[]>
@@ -12,7 +24,7 @@ export interface ChangeEventSource {
   latestId(): Promise<number>
 }
 
-type Listener = (events: ChangeEvent[]) => void
+type Listener = (events: ChangeEvent[], context: EventContext) => void
 
 const BATCH = 500
 /** How long an id skipped over is looked for (a transaction that took its id and has not committed yet). */
@@ -26,6 +38,8 @@ export class ChangeFeed {
 
   constructor(
     private readonly source: ChangeEventSource,
+    /** What is true now of a batch's posts and organizations: read once per batch for every stream. */
+    private readonly contextOf: (events: readonly ChangeEvent[]) => Promise<EventContext>,
     /** Runs the feed's job soon. */
     private readonly wake: () => void,
   ) {}
@@ -65,6 +79,9 @@ export class ChangeFeed {
       const from = this.lastSeen
       if (from === undefined || this.listeners.size === 0) return
       const [fresh, late] = await Promise.all([this.source.listAfter(from, BATCH), this.source.listByIds([...this.gaps.keys()])])
+      const events = [...late, ...fresh]
+      // Read before the position moves: a failed read loses no event, the next run reads them again.
+      const context = events.length > 0 ? await this.contextOf(events) : undefined
       if (this.lastSeen !== from) return
       const now = Date.now()
       for (const event of late) this.gaps.delete(event.id)
@@ -76,8 +93,7 @@ export class ChangeFeed {
       for (const [id, since] of this.gaps) if (now - since > GAP_WAIT_MS) this.gaps.delete(id)
       const last = fresh[fresh.length - 1]
       if (last) this.lastSeen = last.id
-      const events = [...late, ...fresh]
-      if (events.length > 0) for (const listener of this.listeners) listener(events)
+      if (context) for (const listener of this.listeners) listener(events, context)
       if (fresh.length < BATCH) return
     }
   }

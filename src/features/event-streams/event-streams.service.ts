@@ -1,7 +1,10 @@
-// Realtime streams of change events. A post's events reach the streams of those who may list it
-// (the posts feature's policy, decided on the post as the event carries it); a signed-in caller
-// also hears their own user's events and those of the organizations they belong to (as the
-// stream's own membership events add, change and remove them); superusers hear everything. A stream first replays what its client
+// Realtime streams of change events. A post's events reach the streams of those who may list it,
+// both as the event carries it and as it is now (the posts feature's policy: one check, live and
+// on replay, so a replayed event of a post since made private, deleted or hidden reaches nobody
+// it is closed to; a withdrawn post's own event carries its id alone). A signed-in caller also
+// hears their own user's events and those of the organizations whose grants they hold (as the
+// stream's own membership events add, change and remove them, under each organization's
+// second-factor rule); superusers hear everything. A stream first replays what its client
 // missed (after Last-Event-ID, within the retention window; older: a `reload`), then follows
 // the process's change feed. Heartbeats keep proxies from closing it; a stream opened with a
 // token ends when that token would stop working (revoked, session ended, expired), checked every
@@ -11,8 +14,9 @@ import { DomainError } from '../../shared/errors.js'
 import type { AuthService, TokenCaller, VerifiedToken } from '../auth/index.js'
 import type { ChangeEvent, ChangeEventService } from '../change-events/index.js'
 import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/index.js'
-import type { MemberRole, Reader } from '../posts/index.js'
+import type { MemberRole, PostFacts, Reader } from '../posts/index.js'
 import { mayList, postFactsOf } from '../posts/index.js'
+import type { EventContext } from './change-feed.js'
 import { ChangeFeed } from './change-feed.js'
 import type { ChangeSignal } from './change-signal.js'
 
@@ -23,8 +27,25 @@ export interface StreamViewer extends Reader {
   mayWrite: false
   /** The token the stream was opened with (directly or through a ticket); none for anonymous streams. */
   token: VerifiedToken | undefined
-  /** The organizations the viewer belongs to, with their role: read when the stream opens, then kept by the membership events it sees. */
+  /**
+   * The organizations whose grants the viewer holds, with their role: read when the stream opens,
+   * then kept by the membership and organization events it sees.
+   */
   orgRoles: Map<number, MemberRole>
+  /** Memberships whose grants an organization's second-factor rule withholds (the viewer has no second factor). */
+  withheld: Map<number, MemberRole>
+  /** Whether the viewer had a second factor when the stream opened. */
+  secondFactor: boolean
+}
+
+/** What the streams ask of other features about the present. */
+export interface StreamFacts {
+  /** The live posts among these ids, as they are now. */
+  posts(ids: readonly number[]): Promise<ReadonlyMap<number, PostFacts>>
+  /** Whether these organizations require a second factor of their members. */
+  mfaRules(orgIds: readonly number[]): Promise<ReadonlyMap<number, boolean>>
+  /** The user's organization grants: held, withheld by the second-factor rule, and whether they have a second factor. */
+  grants(userId: number): Promise<{ roles: Map<number, MemberRole>; withheld: Map<number, MemberRole>; secondFactor: boolean }>
 }
 
 /** What a stream writes to its client; the API layer puts it on the wire. */
@@ -50,8 +71,8 @@ export interface EventStreamOptions {
   perAddress: number
   /** The client an address counts as: the grouping every per-address limit uses (an IPv6 /64 is one client). */
   clientOf: (address: string) => string
-  /** The organizations a user belongs to, with their role in each (the orgs feature answers). */
-  rolesOf: (userId: number) => Promise<Map<number, MemberRole>>
+  /** What is true now: posts, organizations' rules, a user's grants (the posts and orgs features answer). */
+  facts: StreamFacts
 }
 
 export const TICKET_SECONDS = 30
@@ -86,28 +107,83 @@ export const TOO_MANY_STREAMS = 'Too many event streams'
 const invalidTicket = () => new DomainError('unauthenticated', INVALID_STREAM_TICKET, { code: 'invalid_stream_ticket' })
 
 const isOrgEvent = (event: ChangeEvent) => event.type.startsWith('org.') || event.type.startsWith('membership.')
+const isMembershipGrant = (event: ChangeEvent) => event.type === 'membership.added' || event.type === 'membership.role_changed'
 /** An organization's events name it as their subject (`org:7`). */
 const orgIdOf = (event: ChangeEvent) => Number(event.subject.slice('org:'.length))
+/** A post's events name it as their subject (`post:7`). */
+const postIdOf = (event: ChangeEvent) => Number(event.subject.slice('post:'.length))
+/** The events that say a post is gone: on a stream they carry its id alone, never its text. */
+const WITHDRAWALS = new Set<string>(['post.deleted', 'post.removed'])
 
-/** A post's events go where the post is listed; a user's events are theirs and superusers'; an organization's, its members'. */
-export function visibleTo(viewer: StreamViewer, event: ChangeEvent): boolean {
+/** The facts a batch of events needs (EventContext), in one read per kind. */
+export async function contextOf(facts: Pick<StreamFacts, 'posts' | 'mfaRules'>, events: readonly ChangeEvent[]): Promise<EventContext> {
+  const postIds = new Set<number>()
+  const orgIds = new Set<number>()
+  for (const event of events) {
+    if (event.type.startsWith('post.') && !WITHDRAWALS.has(event.type)) postIds.add(postIdOf(event))
+    else if (isMembershipGrant(event)) orgIds.add(orgIdOf(event))
+  }
+  const [posts, mfaRules] = await Promise.all([
+    postIds.size === 0 ? new Map<number, PostFacts>() : facts.posts([...postIds]),
+    orgIds.size === 0 ? new Map<number, boolean>() : facts.mfaRules([...orgIds]),
+  ])
+  return { posts, mfaRules }
+}
+
+/**
+ * Whether the viewer hears the event now. A post's: if they may list the post as the event
+ * carries it and as it is now (a withdrawal, as it was). A user's: theirs and superusers'. An
+ * organization's: those holding its grants.
+ */
+export function visibleTo(viewer: StreamViewer, event: ChangeEvent, context: EventContext): boolean {
   if (event.type.startsWith('post.')) {
-    const post = postFactsOf(event.data)
-    return post !== undefined && mayList(viewer, post)
+    const then = postFactsOf(event.data)
+    if (then === undefined || !mayList(viewer, then)) return false
+    if (WITHDRAWALS.has(event.type)) return true
+    const now = context.posts.get(postIdOf(event))
+    return now !== undefined && mayList(viewer, now)
   }
   if (viewer.isSuperuser || (viewer.userId !== null && event.userId === viewer.userId)) return true
   return isOrgEvent(event) && viewer.orgRoles.has(orgIdOf(event))
 }
 
+/** The event as the stream writes it: a withdrawn post's carries its id alone. */
+export function asWritten(event: ChangeEvent): ChangeEvent {
+  if (!WITHDRAWALS.has(event.type)) return event
+  return { ...event, data: { id: (event.data as { id?: unknown } | null)?.id ?? postIdOf(event) } }
+}
+
 /**
- * Keeps the viewer's organizations as the stream passes their membership events, in order: a
- * removal stops the organization's next events at once, in every process's streams.
+ * Keeps the viewer's organizations as the stream passes their membership and organization
+ * events, in order: a removal stops the organization's next events at once, in every process's
+ * streams; a grant is held only where the organization's second-factor rule is met.
  */
-export function followMemberships(viewer: StreamViewer, event: ChangeEvent): void {
-  if (event.type === 'org.deleted') viewer.orgRoles.delete(orgIdOf(event))
+export function followMemberships(viewer: StreamViewer, event: ChangeEvent, context: EventContext): void {
+  if (event.type === 'org.deleted') {
+    viewer.orgRoles.delete(orgIdOf(event))
+    viewer.withheld.delete(orgIdOf(event))
+  }
+  if (event.type === 'org.updated' && !viewer.secondFactor) {
+    const orgId = orgIdOf(event)
+    const requires = (event.data as { require_mfa?: unknown }).require_mfa === true
+    const [from, to] = requires ? [viewer.orgRoles, viewer.withheld] : [viewer.withheld, viewer.orgRoles]
+    const role = from.get(orgId)
+    if (role !== undefined) {
+      from.delete(orgId)
+      to.set(orgId, role)
+    }
+  }
   if (viewer.userId === null || event.userId !== viewer.userId) return
-  if (event.type === 'membership.added' || event.type === 'membership.role_changed') viewer.orgRoles.set(orgIdOf(event), roleOf(event))
-  if (event.type === 'membership.removed') viewer.orgRoles.delete(orgIdOf(event))
+  if (isMembershipGrant(event)) {
+    const orgId = orgIdOf(event)
+    const withheld = context.mfaRules.get(orgId) === true && !viewer.secondFactor
+    ;(withheld ? viewer.orgRoles : viewer.withheld).delete(orgId)
+    ;(withheld ? viewer.withheld : viewer.orgRoles).set(orgId, roleOf(event))
+  }
+  if (event.type === 'membership.removed') {
+    viewer.orgRoles.delete(orgIdOf(event))
+    viewer.withheld.delete(orgIdOf(event))
+  }
 }
 
 /** A membership event's role (its data is the membership's read shape). */
@@ -144,7 +220,7 @@ export class EventStreamService {
     private readonly wake: (job: StreamJob) => void,
   ) {
     this.tickets = secrets.kind('stream_ticket', { seconds: TICKET_SECONDS })
-    this.feed = new ChangeFeed(changeEvents, () => wake('change-feed'))
+    this.feed = new ChangeFeed(changeEvents, (events) => contextOf(options.facts, events), () => wake('change-feed'))
     // A commit here wakes this process's feed at once, and the others through the signal.
     changeEvents.onCommitted(() => {
       this.feed.kick()
@@ -180,10 +256,15 @@ export class EventStreamService {
       const token: VerifiedToken = { userId: spent.userId, jti: spent.data.jti, sessionId: spent.data.sessionId, expiresAt: new Date(spent.data.tokenExpiresAt) }
       const user = token.expiresAt.getTime() > Date.now() ? await this.auth.userOfLiveToken(token) : undefined
       if (!user) throw invalidTicket()
-      return { userId: user.id, isSuperuser: user.isSuperuser, mayWrite: false, token, orgRoles: await this.options.rolesOf(user.id) }
+      return this.viewer(user, token)
     }
-    if (caller) return { userId: caller.user.id, isSuperuser: caller.user.isSuperuser, mayWrite: false, token: caller.token, orgRoles: await this.options.rolesOf(caller.user.id) }
-    return { userId: null, isSuperuser: false, mayWrite: false, token: undefined, orgRoles: new Map() }
+    if (caller) return this.viewer(caller.user, caller.token)
+    return { userId: null, isSuperuser: false, mayWrite: false, token: undefined, orgRoles: new Map(), withheld: new Map(), secondFactor: false }
+  }
+
+  private async viewer(user: { id: number; isSuperuser: boolean }, token: VerifiedToken): Promise<StreamViewer> {
+    const { roles, withheld, secondFactor } = await this.options.facts.grants(user.id)
+    return { userId: user.id, isSuperuser: user.isSuperuser, mayWrite: false, token, orgRoles: roles, withheld, secondFactor }
   }
 
   /**
@@ -206,18 +287,18 @@ export class EventStreamService {
     }
     const recent = new Set<number>()
     /** Writes the event if the viewer may see it and has not yet; the bytes written. */
-    const deliver = (event: ChangeEvent): number => {
-      followMemberships(viewer, event)
-      if (!visibleTo(viewer, event) || recent.has(event.id)) return 0
+    const deliver = (event: ChangeEvent, context: EventContext): number => {
+      followMemberships(viewer, event, context)
+      if (!visibleTo(viewer, event, context) || recent.has(event.id)) return 0
       recent.add(event.id)
       if (recent.size > RECENT_IDS) recent.delete(recent.values().next().value as number)
-      const written = sink.event(event)
+      const written = sink.event(asWritten(event))
       // A ban ends the banned user's streams in every process as its event arrives, after telling them.
       if (event.type === 'user.banned' && viewer.userId !== null && event.userId === viewer.userId) queueMicrotask(() => close())
       return written
     }
     // Live events wait while the replay runs, so the client gets them in order after it.
-    let waiting: ChangeEvent[] | undefined = []
+    let waiting: { event: ChangeEvent; context: EventContext }[] | undefined = []
     // A client that stopped reading is dropped before its buffer grows past the bound (a replay
     // keeps its own, smaller bound, waiting for the client).
     const dropIfBehind = () => {
@@ -225,12 +306,12 @@ export class EventStreamService {
       this.dropped += 1
       drop()
     }
-    const onEvents = (events: ChangeEvent[]) => {
+    const onEvents = (events: ChangeEvent[], context: EventContext) => {
       if (!waiting) {
-        events.forEach(deliver)
+        for (const event of events) deliver(event, context)
         return dropIfBehind()
       }
-      waiting.push(...events)
+      for (const event of events) waiting.push({ event, context })
       if (waiting.length > HELD_MAX) drop()
     }
     let unsubscribe: () => void
@@ -274,7 +355,7 @@ export class EventStreamService {
     if (closed) return close
     const held = waiting
     waiting = undefined
-    held.forEach(deliver)
+    for (const { event, context } of held) deliver(event, context)
     dropIfBehind()
     return close
   }
@@ -293,7 +374,7 @@ export class EventStreamService {
    * REPLAY_DRAIN_MS is dropped), so a replay holds about REPLAY_DRAIN_AT_BYTES per stream. Past
    * REPLAY_MAX events or REPLAY_MAX_BYTES the client is told to reload instead.
    */
-  private async replay(lastEventId: number, deliver: (event: ChangeEvent) => number, sink: StreamSink, stream: { closed(): boolean; drop(): void }): Promise<void> {
+  private async replay(lastEventId: number, deliver: (event: ChangeEvent, context: EventContext) => number, sink: StreamSink, stream: { closed(): boolean; drop(): void }): Promise<void> {
     const oldest = await this.changeEvents.oldestId()
     // Events after the client's last one were dropped (past the retention window): it must reload.
     if (oldest !== undefined && oldest > lastEventId + 1) return sink.reload()
@@ -301,10 +382,12 @@ export class EventStreamService {
     let bytes = 0
     for (let read = 0; read < REPLAY_MAX; read += REPLAY_BATCH) {
       const events = await this.changeEvents.listAfter(after, REPLAY_BATCH)
+      // As a live event is checked: against the posts and rules as they are now.
+      const context = await contextOf(this.options.facts, events)
       for (const event of events) {
         if (stream.closed()) return
         if (bytes >= REPLAY_MAX_BYTES) return sink.reload()
-        bytes += deliver(event)
+        bytes += deliver(event, context)
         if (sink.backlog() > REPLAY_DRAIN_AT_BYTES && !(await sink.drained(REPLAY_DRAIN_MS))) {
           this.dropped += 1
           return stream.drop()

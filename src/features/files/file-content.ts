@@ -1,11 +1,11 @@
 // What a file is, from its bytes: the type is sniffed (file-type) and checked against the
-// allow-list, the name's extension and the declared type; an image is decoded under a pixel
-// limit and written again without its metadata (EXIF, GPS); variants are rendered from presets.
+// allow-list, the name's extension and the declared type. Images go through the one image intake
+// (images/image-intake.ts); variants are rendered from presets.
 import { fileTypeFromBuffer } from 'file-type'
-import type { FormatEnum, Sharp } from 'sharp'
-import sharp from 'sharp'
 
-import { DomainError, RuleViolation } from '../../shared/errors.js'
+import { DomainError } from '../../shared/errors.js'
+import { imageTooLarge, unreadableImage } from './images/image-intake.js'
+import { loadSharp } from './images/sharp.js'
 import type { ImagePreset } from './settings.js'
 
 /** Enough leading bytes for every signature file-type knows. */
@@ -17,9 +17,6 @@ export const unsupportedFileType = (detail: string) => new DomainError('unsuppor
 export const typeNotAllowed = (type: string | undefined, allowed: readonly string[]) =>
   unsupportedFileType(`Files of type ${type ?? 'unknown'} are not accepted: FILE_TYPES allows ${allowed.join(', ')}`)
 
-/** Types sharp decodes and writes again; the originals of these are stored without metadata. */
-const IMAGES: Record<string, keyof FormatEnum> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' }
-
 /** What a name's extension claims; a file whose bytes say otherwise is refused. */
 const BY_EXTENSION: Record<string, string> = {
   png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', jpe: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', avif: 'image/avif',
@@ -29,8 +26,6 @@ const BY_EXTENSION: Record<string, string> = {
 }
 
 const ALIASES: Record<string, string> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg', 'application/x-pdf': 'application/pdf', 'image/x-png': 'image/png' }
-
-export const isImageType = (contentType: string): boolean => contentType in IMAGES
 
 const normalised = (contentType: string): string => {
   const bare = contentType.split(';')[0]!.trim().toLowerCase()
@@ -79,41 +74,19 @@ export function acceptedType(sniffed: string | undefined, claims: Claims, allowe
   return sniffed
 }
 
-const imageTooLarge = (maxPixels: number) =>
-  new RuleViolation('file', `The image has more than ${maxPixels} pixels (FILE_MAX_PIXELS)`, 'image_too_large', 'body', 'image_too_large')
-
-function decoded(data: Buffer, maxPixels: number): Sharp {
-  // Animated GIF and WebP keep their frames; the pixel limit counts a frame's pixels before decoding.
-  return sharp(data, { limitInputPixels: maxPixels, animated: true, failOn: 'error' })
-}
-
-async function refusingBadImages<T>(maxPixels: number, render: () => Promise<T>): Promise<T> {
-  try {
-    return await render()
-  } catch (error) {
-    const message = error instanceof Error ? error.message : ''
-    if (/pixel limit/i.test(message)) throw imageTooLarge(maxPixels)
-    throw unsupportedFileType('The image could not be read')
-  }
-}
-
-/** The image written again in its own format, turned upright, without EXIF, GPS, XMP or ICC comments. */
-export function withoutMetadata(data: Buffer, contentType: string, maxPixels: number): Promise<Buffer> {
-  const format = IMAGES[contentType]
-  if (format === undefined) return Promise.resolve(data)
-  // sharp keeps no metadata unless asked to; autoOrient applies the EXIF orientation first.
-  return refusingBadImages(maxPixels, () => decoded(data, maxPixels).autoOrient().toFormat(format).toBuffer())
-}
-
 export const VARIANT_TYPE = 'image/webp'
 
 /** A preset's variant of an image, as WebP. */
-export function variantOf(data: Buffer, preset: ImagePreset, maxPixels: number): Promise<Buffer> {
-  return refusingBadImages(maxPixels, () =>
-    sharp(data, { limitInputPixels: maxPixels, failOn: 'error' })
+export async function variantOf(data: Buffer, preset: ImagePreset, maxPixels: number): Promise<Buffer> {
+  const sharp = await loadSharp()
+  try {
+    return await sharp(data, { limitInputPixels: maxPixels, failOn: 'error' })
       .autoOrient()
       .resize({ width: preset.width, height: preset.height, fit: preset.fit, withoutEnlargement: true })
       .webp()
-      .toBuffer(),
-  )
+      .toBuffer()
+  } catch (error) {
+    if (/pixel limit/i.test(error instanceof Error ? error.message : '')) throw imageTooLarge(maxPixels)
+    throw unreadableImage()
+  }
 }

@@ -1,16 +1,18 @@
 // Taking bytes in: the leading bytes decide the type (file-type, file-content.ts) before the rest
-// is read; an image is read whole, cleaned of metadata and stored as cleaned; anything else
-// streams to the store, hashed and counted on the way, and is never held in memory.
+// is read; an image is read whole and goes through the image intake (images/image-intake.ts),
+// stored as cleaned; anything else streams to the store, hashed and counted on the way, and is
+// never held in memory.
 import { createHash } from 'node:crypto'
 import { Readable, Transform } from 'node:stream'
 
-import { DomainError } from '../../shared/errors.js'
 import type { Claims } from './file-content.js'
-import { acceptedType, isImageType, sniff, SNIFF_BYTES, withoutMetadata } from './file-content.js'
+import { acceptedType, sniff, SNIFF_BYTES } from './file-content.js'
+import { cleanImage, imageTooManyBytes, isImageType } from './images/image-intake.js'
 import type { BlobStore } from './storage/index.js'
 
 /** Images are cleaned in memory: the refusal names the setting that bounds them, and its value. */
-const imageTooLargeToClean = (maxBytes: number) => new DomainError('too_large', `Images may be at most ${maxBytes} bytes (FILE_MAX_BYTES)`)
+const imageTooLargeToClean = (maxBytes: number) => imageTooManyBytes({ maxBytes, maxBytesSetting: 'FILE_MAX_BYTES' })
+const imageLimits = (options: IntakeOptions) => ({ maxPixels: options.maxPixels, maxBytes: options.imageMaxBytes, maxBytesSetting: 'FILE_MAX_BYTES' })
 
 /** What the stored object turned out to be. */
 export interface StoredFacts {
@@ -86,7 +88,7 @@ export async function storeFromStream(store: BlobStore, key: string, source: Asy
   const head = await readHead(source)
   const contentType = acceptedType(await sniff(Buffer.concat(head.chunks), head.ended), claims, options.allowed)
   if (isImageType(contentType)) {
-    const cleaned = await withoutMetadata(await readAll(head, options.imageMaxBytes), contentType, options.maxPixels)
+    const cleaned = await cleanImage(await readAll(head, options.imageMaxBytes), contentType, imageLimits(options))
     await store.put(key, cleaned, contentType)
     return factsOf(cleaned, contentType)
   }
@@ -104,7 +106,7 @@ export async function verifyStored(store: BlobStore, key: string, claims: Claims
     const contentType = acceptedType(await sniff(Buffer.concat(head.chunks), head.ended), claims, options.allowed)
     if (isImageType(contentType)) {
       if (object.size > options.imageMaxBytes) throw imageTooLargeToClean(options.imageMaxBytes)
-      const cleaned = await withoutMetadata(await readAll(head, options.imageMaxBytes), contentType, options.maxPixels)
+      const cleaned = await cleanImage(await readAll(head, options.imageMaxBytes), contentType, imageLimits(options))
       await store.put(key, cleaned, contentType)
       return factsOf(cleaned, contentType)
     }

@@ -13,6 +13,8 @@ export interface FileRemoval {
   viewOf(file: ReturnType<typeof toStoredFile>): FileView
   /** Wakes this process's store relay after the commit. */
   queued(unit: Unit): void
+  /** When the key of a pending upload may last be written through its presigned URL (epoch ms, with the store's clock skew); undefined when no such URL works. */
+  writableUntil(file: ReturnType<typeof toStoredFile>): number | undefined
 }
 
 export async function removeFiles(removal: FileRemoval, unit: Unit, ids: readonly number[]): Promise<void> {
@@ -28,6 +30,12 @@ export async function removeFiles(removal: FileRemoval, unit: Unit, ids: readonl
       await files.releaseReserved(file.ownerId, file.size)
     }
   }
-  await files.queueBlobDeletions([...removed.map((file) => file.storageKey), ...variantKeys], Date.now())
+  const now = Date.now()
+  await files.queueBlobDeletions([...removed.map((file) => file.storageKey), ...variantKeys], now)
+  // An upload ended while its PUT URL still works: its key is removed once more when the URL expires.
+  for (const file of removed) {
+    const until = file.status === 'pending' ? removal.writableUntil(file) : undefined
+    if (until !== undefined && until > now) await files.queueBlobDeletions([file.storageKey], until)
+  }
   removal.queued(unit)
 }

@@ -175,9 +175,12 @@ export async function reserve(db: Executor, userId: number, bytes: number, quota
   return result.numUpdatedRows > 0n
 }
 
-/** Moves a completed upload from reserved to counted, at its real size. */
-export async function commitReserved(db: Executor, userId: number, reservedBytes: number, bytes: number): Promise<void> {
-  await db
+/**
+ * Moves a completed upload from reserved to counted, at its real size, in the statement that
+ * checks it against the quota: false (nothing changed) when its real size takes the owner past it.
+ */
+export async function commitReserved(db: Executor, userId: number, reservedBytes: number, bytes: number, quota: Quota): Promise<boolean> {
+  const result = await db
     .updateTable('storage_usage')
     .set({
       reserved_bytes: sql`reserved_bytes - ${reservedBytes}`,
@@ -186,7 +189,9 @@ export async function commitReserved(db: Executor, userId: number, reservedBytes
       files: sql`files + 1`,
     })
     .where('user_id', '=', userId)
-    .execute()
+    .where(sql<boolean>`bytes + reserved_bytes - ${reservedBytes} + ${bytes} <= ${quota.bytes}`)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
 }
 
 export async function releaseReserved(db: Executor, userId: number, reservedBytes: number): Promise<void> {

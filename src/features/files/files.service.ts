@@ -15,12 +15,13 @@ import type { FileOwner, FileView, StoredFile, Usage } from './file.js'
 import { toStoredFile } from './file.js'
 import type { FileChangeLog } from './file-change-log.js'
 import type { Claims } from './file-content.js'
-import { isImageType, typeNotAllowed, VARIANT_TYPE, variantOf } from './file-content.js'
+import { typeNotAllowed, VARIANT_TYPE, variantOf } from './file-content.js'
 import type { StoredFacts } from './file-intake.js'
 import { storeFromStream, verifyStored } from './file-intake.js'
 import type { FileRemoval } from './file-removal.js'
 import { removeFiles } from './file-removal.js'
 import type { FilesRepository, Quota } from './files.repository.js'
+import { isImageType } from './images/image-intake.js'
 import type { FileSettings } from './settings.js'
 import type { BlobStore, ByteRange, ObjectRead } from './storage/index.js'
 import type { UploadUrls } from './upload-url.js'
@@ -40,6 +41,8 @@ const uploadNotFound = (): never => {
 const quotaExceeded = (quota: Quota) =>
   new DomainError('too_large', `Storage quota exceeded: at most ${quota.bytes} bytes in ${quota.files} files (the tier's storage quota, or STORAGE_QUOTA_BYTES and STORAGE_QUOTA_FILES)`, { code: 'quota_exceeded' })
 const uploadIncomplete = () => new DomainError('conflict', UPLOAD_INCOMPLETE, { code: 'upload_incomplete' })
+/** The store's clock may run this far behind ours when it checks a URL's expiry. */
+const URL_CLOCK_SKEW_MS = 60_000
 /** Generated, never a client's words. */
 const newStorageKey = () => `files/${randomUUID()}`
 
@@ -87,7 +90,7 @@ export class FileService {
     private readonly options: FileServiceOptions,
     onQueued: () => void,
   ) {
-    this.removal = { files, changes, viewOf: (file) => this.viewOf(file), queued: (unit) => afterCommit(unit, onQueued) }
+    this.removal = { files, changes, viewOf: (file) => this.viewOf(file), queued: (unit) => afterCommit(unit, onQueued), writableUntil: (file) => this.writableUntil(file) }
   }
 
   /** Bytes sent through the service: reserved first (at most `reserveBytes`), then stored, then counted at their real size. */
@@ -95,7 +98,7 @@ export class FileService {
     const pending = await this.begin(owner, claims.name, Math.min(reserveBytes, this.settings.maxBytes), 'form', claims.declaredType ?? 'application/octet-stream')
     try {
       const facts = await storeFromStream(this.store, pending.storageKey, body, claims, this.intakeOptions())
-      return await this.finish(pending, { ...facts, storageKey: pending.storageKey })
+      return await this.finish(pending, { ...facts, storageKey: pending.storageKey }, await this.quotaOf(owner.tierId))
     } catch (error) {
       await this.abandon(pending.id)
       throw error
@@ -112,7 +115,8 @@ export class FileService {
     const pending = await this.begin(owner, input.name, input.size, 'direct', input.contentType)
     const expiresAt = Date.parse(pending.expiresAt!)
     if (this.store.presigner) {
-      const seconds = Math.max(1, Math.floor((expiresAt - Date.now()) / 1000))
+      // Minutes, not the upload's whole life: a URL that outlives its upload could put bytes back.
+      const seconds = Math.max(1, Math.min(this.settings.uploadUrlSeconds, Math.floor((expiresAt - Date.now()) / 1000)))
       const put = await this.store.presigner.put(pending.storageKey, { contentType: input.contentType, size: input.size, expiresSeconds: seconds })
       return { uploadId: pending.id, url: put.url, method: 'PUT', headers: put.headers, expiresAt: pending.expiresAt! }
     }
@@ -149,7 +153,7 @@ export class FileService {
       if (copied?.size !== pending.size) throw uploadIncomplete()
       const facts = await verifyStored(this.store, kept, { name: pending.name, declaredType: pending.contentType }, this.intakeOptions())
       if (!facts) throw uploadIncomplete()
-      return await this.finish(pending, { ...facts, storageKey: kept })
+      return await this.finish(pending, { ...facts, storageKey: kept }, await this.quotaOf(owner.tierId))
     } catch (error) {
       // What was copied is nobody's; a refusal of the bytes themselves ends the upload too.
       const refused = error instanceof DomainError && error.code !== 'upload_incomplete' && error.code !== 'service_unavailable'
@@ -247,15 +251,16 @@ export class FileService {
     })
   }
 
-  private async finish(pending: StoredFile, facts: StoredFacts & { storageKey: string }): Promise<FileView> {
+  /** The upload becomes a file, counted at the size stored, within the quota (413 past it, and nothing is kept). */
+  private async finish(pending: StoredFile, facts: StoredFacts & { storageKey: string }, quota: Quota): Promise<FileView> {
     const view = await this.unitOfWork.run(async (unit) => {
       const files = this.files.in(unit)
       const row = await files.markReady(pending.id, facts)
       // Completed or abandoned by another request meanwhile: this one has nothing to add.
       if (!row) return undefined
-      await files.commitReserved(pending.ownerId, pending.size, facts.size)
-      // The upload's own key, where a client may still PUT until it expires, is nobody's now.
-      if (facts.storageKey !== pending.storageKey) await this.queueRemoval(unit, [pending.storageKey])
+      if (!(await files.commitReserved(pending.ownerId, pending.size, facts.size, quota))) throw quotaExceeded(quota)
+      // The upload's own key, where a client may still PUT until its URL expires, is nobody's now.
+      if (facts.storageKey !== pending.storageKey) await this.queueUploadKeyRemoval(unit, pending)
       const file = this.viewOf(toStoredFile(row))
       await this.changes.fileChanged(unit, 'file.created', file)
       return file
@@ -276,11 +281,32 @@ export class FileService {
     })
   }
 
-  /** Queues stored objects for removal in `unit` (the store's outbox removes them once it commits). */
-  async queueRemoval(unit: Unit, keys: readonly string[]): Promise<void> {
+  /** Queues stored objects for removal in `unit` (the store's outbox removes them once it commits), at `at` (epoch ms) or now. */
+  async queueRemoval(unit: Unit, keys: readonly string[], at = Date.now()): Promise<void> {
     if (keys.length === 0) return
-    await this.files.in(unit).queueBlobDeletions(keys, Date.now())
+    await this.files.in(unit).queueBlobDeletions(keys, at)
     this.removal.queued(unit)
+  }
+
+  /**
+   * An ended upload's own key is removed now and, while its presigned PUT URL still works, once
+   * more when it expires: a PUT made in between puts nothing back for longer than that.
+   */
+  private async queueUploadKeyRemoval(unit: Unit, pending: StoredFile): Promise<void> {
+    await this.queueRemoval(unit, [pending.storageKey])
+    const until = this.writableUntil(pending)
+    if (until !== undefined && until > Date.now()) await this.queueRemoval(unit, [pending.storageKey], until)
+  }
+
+  /** Until when a presigned PUT URL may still write a direct upload's key (the store's clock skew allowed); undefined without one. */
+  private writableUntil(pending: StoredFile): number | undefined {
+    return pending.uploadKind === 'direct' && this.store.presigner ? this.putUrlExpiry(pending) + URL_CLOCK_SKEW_MS : undefined
+  }
+
+  /** When a direct upload's presigned PUT URL stops working: FILE_UPLOAD_URL_SECONDS after it began, at most its expiry. */
+  private putUrlExpiry(pending: StoredFile): number {
+    const began = Date.parse(pending.createdAt)
+    return Math.min(began + this.settings.uploadUrlSeconds * 1000, pending.expiresAt === null ? Infinity : Date.parse(pending.expiresAt))
   }
 
   private async readable(reader: FileReader | null, id: number, client: ClientInfo): Promise<StoredFile> {

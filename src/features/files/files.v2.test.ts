@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
 import { expectError } from '../../../test/helpers/expect.js'
-import { decompressionBombPng, jpegWithGps, MINIMAL_PDF, png, SVG_WITH_SCRIPT } from '../../../test/helpers/images.js'
+import { decompressionBombPng, jpegWithGps, MINIMAL_PDF, png, smallPngThatInflates, SVG_WITH_SCRIPT } from '../../../test/helpers/images.js'
 import { multipart } from '../../../test/helpers/multipart.js'
 import type { TestS3Server } from '../../../test/helpers/s3.js'
 import { startS3Server } from '../../../test/helpers/s3.js'
@@ -98,6 +98,16 @@ describe.each(['local', 's3'] as const)('files on the %s driver', (driver) => {
     expect(got.body.includes(Buffer.from('TestCam'))).toBe(false)
     expect(sha256(got.body)).toBe(file.sha256)
     expect(file.size).toBe(got.body.length)
+  })
+
+  it('stores a cleaned image no larger than it came, its pixels unchanged', async () => {
+    const small = await smallPngThatInflates()
+    expect(small.length).toBeLessThan(10_000)
+    const file = await uploaded(owner, 'pattern.png', 'image/png', Buffer.concat([small, Buffer.from('hidden after the end')]))
+    expect(file.size).toBeLessThanOrEqual(small.length)
+    const got = await download(file.url, owner)
+    expect((await sharp(got.body).raw().toBuffer()).equals(await sharp(small).raw().toBuffer())).toBe(true)
+    expect(got.body.includes(Buffer.from('hidden after the end'))).toBe(false)
   })
 
   it('refuses a file whose content is not what its name says, and an allowed type under another name', async () => {
@@ -225,6 +235,27 @@ describe.each(['local', 's3'] as const)('files on the %s driver', (driver) => {
     expect((await sharp(after.body).metadata()).format).toBe('png')
   })
 
+  it.runIf(driver === 's3')('signs a PUT for minutes, and removes an ended upload\'s key again when its URL expires: a later PUT keeps nothing', async () => {
+    const data = Buffer.from('x'.repeat(300))
+    const target = (await t.app.inject({ method: 'POST', url: `${V2}/uploads`, payload: { name: 'late.txt', size: data.length, content_type: 'text/plain' }, headers: owner.headers })).json()
+    expect(new URL(target.url).searchParams.get('X-Amz-Expires')).toBe('600')
+    const row = await t.db.selectFrom('files').select(['storage_key', 'created_at']).where('id', '=', target.upload_id).executeTakeFirstOrThrow()
+    expect(await putTo(target.url, target.headers, data)).toBe(200)
+    expect((await t.app.inject({ method: 'POST', url: `${V2}/uploads/${target.upload_id}/complete`, headers: owner.headers })).statusCode).toBe(201)
+    await drained(t.app, 'store-deletions')
+    // Put back under the ended upload's key while the URL still works: counted nowhere.
+    expect(await putTo(target.url, target.headers, Buffer.alloc(data.length, 'y'))).toBe(200)
+    expect(await t.app.services.files.open(row.storage_key)).toBeDefined()
+    const later = await t.db.selectFrom('blob_deletions').select(['id', 'next_attempt_at']).where('storage_key', '=', row.storage_key).execute()
+    const urlExpiry = new Date(row.created_at as string | Date).getTime() + 600_000
+    expect(later.map((deletion) => Number(deletion.next_attempt_at))).toEqual([expect.toSatisfy((at: number) => at >= urlExpiry && at <= urlExpiry + 120_000)])
+    // Its time comes (the test moves it to now): the object is gone.
+    await t.db.updateTable('blob_deletions').set({ next_attempt_at: Date.now() }).where('id', '=', later[0]!.id).execute()
+    t.app.services.jobs.kick('store-deletions')
+    await drained(t.app, 'store-deletions')
+    expect(await t.app.services.files.open(row.storage_key)).toBeUndefined()
+  })
+
   /** A PUT as a browser or client would make it: through the service (inject) for its own URL, over the network to S3. */
   async function putTo(url: string, headers: Record<string, string>, data: Buffer): Promise<number> {
     if (url.includes('/api/v2/uploads/')) {
@@ -325,6 +356,19 @@ describe.each(['local', 's3'] as const)('files on the %s driver', (driver) => {
     // Raising the tier's quota makes room.
     await t.app.inject({ method: 'PATCH', url: `${V2}/tiers/${tier.id}`, payload: { storage_bytes: 1_000_000 }, headers: superuser.headers })
     expect((await upload(limited, 'fits.txt', 'text/plain', Buffer.alloc(900, 'x'))).statusCode).toBe(201)
+  })
+
+  it('keeps images sent at once within the quota as stored, never past it', async () => {
+    const small = await smallPngThatInflates()
+    const quota = 3 * small.length + 3 * 2048
+    const tier = (await t.app.inject({ method: 'POST', url: `${V2}/tiers/`, payload: { name: `images-${driver}`, storage_bytes: quota, storage_files: 10 }, headers: superuser.headers })).json()
+    const limited = await seedAndLogin(t.app)
+    await t.app.services.users.setTier(superuser.user, limited.user.id, tier.id)
+    const answers = await Promise.all([0, 1, 2].map((index) => upload(limited, `pattern-${index}.png`, 'image/png', small)))
+    expect(answers.map((answer) => answer.statusCode)).toEqual([201, 201, 201])
+    const used = await usage(limited)
+    expect(used.bytes).toBeLessThanOrEqual(quota)
+    expect(used.bytes).toBe(answers.reduce((sum, answer) => sum + answer.json<FileBody>().size, 0))
   })
 
   it('abandons an upload past its expiry: the reservation is released and its bytes removed', async () => {

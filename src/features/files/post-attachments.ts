@@ -8,7 +8,7 @@ import { removeFiles } from './file-removal.js'
 import type { FilesRepository } from './files.repository.js'
 import type { FileService } from './files.service.js'
 
-export const NOT_YOUR_FILE = "Attachments must be the post author's own completed files"
+export const NOT_YOUR_FILE = "Attachments must be the post author's own completed files, attached by that author"
 export const FILE_ATTACHED_ELSEWHERE = 'A file belongs to another post'
 
 export class PostAttachments {
@@ -17,11 +17,17 @@ export class PostAttachments {
     private readonly service: FileService,
   ) {}
 
-  /** Makes `fileIds` the post's attachments (detaching the others); each must be its author's completed file and on no other post. */
-  async attach(unit: Unit, post: { id: number; authorId: number }, fileIds: readonly number[]): Promise<void> {
+  /**
+   * Makes `fileIds` the post's attachments (detaching the others). A file new to the post must be a
+   * completed file of its owner's, attached by that owner, who is the post's author: whoever else
+   * may edit the post (an organization's admin, a superuser) keeps, reorders or detaches what is
+   * there, and never attaches someone's other files (reading them, making them public).
+   */
+  async attach(unit: Unit, post: { id: number; authorId: number }, fileIds: readonly number[], attachedBy: number): Promise<void> {
     const ids = [...new Set(fileIds)]
     const rows = await this.files.in(unit).findFilesForChange(ids)
-    if (rows.length !== ids.length || rows.some((row) => row.owner_id !== post.authorId || row.status !== 'ready')) {
+    const mayAttach = (row: (typeof rows)[number]) => row.post_id === post.id || (row.owner_id === post.authorId && row.owner_id === attachedBy)
+    if (rows.length !== ids.length || rows.some((row) => row.status !== 'ready' || !mayAttach(row))) {
       throw new RuleViolation('attachments', NOT_YOUR_FILE, 'attachment')
     }
     if (rows.some((row) => row.post_id !== null && row.post_id !== post.id)) {

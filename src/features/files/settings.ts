@@ -32,6 +32,8 @@ export interface FileSettings {
   uploadExpirySeconds: number
   /** FILE_URL_SECONDS: the life of a presigned download URL (S3). */
   urlSeconds: number
+  /** FILE_UPLOAD_URL_SECONDS: the life of a presigned upload URL (S3), at most the upload's own. */
+  uploadUrlSeconds: number
   /** STORAGE_QUOTA_BYTES and STORAGE_QUOTA_FILES: the quota of users whose tier sets none. */
   defaultQuota: { bytes: number; files: number }
 }
@@ -96,6 +98,7 @@ export function fileSettings(env: Env, dataDir: string): FileSettings {
     maxPixels: integer(env, 'FILE_MAX_PIXELS', 50_000_000, 1, 1_000_000_000),
     uploadExpirySeconds: integer(env, 'UPLOAD_EXPIRY_SECONDS', 3600, 2, 7 * 24 * 3600),
     urlSeconds: integer(env, 'FILE_URL_SECONDS', 300, 10, 7 * 24 * 3600),
+    uploadUrlSeconds: integer(env, 'FILE_UPLOAD_URL_SECONDS', 600, 10, 7 * 24 * 3600),
     defaultQuota: {
       bytes: integer(env, 'STORAGE_QUOTA_BYTES', 1024 * MIB, 0, Number.MAX_SAFE_INTEGER),
       files: integer(env, 'STORAGE_QUOTA_FILES', 10_000, 0, 100_000_000),

@@ -21,6 +21,7 @@ import type { RateLimitService } from '../rate-limits/index.js'
 import type { ClientInfo, LoginMethod, SecurityEventService } from '../security-events/index.js'
 import type { SignInMethods } from '../sign-in-methods/index.js'
 import type { SignupPolicy, User, UserService } from '../users/index.js'
+import { isReservedAddress, RESERVED_ADDRESS } from '../users/index.js'
 import type { IdentitiesRepository } from './identities.repository.js'
 import type { IdentityProvider, ProviderIdentity } from './identity-provider.js'
 import { newFlowSecrets, ProviderFlowError } from './identity-provider.js'
@@ -74,6 +75,7 @@ export type SignInErrorCode =
   | 'server_error'
   | 'identity_taken'
   | 'email_not_verified'
+  | 'email_reserved'
 
 export class SignInFailed extends Error {
   constructor(
@@ -347,6 +349,8 @@ export class IdentityService {
     // An address the provider does not vouch for proves nothing: no account is made with it (it
     // would hold the owner's address with a stranger's identity), and none is linked by it.
     if (!identity.emailVerified) throw new SignInFailed('email_not_verified', 'The provider has not verified this email address: verify it there, then sign in again')
+    // A reserved address (the service's own accounts use them) neither makes an account nor links one.
+    if (isReservedAddress(identity.email)) throw new SignInFailed('email_reserved', RESERVED_ADDRESS)
     const holder = await this.users.findActiveByEmail(identity.email)
     if (holder) {
       if (!holder.isVerified) throw new SignInFailed('account_exists', 'An account with this email exists: sign in to it first, then link this provider')

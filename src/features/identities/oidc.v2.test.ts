@@ -197,6 +197,19 @@ describe('sign-in through an OpenID Connect provider', () => {
     expect(await t.db.selectFrom('users').select('id').where('email', '=', `${subject}@corp.example`).execute()).toHaveLength(0)
   })
 
+  it('makes no account with a reserved address, and links none by it (error=email_reserved)', async () => {
+    // An account that took the address before it was reserved, verified: a provider vouching for it links nothing.
+    const holder = await seedUser(t.app)
+    await t.db.updateTable('users').set({ email: 'deleted-user@users.invalid', is_verified: 1 }).where('id', '=', holder.id).execute()
+    for (const email of ['deleted-user@users.invalid', 'someone@Corp.INVALID']) {
+      const landed = await signIn(person({ email, email_verified: true }))
+      expect(landed.searchParams.get('error')).toBe('email_reserved')
+      expect(landed.searchParams.get('code')).toBeNull()
+    }
+    expect(await t.db.selectFrom('users').select('id').where('email', '=', 'someone@Corp.INVALID').execute()).toHaveLength(0)
+    expect(await t.db.selectFrom('user_identities').select('id').where('user_id', '=', holder.id).execute()).toHaveLength(0)
+  })
+
   it('refuses a user deactivated since the identity was linked', async () => {
     const subject = person()
     const user = await me((await tokensFor(subject)).access_token)

@@ -76,11 +76,13 @@ export class SecondFactorService implements SecondFactorGate {
     this.mfaTokens = secrets.kind('mfa', { seconds: MFA_TOKEN_SECONDS, maxAttempts: MFA_TOKEN_ATTEMPTS })
   }
 
-  async status(userId: number): Promise<SecondFactorStatus> {
+  /** The user's second factors; read inside `unit` when a change decides on them. */
+  async status(userId: number, unit?: Unit): Promise<SecondFactorStatus> {
+    const repository = unit ? this.repository.in(unit) : this.repository
     const [factor, recoveryCodesLeft, passkeys] = await Promise.all([
-      this.repository.findTotpFactor(userId),
-      this.repository.countUnusedRecoveryCodes(userId),
-      this.passkeys.count(userId),
+      repository.findTotpFactor(userId),
+      repository.countUnusedRecoveryCodes(userId),
+      this.passkeys.count(userId, unit),
     ])
     const confirmedAt = factor?.confirmed_at ? toIsoString(factor.confirmed_at) : null
     const methods: SecondFactorMethod[] = [...(confirmedAt ? (['totp', 'recovery_code'] as const) : []), ...(passkeys > 0 ? (['passkey'] as const) : [])]
@@ -93,9 +95,9 @@ export class SecondFactorService implements SecondFactorGate {
     return this.status(userId)
   }
 
-  /** A confirmed authenticator or a passkey. */
-  async isEnrolled(userId: number): Promise<boolean> {
-    return (await this.status(userId)).methods.length > 0
+  /** A confirmed authenticator or a passkey; read inside `unit` when a change decides on it. */
+  async isEnrolled(userId: number, unit?: Unit): Promise<boolean> {
+    return (await this.status(userId, unit)).methods.length > 0
   }
 
   /** Request options for proving the second factor of the sign-in an mfa_token names with a passkey. */

@@ -58,6 +58,7 @@ export interface ImpersonationRequest {
 
 const CANNOT_IMPERSONATE_SUPERUSER = 'Superusers cannot be impersonated'
 const CANNOT_IMPERSONATE_BANNED = 'A banned user cannot be impersonated: lift the ban first'
+const CANNOT_IMPERSONATE_INACTIVE = 'An account nobody can sign in to cannot be impersonated'
 const NOTHING_TO_END = 'No impersonation of yours is running'
 
 const toImpersonation = (row: ImpersonationRow): Impersonation => ({
@@ -92,6 +93,8 @@ export class ImpersonationService {
     const user = await this.users.get(userId)
     if (user.isSuperuser) throw new DomainError('conflict', CANNOT_IMPERSONATE_SUPERUSER, { code: 'cannot_impersonate' })
     if (isBanned(user)) throw new DomainError('conflict', CANNOT_IMPERSONATE_BANNED, { code: 'cannot_impersonate' })
+    // An account nothing signs in to (the service's own "Deleted user") has no session to open.
+    if (!user.isActive) throw new DomainError('conflict', CANNOT_IMPERSONATE_INACTIVE, { code: 'cannot_impersonate' })
     const seconds = input.minutes * 60
     const session = await this.auth.startImpersonation(user.id, { superuserId: caller.user.id, mode: input.mode }, seconds)
     const expiresAt = session.expiresAt.toISOString()

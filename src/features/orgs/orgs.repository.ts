@@ -84,8 +84,33 @@ export function listOrgsOf(db: Executor, userId: number, offset: number, limit: 
     .execute()
 }
 
-export function listRolesOf(db: Executor, userId: number): Promise<{ org_id: number; role: string }[]> {
-  return db.selectFrom('org_memberships').select(['org_id', 'role']).where('user_id', '=', userId).execute()
+/** The user's memberships, each with its organization's second-factor rule. */
+export function listRolesOf(db: Executor, userId: number): Promise<{ org_id: number; role: string; require_mfa: boolean | number }[]> {
+  return db
+    .selectFrom('org_memberships')
+    .innerJoin('organizations', 'organizations.id', 'org_memberships.org_id')
+    .select(['org_memberships.org_id', 'org_memberships.role', 'organizations.require_mfa'])
+    .where('org_memberships.user_id', '=', userId)
+    .execute()
+}
+
+/** The user's role in the organization with the organization's second-factor rule (held until the unit ends, as findRole). */
+export async function findRoleAndRule(db: Executor, orgId: number, userId: number): Promise<{ role: string; require_mfa: boolean | number } | undefined> {
+  return db
+    .selectFrom('org_memberships')
+    .innerJoin('organizations', 'organizations.id', 'org_memberships.org_id')
+    .select(['org_memberships.role', 'organizations.require_mfa'])
+    .where('org_memberships.org_id', '=', orgId)
+    .where('org_memberships.user_id', '=', userId)
+    .$if(isPostgres(db) && db.isTransaction, (qb) => qb.forShare('org_memberships'))
+    .executeTakeFirst()
+}
+
+/** Which of these organizations require a second factor of their members (those that exist). */
+export async function findMfaRules(db: Executor, orgIds: readonly number[]): Promise<Map<number, boolean>> {
+  if (orgIds.length === 0) return new Map()
+  const rows = await db.selectFrom('organizations').select(['id', 'require_mfa']).where('id', 'in', [...orgIds]).execute()
+  return new Map(rows.map((row) => [Number(row.id), Boolean(row.require_mfa)]))
 }
 
 /** The names of the user's organizations that require a second factor of members. */
@@ -351,6 +376,8 @@ export const orgsFunctions = {
   listOrgsOf,
   countOrgsOf,
   listRolesOf,
+  findRoleAndRule,
+  findMfaRules,
   listOrgNamesRequiringMfa,
   countOwnedBy,
   listAllOrgs,

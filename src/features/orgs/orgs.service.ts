@@ -34,7 +34,8 @@ const ORG_REQUIRES_MFA = 'This organization requires a second factor of its memb
 
 /** Whether a user has a second factor (the mfa feature answers). */
 export interface SecondFactorCheck {
-  isEnrolled(userId: number): Promise<boolean>
+  /** Inside `unit` when the answer decides a change made in it. */
+  isEnrolled(userId: number, unit?: Unit): Promise<boolean>
 }
 
 export interface OrgServiceOptions {
@@ -119,6 +120,7 @@ export class OrgService {
           const org = toOrg(await repository.insertOrg({ name, slug }))
           await repository.insertMembership({ org_id: org.id, user_id: actor.id, role: 'owner' })
           await this.record(unit, 'org_created', actor, org.id, client)
+          await this.record(unit, 'member_added', actor, org.id, client, { role: 'owner' })
           await this.changes.orgChanged(unit, 'org.created', org)
           await this.changes.membershipChanged(unit, 'membership.added', { orgId: org.id, userId: actor.id, role: 'owner' })
           return { ...org, role: 'owner' as const }
@@ -301,14 +303,16 @@ export class OrgService {
 
   /**
    * Accepts the invitation a mailed link's token names: only by the account whose verified email
-   * it was sent to. The account with that address, not yet verified (someone who signed up from
-   * the link), claims it instead: it joins when the address is verified (`joinClaimed`).
+   * it was sent to. An account with that address made after the invitation (someone who signed up
+   * from the link), not yet verified, claims it instead: it joins when the address is verified
+   * (`joinClaimed`). An older unverified account with the address proves nothing: 403.
    */
   async acceptByToken(caller: User, token: string, client: ClientInfo): Promise<OrgView | 'claimed'> {
     const secret = await this.invitationSecrets.peek(token)
     const invitation = secret && (await this.repository.findInvitationByHandle(secret.handle))
     if (!invitation || invitation.status !== 'pending') throw invalidToken()
-    if (!caller.isVerified && caller.email.toLowerCase() === invitation.email) {
+    const signedUpFromTheLink = new Date(caller.createdAt).getTime() >= new Date(toIsoString(invitation.created_at)).getTime()
+    if (!caller.isVerified && caller.email.toLowerCase() === invitation.email && signedUpFromTheLink) {
       if (!(await this.repository.claimInvitation(Number(invitation.id), caller.id))) throw invalidToken()
       return 'claimed'
     }
@@ -364,15 +368,42 @@ export class OrgService {
     if (sole.length > 0) throw new DomainError('conflict', `The user is the last owner of ${sole.join(', ')}: make another member an owner first`, { code: 'last_owner' })
   }
 
-  /** The organizations the user belongs to, with their role in each (who reads an organization's posts and events). */
+  /**
+   * The organizations whose grants the user holds, with their role in each: who reads an
+   * organization's posts, their files and its events. The one source of them: a member who does
+   * not meet an organization's rule (a second factor, with `require_mfa`) holds none of its grants
+   * on any path, as on the organization's own routes.
+   */
   async rolesOf(userId: number): Promise<Map<number, OrgRole>> {
-    return new Map((await this.repository.listRolesOf(userId)).map((row) => [Number(row.org_id), row.role as OrgRole]))
+    const rows = await this.repository.listRolesOf(userId)
+    // Asked only of a member of an organization with the rule: most lists cost no second query.
+    const withheld = rows.some((row) => Boolean(row.require_mfa)) && !(await this.secondFactors.isEnrolled(userId))
+    return new Map(rows.filter((row) => !(withheld && row.require_mfa)).map((row) => [Number(row.org_id), row.role as OrgRole]))
   }
 
-  /** The user's role in the organization; inside a unit, the membership is held until it ends (a change decides on it). */
+  /** What a stream follows (rolesOf's rule, kept up as events pass): the grants held, those the second-factor rule withholds, and whether the user has a second factor. */
+  async grantsOf(userId: number): Promise<{ roles: Map<number, OrgRole>; withheld: Map<number, OrgRole>; secondFactor: boolean }> {
+    const [rows, secondFactor] = await Promise.all([this.repository.listRolesOf(userId), this.secondFactors.isEnrolled(userId)])
+    const roles = new Map<number, OrgRole>()
+    const withheld = new Map<number, OrgRole>()
+    for (const row of rows) (row.require_mfa && !secondFactor ? withheld : roles).set(Number(row.org_id), row.role as OrgRole)
+    return { roles, withheld, secondFactor }
+  }
+
+  /**
+   * The role whose grants the user holds in the organization (rolesOf's rule); inside a unit, the
+   * membership is held until it ends (a change decides on it).
+   */
   async roleIn(unit: Unit | undefined, orgId: number, userId: number): Promise<OrgRole | undefined> {
-    const role = await (unit ? this.repository.in(unit) : this.repository).findRole(orgId, userId)
-    return role === undefined ? undefined : (role as OrgRole)
+    const row = await (unit ? this.repository.in(unit) : this.repository).findRoleAndRule(orgId, userId)
+    if (row === undefined) return undefined
+    if (row.require_mfa && !(await this.secondFactors.isEnrolled(userId, unit))) return undefined
+    return row.role as OrgRole
+  }
+
+  /** Which of these organizations require a second factor of members (the stream follows the rule). */
+  mfaRulesOf(orgIds: readonly number[]): Promise<Map<number, boolean>> {
+    return this.repository.findMfaRules(orgIds)
   }
 
   /** Every organization (superusers). */
@@ -413,7 +444,10 @@ export class OrgService {
       if (!(await spend(unit)) || !(await repository.answerInvitation(invitation.id, 'accepted'))) throw invalidToken()
       const joined = await repository.insertMembership({ org_id: invitation.orgId, user_id: caller.id, role: invitation.role })
       await this.record(unit, 'invitation_accepted', caller, invitation.orgId, client)
-      if (joined) await this.changes.membershipChanged(unit, 'membership.added', { orgId: invitation.orgId, userId: caller.id, role: invitation.role })
+      if (joined) {
+        await this.record(unit, 'member_added', caller, invitation.orgId, client, { role: invitation.role })
+        await this.changes.membershipChanged(unit, 'membership.added', { orgId: invitation.orgId, userId: caller.id, role: invitation.role })
+      }
     })
     return this.access(caller, String(invitation.orgId), 'member', { mfaExempt: true })
   }
@@ -439,7 +473,7 @@ export class OrgService {
     return `${base}-${Math.random().toString(36).slice(2, 8)}`
   }
 
-  private record(unit: Unit, type: SecurityEventType, actor: Actor, orgId: number, client: ClientInfo | null): Promise<void> {
-    return this.securityEvents.record(type, actor.id, client, { unit, orgId })
+  private record(unit: Unit, type: SecurityEventType, actor: Actor, orgId: number, client: ClientInfo | null, details?: Record<string, unknown>): Promise<void> {
+    return this.securityEvents.record(type, actor.id, client, { unit, orgId, ...(details === undefined ? {} : { details }) })
   }
 }

@@ -9,12 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
 import { expectError } from '../../../test/helpers/expect.js'
+import { multipart } from '../../../test/helpers/multipart.js'
 import type { TestSmtpServer } from '../../../test/helpers/smtp.js'
 import { createAppWithSmtp, tokenIn } from '../../../test/helpers/smtp.js'
 import { openStream } from '../../../test/helpers/sse.js'
 import { enrolTotp } from '../../../test/helpers/totp.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
-import { seedAndLogin, V2 } from '../../../test/helpers/users.js'
+import { seedAndLogin, userFields, V2 } from '../../../test/helpers/users.js'
 import { waitFor } from '../../../test/helpers/wait.js'
 
 let t: TestApp
@@ -233,8 +234,9 @@ describe('invitations', () => {
   it('join someone who signs up from the link once their address is verified, and list nothing to an unverified one', async () => {
     const owner = await seedAndLogin(t.app, {}, { verified: true })
     const org = await newOrg(owner, 'Newcomers')
-    const newcomer = await seedAndLogin(t.app, {}, { verified: false })
-    const { token } = await invite(org, owner, newcomer.user.email)
+    const fields = userFields()
+    const { token } = await invite(org, owner, fields.email)
+    const newcomer = await seedAndLogin(t.app, fields, { verified: false })
     expect((await request('GET', '/users/me/invitations', newcomer)).json().total_count).toBe(0)
     const claimed = await request('POST', '/invitations/accept', newcomer, { token })
     expect(claimed.statusCode, claimed.body).toBe(202)
@@ -244,6 +246,20 @@ describe('invitations', () => {
     await t.app.services.users.markEmailVerified(newcomer.user.id, newcomer.user.email)
     expect((await request('GET', `/orgs/${org.id}`, newcomer)).json()).toMatchObject({ id: org.id, role: 'member' })
     expectError(await request('POST', '/invitations/accept', newcomer, { token }), 400, undefined, 'invalid_token')
+  })
+
+  it('refuse an account that held the address before the invitation, unverified (403), and keep the invitation pending for its owner', async () => {
+    const owner = await seedAndLogin(t.app, {}, { verified: true })
+    const org = await newOrg(owner, 'Older accounts')
+    const holder = await seedAndLogin(t.app, {}, { verified: false })
+    const { token } = await invite(org, owner, holder.user.email)
+    expectError(await request('POST', '/invitations/accept', holder, { token }), 403, 'This invitation was sent to another email address', 'invitation_email_mismatch')
+    // Nothing was claimed: verifying the address later joins nothing on its own.
+    await t.app.services.users.markEmailVerified(holder.user.id, holder.user.email)
+    expectError(await request('GET', `/orgs/${org.id}`, holder), 404, undefined, 'org_not_found')
+    expect((await request('GET', `/orgs/${org.id}/invitations`, owner)).json().data).toMatchObject([{ email: holder.user.email.toLowerCase() }])
+    // Once the address is proven, the same link works.
+    expect((await request('POST', '/invitations/accept', holder, { token })).statusCode).toBe(200)
   })
 
   it("open the service's own page by default, which shows the invitation and spends nothing", async () => {
@@ -364,6 +380,86 @@ describe('the second-factor rule', () => {
   })
 })
 
+describe("the second-factor rule on every path to the organization's posts", () => {
+  const base = async () => (t.app.server.listening ? `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}` : await t.app.listen({ host: '127.0.0.1', port: 0 }))
+  const heardPosts = (stream: Awaited<ReturnType<typeof openStream>>) =>
+    stream.events().filter((frame) => frame.event?.startsWith('post.')).map((frame) => (JSON.parse(frame.data ?? '{}') as { data: { id: number } }).data.id)
+  /** Whether the stream heard the post written in `org` by the time it heard a public one written after it (events come in order). */
+  const heardOrgPost = async (stream: Awaited<ReturnType<typeof openStream>>, author: LoggedIn, org: { id: number }, title: string) => {
+    const orgPost = await writePost(author, org, title)
+    const marker = (await request('POST', '/posts', author, { title: `after ${title}`, text: 'for all' })).json().id as number
+    await waitFor(() => heardPosts(stream).includes(marker))
+    return heardPosts(stream).includes(orgPost)
+  }
+  const writePost = async (author: LoggedIn, org: { id: number }, title: string, attachments: number[] = []) => {
+    const created = await request('POST', '/posts', author, { title, text: 'For members', visibility: 'org', org_id: org.id, attachments })
+    expect(created.statusCode, created.body).toBe(201)
+    return created.json().id as number
+  }
+
+  it('gives a member without a second factor none of its grants: no post, file, list, search or stream', async () => {
+    const { org, owner, member } = await team()
+    await enrolTotp(t.app, owner.headers)
+    const form = multipart([{ field: 'file', filename: 'notes.txt', contentType: 'text/plain', data: Buffer.from('members only') }])
+    const file = (await t.app.inject({ method: 'POST', url: `${V2}/files`, payload: form.payload, headers: { ...form.headers, ...owner.headers } })).json().id as number
+    const postId = await writePost(owner, org, `mfa rule ${org.id}`, [file])
+    const memberStream = await openStream(`${(await base())}${V2}/events/stream`, member.headers)
+    try {
+      expect((await request('GET', `/posts/${postId}`, member)).statusCode).toBe(200)
+      expect((await request('PATCH', `/orgs/${org.id}`, owner, { require_mfa: true })).statusCode).toBe(200)
+      const paths = {
+        get: await request('GET', `/posts/${postId}`, member),
+        v1: await t.app.inject({ url: `/services/v1/posts/${postId}`, headers: member.headers }),
+        file: await request('GET', `/files/${file}`, member),
+        permissions: await request('GET', `/posts/${postId}/permissions`, member),
+      }
+      for (const [path, answer] of Object.entries(paths)) expect(answer.statusCode, path).toBe(404)
+      expect((await request('GET', `/posts?search=${encodeURIComponent(`mfa rule ${org.id}`)}`, member)).json().total_count).toBe(0)
+      expect((await request('GET', `/posts?author_id=${owner.user.id}`, member)).json().data.map((post: { id: number }) => post.id)).not.toContain(postId)
+      expect((await t.app.inject({ url: `/services/v1/posts/?author_id=${owner.user.id}`, headers: member.headers })).json().map((post: { id: number }) => post.id)).not.toContain(postId)
+      expectError(await request('POST', '/posts', member, { title: 'Mine', text: 'x', visibility: 'org', org_id: org.id }), 403, undefined, 'not_a_member')
+      // The open stream follows the rule from the organization's own event on.
+      expect(await heardOrgPost(memberStream, owner, org, 'while the rule holds')).toBe(false)
+      // A stream opened now holds no grant either.
+      const fresh = await openStream(`${(await base())}${V2}/events/stream`, member.headers)
+      try {
+        expect(await heardOrgPost(fresh, owner, org, 'later still')).toBe(false)
+      } finally {
+        fresh.close()
+      }
+      // With a second factor, every grant is theirs again.
+      await enrolTotp(t.app, member.headers)
+      expect((await request('GET', `/posts/${postId}`, member)).statusCode).toBe(200)
+      expect((await request('GET', `/files/${file}`, member)).statusCode).toBe(200)
+      const enrolled = await openStream(`${(await base())}${V2}/events/stream`, member.headers)
+      try {
+        expect(await heardOrgPost(enrolled, owner, org, 'for the enrolled')).toBe(true)
+      } finally {
+        enrolled.close()
+      }
+    } finally {
+      memberStream.close()
+    }
+  })
+
+  it('holds for someone who joins on a stream without a second factor', async () => {
+    const owner = await seedAndLogin(t.app, {}, { verified: true })
+    await enrolTotp(t.app, owner.headers)
+    const org = await newOrg(owner, `Strict ${owner.user.id}`)
+    expect((await request('PATCH', `/orgs/${org.id}`, owner, { require_mfa: true })).statusCode).toBe(200)
+    const joiner = await seedAndLogin(t.app, {}, { verified: true })
+    const stream = await openStream(`${(await base())}${V2}/events/stream`, joiner.headers)
+    try {
+      const { token } = await invite(org, owner, joiner.user.email)
+      expect((await request('POST', '/invitations/accept', joiner, { token })).statusCode).toBe(200)
+      await waitFor(() => stream.events().some((frame) => frame.event === 'membership.added'))
+      expect(await heardOrgPost(stream, owner, org, 'not for the unenrolled')).toBe(false)
+    } finally {
+      stream.close()
+    }
+  })
+})
+
 describe('superusers, keys and the organization’s log', () => {
   it('let superusers act as owners on any organization, and list and delete them', async () => {
     const { org } = await team()
@@ -386,11 +482,14 @@ describe('superusers, keys and the organization’s log', () => {
   })
 
   it('keep the organization’s own log for its admins', async () => {
-    const { org, owner, member } = await team()
+    const { org, owner, admin, member } = await team()
     await request('PATCH', `/orgs/${org.id}/members/${member.user.id}`, owner, { role: 'admin' })
     const log = (await request('GET', `/orgs/${org.id}/security-events?limit=100`, owner)).json()
     const types = log.data.map((event: { type: string }) => event.type)
     expect(types).toEqual(expect.arrayContaining(['org_created', 'invitation_sent', 'invitation_accepted', 'member_role_changed']))
+    // Each join is recorded as such, the creator's and the invited member's, with the role.
+    const added = log.data.filter((event: { type: string }) => event.type === 'member_added')
+    expect(added.map((event: { user_id: number; details: { role: string } }) => [event.user_id, event.details.role]).sort()).toEqual([[admin.user.id, 'admin'], [member.user.id, 'member'], [owner.user.id, 'owner']].sort())
     const outsider = await seedAndLogin(t.app)
     expectError(await request('GET', `/orgs/${org.id}/security-events`, outsider), 404, undefined, 'org_not_found')
   })

@@ -5,7 +5,7 @@
 // that does not (a cloned authenticator) is refused and logged.
 import { createHash, randomUUID } from 'node:crypto'
 
-import type { UnitOfWork } from '../../db/unit-of-work.js'
+import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import { DomainError } from '../../shared/errors.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { EnrolmentSessions, PasskeyResponse, PasskeySignIn } from '../auth/index.js'
@@ -85,8 +85,9 @@ export class PasskeyService implements PasskeySignIn {
     return (await this.repository.listPasskeysOf(userId)).map(toPasskey)
   }
 
-  async count(userId: number): Promise<number> {
-    return this.repository.countPasskeysOf(userId)
+  /** How many passkeys the user has; inside `unit` when a change decides on it. */
+  async count(userId: number, unit?: Unit): Promise<number> {
+    return (unit ? this.repository.in(unit) : this.repository).countPasskeysOf(userId)
   }
 
   /** Creation options for a new passkey of the signed-in user; its own passkeys are excluded. */

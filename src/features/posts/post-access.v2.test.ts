@@ -288,3 +288,46 @@ describe('who reads a post: the matrix', () => {
     expect(answering.sort()).toEqual(Object.values(FILE_PATHS).sort())
   })
 })
+
+describe('who reads a post on a resumed stream, after the posts changed', () => {
+  let firstEventId: number
+  let withdrawn: MatrixPost
+  let deleted: MatrixPost
+  beforeAll(async () => {
+    // Where the matrix's events start, as every stream numbered them.
+    const ids = streams
+      .get('superuser')!
+      .events()
+      .filter((frame) => frame.event === 'post.created' && posts.some((post) => post.id === (JSON.parse(frame.data ?? '{}') as { data: { id: number } }).data.id))
+      .map((frame) => Number(frame.id))
+    firstEventId = Math.min(...ids)
+    // One public post is made private, and an organization's is deleted: the stored events still carry them as written.
+    withdrawn = posts.find((post) => post.visibility === 'public' && post.status === 'published' && post.orgId === null)!
+    deleted = posts.find((post) => post.visibility === 'org' && post.status === 'published')!
+    const changed = await t.app.inject({ method: 'PATCH', url: `${V2}/posts/${withdrawn.id}`, headers: people.author.headers, payload: { visibility: 'private' } })
+    expect(changed.statusCode, changed.body).toBe(200)
+    expect((await t.app.inject({ method: 'DELETE', url: `${V2}/posts/${deleted.id}`, headers: people.author.headers })).statusCode).toBe(200)
+  })
+
+  it.each(ACTORS.filter((actor) => actor !== 'read-only API key'))('replays, as %s, only the events of the posts the policy lists to them now, and a deletion by its id alone', async (actor) => {
+    const reader = readerOf(actor)
+    const now = posts.filter((post) => post.id !== deleted.id).map((post) => (post.id === withdrawn.id ? { ...post, visibility: 'private' as const } : post))
+    const stream = await openStream(`${base}${V2}/events/stream`, { ...headersOf(actor), 'last-event-id': String(firstEventId - 1) })
+    try {
+      expect(stream.status).toBe(200)
+      // A post everyone hears, written once the stream is open: it comes after the whole replay.
+      const marker = json<{ id: number }>(await t.app.inject({ method: 'POST', url: `${V2}/posts`, headers: people.owner.headers, payload: { title: 'After the replay', text: 'Heard by all' } }))
+      const heard = (id: number) => stream.events().some((frame) => frame.event === 'post.created' && (JSON.parse(frame.data ?? '{}') as { data: { id: number } }).data.id === id)
+      await waitFor(() => heard(marker.id))
+      const replayed = stream.events().map((frame) => ({ type: frame.event, ...(JSON.parse(frame.data ?? '{}') as { data: { id: number; text?: string } }) }))
+      const created = replayed.filter((event) => event.type === 'post.created').map((event) => event.data.id)
+      expect(ours(created)).toEqual(now.filter((post) => mayList(reader, post)).map((post) => post.id).sort((a, b) => a - b))
+      // Nothing of the post made private reaches anyone it is now closed to, nor its deleted neighbour's text.
+      if (!mayList(reader, { ...withdrawn, visibility: 'private' })) expect(replayed.filter((event) => event.data.id === withdrawn.id)).toEqual([])
+      const deletions = replayed.filter((event) => event.type === 'post.deleted')
+      expect(deletions.map((event) => event.data)).toEqual(mayList(reader, deleted) ? [{ id: deleted.id }] : [])
+    } finally {
+      stream.close()
+    }
+  })
+})

@@ -304,9 +304,25 @@ export function deletePostPermanently(db: Executor, id: number): Promise<PostRow
   return db.deleteFrom('posts').where('id', '=', id).returning(POST_COLUMNS).executeTakeFirst()
 }
 
-/** Moves every post of one author to another (anonymising them: the posts stay, their author goes). */
-export async function reassignPostsOf(db: Executor, fromAuthorId: number, toAuthorId: number): Promise<void> {
-  await db.updateTable('posts').set({ author_id: toAuthorId }).where('author_id', '=', fromAuthorId).execute()
+/** The live posts among `ids` (not deleted, nor hidden with their author), with what the policy looks at. */
+export function findLivePostFacts(db: Executor, ids: readonly number[]) {
+  return db.selectFrom('posts').select(['id', 'author_id', 'visibility', 'status', 'org_id']).where('id', 'in', [...ids]).where('is_deleted', '=', 0).execute()
+}
+
+/**
+ * The published posts of `fromAuthorId` that others may read (public, unlisted or an
+ * organization's; not deleted) become `toAuthorId`'s. Drafts, private and deleted posts stay
+ * theirs, and go with them.
+ */
+export async function handOverPublishedPostsOf(db: Executor, fromAuthorId: number, toAuthorId: number): Promise<void> {
+  await db
+    .updateTable('posts')
+    .set({ author_id: toAuthorId })
+    .where('author_id', '=', fromAuthorId)
+    .where('is_deleted', '=', 0)
+    .where('status', '=', 'published')
+    .where('visibility', '<>', 'private')
+    .execute()
 }
 
 /** An author's posts in every state (drafts, private, deleted), oldest first, after the id `after`: their data export's pages. */
@@ -315,5 +331,5 @@ export function postsOfAuthorAfter(db: Executor, authorId: number, after: number
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const postsFunctions = { postsOfAuthorAfter, findPostById, findPostForChange, listPosts, countPosts, insertPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, reassignPostsOf }
+export const postsFunctions = { postsOfAuthorAfter, findPostById, findPostForChange, listPosts, countPosts, insertPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
 export type PostsRepository = Repository<typeof postsFunctions>

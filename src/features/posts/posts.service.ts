@@ -14,7 +14,7 @@ import type { ClientInfo, SecurityEventService } from '../security-events/index.
 import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
 import { toPost } from './post.js'
 import type { PostChangeLog, PostEventType } from './post-change-log.js'
-import type { MemberRole, Permissions, Reader } from './post-policy.js'
+import type { MemberRole, Permissions, PostFacts, PostStatus, Reader, Visibility } from './post-policy.js'
 import { ANONYMOUS, mayEdit, mayRead, permissionsOf, readsAsUser } from './post-policy.js'
 import type { PostRowChanges, PostsRepository } from './posts.repository.js'
 
@@ -36,7 +36,7 @@ export interface PostCaller {
 /** What the posts feature needs to know of organizations (the orgs feature answers, src/services.ts). */
 /** The files feature's part in a post's changes (src/services.ts wires it). */
 export interface PostFiles {
-  attach(unit: Unit, post: { id: number; authorId: number }, fileIds: readonly number[]): Promise<void>
+  attach(unit: Unit, post: { id: number; authorId: number }, fileIds: readonly number[], attachedBy: number): Promise<void>
   of(postIds: readonly number[], unit?: Unit): Promise<Map<number, FileView[]>>
   removeAllOfPost(unit: Unit, postId: number): Promise<void>
 }
@@ -83,9 +83,19 @@ export class PostService {
     if (deletedAt !== null) await this.posts.in(unit).unhidePostsOf(authorId, deletedAt)
   }
 
-  /** Every post of `fromAuthorId` becomes `toAuthorId`'s (an account deleted with ACCOUNT_DELETION_CONTENT=anonymize). */
-  async reassignAllOf(unit: Unit, fromAuthorId: number, toAuthorId: number): Promise<void> {
-    await this.posts.in(unit).reassignPostsOf(fromAuthorId, toAuthorId)
+  /**
+   * An account deleted with ACCOUNT_DELETION_CONTENT=anonymize: its published posts that others
+   * may read become `toAuthorId`'s; its drafts, private and deleted posts go with it.
+   */
+  async handOverPublishedOf(unit: Unit, fromAuthorId: number, toAuthorId: number): Promise<void> {
+    await this.posts.in(unit).handOverPublishedPostsOf(fromAuthorId, toAuthorId)
+  }
+
+  /** The live posts among `ids` as they are now (what the policy looks at); those gone are absent. */
+  async liveFactsOf(ids: readonly number[]): Promise<Map<number, PostFacts>> {
+    if (ids.length === 0) return new Map()
+    const rows = await this.posts.findLivePostFacts(ids)
+    return new Map(rows.map((row) => [row.id, { authorId: row.author_id, visibility: row.visibility as Visibility, status: row.status as PostStatus, orgId: row.org_id }]))
   }
 
   /** Every post of an author's in every state, oldest first, with when it was deleted (null while it is not): their data export, a page in memory at a time. */
@@ -162,7 +172,7 @@ export class PostService {
         org_id: orgId,
       })
       if (!row) return undefined
-      if (input.attachments?.length) await this.files.attach(unit, { id: row.id, authorId: author.id }, input.attachments)
+      if (input.attachments?.length) await this.files.attach(unit, { id: row.id, authorId: author.id }, input.attachments, author.id)
       return this.changed(unit, ['post.created'], await this.attachedIn(unit, toPost(row)))
     })
     // The caller's account was deleted while the request was on its way: their token is done.
@@ -190,7 +200,7 @@ export class PostService {
       const rowChanges = { ...toRowChanges(changes), ...(publishes && post.publishedAt === null ? { published_at: nowIso() } : {}) }
       const row = await this.posts.in(unit).updatePost(id, rowChanges)
       if (!row) postNotFound()
-      if (changes.attachments !== undefined) await this.files.attach(unit, { id, authorId: post.authorId }, changes.attachments)
+      if (changes.attachments !== undefined) await this.files.attach(unit, { id, authorId: post.authorId }, changes.attachments, caller.id)
       await this.auditChange(unit, reader, post, client)
       return this.changed(unit, publishes ? ['post.updated', 'post.published'] : ['post.updated'], await this.attachedIn(unit, toPost(row)))
     })

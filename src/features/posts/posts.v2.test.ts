@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
 import { expectError } from '../../../test/helpers/expect.js'
+import { multipart } from '../../../test/helpers/multipart.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin,V1, V2 } from '../../../test/helpers/users.js'
 
@@ -118,6 +119,29 @@ describe('v2 posts: visibility, status and organizations', () => {
     await t.db.insertInto('org_memberships').values({ org_id: org.id, user_id: peer.user.id, role: 'member', created_at: new Date().toISOString() }).execute()
     expect((await t.app.inject({ url: `${V2}/posts/${published}`, headers: peer.headers })).statusCode).toBe(200)
     expectError(await patch(peer.headers, published, { title: 'Not mine' }), 403, 'Not enough permissions')
+  })
+
+  it("lets an organization's admin keep a member's attachments and attach none of the member's other files", async () => {
+    const upload = async (who: LoggedIn, text: string) => {
+      const form = multipart([{ field: 'file', filename: 'note.txt', contentType: 'text/plain', data: Buffer.from(text) }])
+      const answer = await t.app.inject({ method: 'POST', url: `${V2}/files`, payload: form.payload, headers: { ...form.headers, ...who.headers } })
+      expect(answer.statusCode, answer.body).toBe(201)
+      return answer.json().id as number
+    }
+    const attached = await upload(member, 'on the post')
+    const privateFile = await upload(member, "the member's own, attached nowhere")
+    const id = (await post(member.headers, { title: 'With a file', text: 'x', visibility: 'org', org_id: org.id, attachments: [attached] })).json().id
+    // The owner (an admin) may edit the post and keep or drop what is attached…
+    expect((await patch(owner.headers, id, { title: 'Edited', attachments: [attached] })).statusCode).toBe(200)
+    // …but not attach the member's other file, which would open it to them (and to every reader).
+    const grab = await patch(owner.headers, id, { attachments: [attached, privateFile] })
+    expectError(grab, 422, "Attachments must be the post author's own completed files, attached by that author")
+    expectError(await t.app.inject({ url: `${V2}/files/${privateFile}`, headers: owner.headers }), 404, undefined, 'file_not_found')
+    expectError(await patch(superuser.headers, id, { attachments: [attached, privateFile] }), 422)
+    expect((await t.app.inject({ url: `${V2}/posts/${id}`, headers: member.headers })).json().attachments.map((file: { id: number }) => file.id)).toEqual([attached])
+    // The author attaches their own file.
+    expect((await patch(member.headers, id, { attachments: [attached, privateFile] })).statusCode).toBe(200)
+    expect((await patch(owner.headers, id, { attachments: [privateFile] })).statusCode).toBe(200)
   })
 
   it('publishes a draft once: published_at on first publish, post.updated then post.published', async () => {

@@ -42,6 +42,7 @@ export const SECURITY_EVENT_TYPES = [
   // In an organization's own log (org_id): who did it is the user named.
   'org_created',
   'org_updated',
+  'member_added',
   'member_role_changed',
   'member_removed',
   'member_left',
@@ -91,6 +92,8 @@ export interface ClientInfo {
   deviceToken?: string
   /** The browser's Accept-Language, when it sent one: a new account's language unless it says its own. */
   acceptLanguage?: string
+  /** Who acts: the signed-in caller, or the superuser behind a support impersonation (the event's user may be someone else). */
+  actorId?: number
 }
 
 export interface SecurityEvent {

@@ -23,7 +23,10 @@ export class SecurityEventService {
 
   /**
    * Records an event now, or inside `unit` when another feature's change reports it (a domain
-   * event). A login names its `method`.
+   * event). A login names its `method`. The one writer of the log: when someone other than the
+   * user acts (`actorId`, or the superuser behind an impersonation the client carries), the
+   * event names them as `actor_id` and keeps their address and browser out of the user's log
+   * (and the organization's).
    */
   async record(
     type: SecurityEventType,
@@ -31,17 +34,19 @@ export class SecurityEventService {
     client: ClientInfo | null,
     options: { unit?: Unit; method?: EventMethod; orgId?: number; postId?: number; actorId?: number; details?: Record<string, unknown> } = {},
   ): Promise<void> {
-    const { unit, method, orgId, postId, actorId, details } = options
+    const { unit, method, orgId, postId, details } = options
+    const actorId = options.actorId ?? client?.actorId
+    const actorsClient = actorId !== undefined && actorId !== userId
     await (unit ? this.repository.in(unit) : this.repository).insertSecurityEvent({
       id: randomUUID(),
       user_id: userId,
       type,
       method: method ?? null,
-      ip: client?.ip ?? null,
-      user_agent: client?.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) ?? null,
+      ip: actorsClient ? null : (client?.ip ?? null),
+      user_agent: actorsClient ? null : (client?.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) ?? null),
       org_id: orgId ?? null,
       post_id: postId ?? null,
-      actor_id: actorId ?? null,
+      actor_id: actorsClient ? actorId : null,
       details: details === undefined ? null : JSON.stringify(details),
       created_at: nowIso(),
     })

@@ -1,12 +1,13 @@
 // The users feature's public face: what other features and the shared core may use. Everything
 // else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
-export { adminAccountProblem } from './admin-account.js'
+export { ADMIN_VARIABLES, adminAccountProblem } from './admin-account.js'
 export type { BanRow } from './bans.js'
 export { accountBanned, accountPendingDeletion } from './bans.js'
 export { DomainEvents } from './domain-events.js'
 export { loginAccountKey,PasswordGuesses } from './password-guesses.js'
 export { assertAcceptablePassword } from './password-policy.js'
 export { PASSWORD_HASH_PARAMETERS, PasswordHasher } from './passwords.js'
+export { assertUsableAddress, isReservedAddress, RESERVED_ADDRESS } from './reserved-addresses.js'
 export { compactSearchIndex } from './search-index.js'
 export type { ManagedUser, NewUserInput, SignupPolicy, User, UserDirectoryQuery } from './user.js'
 export { BANNED_FOREVER, bannedUntilRead, isBanned, limitIdentity, NO_PASSWORD } from './user.js'

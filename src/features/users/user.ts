@@ -50,6 +50,9 @@ export interface ProviderProfile {
   username: string | undefined
 }
 
+/** The accounts the service owns, by kind (users.kind): everyone else is a `person`. */
+export type ServiceAccountKind = 'deleted_author'
+
 /** Stored instead of a hash for an account made through a provider: no password matches it. */
 export const NO_PASSWORD = '!'
 

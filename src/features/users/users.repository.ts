@@ -16,7 +16,7 @@ import { likeContains } from '../../shared/like-pattern.js'
 import type { RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { BanRow } from './bans.js'
-import type { UserSearchFilter } from './user.js'
+import type { ServiceAccountKind, UserSearchFilter } from './user.js'
 import type { UserRow } from './users.table.js'
 import { USER_TABLE_COLUMNS } from './users.table.js'
 
@@ -225,6 +225,7 @@ export async function findCredentials(db: Executor, login: string): Promise<Cred
     .$if(!byEmail, (qb) => qb.where('username', '=', login.toLowerCase()))
     .where((eb) => eb.or([eb('is_deleted', '=', 0), eb('deletion_due_at', 'is not', null)]))
     .where('is_active', '=', 1)
+    .where('kind', '=', 'person')
     .executeTakeFirst()
 }
 
@@ -250,6 +251,7 @@ export function findActiveUserByEmail(db: Executor, email: string): Promise<User
   return liveUsers(db)
     .where((eb) => eb(eb.fn('lower', ['users.email']), '=', email.toLowerCase()))
     .where('users.is_active', '=', 1)
+    .where('users.kind', '=', 'person')
     .executeTakeFirst()
 }
 
@@ -374,18 +376,20 @@ export async function findScheduledDeletion(db: Executor, id: number): Promise<{
   return row?.deletion_due_at ? { due_at: row.deletion_due_at, deleted_at: row.deleted_at } : undefined
 }
 
-/** The id of the account that anonymised posts are moved to, by its reserved address. */
-export async function findUserIdByEmail(db: Executor, email: string): Promise<number | undefined> {
-  return (await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst())?.id
+/** The id of the account the service owns of this kind (`deleted_author`), by its kind: never by an address or a name. */
+export async function findServiceAccount(db: Executor, kind: ServiceAccountKind): Promise<number | undefined> {
+  return (await db.selectFrom('users').select('id').where('kind', '=', kind).executeTakeFirst())?.id
 }
 
-/** Adds an account nobody can sign in to (inactive, no password): the author anonymised posts keep. */
-export async function insertInactiveUser(db: Executor, user: NewUserRow): Promise<number> {
+/**
+ * Adds the account the service owns of this kind: inactive and without a password, so nothing
+ * signs in to it. Of two processes adding it at once, one does (a unique index on the kind).
+ */
+export async function insertServiceAccount(db: Executor, kind: ServiceAccountKind, user: NewUserRow): Promise<number> {
   const row = await insertUser(db, user)
-  await db.updateTable('users').set({ is_active: 0 }).where('id', '=', row.id).execute()
+  await db.updateTable('users').set({ is_active: 0, kind }).where('id', '=', row.id).execute()
   return row.id
 }
-
 
 export async function setSuperuser(db: Executor, id: number): Promise<void> {
   await db.updateTable('users').set({ is_superuser: 1, updated_at: nowIso() }).where('id', '=', id).execute()
@@ -504,5 +508,5 @@ export async function setUserTier(db: Executor, id: number, tierId: number | nul
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const usersFunctions = { findUserById, findAnyUserById, findUserInLiveSession, findCaller, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, findMailboxProven, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier, setBan, clearBan, findExpiredBans, clearExpiredBan, findBanMessage, scheduleDeletion, cancelScheduledDeletion, findDueDeletions, findScheduledDeletion, findUserIdByEmail, insertInactiveUser }
+export const usersFunctions = { findUserById, findAnyUserById, findUserInLiveSession, findCaller, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, findMailboxProven, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier, setBan, clearBan, findExpiredBans, clearExpiredBan, findBanMessage, scheduleDeletion, cancelScheduledDeletion, findDueDeletions, findScheduledDeletion, findServiceAccount, insertServiceAccount }
 export type UsersRepository = Repository<typeof usersFunctions>

@@ -21,6 +21,7 @@ import type { DomainEvents } from './domain-events.js'
 import type { PasswordGuesses } from './password-guesses.js'
 import { assertAcceptablePassword } from './password-policy.js'
 import type { PasswordHasher } from './passwords.js'
+import { assertUsableAddress } from './reserved-addresses.js'
 import type { ManagedUser, NewUserInput, ProviderProfile, SignupPolicy, User, UserChanges, UserDirectoryQuery, UserSearchFilter } from './user.js'
 import { limitIdentity, NO_PASSWORD, toManagedUser, toUser } from './user.js'
 import type { UserChangeLog, UserEventType } from './user-change-log.js'
@@ -96,16 +97,19 @@ export interface SuperuserOutcome {
 
 /** Checks another feature (abuse) makes on what a user brings: a new password, a new address. */
 export interface UserScreens {
-  /** 400 `password_breached` for a password in known breaches. */
-  password(password: string, userId: number | null): Promise<void>
+  /**
+   * 400 `password_breached` for a password in known breaches; with `whenReachable`, a list out of
+   * reach lets the password through whatever BREACHED_PASSWORDS_FAIL says (the configured superuser at start).
+   */
+  password(password: string, userId: number | null, options?: { whenReachable?: boolean }): Promise<void>
   /** 400 `email_domain_blocked` for an address whose domain may not be used. */
   emailDomain(email: string, userId: number | null): Promise<void>
 }
 
 const NO_SCREENS: UserScreens = { password: async () => {}, emailDomain: async () => {} }
 
-/** The reserved address of the account anonymised posts keep as their author (`.invalid` never delivers). */
-export const DELETED_AUTHOR_EMAIL = 'deleted-user@users.invalid'
+/** The address the "Deleted user" account is made with (`.invalid` never delivers, and no sign-up may take it); it is found by its kind. */
+const DELETED_AUTHOR_EMAIL = 'deleted-user@users.invalid'
 
 export class UserService {
   constructor(
@@ -127,9 +131,9 @@ export class UserService {
   ) {}
 
   /** A new password's checks: the policy (422) and the breach list (400 `password_breached`); `field` names it in a refusal. */
-  async assertAcceptablePassword(password: string, account: { username: string; email: string }, field: string, userId: number | null): Promise<void> {
+  async assertAcceptablePassword(password: string, account: { username: string; email: string }, field: string, userId: number | null, options: { breachCheckWhenReachable?: boolean } = {}): Promise<void> {
     await assertAcceptablePassword(password, account, field)
-    await this.screens.password(password, userId)
+    await this.screens.password(password, userId, { whenReachable: options.breachCheckWhenReachable ?? false })
   }
 
   /** 403 `account_banned`, with the ban's public message, when the user is banned now. */
@@ -237,8 +241,8 @@ export class UserService {
   }
 
   /** Checks for a taken email, then username, before hashing; the unique indexes settle any race. */
-  async create(input: NewUserInput, options: { superuser?: boolean } = {}): Promise<User> {
-    const row = await this.newUserRow(input, options.superuser ?? false, null)
+  async create(input: NewUserInput, options: { superuser?: boolean; breachCheckWhenReachable?: boolean } = {}): Promise<User> {
+    const row = await this.newUserRow(input, options.superuser ?? false, null, options.breachCheckWhenReachable ?? false)
     try {
       return await this.unitOfWork.run(async (unit) => this.changed(unit, 'user.created', toUser(await this.users.in(unit).insertUser(row))))
     } catch (error) {
@@ -271,6 +275,7 @@ export class UserService {
    * they go by.
    */
   async signUpFromProvider(unit: Unit, profile: ProviderProfile, client: ClientInfo): Promise<User> {
+    assertUsableAddress(profile.email)
     const users = this.users.in(unit)
     if (await users.emailTaken(profile.email)) throw emailTaken()
     const username = await this.freeUsername(users, profile.username ?? profile.email.split('@')[0] ?? '')
@@ -308,10 +313,11 @@ export class UserService {
   }
 
   /** Checks a new account's password and uniqueness, then hashes the password. */
-  private async newUserRow(input: NewUserInput, superuser: boolean, client: ClientInfo | null) {
+  private async newUserRow(input: NewUserInput, superuser: boolean, client: ClientInfo | null, breachCheckWhenReachable = false) {
+    assertUsableAddress(input.email)
     const locale = input.locale === undefined ? (preferredLocale(client?.acceptLanguage) ?? null) : localeOrRefuse(input.locale)
     await this.screens.emailDomain(input.email, null)
-    await this.assertAcceptablePassword(input.password, input, 'password', null)
+    await this.assertAcceptablePassword(input.password, input, 'password', null, { breachCheckWhenReachable })
     if (await this.users.emailTaken(input.email)) throw emailTaken()
     if (await this.users.usernameTaken(input.username)) throw usernameTaken()
     return {
@@ -335,6 +341,7 @@ export class UserService {
     if (changes.email !== undefined && actor.viaApiKey) throw apiKeysRefused()
     if (changes.email !== undefined && actor.impersonatedBy !== undefined) throw impersonationForbidden()
     assertSelfOrSuperuser(actor, id)
+    if (changes.email !== undefined) assertUsableAddress(changes.email)
     const current = await this.get(id)
     const movesEmail = changes.email !== undefined && changes.email.toLowerCase() !== current.email.toLowerCase()
     if (movesEmail && !(actor.isSuperuser && actor.id !== id)) {
@@ -530,14 +537,28 @@ export class UserService {
     })
   }
 
-  /** The inactive account anonymised posts are moved to ("Deleted user"), made the first time it is needed. */
-  async deletedAuthorId(unit: Unit): Promise<number> {
-    const users = this.users.in(unit)
-    const existing = await users.findUserIdByEmail(DELETED_AUTHOR_EMAIL)
+  /**
+   * The account anonymised posts are moved to ("Deleted user"), made the first time it is needed.
+   * It is the service's (users.kind, which no request sets), inactive and without a password, so
+   * nothing signs in to it; whoever holds its address holds nothing of it.
+   */
+  async deletedAuthorId(): Promise<number> {
+    const existing = await this.users.findServiceAccount('deleted_author')
     if (existing !== undefined) return existing
-    let username = 'deleted_user'
-    while (await users.usernameTaken(username)) username = `deleted_user_${randomInt(1_000_000)}`
-    return users.insertInactiveUser({ name: 'Deleted user', username, email: DELETED_AUTHOR_EMAIL, hashed_password: NO_PASSWORD, profile_image_url: DEFAULT_PROFILE_IMAGE_URL, age: null, is_superuser: false })
+    try {
+      return await this.unitOfWork.run(async (unit) => {
+        const users = this.users.in(unit)
+        let username = 'deleted_user'
+        while (await users.usernameTaken(username)) username = `deleted_user_${randomInt(1_000_000)}`
+        // An account made with the address before it was reserved keeps it: this one gets another.
+        const email = (await users.emailTaken(DELETED_AUTHOR_EMAIL)) ? `deleted-user-${randomInt(1_000_000_000)}@users.invalid` : DELETED_AUTHOR_EMAIL
+        return users.insertServiceAccount('deleted_author', { name: 'Deleted user', username, email, hashed_password: NO_PASSWORD, profile_image_url: DEFAULT_PROFILE_IMAGE_URL, age: null, is_superuser: false })
+      })
+    } catch (error) {
+      // Another process made it at the same moment.
+      if (uniqueViolation(error) === undefined) throw error
+      return (await this.users.findServiceAccount('deleted_author')) ?? Promise.reject(error)
+    }
   }
 
   /** Superusers only; finds soft-deleted users too. Their posts and tokens go with them. */
@@ -589,7 +610,9 @@ export class UserService {
     const existing = await this.users.findUserByEmailOrUsername(account.email, account.username)
     if (existing) return this.adopt(toUser(existing), account, options)
     try {
-      return { user: await this.create(account, { superuser: true }), outcome: 'created' }
+      // A breach list out of reach (a third party's outage) must not keep the service from starting:
+      // the password is checked when the list answers, and let through (logged) when it does not.
+      return { user: await this.create(account, { superuser: true, breachCheckWhenReachable: true }), outcome: 'created' }
     } catch (error) {
       // Another process may have created it at the same moment. Otherwise (a soft-deleted
       // account holds the email or username) the conflict stands.

@@ -36,6 +36,8 @@ export interface UsersTable {
   banned_at: NullableTimestamp
   /** When an account its owner asked to delete is removed for good (the account-deletion slice); null otherwise. */
   deletion_due_at: NullableTimestamp
+  /** `person`, or the kind of an account the service owns (`deleted_author`): set only by the service, never from a request. */
+  kind: ColumnType<string, string | undefined, string>
 }
 
 /** Columns of the users table that make a user (never hashed_password). */
