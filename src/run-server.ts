@@ -53,7 +53,7 @@ function ownEmbeddedDatabase(config: Config, logger: Logger): () => Promise<void
 /** Where a person trying the service finds things: the docs, the admin console, the mail it writes. */
 function developmentAddresses(config: Config, address: string): string[] {
   const lines = [`API docs: ${address}/api/v2/docs (v1: ${address}/services/v1/docs)`]
-  if (config.adminConsole) lines.push(`Admin console: ${address}/admin/`)
+  if (config.adminConsole) lines.push(`Admin console: ${address}/admin/ (for superusers: npm run create-superuser -- --email you@example.com --username you)`)
   if (config.mail.transport === 'file') lines.push(`Mail is written to ${path.join(config.dataDir, 'mail')}${config.adminConsole ? ` and listed at ${address}/admin/#/mail` : ''}`)
   else if (config.mail.transport === 'log') lines.push('Mail is written to this log (MAIL_TRANSPORT=log)')
   return lines

@@ -11,7 +11,7 @@ import { bindRepository } from './db/repository.js'
 import type { Unit } from './db/unit-of-work.js'
 import { UnitOfWork } from './db/unit-of-work.js'
 import { emailDomainsFunctions } from './features/abuse/email-domains.repository.js'
-import { breachListOf, CaptchaGate, EmailDomainPolicy, PasswordScreen, RiskSignals, SiteverifyClient } from './features/abuse/index.js'
+import { breachListOf, CaptchaGate, EmailDomainPolicy, PasswordScreen, RiskSignals, verifierFor } from './features/abuse/index.js'
 import { AccountService } from './features/account/index.js'
 import { AccountDeletionService } from './features/account-deletion/index.js'
 import { OverviewService } from './features/admin/index.js'
@@ -236,7 +236,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   // Abuse protection: the doors' CAPTCHA (risk counted in the limiter's shared store), the breach list and the address domains.
   const { abuse } = config
   const captcha = abuse.captcha
-    ? new CaptchaGate(abuse.captcha, new SiteverifyClient(abuse.captcha), new RiskSignals(counters, abuse.captcha.windowSeconds, (address) => rateLimits.clientOf(address)), securityEvents, (outcome, door) => signals.emit('captcha', outcome, door))
+    ? new CaptchaGate(abuse.captcha, verifierFor(abuse.captcha), new RiskSignals(counters, abuse.captcha.windowSeconds, (address) => rateLimits.clientOf(address)), securityEvents, (outcome, door) => signals.emit('captcha', outcome, door))
     : undefined
   const passwordScreen = new PasswordScreen(breachListOf(abuse.breachedPasswords), abuse.breachedPasswordsFail, securityEvents, logger, () => signals.emit('password-breached'))
   const emailDomains = new EmailDomainPolicy(bindRepository(emailDomainsFunctions, db), abuse.blockDisposableEmails, securityEvents, () => signals.emit('email-domain-blocked'))

@@ -53,7 +53,7 @@ describe('a development server without SECRET_KEY', () => {
     // docs, the admin console and the mail it writes.
     const browserUrl = first.url.replace('127.0.0.1', 'localhost')
     expect(first.stdout()).toContain(`API docs: ${browserUrl}/api/v2/docs`)
-    expect(first.stdout()).toContain(`Admin console: ${browserUrl}/admin/`)
+    expect(first.stdout()).toContain(`Admin console: ${browserUrl}/admin/ (for superusers: npm run create-superuser -- --email you@example.com --username you)`)
     expect(first.stdout()).toContain(`Mail is written to ${path.join(dataDir, 'mail')} and listed at ${browserUrl}/admin/#/mail`)
     const file = await stat(path.join(dataDir, 'secret_key'))
     expect(file.mode & 0o777).toBe(0o600)

@@ -11,7 +11,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 
-import { WIDGET_CLASS } from '../features/abuse/index.js'
+import { DEVELOPMENT_CAPTCHA, DEVELOPMENT_CAPTCHA_TOKEN, WIDGET_CLASS } from '../features/abuse/index.js'
 import type { BrowserSession } from '../features/auth/index.js'
 import { refuseCrossSiteLogins, tokenReplies } from '../features/auth/index.js'
 import { sendExportZip } from '../features/data-export/index.js'
@@ -173,6 +173,31 @@ const accountPages: FastifyPluginAsyncTypebox = async (app) => {
     },
   )
 
+  // An invitation to an organization (INVITATION_URL unset): what it is and how to accept it. It
+  // accepts nothing itself: only the invited account, signed in to the app, does.
+  app.get('/invitation', { schema: { hide: true, querystring: TokenQuery } }, async (request, reply) => {
+    const invitation = request.query.token ? await app.services.orgs.describeInvitation(request.query.token) : undefined
+    if (!invitation) return page(reply, 400, 'Invitation', '<p>This invitation link no longer works: it was used, replaced, revoked or has expired. Ask for a new one.</p>')
+    return page(
+      reply,
+      200,
+      `Join ${invitation.orgName}`,
+      `<p>You were invited to join <strong>${escapeHtml(invitation.orgName)}</strong> as ${escapeHtml(invitation.role)}.</p>` +
+        `<p>Sign in (or sign up) as ${escapeHtml(invitation.email)} in the app that invited you, and verify the address if you have not: the invitation is then waiting under your pending invitations.</p>` +
+        form('invitation/verification', request.query.token ?? '', `<p>Not verified yet? Get a link to verify ${escapeHtml(invitation.email)}.</p><button type="submit">Send me a verification link</button>`),
+    )
+  })
+
+  // The invitee's page asks for a verification link for the invited address: mailed to that
+  // address only, to its unverified account, within the verification-mail limits; one answer
+  // for every address. The invitation's token is read, never spent.
+  app.post('/invitation/verification', { config: { door: 'exempt' }, schema: { hide: true, body: TokenBody } }, async (request, reply) => {
+    const invitation = await app.services.orgs.describeInvitation(request.body.token)
+    if (!invitation) return page(reply, 400, 'Invitation', '<p>This invitation link no longer works: it was used, replaced, revoked or has expired. Ask for a new one.</p>')
+    await account.requestVerificationOfAddress(invitation.email)
+    return page(reply, 200, `Join ${invitation.orgName}`, `<p>If an account uses ${escapeHtml(invitation.email)} and it is not verified yet, a link to verify it is on its way. Follow it, then accept the invitation in the app.</p>`)
+  })
+
   if (app.config.emailLogin.enabled) await emailLoginPage(app)
   securityPage(app)
   // Only where anyone may sign up: with USER_SIGNUP=authenticated a form without a session has nothing to offer.
@@ -196,20 +221,6 @@ function securityPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
   }
   const serve = (name: string, type: string) => async (_request: unknown, reply: FastifyReply) =>
     reply.type(type).header('content-security-policy', securityPagePolicy).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send(await read(name))
-  // An invitation to an organization (INVITATION_URL unset): what it is and how to accept it. It
-  // accepts nothing itself: only the invited account, signed in to the app, does.
-  app.get('/invitation', { schema: { hide: true, querystring: TokenQuery } }, async (request, reply) => {
-    const invitation = request.query.token ? await app.services.orgs.describeInvitation(request.query.token) : undefined
-    if (!invitation) return page(reply, 400, 'Invitation', '<p>This invitation link no longer works: it was used, replaced, revoked or has expired. Ask for a new one.</p>')
-    return page(
-      reply,
-      200,
-      `Join ${invitation.orgName}`,
-      `<p>You were invited to join <strong>${escapeHtml(invitation.orgName)}</strong> as ${escapeHtml(invitation.role)}.</p>` +
-        `<p>Sign in (or sign up) as ${escapeHtml(invitation.email)} in the app that invited you, and verify the address if you have not: the invitation is then waiting under your pending invitations.</p>`,
-    )
-  })
-
   app.get('/security', { schema: { hide: true } }, serve('security.html', 'text/html; charset=utf-8'))
   app.get('/security.js', { schema: { hide: true } }, serve('security.js', 'text/javascript; charset=utf-8'))
 }
@@ -301,10 +312,12 @@ async function signUpPage(app: Parameters<FastifyPluginAsyncTypebox>[0]) {
   const { account } = app.services
 
   const captcha = app.config.abuse.captcha
-  const widgetOrigin = captcha ? new URL(captcha.scriptUrl).origin : undefined
-  const widget = captcha
-    ? `<script src="${escapeHtml(captcha.scriptUrl)}" async defer></script><div class="${WIDGET_CLASS[captcha.provider]}" data-sitekey="${escapeHtml(captcha.siteKey)}"></div>`
-    : ''
+  const widgetOrigin = captcha?.scriptUrl ? new URL(captcha.scriptUrl).origin : undefined
+  const widget = !captcha
+    ? ''
+    : captcha.provider === DEVELOPMENT_CAPTCHA || !captcha.scriptUrl
+      ? `<label><input name="captcha_token" type="checkbox" value="${DEVELOPMENT_CAPTCHA_TOKEN}" required> I am not a robot (the development CAPTCHA)</label><br>`
+      : `<script src="${escapeHtml(captcha.scriptUrl)}" async defer></script><div class="${WIDGET_CLASS[captcha.provider]}" data-sitekey="${escapeHtml(captcha.siteKey)}"></div>`
   const signUpTitle = 'Create your account'
   const signUpForm =
     `<form method="post" action="${app.prefix}/signup">` +

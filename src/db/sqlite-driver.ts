@@ -20,7 +20,7 @@ function load(): typeof BetterSqlite3 {
   } catch (error) {
     throw new Error(
       `cannot load the SQLite driver ${sqliteDriverPackage} for Node.js ${process.version}` +
-        (sqliteDriverPackage === 'better-sqlite3-node20' ? ' (it is compiled at install: run npm ci with a C++ toolchain, or use Node.js >= 22.14)' : ''),
+        (sqliteDriverPackage === 'better-sqlite3-node20' ? ' (it is compiled at install: run npm install with a C++ toolchain, or use Node.js >= 22.14)' : ''),
       { cause: error },
     )
   }

@@ -3,7 +3,7 @@
 // refresh on 401 done once for the app, errors as ApiError, cursor paging and logout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import type { Session } from '../../clients/typescript/src/index.js'
+import type { Session, SignOutReason } from '../../clients/typescript/src/index.js'
 import { allItems, ApiError, CHANGE_EVENT_TYPES, createClient, unwrap } from '../../clients/typescript/src/index.js'
 import { CHANGE_EVENT_TYPES as SERVED_EVENT_TYPES } from '../../src/features/change-events/index.js'
 import type { TestApp } from '../helpers/app.js'
@@ -113,6 +113,32 @@ describe('the typed client', () => {
     const ended = createClient({ baseUrl, store: { load: () => saved, save: (session) => void (saved = session) } })
     expect((await ended.api.GET('/api/v2/users/me')).response.status).toBe(401)
     expect(saved).toBeNull()
+  })
+
+  it('signs out, telling the app why, when the service ends the session: a ban, a pending deletion, a refused refresh', async () => {
+    const admin = await seedUser(t.app, {}, { superuser: true })
+    const adminClient = createClient({ baseUrl })
+    await adminClient.auth.login(admin.username, admin.password)
+    for (const ending of ['account_banned', 'account_pending_deletion'] as const) {
+      const fields = userFields()
+      const client = createClient({ baseUrl })
+      const heard: { session: Session | null; reason?: SignOutReason }[] = []
+      client.auth.onChange((session, reason) => heard.push({ session, ...(reason ? { reason } : {}) }))
+      const me = await client.auth.signUp({ ...fields, accept_terms: true })
+      if (ending === 'account_banned') {
+        await unwrap(adminClient.api.POST('/api/v2/admin/users/{user_id}/ban', { params: { path: { user_id: me.id } }, body: { reason: 'spam', public_message: 'Suspended for spam' } }))
+      } else {
+        // A fresh sign-up's session is fresh enough to delete the account.
+        await client.account.data.deleteAccount()
+      }
+      const after = await client.api.GET('/api/v2/users/me')
+      expect(after.response.status).toBeGreaterThanOrEqual(400)
+      expect(client.auth.session).toBeNull()
+      const last = heard.at(-1)!
+      expect(last.session).toBeNull()
+      if (ending === 'account_banned') expect(last.reason).toMatchObject({ code: 'account_banned', detail: 'Suspended for spam', banned_until: 'forever' })
+      else expect(last.reason).toMatchObject({ code: 'account_pending_deletion', deletion_due_at: expect.any(String) })
+    }
   })
 
   it('reports errors as ApiError with the code, the fields of a 422 and Retry-After, and pages by cursor', async () => {

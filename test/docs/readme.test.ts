@@ -76,3 +76,13 @@ it("runs version 2's session as documented", async () => {
   expect(json[4]).toMatchObject({ total_count: 1, data: [expect.objectContaining({ title: 'COBOL' })] }) // the caller's drafts
   expect(json).toHaveLength(5)
 })
+
+it('stays short, and every code block it opens names its language and is closed', async () => {
+  const readme = await readFile(path.resolve(import.meta.dirname, '../../README.md'), 'utf8')
+  expect(readme.split('\n').length).toBeLessThanOrEqual(220)
+  const fences = [...readme.matchAll(/^```(\S*)$/gm)].map((match) => match[1])
+  expect(fences.length % 2).toBe(0)
+  // Openings and closings alternate: an opening names a language, a closing names none.
+  expect(fences.filter((_, index) => index % 2 === 0).every((language) => language !== '')).toBe(true)
+  expect(fences.filter((_, index) => index % 2 === 1).every((language) => language === '')).toBe(true)
+})

@@ -12,8 +12,8 @@ import type { StreamOptions, Subscription } from './events.js'
 import { subscribe } from './events.js'
 import type { paths } from './paths.js'
 import type { operations } from './schema.js'
-import type { Session, SessionStore } from './session.js'
-import { SessionKeeper, toSession } from './session.js'
+import type { Session, SessionStore, SignOutReason } from './session.js'
+import { SESSION_ENDING_CODES, SessionKeeper, toSession } from './session.js'
 import type { PasskeyCeremonies } from './webauthn.js'
 import { browserCeremonies } from './webauthn.js'
 
@@ -25,7 +25,8 @@ export type { CursorPage } from './paging.js'
 export { allItems } from './paging.js'
 export type { paths } from './paths.js'
 export type { components, operations } from './schema.js'
-export type { Session, SessionStore } from './session.js'
+export type { Session, SessionStore, SignOutReason } from './session.js'
+export { SESSION_ENDING_CODES } from './session.js'
 export type { CredentialJSON, PasskeyCeremonies, WebauthnOptionsJSON } from './webauthn.js'
 export { browserCeremonies } from './webauthn.js'
 
@@ -57,7 +58,7 @@ export interface ClientOptions {
   /** Keeps the session across reloads or restarts (optional; the cookie does it in browsers). */
   store?: SessionStore
   /** Called whenever the session starts, refreshes or ends (null); `auth.onChange` adds more listeners. */
-  onSessionChange?: (session: Session | null) => void
+  onSessionChange?: (session: Session | null, reason?: SignOutReason) => void
   /** How passkeys are created and used; in a browser, navigator.credentials by default. */
   passkeys?: PasskeyCeremonies
   fetch?: typeof globalThis.fetch
@@ -129,11 +130,18 @@ export function createClient(options: ClientOptions) {
   const fetchImpl = options.fetch ?? ((input: Request) => globalThis.fetch(input))
   const verifiers = verifierKeeper()
   const credentials = options.credentials ?? 'include'
-  const listeners = new Set<(session: Session | null) => void>()
-  const keeper = new SessionKeeper(options.store, (session) => {
-    options.onSessionChange?.(session)
-    for (const listener of listeners) listener(session)
+  const listeners = new Set<(session: Session | null, reason?: SignOutReason) => void>()
+  const keeper = new SessionKeeper(options.store, (session, reason) => {
+    options.onSessionChange?.(session, reason)
+    for (const listener of listeners) listener(session, reason)
   })
+
+  /** The reason an answer carries when it is one of the codes that end a session (a ban, a pending deletion). */
+  async function endingReason(response: Response): Promise<SignOutReason | undefined> {
+    if (response.status !== 403) return undefined
+    const body = (await response.clone().json().catch(() => undefined)) as SignOutReason | undefined
+    return body && SESSION_ENDING_CODES.includes(body.code) ? body : undefined
+  }
   const api = createFetchClient<paths>({ baseUrl: options.baseUrl, credentials, fetch: fetchImpl })
   const ceremonies = () => options.passkeys ?? browserCeremonies()
 
@@ -149,7 +157,13 @@ export function createClient(options: ClientOptions) {
       const stored = refreshByCookie ? null : await keeper.latest()
       const { data, response } = await api.POST('/api/v2/refresh', { body: stored ? { refresh_token: stored.refreshToken } : {} })
       if (response.status === 401) {
-        await keeper.set(null)
+        const wasSignedIn = keeper.session !== null
+        await keeper.set(null, wasSignedIn ? { code: 'not_authenticated', detail: 'The session ended: sign in again' } : undefined)
+        return null
+      }
+      const ended = await endingReason(response)
+      if (ended) {
+        await keeper.set(null, ended)
         return null
       }
       const session = toSession(await unwrap({ data, response }))
@@ -177,7 +191,14 @@ export function createClient(options: ClientOptions) {
     },
     async onResponse({ request, response }) {
       const copy = retryCopies.get(request)
-      if (response.status !== 401 || !copy) return undefined
+      if (!copy) return undefined
+      // The service ended the session (a ban, a pending deletion): the app hears it, with why.
+      const ended = await endingReason(response)
+      if (ended) {
+        await keeper.set(null, ended)
+        return undefined
+      }
+      if (response.status !== 401) return undefined
       // Refreshed by another request meanwhile: send this one again with the new token, no second refresh.
       const current = keeper.session
       const session = current && `Bearer ${current.accessToken}` !== copy.headers.get('authorization') ? current : await refresh()
@@ -200,8 +221,12 @@ export function createClient(options: ClientOptions) {
     get session(): Session | null {
       return keeper.session
     },
-    /** Calls `listener` whenever the session starts, refreshes or ends (null); returns how to stop. */
-    onChange(listener: (session: Session | null) => void): () => void {
+    /**
+     * Calls `listener` whenever the session starts, refreshes or ends (null); when the service
+     * ended it (a ban, a pending deletion, a refresh token that stopped working) with the reason.
+     * Returns how to stop.
+     */
+    onChange(listener: (session: Session | null, reason?: SignOutReason) => void): () => void {
       listeners.add(listener)
       return () => listeners.delete(listener)
     },
@@ -348,7 +373,12 @@ export function createClient(options: ClientOptions) {
       /** A single-use link (48 hours) that downloads a ready export: an <a href> or window.location. */
       downloadLink: async (id: number) => (await unwrap(api.POST('/api/v2/users/me/exports/{export_id}/link', { params: { path: { export_id: id } } }))).url,
       /** Deletes the account after the grace period (it can be taken back until `deletion_due_at`); every session ends. */
-      deleteAccount: () => unwrap(api.DELETE('/api/v2/users/me')),
+      /** Deletes the account (a grace period follows): every session ends, this one too, and `onChange` hears `account_pending_deletion`. */
+      deleteAccount: async () => {
+        const scheduled = await unwrap(api.DELETE('/api/v2/users/me'))
+        await keeper.set(null, { code: 'account_pending_deletion', detail: `The account will be deleted on ${scheduled.deletion_due_at}`, deletion_due_at: scheduled.deletion_due_at })
+        return scheduled
+      },
     },
   }
 

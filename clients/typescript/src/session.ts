@@ -11,6 +11,21 @@ export interface Session {
   expiresAt: number
 }
 
+/**
+ * Why a session ended when the service ended it: `account_banned` (with `banned_until` and the
+ * message in `detail`), `account_pending_deletion` (with `deletion_due_at`), or
+ * `not_authenticated` (its refresh token no longer works: revoked, expired, signed out elsewhere).
+ * A logout of the app's own has none.
+ */
+export interface SignOutReason {
+  code: string
+  detail: string
+  [field: string]: unknown
+}
+
+/** The service's codes that end the session they answer on: the client signs out with the reason. */
+export const SESSION_ENDING_CODES: readonly string[] = ['account_banned', 'account_pending_deletion']
+
 /** Where a session outlives the page or the process: localStorage, a file, a keychain. Optional. */
 export interface SessionStore {
   load(): Session | null | Promise<Session | null>
@@ -37,7 +52,7 @@ export class SessionKeeper {
 
   constructor(
     private readonly store: SessionStore | undefined,
-    private readonly onChange: ((session: Session | null) => void) | undefined,
+    private readonly onChange: ((session: Session | null, reason?: SignOutReason) => void) | undefined,
   ) {}
 
   get session(): Session | null {
@@ -61,11 +76,12 @@ export class SessionKeeper {
     return this.current
   }
 
-  async set(session: Session | null): Promise<void> {
+  /** Holds `session`; null ends it, with the service's `reason` when the service ended it. */
+  async set(session: Session | null, reason?: SignOutReason): Promise<void> {
     this.current = session
     this.loaded = true
     await this.store?.save(session)
-    this.onChange?.(session)
+    this.onChange?.(session, reason)
   }
 
   /** Runs `refresh` unless one is running already, whose result every caller then shares. */

@@ -2,6 +2,7 @@
 // (Turnstile, hCaptcha and reCAPTCHA take the same POST of `secret`, `response` and `remoteip`,
 // and answer `{success, "error-codes"}`). A used token fails there (`timeout-or-duplicate`).
 import type { CaptchaSettings } from './settings.js'
+import { DEVELOPMENT_CAPTCHA, DEVELOPMENT_CAPTCHA_TOKEN } from './settings.js'
 
 export type Verdict = 'passed' | 'failed' | 'unavailable'
 
@@ -24,3 +25,13 @@ export class SiteverifyClient implements CaptchaVerifier {
     }
   }
 }
+
+/** CAPTCHA_PROVIDER=development: no outside service; `pass` passes, anything else fails. */
+export class DevelopmentVerifier implements CaptchaVerifier {
+  async verify(token: string): Promise<Verdict> {
+    return token === DEVELOPMENT_CAPTCHA_TOKEN ? 'passed' : 'failed'
+  }
+}
+
+/** The verifier the settings name: the provider's siteverify, or the development one. */
+export const verifierFor = (settings: CaptchaSettings): CaptchaVerifier => (settings.provider === DEVELOPMENT_CAPTCHA ? new DevelopmentVerifier() : new SiteverifyClient(settings))

@@ -18,6 +18,7 @@ import { seedUser, userFields, V1, V2 } from '../../../test/helpers/users.js'
 import { waitFor } from '../../../test/helpers/wait.js'
 import { DOORS, PASSWORD_DOORS } from './doors.js'
 import { networkOf } from './risk.js'
+import { abuseSettings } from './settings.js'
 
 let verifier: LocalVerifier
 let tokens = 0
@@ -222,6 +223,40 @@ describe('adaptive: asks once risk is raised, and stops after the window', () =>
     expect((await signUp('192.0.2.11')).statusCode).toBe(201)
     expectAsked(await signUp('192.0.2.12'))
     expect((await signUp('198.51.100.7')).statusCode).toBe(201)
+  })
+})
+
+describe('CAPTCHA_PROVIDER=development: tried with no outside service', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp({ CAPTCHA_PROVIDER: 'development', CAPTCHA_MODE: 'always' })
+  })
+  afterAll(() => t.close())
+
+  it('asks, takes "pass" and refuses anything else, with no keys and no verifier to reach', async () => {
+    const user = await seedUser(t.app)
+    const login = (headers: Record<string, string> = {}) => t.app.inject({ method: 'POST', url: `${V2}/login`, headers, payload: { username: user.username, password: user.password } })
+    const asked = await login()
+    expectError(asked, 400, 'Solve the CAPTCHA and send its token (CAPTCHA_MODE=always)', 'captcha_required')
+    expect(asked.json()).toMatchObject({ provider: 'development', site_key: 'development' })
+    expect((await login({ 'x-captcha-token': 'pass' })).statusCode).toBe(200)
+    expectError(await login({ 'x-captcha-token': 'anything else' }), 400, undefined, 'captcha_failed')
+  })
+
+  it("shows a checkbox on the service's sign-up page that sends the token", async () => {
+    const page = await t.app.inject({ url: '/account/signup' })
+    expect(page.body).toContain('<input name="captcha_token" type="checkbox" value="pass" required>')
+    expect(String(page.headers['content-security-policy'])).not.toContain('challenges.cloudflare.com')
+    const { name, username, email, password } = userFields()
+    const form = new URLSearchParams({ name, username, email, password, accept_terms: 'on', captcha_token: 'pass' }).toString()
+    const signedUp = await t.app.inject({ method: 'POST', url: '/account/signup', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:8000' }, payload: form })
+    expect(signedUp.statusCode, signedUp.body).toBe(200)
+    expect(signedUp.body).toContain('Your account is created')
+    expect(await t.db.selectFrom('users').select('id').where('username', '=', username).execute()).toHaveLength(1)
+  })
+
+  it('is refused in production', () => {
+    expect(() => abuseSettings({ CAPTCHA_PROVIDER: 'development', NODE_ENV: 'production' })).toThrow(/CAPTCHA_PROVIDER=development lets the token "pass" through: it is refused in production/)
   })
 })
 

@@ -4,6 +4,13 @@ import { boolean, ConfigError, integer, oneOf, read, url } from '../../shared/se
 
 export const CAPTCHA_PROVIDERS = ['turnstile', 'hcaptcha', 'recaptcha'] as const
 export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number]
+/**
+ * CAPTCHA_PROVIDER=development: the service is its own verifier, with no outside service and no
+ * keys, outside production only. The token `pass` passes (once per request), any other fails; the
+ * service's own sign-up page shows a checkbox that sends it.
+ */
+export const DEVELOPMENT_CAPTCHA = 'development'
+export const DEVELOPMENT_CAPTCHA_TOKEN = 'pass'
 
 /** Each provider's documented siteverify endpoint and the script its widget loads from. */
 export const PROVIDER_DEFAULTS: Record<CaptchaProvider, { verifyUrl: string; scriptUrl: string }> = {
@@ -18,12 +25,12 @@ export const WIDGET_CLASS: Record<CaptchaProvider, string> = { turnstile: 'cf-tu
 export const WIDGET_FIELDS = ['cf-turnstile-response', 'h-captcha-response', 'g-recaptcha-response'] as const
 
 export interface CaptchaSettings {
-  provider: CaptchaProvider
+  provider: CaptchaProvider | typeof DEVELOPMENT_CAPTCHA
   secret: string
   siteKey: string
   verifyUrl: string
-  /** The widget's script, for the service's own pages (CAPTCHA_SCRIPT_URL). */
-  scriptUrl: string
+  /** The widget's script, for the service's own pages (CAPTCHA_SCRIPT_URL); none for the development verifier. */
+  scriptUrl: string | undefined
   /** adaptive: only when risk is raised; always: on every door. */
   mode: 'adaptive' | 'always'
   /** How long failures and sign-ups count towards risk. */
@@ -50,7 +57,18 @@ function captchaSettings(env: Env): CaptchaSettings | undefined {
   const provider = read(env, 'CAPTCHA_PROVIDER')
   const mode = oneOf(env, 'CAPTCHA_MODE', ['adaptive', 'always', 'off'] as const, 'adaptive')
   if (provider === undefined || mode === 'off') return undefined
-  if (!(CAPTCHA_PROVIDERS as readonly string[]).includes(provider)) throw new ConfigError(`CAPTCHA_PROVIDER must be one of ${CAPTCHA_PROVIDERS.join(', ')}, got "${provider}"`)
+  const risk = {
+    mode,
+    windowSeconds: integer(env, 'CAPTCHA_RISK_WINDOW_SECONDS', 900, 1, 86_400),
+    failureThreshold: integer(env, 'CAPTCHA_FAILURE_THRESHOLD', 3, 1, 1000),
+    signupThreshold: integer(env, 'CAPTCHA_SIGNUP_THRESHOLD', 3, 1, 100_000),
+    timeoutMs: integer(env, 'CAPTCHA_TIMEOUT_MS', 3000, 100, 30_000),
+  }
+  if (provider === DEVELOPMENT_CAPTCHA) {
+    if ((read(env, 'NODE_ENV') ?? 'development') === 'production') throw new ConfigError('CAPTCHA_PROVIDER=development lets the token "pass" through: it is refused in production (NODE_ENV=production)')
+    return { provider: DEVELOPMENT_CAPTCHA, secret: '', siteKey: DEVELOPMENT_CAPTCHA, verifyUrl: '', scriptUrl: undefined, ...risk }
+  }
+  if (!(CAPTCHA_PROVIDERS as readonly string[]).includes(provider)) throw new ConfigError(`CAPTCHA_PROVIDER must be one of ${[...CAPTCHA_PROVIDERS, DEVELOPMENT_CAPTCHA].join(', ')}, got "${provider}"`)
   const chosen = provider as CaptchaProvider
   const secret = read(env, 'CAPTCHA_SECRET')
   const siteKey = read(env, 'CAPTCHA_SITE_KEY')
@@ -61,11 +79,7 @@ function captchaSettings(env: Env): CaptchaSettings | undefined {
     siteKey,
     verifyUrl: url(env, 'CAPTCHA_VERIFY_URL', ['https:', 'http:']) ?? PROVIDER_DEFAULTS[chosen].verifyUrl,
     scriptUrl: url(env, 'CAPTCHA_SCRIPT_URL', ['https:', 'http:']) ?? PROVIDER_DEFAULTS[chosen].scriptUrl,
-    mode,
-    windowSeconds: integer(env, 'CAPTCHA_RISK_WINDOW_SECONDS', 900, 1, 86_400),
-    failureThreshold: integer(env, 'CAPTCHA_FAILURE_THRESHOLD', 3, 1, 1000),
-    signupThreshold: integer(env, 'CAPTCHA_SIGNUP_THRESHOLD', 3, 1, 100_000),
-    timeoutMs: integer(env, 'CAPTCHA_TIMEOUT_MS', 3000, 100, 30_000),
+    ...risk,
   }
 }
 

@@ -93,6 +93,22 @@ export class AccountService {
     return true
   }
 
+  /**
+   * Mails a verification link to the live account that uses `email`, if it is not verified yet
+   * (an invitee's page asks for it): the same answer whether or not such an account exists, and
+   * the verification-mail limits count as for any request (a request past them sends nothing).
+   */
+  async requestVerificationOfAddress(email: string): Promise<void> {
+    const user = await this.users.findActiveByEmail(email)
+    if (!user || user.isVerified) return
+    try {
+      await this.sendVerification(user, user.email)
+    } catch (error) {
+      // Past the limits, nothing is sent, and the answer is still the same.
+      if (!(error instanceof DomainError && error.kind === 'rate_limited')) throw error
+    }
+  }
+
   /** A superuser resends a live user's verification link; false (and no mail) when it is verified already. */
   async resendEmailVerification(actor: Actor, userId: number): Promise<boolean> {
     assertSuperuser(actor)

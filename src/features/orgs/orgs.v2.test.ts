@@ -279,6 +279,28 @@ describe('invitations', () => {
     expect((await t.app.inject({ url: `${link.pathname}${link.search}` })).statusCode).toBe(400)
   })
 
+  it("offer on the service's page a link to verify the invited address, which lets someone who signed up from the link join", async () => {
+    const owner = await seedAndLogin(t.app, {}, { verified: true })
+    const org = await newOrg(owner, 'Verify first')
+    const fields = userFields()
+    const { token } = await invite(org, owner, fields.email)
+    const page = await t.app.inject({ url: `/account/invitation?token=${encodeURIComponent(token)}` })
+    expect(page.body).toContain('<form method="post" action="/account/invitation/verification">')
+    // Before there is an account: the same answer, and no mail.
+    const before = smtp.messages.filter((message) => message.to === fields.email.toLowerCase()).length
+    const early = await t.app.inject({ method: 'POST', url: '/account/invitation/verification', payload: { token } })
+    expect(early.statusCode).toBe(200)
+    const newcomer = await seedAndLogin(t.app, fields, { verified: false })
+    expect((await request('POST', '/invitations/accept', newcomer, { token })).statusCode).toBe(202)
+    const asked = await t.app.inject({ method: 'POST', url: '/account/invitation/verification', payload: { token } })
+    expect(asked.body).toBe(early.body)
+    const [verification] = (await smtp.waitFor(fields.email.toLowerCase(), before + 1)).slice(before)
+    expect(verification!.subject).toBe('Confirm your email address')
+    const confirmed = await t.app.inject({ method: 'POST', url: '/account/verify-email', payload: { token: tokenIn(verification!) } })
+    expect(confirmed.statusCode, confirmed.body).toBe(200)
+    expect((await request('GET', `/orgs/${org.id}`, newcomer)).json()).toMatchObject({ id: org.id, role: 'member' })
+  })
+
   it('replace an earlier invitation to the same address, whose link then dies', async () => {
     const owner = await seedAndLogin(t.app, {}, { verified: true })
     const org = await newOrg(owner, 'Replaced')
