@@ -29,7 +29,7 @@ const servers: RunningProcess[] = []
 
 beforeAll(() => {
   execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs'), out], { cwd: root, stdio: 'pipe' })
-}, 120_000)
+}, 300_000)
 beforeAll(async () => {
   cwd = await emptyDirectory()
   scratch = await mkdtemp(path.join(tmpdir(), 'ups-build-'))

@@ -109,7 +109,7 @@ async function startLogin(port: number) {
 
 describe('SIGTERM', () => {
   // Generous timeout: with two test files at once, the logins' argon2 hashes share the cores.
-  it('finishes every in-flight request under load, then exits 0 within the grace period', { timeout: 60_000 }, async () => {
+  it('finishes every in-flight request under load, then exits 0 within the grace period', { timeout: 300_000 }, async () => {
     const server = await startServer({ DATA_DIR: path.join(cwd, 'sigterm'), SECRET_KEY: 'x'.repeat(40), LOGIN_RATE_LIMIT: '1000' }, cwd)
     const port = Number(new URL(server.url).port)
     // Background load on keep-alive connections while the signal arrives.
@@ -157,7 +157,7 @@ describe('WORKERS (cluster mode)', () => {
     server.child.kill('SIGTERM')
     expect((await server.exited).code).toBe(0)
     for (const pid of pids) expect(() => process.kill(Number(pid), 0)).toThrow()
-  }, 180_000)
+  }, 300_000)
 })
 
 /** Sends a whole login on a connection of its own and leaves once the server has read it, before any answer. */
@@ -173,7 +173,7 @@ async function loginAndLeave(port: number, username: string, password: string) {
 }
 
 describe('SIGTERM with request handlers whose clients went away', () => {
-  it('lets them finish (every login writes its session) before closing the password pool and the database', { timeout: 60_000 }, async () => {
+  it('lets them finish (every login writes its session) before closing the password pool and the database', { timeout: 300_000 }, async () => {
     const env = { DATA_DIR: path.join(cwd, 'sigterm-abandoned'), SECRET_KEY: 'y'.repeat(40), LOGIN_RATE_LIMIT: '1000' }
     const server = await startServer(env, cwd)
     const port = Number(new URL(server.url).port)

@@ -113,7 +113,7 @@ describe('the route table', () => {
     )
     // A user (a password hash, a login) for each of the hundred-odd protected routes: about 9 s
     // alone on PostgreSQL, and the time grows with the route table, not with a race.
-  }, 120_000)
+  }, 300_000)
 
   it("applies a tier rule on a GET route to its HEAD and to the same route in the other version", async () => {
     const reads = operations.filter((operation) => operation.version === 'v2' && operation.method === 'GET' && !operation.path.includes('/docs') && !operation.path.endsWith('openapi.json'))

@@ -9,6 +9,7 @@ import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
 import { launchChromium, watchProblems } from '../helpers/browser.js'
 import { seedUser } from '../helpers/users.js'
+import { EVENT_DEADLINE_MS } from '../helpers/wait.js'
 
 const chromiumPath = inject('chromiumPath')
 
@@ -35,7 +36,7 @@ describe.skipIf(!chromiumPath)('Swagger UI in Chromium', () => {
     const page = await browser.newPage()
     const problems = watchProblems(page)
     await page.goto(`${base}${prefix}/docs`)
-    await page.locator('.opblock').first().waitFor({ timeout: 15_000 })
+    await page.locator('.opblock').first().waitFor({ timeout: EVENT_DEADLINE_MS })
     return { page, problems }
   }
 
@@ -75,7 +76,7 @@ describe.skipIf(!chromiumPath)('Swagger UI in Chromium', () => {
     await operation.locator('button.try-out__btn').click()
     await operation.locator('button.execute').click()
     const status = operation.locator('.live-responses-table tbody .response-col_status').first()
-    await status.waitFor({ timeout: 15_000 })
+    await status.waitFor({ timeout: EVENT_DEADLINE_MS })
     return (await status.textContent())?.trim() ?? ''
   }
 
@@ -98,7 +99,7 @@ describe.skipIf(!chromiumPath)('Swagger UI in Chromium', () => {
       // The dialog also offers the API-key scheme: act in the OAuth2 block.
       const oauth = page.locator('.auth-container', { hasText: 'OAuth2PasswordBearer' })
       await oauth.locator('.auth-btn-wrapper button.authorize').click()
-      await oauth.locator('.auth-btn-wrapper button', { hasText: 'Logout' }).waitFor({ timeout: 15_000 })
+      await oauth.locator('.auth-btn-wrapper button', { hasText: 'Logout' }).waitFor({ timeout: EVENT_DEADLINE_MS })
       await oauth.locator('.auth-btn-wrapper button.btn-done').click()
       expect(await tryItOut(page, 'get', `${prefix}/users/me`)).toBe('200')
       const body = await page.locator(`.opblock-get:has([data-path="${prefix}/users/me"]) .live-responses-table .highlight-code`).first().textContent()

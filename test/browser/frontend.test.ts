@@ -67,7 +67,7 @@ describe.skipIf(!chromiumPath)('a frontend on another origin, in Chromium', () =
     // A context of its own, so a second tab shares the page's cookies.
     page = await (await browser.newContext()).newPage()
     problems = watchProblems(page)
-  }, 120_000)
+  }, 300_000)
   afterAll(async () => {
     await browser?.close()
     await t?.close()

@@ -81,7 +81,7 @@ describe.skipIf(!chromiumPath)('a frontend on localhost, on the defaults, in Chr
       options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
     })
     await open()
-  }, 120_000)
+  }, 300_000)
   afterAll(async () => {
     await browser?.close()
     await stopServers(server)

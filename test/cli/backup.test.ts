@@ -168,7 +168,7 @@ describe.skipIf(!onSqlite)('backups of the embedded database', () => {
     // 0.0003 hours: about one second.
     const server = await startServer({ DATA_DIR: dataDir, SECRET_KEY: TEST_SECRET_KEY, BACKUP_INTERVAL_HOURS: '0.0003', BACKUP_KEEP: '2' }, cwd)
     try {
-      await waitFor(() => (server.stdout().match(/scheduled backup written/g) ?? []).length >= 3, 20_000)
+      await waitFor(() => (server.stdout().match(/scheduled backup written/g) ?? []).length >= 3)
     } finally {
       server.child.kill('SIGTERM')
       await server.exited

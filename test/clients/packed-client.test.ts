@@ -25,7 +25,7 @@ beforeAll(async () => {
   t = await createTestApp()
   baseUrl = await t.app.listen({ host: '127.0.0.1', port: 0 })
   scratch = await mkdtemp(path.join(tmpdir(), 'ups-client-'))
-}, 120_000)
+}, 300_000)
 afterAll(async () => {
   await t.close()
   await rm(scratch, { recursive: true, force: true })
@@ -39,7 +39,7 @@ describe('the packed client', () => {
     await run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--silent'], { cwd: alone })
     const { stdout: packed } = await run('npm', ['pack', '--silent'], { cwd: alone, env: { ...process.env, PATH: withoutRepositoryBins(process.env.PATH) } })
     expect(packed.trim().split('\n').at(-1)).toMatch(/^user-post-service-client-[\d.]+\.tgz$/)
-  }, 120_000)
+  }, 300_000)
 
   it('installs from its tarball and runs the whole flow under plain node', async () => {
     const { stdout: packed } = await run('npm', ['pack', '--pack-destination', scratch, '--silent'], { cwd: clientDir })
@@ -78,5 +78,5 @@ describe('the packed client', () => {
     // The declarations ship too: a TypeScript app gets every path and shape typed.
     const declarations = await readFile(path.join(project, 'node_modules', '@user-post-service', 'client', 'dist', 'index.d.ts'), 'utf8')
     expect(declarations).toContain('createClient')
-  }, 180_000)
+  }, 300_000)
 })

@@ -50,7 +50,7 @@ describe('the typed client', () => {
     await waitFor(async () => {
       ;[latest] = await client.account.data.exports()
       return latest?.status === 'ready'
-    }, 20_000)
+    })
     const zip = await fetch(await client.account.data.downloadLink(latest!.id))
     expect(zip.headers.get('content-type')).toBe('application/zip')
     expect((await zip.arrayBuffer()).byteLength).toBe(latest!.size)

@@ -66,7 +66,7 @@ describe(`kill -9 during writes (${dialect()})`, () => {
     const written: Written = { users: [], posts: [] }
     const writing = writeUntilKilled(first.url, token, written)
     // Killed in the middle of the writes, once some of each kind were acknowledged.
-    await waitFor(() => written.users.length > 0 && written.posts.length > 10, 30_000)
+    await waitFor(() => written.users.length > 0 && written.posts.length > 10)
     first.child.kill('SIGKILL')
     await first.exited
     await writing

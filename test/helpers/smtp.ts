@@ -11,6 +11,7 @@ import type { TestApp } from './app.js'
 import { createTestApp } from './app.js'
 import { expectError } from './expect.js'
 import { seedUser } from './users.js'
+import { EVENT_DEADLINE_MS } from './wait.js'
 
 export interface DeliveredMail {
   to: string
@@ -59,7 +60,8 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     url: `smtp://127.0.0.1:${port}`,
     messages,
     async waitFor(to, count = 1) {
-      for (let attempt = 0; attempt < 200; attempt++) {
+      const deadline = Date.now() + EVENT_DEADLINE_MS
+      while (Date.now() < deadline) {
         const found = messages.filter((message) => message.to === to)
         if (found.length >= count) return found
         await new Promise((resolve) => setTimeout(resolve, 50))

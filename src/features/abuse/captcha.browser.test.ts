@@ -57,7 +57,7 @@ describe.skipIf(!chromiumPath)("a sign-up through the service's own page with th
     })
     await t.app.listen({ host: '127.0.0.1', port })
     ;({ browser, page, problems } = await openPage(chromiumPath, `${base}/account/signup`))
-  }, 120_000)
+  }, 300_000)
   afterAll(async () => {
     await browser?.close()
     await t?.close()

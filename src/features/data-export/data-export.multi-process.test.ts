@@ -48,7 +48,7 @@ describe(`a data export across processes (${dialect()})`, () => {
     const asked = await call(server, token, 'POST', '/users/me/export')
     expect(asked.status).toBe(202)
     const { id } = (await asked.json()) as { id: number }
-    await waitFor(async () => (await statusAt(server, token, id)) === 'building', 10_000)
+    await waitFor(async () => (await statusAt(server, token, id)) === 'building')
     return id
   }
 
@@ -69,7 +69,7 @@ describe(`a data export across processes (${dialect()})`, () => {
 
     // Started only now, so that the dead server is the one that claimed the export.
     const heir = await servers.start()
-    await waitFor(async () => (await statusAt(heir, token, id)) === 'ready', 20_000)
+    await waitFor(async () => (await statusAt(heir, token, id)) === 'ready')
     const link = (await (await call(heir, token, 'POST', `/users/me/exports/${id}/link`)).json()) as { url: string }
     const download = await fetch(`${heir.url}${new URL(link.url).pathname}${new URL(link.url).search}`)
     expect(download.status).toBe(200)
@@ -95,6 +95,6 @@ describe(`a data export across processes (${dialect()})`, () => {
     proxy.release()
 
     const next = await servers.start(longLease)
-    await waitFor(async () => (await statusAt(next, token, id)) === 'ready', 20_000)
+    await waitFor(async () => (await statusAt(next, token, id)) === 'ready')
   })
 })

@@ -33,7 +33,7 @@ async function ready(who: LoggedIn, id: number): Promise<{ status: string; size:
   await waitFor(async () => {
     last = (await request('GET', `/users/me/exports/${id}`, who)).json()
     return last.status === 'ready'
-  }, 20_000)
+  })
   return last as never
 }
 
@@ -183,7 +183,7 @@ describe('downloading my data', () => {
       const object = await t.app.services.files.open(row.storage_key!)
       object?.body.destroy()
       return object === undefined
-    }, 10_000)
+    })
   })
 })
 

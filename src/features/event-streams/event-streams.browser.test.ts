@@ -14,6 +14,7 @@ import { openPage } from '../../../test/helpers/browser.js'
 import { serveFrontend } from '../../../test/helpers/frontend.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin, V2 } from '../../../test/helpers/users.js'
+import { EVENT_DEADLINE_MS } from '../../../test/helpers/wait.js'
 
 const chromiumPath = inject('chromiumPath')
 
@@ -38,7 +39,7 @@ describe.skipIf(!chromiumPath)('the event stream in Chromium, from another origi
     apiBase = (await t.app.listen({ host: '127.0.0.1', port: 0 })).replace('127.0.0.1', 'localhost')
     alice = await seedAndLogin(t.app)
     ;({ browser, page, problems } = await openPage(chromiumPath, frontend.origin))
-  }, 120_000)
+  }, 300_000)
   afterAll(async () => {
     await browser?.close()
     await t?.close()
@@ -68,7 +69,7 @@ describe.skipIf(!chromiumPath)('the event stream in Chromium, from another origi
     )
   const heard = () => page.evaluate(() => (globalThis as unknown as { heard: Heard[] }).heard)
   const until = async (count: number) => {
-    await page.waitForFunction((wanted) => (globalThis as unknown as { heard: unknown[] }).heard.length >= wanted, count, { timeout: 10_000 })
+    await page.waitForFunction((wanted) => (globalThis as unknown as { heard: unknown[] }).heard.length >= wanted, count, { timeout: EVENT_DEADLINE_MS })
     return heard()
   }
 

@@ -42,14 +42,14 @@ for (const shared of ['database', 'redis'] as const) {
       const atB = await openStream(`${b.url}/api/v2/events/stream`)
       expect(atB.status).toBe(200)
       for (const title of ['first', 'second']) expect((await post(`${a.url}/api/v2/posts`, { title, text: '…' }, token)).status).toBe(201)
-      await waitFor(() => atB.events().length >= 2, 10_000)
+      await waitFor(() => atB.events().length >= 2)
       const heard = atB.events().map((frame) => ({ id: frame.id, title: (JSON.parse(frame.data ?? '{}') as { data: { title: string } }).data.title }))
       expect(heard.map((event) => event.title)).toEqual(['first', 'second'])
       atB.close()
       await atB.ended
       expect((await post(`${b.url}/api/v2/posts`, { title: 'third', text: '…' }, token)).status).toBe(201)
       const atA = await openStream(`${a.url}/api/v2/events/stream`, { 'last-event-id': heard[1]!.id! })
-      await waitFor(() => atA.events().length >= 1, 10_000)
+      await waitFor(() => atA.events().length >= 1)
       expect(atA.events().map((frame) => (JSON.parse(frame.data ?? '{}') as { data: { title: string } }).data.title)).toEqual(['third'])
       atA.close()
       await atA.ended

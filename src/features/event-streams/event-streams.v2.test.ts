@@ -153,7 +153,7 @@ describe('GET /api/v2/events/stream', () => {
 
   it('sends heartbeats while nothing happens', async () => {
     const quiet = await stream()
-    await waitFor(() => quiet.frames.some((frame) => frame.comment === 'heartbeat'), 5000)
+    await waitFor(() => quiet.frames.some((frame) => frame.comment === 'heartbeat'))
     await closeAll()
   })
 
@@ -163,7 +163,7 @@ describe('GET /api/v2/events/stream', () => {
     expect((await call('POST', '/logout', alice.headers)).statusCode).toBe(200)
     let ended = false
     void listening.ended.then(() => (ended = true))
-    await waitFor(() => ended, 12_000)
+    await waitFor(() => ended)
     await closeAll()
   })
 

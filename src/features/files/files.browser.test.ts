@@ -61,7 +61,7 @@ describe.skipIf(!chromiumPath).each(['s3', 'local'] as const)('an upload from a 
     await t.app.listen({ host: '127.0.0.1', port })
     alice = await seedAndLogin(t.app)
     ;({ browser, page, problems } = await openPage(chromiumPath, frontend.origin))
-  }, 120_000)
+  }, 300_000)
   afterAll(async () => {
     await browser?.close()
     await t?.close()

@@ -68,7 +68,7 @@ describe(`files across processes (${dialect()})`, () => {
     await waitFor(async () => {
       if (answered) throw new Error(`the upload was answered early: ${answered}`)
       return (await storedFiles(env.DATA_DIR!)).some((name) => name.includes('.partial-'))
-    }, 20_000)
+    })
     victim.child.kill('SIGKILL')
     await victim.exited
     expect((await storedFiles(env.DATA_DIR!)).some((name) => name.includes('.partial-'))).toBe(true)
@@ -77,8 +77,8 @@ describe(`files across processes (${dialect()})`, () => {
     await waitFor(async () => {
       const answer = await startUpload(a, token)
       return answer.status === 201
-    }, 30_000)
-    await waitFor(async () => (await storedFiles(env.DATA_DIR!)).length === 0, 30_000)
+    })
+    await waitFor(async () => (await storedFiles(env.DATA_DIR!)).length === 0)
     const usage = (await (await fetch(`${a.url}/api/v2/users/me/usage`, { headers: { authorization: `Bearer ${token}` } })).json()) as { bytes: number; files: number }
     expect(usage).toMatchObject({ bytes: 0, files: 0 })
   })

@@ -523,7 +523,7 @@ describe('providers that are away', () => {
       expect(refused.headers['retry-after']).toBe('5')
       expectError(await app.app.inject({ url: `${V2}/auth/nobody/authorize?redirect_to=${encodeURIComponent(FRONTEND)}` }), 404, undefined, 'provider_not_found')
       late = await startOidcProvider([`${PUBLIC_URL}${V2}/auth/late/callback`], { port })
-      await waitFor(async () => ((await app.app.inject({ url: `${V2}/auth/providers` })).json() as { name: string }[]).some((provider) => provider.name === 'late'), 15_000)
+      await waitFor(async () => ((await app.app.inject({ url: `${V2}/auth/providers` })).json() as { name: string }[]).some((provider) => provider.name === 'late'))
       expect((await app.app.inject({ url: `${V2}/auth/late/authorize?redirect_to=${encodeURIComponent(FRONTEND)}` })).statusCode).toBe(302)
     } finally {
       await app.close()

@@ -16,6 +16,7 @@ import { buildClient, serveFrontend } from '../../../test/helpers/frontend.js'
 import type { TestOidcProvider } from '../../../test/helpers/oidc-provider.js'
 import { startOidcProvider } from '../../../test/helpers/oidc-provider.js'
 import { freePort } from '../../../test/helpers/process.js'
+import { EVENT_DEADLINE_MS } from '../../../test/helpers/wait.js'
 
 const chromiumPath = inject('chromiumPath')
 
@@ -61,7 +62,7 @@ describe.skipIf(!chromiumPath)('sign-in through a provider, in Chromium', () => 
     })
     await t.app.listen({ host: '127.0.0.1', port })
     browser = await launchChromium(chromiumPath)
-  }, 120_000)
+  }, 300_000)
   afterAll(async () => {
     await browser?.close()
     await t?.close()
@@ -84,7 +85,7 @@ describe.skipIf(!chromiumPath)('sign-in through a provider, in Chromium', () => 
     await page.fill('input[name="login"]', subject)
     await page.fill('input[name="password"]', 'anything')
     await page.click('button[type="submit"]')
-    await page.waitForSelector('body[data-user]', { timeout: 30_000 })
+    await page.waitForSelector('body[data-user]', { timeout: EVENT_DEADLINE_MS })
     expect(new URL(page.url()).origin).toBe(frontend.origin)
     expect(await page.getAttribute('body', 'data-user')).toBe(`${subject}@corp.example`)
     // Resource loads aside (favicons, and the provider's development login page asks for web fonts the closed network cannot reach), no error.

@@ -105,7 +105,7 @@ describe('the organizations’ access matrix', () => {
       }
     }
     expect(wrong).toEqual([])
-  }, 120_000)
+  }, 300_000)
 
   it('refuses a caller without a token on every route', async () => {
     const org = await freshOrg()

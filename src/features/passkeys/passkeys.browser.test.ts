@@ -43,7 +43,7 @@ describe.skipIf(!chromiumPath)('passkeys on the account security page, in Chromi
     await t.app.listen({ host: '127.0.0.1', port })
     user = await seedUser(t.app, { username: 'passkey_person' })
     browser = await launchChromium(chromiumPath)
-  }, 120_000)
+  }, 300_000)
   afterAll(async () => {
     await browser?.close()
     await t?.close()

@@ -134,5 +134,5 @@ describe('the post policy, as a property', () => {
       }),
       { numRuns: 25 },
     )
-  }, 120_000)
+  }, 300_000)
 })

@@ -17,7 +17,7 @@ beforeAll(async () => {
   await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${USERS})
     insert into users (name, username, email, hashed_password, profile_image_url, created_at, updated_at)
     select 'Person ' || i, 'p' || i, 'p' || i || '@example.com', 'x', '/media/avatars/default.svg', ${now}, ${now} from n`.execute(t.db)
-}, 120_000)
+}, 300_000)
 afterAll(() => t.close())
 
 /** A quick request's time now, the median of a few: what the machine gives one request under its present load. */
