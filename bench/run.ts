@@ -18,7 +18,9 @@ import { isDeepStrictEqual, parseArgs } from 'node:util'
 
 import { CompiledQuery } from 'kysely'
 import pg from 'pg'
+import sharp from 'sharp'
 
+import { loadedPackages } from '../scripts/loaded-at-start/packages.mjs'
 import { createDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import SqliteDatabase from '../src/db/sqlite-driver.js'
@@ -616,6 +618,98 @@ async function benchStartupOf(target: SeedTarget): Promise<StartupBenchResult> {
   return result
 }
 
+/** What a start holds: resident memory at start and under the mixed load, beside the minimal Fastify server; and the packages it loaded. */
+interface MemoryBudget {
+  /** The service's resident memory once /ready answered, and its peak and last under MEMORY_LOAD_SECONDS of the mixed load, in MB. */
+  service: { atStartMb: number; peakUnderMixedMb: number; afterMixedMb: number; mixedRequestsPerSecond: number }
+  /** The minimal Fastify server's at start and under its own read load, in MB. */
+  fastify: { atStartMb: number; peakUnderReadsMb: number }
+  /** The packages the start loaded, heaviest (bytes of it in the chunks the start loaded) first. */
+  loadedAtStart: { name: string; kilobytes: number }[]
+  /** What a feature's first use costs a fresh process (it loads its packages then), against its second, in ms. */
+  firstUse: { name: string; firstMs: number; secondMs: number }[]
+}
+
+const MEMORY_LOAD_SECONDS = 10
+
+/** Resident memory settles a moment after the first answers (the last modules compiled, the first GC): read it then. */
+const settledRssMb = async (pid: number) => {
+  await sleep(500)
+  return Math.round(rssMb(pid))
+}
+
+async function benchMemoryBudget(target: SeedTarget): Promise<MemoryBudget> {
+  process.stdout.write('   memory ... ')
+  // The first uses need a superuser (the mail preview): user 2, so the mixed load's user 1 reads as everyone does.
+  await makeSuperuser(target, 2)
+  const record = path.join(os.tmpdir(), `ups-bench-loaded-${process.pid}.txt`)
+  const recorded = await startProcess(path.join(root, 'dist/server.js'), OUR_PORT, { ...serviceEnv(target), NODE_OPTIONS: `--import=${path.join(root, 'scripts/loaded-at-start/record.mjs')}`, LOADED_MODULES_FILE: record }, '/ready', SERVICE_NODE_FLAGS)
+  await recorded.stop()
+  const loadedAtStart = loadedPackages(readFileSync(record, 'utf8'), path.join(root, 'dist')).map((entry) => ({ name: entry.name, kilobytes: Math.round(entry.bundledBytes / 1024) }))
+  rmSync(record, { force: true })
+
+  const service = await startProcess(path.join(root, 'dist/server.js'), OUR_PORT, serviceEnv(target), '/ready', SERVICE_NODE_FLAGS)
+  const servicePid = service.process.pid as number
+  const atStartMb = await settledRssMb(servicePid)
+  const token = await login(service.url)
+  const mixed = await load({ ...mixedSpec({ authorization: `Bearer ${token}` }, BASE_ROWS), url: service.url, connections: CONNECTIONS, duration: MEMORY_LOAD_SECONDS }, servicePid)
+  const afterMixedMb = Math.round(rssMb(servicePid))
+  // After the load, which uploads no image and renders no mail: these are still the process's first.
+  const firstUse = await firstUses(service.url, { authorization: `Bearer ${await login(service.url, 'u2')}` })
+  await service.stop()
+
+  const fastify = await startCeiling(target)
+  const fastifyPid = fastify.process.pid as number
+  const fastifyAtStartMb = await settledRssMb(fastifyPid)
+  const reads = await load({ url: fastify.url, path: '/services/v1/users/:id', randomUserId: true, maxUserId: BASE_ROWS, connections: CONNECTIONS, duration: MEMORY_LOAD_SECONDS }, fastifyPid)
+  await fastify.stop()
+  const budget: MemoryBudget = {
+    service: { atStartMb, peakUnderMixedMb: mixed.peakRssMb, afterMixedMb, mixedRequestsPerSecond: Math.round(mixed.requestsPerSecond) },
+    fastify: { atStartMb: fastifyAtStartMb, peakUnderReadsMb: reads.peakRssMb },
+    loadedAtStart,
+    firstUse,
+  }
+  console.log(`at start ${atStartMb} MB, peak under the mixed load ${mixed.peakRssMb} MB; minimal Fastify ${fastifyAtStartMb} MB, ${reads.peakRssMb} MB under reads; ${loadedAtStart.length} packages loaded at start`)
+  return budget
+}
+
+/** The features whose packages a start leaves out, each used twice on a fresh process: the first pays for loading them. */
+async function firstUses(url: string, auth: Record<string, string>): Promise<MemoryBudget['firstUse']> {
+  const photo = await sharp({ create: { width: 1024, height: 768, channels: 3, background: '#3a6' } }).jpeg({ quality: 80 }).withExif({ IFD0: { Make: 'BenchCam' } }).toBuffer()
+  const uses: [string, () => Promise<Response>][] = [
+    ['an image upload (sharp, file-type)', () => {
+      const body = new FormData()
+      body.append('file', new Blob([photo], { type: 'image/jpeg' }), 'photo.jpg')
+      return fetch(`${url}/api/v2/files`, { method: 'POST', headers: auth, body })
+    }],
+    ['a mail rendered (MessageFormat and every template)', () => fetch(`${url}/api/v2/admin/mail-templates/verify-email/preview?locale=de`, { headers: auth })],
+  ]
+  const measured: MemoryBudget['firstUse'] = []
+  for (const [name, use] of uses) {
+    const times: number[] = []
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const started = performance.now()
+      const answer = await use()
+      await answer.arrayBuffer()
+      if (!answer.ok) throw new Error(`bench: ${name} answered ${answer.status}`)
+      times.push(Math.round(performance.now() - started))
+    }
+    measured.push({ name, firstMs: times[0]!, secondMs: times[1]! })
+  }
+  return measured
+}
+
+function printMemoryBudget(dialect: string, budget: MemoryBudget) {
+  console.log(`
+memory, ${dialect}, Node ${process.version}: resident MB`)
+  console.log('| server | at start | peak under load | after the load |')
+  console.log('|---|---:|---:|---:|')
+  console.log(`| ours (mixed load, ${fmt(budget.service.mixedRequestsPerSecond)} req/s) | ${budget.service.atStartMb} | ${budget.service.peakUnderMixedMb} | ${budget.service.afterMixedMb} |`)
+  console.log(`| minimal Fastify (reads) | ${budget.fastify.atStartMb} | ${budget.fastify.peakUnderReadsMb} | — |`)
+  console.log(`loaded at start (${budget.loadedAtStart.length} packages, KB of each in the chunks loaded): ${budget.loadedAtStart.map((entry) => `${entry.name} ${entry.kilobytes}`).join(', ')}`)
+  console.log(`first use on a fresh process, then the second, ms: ${budget.firstUse.map((use) => `${use.name} ${use.firstMs}, ${use.secondMs}`).join('; ')}`)
+}
+
 /** Fresh storage with the run's BASE_ROWS users and posts, needles included. */
 async function seededStorage(dialect: Dialect): Promise<SeedTarget> {
   console.log(`\n== ${dialect}: seeding ${fmt(BASE_ROWS)} users and posts`)
@@ -1093,14 +1187,16 @@ if (args.only !== undefined) {
     const report = { dialect, date: new Date().toISOString(), mode, machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, node: process.version } }
     if (mode === 'startup') {
       const startup = await benchStartupOf(target)
-      writeReport({ ...report, startup })
+      const memory = await benchMemoryBudget(target)
+      writeReport({ ...report, startup, memory })
       printStartup(dialect, startup)
+      printMemoryBudget(dialect, memory)
     } else if (mode === 'soak') writeReport({ ...report, soak: await benchSoak(target) })
     else if (mode === 'orgs') writeReport({ ...report, orgs: await benchOrgs(target) })
     else if (mode === 'posts') writeReport({ ...report, posts: await benchPosts(target) })
     else if (mode === 'visibility') writeReport({ ...report, visibility: await benchVisibility(target) })
     else if (mode === 'abuse') writeReport({ ...report, abuse: await benchAbuse({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rounds: ROUNDS }) })
-    else if (mode === 'files') writeReport({ ...report, files: await benchFiles({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rounds: ROUNDS }) })
+    else if (mode === 'files') writeReport({ ...report, files: await benchFiles({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rssMb, rounds: ROUNDS }) })
     else if (mode === 'export') writeReport({ ...report, export: await benchExport(target, { startService: (extra) => startService(target, undefined, OUR_PORT, extra), login }) })
     else writeReport({ ...report, ...(await benchOutgoingEvents(target)) })
     await dropStorage(target)

@@ -135,6 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Every process runs the background jobs (services.jobs: relays, cleanup, the limiter's flush);
   // claiming keeps two from sending one mail or delivery.
   app.addHook('onReady', async () => {
+    await services.mail.ready()
     await services.eventStreams.start()
     services.jobs.start()
     compacting = services

@@ -1,6 +1,8 @@
 // Files in the benchmark: upload throughput through the service (a multipart form, and the local
-// driver's upload URL) against a plain fs write of the same bytes, and an image variant's first
-// (rendered) and cached (read from the store) latency. On the service as `npm start` runs it.
+// driver's upload URL) against a plain fs write of the same bytes; photo uploads (a 200 KB JPEG
+// with EXIF and GPS, several clients at once): their rate, CPU and the service's peak memory; and
+// an image variant's first (rendered) and cached (read from the store) latency. On the service as
+// `npm start` runs it.
 import { randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
@@ -18,7 +20,22 @@ export interface FilesBenchTools {
   login(url: string): Promise<string>
   /** User + system CPU time of a process so far, in µs. */
   cpuMicros(pid: number): number | undefined
+  /** A process's resident memory now, in MB. */
+  rssMb(pid: number): number
   rounds: number
+}
+
+export interface PhotoUploadsResult {
+  photoBytes: number
+  clients: number
+  uploads: number
+  /** Uploads answered 201 a second, the median of the rounds. */
+  perSecond: number
+  /** The service's CPU per upload, in ms (the median of the rounds). */
+  cpuMsPerUpload: number
+  /** The service's resident memory before the uploads and its peak during them, in MB. */
+  rssBeforeMb: number
+  peakRssMb: number
 }
 
 export interface FilesBenchResult {
@@ -30,7 +47,66 @@ export interface FilesBenchResult {
   ratios: { form: number; uploadUrl: number }
   /** MB per CPU-second: the service process's for its paths, this process's for the plain write (the client's work is not counted). */
   megabytesPerCpuSecond: { form: number; uploadUrl: number; fsWrite: number }
+  photos: PhotoUploadsResult
   variant: { source: string; firstMs: number[]; cachedP50Ms: number; cachedP99Ms: number }
+}
+
+const PHOTO_CLIENTS = 8
+const PHOTOS_PER_ROUND = 160
+
+/** About 200 KB of JPEG as a phone writes one, with its camera and GPS in EXIF. */
+async function photoJpeg(): Promise<Buffer> {
+  const width = 1024
+  const height = 768
+  const pixels = Buffer.alloc(width * height * 3)
+  for (let index = 0; index < pixels.length; index++) pixels[index] = ((index * 7919) % 251) ^ (index >> 11)
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 50 })
+    .withExif({ IFD0: { Make: 'BenchCam', Model: 'Phone 1' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '51/1 30/1 0/1', GPSLongitudeRef: 'W', GPSLongitude: '0/1 7/1 0/1' } })
+    .toBuffer()
+}
+
+/** `clients` uploading the photo at once until `count` are stored: uploads a second, the service's CPU per upload and its peak memory. */
+async function photoUploads(tools: FilesBenchTools, server: { url: string; process: { pid?: number } }, auth: Record<string, string>, photo: Buffer): Promise<PhotoUploadsResult> {
+  const pid = server.process.pid as number
+  const rssBeforeMb = tools.rssMb(pid)
+  let peakRssMb = rssBeforeMb
+  const sampler = setInterval(() => (peakRssMb = Math.max(peakRssMb, tools.rssMb(pid))), 50)
+  const upload = async () => {
+    const body = new FormData()
+    body.append('file', new Blob([photo], { type: 'image/jpeg' }), 'photo.jpg')
+    const answer = await fetch(`${server.url}/api/v2/files`, { method: 'POST', headers: auth, body })
+    if (answer.status !== 201) throw new Error(`bench: a photo upload answered ${answer.status} ${await answer.text()}`)
+    await answer.arrayBuffer()
+  }
+  const perSecond: number[] = []
+  const cpuMs: number[] = []
+  try {
+    for (let round = 0; round < tools.rounds; round++) {
+      let left = PHOTOS_PER_ROUND
+      const cpuBefore = tools.cpuMicros(pid) ?? 0
+      const ms = await timed(async () => {
+        await Promise.all(
+          Array.from({ length: PHOTO_CLIENTS }, async () => {
+            while (left-- > 0) await upload()
+          }),
+        )
+      })
+      perSecond.push(PHOTOS_PER_ROUND / (ms / 1000))
+      cpuMs.push(((tools.cpuMicros(pid) ?? 0) - cpuBefore) / 1000 / PHOTOS_PER_ROUND)
+    }
+  } finally {
+    clearInterval(sampler)
+  }
+  return {
+    photoBytes: photo.length,
+    clients: PHOTO_CLIENTS,
+    uploads: PHOTOS_PER_ROUND,
+    perSecond: median(perSecond),
+    cpuMsPerUpload: median(cpuMs),
+    rssBeforeMb: Math.round(rssBeforeMb),
+    peakRssMb: Math.round(Math.max(peakRssMb, tools.rssMb(pid))),
+  }
 }
 
 const FILE_BYTES = 16 * 1024 * 1024
@@ -110,6 +186,11 @@ export async function benchFiles(tools: FilesBenchTools): Promise<FilesBenchResu
     console.log(`   upload ${FILES_PER_ROUND} × ${(data.length / 1e6).toFixed(1)} MB: form ${throughput.form.toFixed(0)} MB/s, upload URL ${throughput.uploadUrl.toFixed(0)} MB/s, fs write ${throughput.fsWrite.toFixed(0)} MB/s`)
     console.log(`   MB per CPU-second: service, form ${megabytesPerCpuSecond.form.toFixed(0)}, upload URL ${megabytesPerCpuSecond.uploadUrl.toFixed(0)}; fs write ${megabytesPerCpuSecond.fsWrite.toFixed(0)}`)
 
+    const photos = await photoUploads(tools, server, auth, await photoJpeg())
+    console.log(
+      `   photo uploads (${(photos.photoBytes / 1000).toFixed(0)} KB JPEG with EXIF and GPS, ${photos.clients} clients, ${photos.uploads} a round): ${photos.perSecond.toFixed(1)}/s, ${photos.cpuMsPerUpload.toFixed(1)} ms CPU each; RSS ${photos.rssBeforeMb} MB before, peak ${photos.peakRssMb} MB`,
+    )
+
     // A phone photo's size: 4000 × 3000 JPEG, its `medium` (1280 wide) variant.
     const photo = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#4a7' } }).jpeg({ quality: 85 }).toBuffer()
     const firstMs: number[] = []
@@ -132,6 +213,7 @@ export async function benchFiles(tools: FilesBenchTools): Promise<FilesBenchResu
       throughput,
       ratios: { form: throughput.form / throughput.fsWrite, uploadUrl: throughput.uploadUrl / throughput.fsWrite },
       megabytesPerCpuSecond,
+      photos,
       variant,
     }
   } finally {

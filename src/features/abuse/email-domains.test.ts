@@ -23,10 +23,10 @@ const signUp = (email: string) => t.app.inject({ method: 'POST', url: `${V2}/sig
 const blocked = (response: Awaited<ReturnType<typeof signUp>>) => expectError(response, 400, 'Addresses at this domain cannot be used', 'email_domain_blocked')
 
 describe('address domains', () => {
-  it('knows an address by its registrable domain, in ASCII', () => {
-    expect(registrableDomainOf('someone@x.y.mailinator.com')).toBe('mailinator.com')
-    expect(registrableDomainOf('someone@MAIL.Example.co.uk')).toBe('example.co.uk')
-    expect(registrableDomainOf('someone@bücher.example')).toBe('xn--bcher-kva.example')
+  it('knows an address by its registrable domain, in ASCII', async () => {
+    expect(await registrableDomainOf('someone@x.y.mailinator.com')).toBe('mailinator.com')
+    expect(await registrableDomainOf('someone@MAIL.Example.co.uk')).toBe('example.co.uk')
+    expect(await registrableDomainOf('someone@bücher.example')).toBe('xn--bcher-kva.example')
   })
 
   it('refuses a disposable address and its subdomains at sign-up, in both versions, and takes an ordinary one', async () => {

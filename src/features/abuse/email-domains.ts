@@ -2,8 +2,7 @@
 // mailchecker lists as disposable; and, always, the superusers' own lists, by registrable domain
 // (punycode-normalised, so x.mailinator.com and xn--… spellings are the domain they belong to).
 // An allow entry wins over both the deny list and mailchecker.
-import MailChecker from 'mailchecker'
-import { getDomain } from 'tldts'
+import type * as PublicSuffixes from 'tldts'
 
 import type { Actor } from '../../shared/actor.js'
 import { assertSuperuser, DomainError } from '../../shared/errors.js'
@@ -23,10 +22,17 @@ function asciiHostOf(addressOrDomain: string): string | undefined {
   }
 }
 
+// The public-suffix list (tldts) and the disposable-domain list (mailchecker, about a megabyte)
+// are loaded the first time a rule or BLOCK_DISPOSABLE_EMAILS needs them, not at start.
+let publicSuffixes: Promise<typeof PublicSuffixes> | undefined
+const loadPublicSuffixes = () => (publicSuffixes ??= import('tldts'))
+let disposableDomains: Promise<{ isValid(email: string): boolean }> | undefined
+const loadDisposableDomains = () => (disposableDomains ??= import('mailchecker').then((module) => module.default))
+
 /** The domain an address belongs to: its registrable domain (x.mailinator.com is mailinator.com), in ASCII. */
-export function registrableDomainOf(addressOrDomain: string): string | undefined {
+export async function registrableDomainOf(addressOrDomain: string): Promise<string | undefined> {
   const ascii = asciiHostOf(addressOrDomain)
-  return ascii === undefined ? undefined : (getDomain(ascii) ?? ascii)
+  return ascii === undefined ? undefined : ((await loadPublicSuffixes()).getDomain(ascii) ?? ascii)
 }
 
 /** A superuser's rule for a registrable domain. */
@@ -59,12 +65,14 @@ export class EmailDomainPolicy {
   async allows(email: string): Promise<boolean> {
     const host = asciiHostOf(email)
     if (host === undefined) return true
-    const domain = getDomain(host) ?? host
     const { allow, deny } = await this.currentRules()
+    // No rule and no list: nothing to look up (the usual sign-up).
+    if (allow.size === 0 && deny.size === 0 && !this.blockDisposable) return true
+    const domain = (await loadPublicSuffixes()).getDomain(host) ?? host
     if (allow.has(domain)) return true
     if (deny.has(domain)) return false
     // mailchecker checks the host and every parent of it against its list.
-    return !this.blockDisposable || MailChecker.isValid(`x@${host}`)
+    return !this.blockDisposable || (await loadDisposableDomains()).isValid(`x@${host}`)
   }
 
   async rules(): Promise<EmailDomainRule[]> {

@@ -28,8 +28,8 @@ const toRuleRead = (row: EmailDomainRule) => ({ domain: row.domain, action: row.
 const emailDomainRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { emailDomains } = app.services
   const superuser = (request: Parameters<typeof tokenCallerOf>[0]) => tokenCallerOf(request).user
-  const domainOf = (given: string): string => {
-    const domain = registrableDomainOf(given)
+  const domainOf = async (given: string): Promise<string> => {
+    const domain = await registrableDomainOf(given)
     if (domain === undefined) throw new RuleViolation('domain', 'Not a domain', 'domain', 'query')
     return domain
   }
@@ -47,14 +47,14 @@ const emailDomainRoutes: FastifyPluginAsyncTypebox = async (app) => {
       { tags, summary: "Allow or deny a domain's addresses at sign-up and email change", params: DomainParams, body: RuleBody, response: { 200: EmailDomainRuleRead, ...errorResponses(403, 422) } },
       { ...superusersOnly, wayIn: 'none' },
     ),
-    async (request) => toRuleRead(await emailDomains.setRule(superuser(request), domainOf(request.params.domain), request.body.action)),
+    async (request) => toRuleRead(await emailDomains.setRule(superuser(request), await domainOf(request.params.domain), request.body.action)),
   )
 
   app.delete(
     '/email-domains/:domain',
     protectedRoute(app, { tags, summary: "Remove a domain's rule", params: DomainParams, response: { 200: MessageResponse, ...errorResponses(403, 404, 422) } }, { ...superusersOnly, wayIn: 'none' }),
     async (request) => {
-      if (!(await emailDomains.removeRule(superuser(request), domainOf(request.params.domain)))) {
+      if (!(await emailDomains.removeRule(superuser(request), await domainOf(request.params.domain)))) {
         throw new DomainError('not_found', 'No rule for this domain', { code: 'email_domain_rule_not_found' })
       }
       return { message: 'Rule removed' }

@@ -22,7 +22,6 @@ import type { ClientInfo, SecurityEventService } from '../security-events/index.
 import type { DataExport } from './data-export.js'
 import { toDataExport } from './data-export.js'
 import type { DataExportRow, DataExportsRepository } from './data-exports.repository.js'
-import { archiveOf } from './export-archive.js'
 import type { ExportSources } from './export-content.js'
 import { exportContentOf } from './export-content.js'
 import type { DataExportSettings } from './settings.js'
@@ -198,6 +197,8 @@ export class DataExportService {
 
   private async build(id: number, userId: number, key: string, signal: AbortSignal): Promise<void> {
     let items = 0
+    // The archive's module (and the ZIP writer, yazl) is loaded with the first export, not at start.
+    const { archiveOf } = await import('./export-archive.js')
     const archive = archiveOf(exportContentOf(this.collaborators.sources, userId, new Date(this.now())), () => {
       items += 1
     })

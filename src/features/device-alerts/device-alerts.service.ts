@@ -18,7 +18,7 @@ import { duration, phrase } from '../mail/index.js'
 import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
 import type { UserService } from '../users/index.js'
-import { deviceOf, networkOf } from './device.js'
+import { networkOf } from './device.js'
 import type { KnownDevicesRepository } from './known-devices.repository.js'
 import type { Places } from './places.js'
 import type { DeviceAlertSettings } from './settings.js'
@@ -67,10 +67,14 @@ export class DeviceAlertService implements SignInObserver {
   }
 
   private async check({ userId, sessionId, method, client, knownDevice }: SignIn): Promise<void> {
+    // The user-agent parser comes with the first sign-in the alerts look at, not at start.
+    const { deviceOf } = await import('./user-agent.js')
     const device = deviceOf(client.userAgent)
     // A browser with the account's device cookie is never alerted about: only the others need
     // the user, read before the unit (on SQLite a read outside an open transaction waits for it).
     const user = knownDevice ? undefined : await this.users.find(userId)
+    // Its place too, before the unit: the database is read (once) from disk, and no transaction waits for it.
+    const place = user ? await this.places?.placeOf(client.ip, user.locale) : undefined
     await this.unitOfWork.run(async (unit) => {
       const devices = this.devices.in(unit)
       const isNew = await devices.recordDevice(userId, device)
@@ -79,7 +83,6 @@ export class DeviceAlertService implements SignInObserver {
       const { token } = await this.notMeLinks.issue({ userId, data: { sessionId }, unit })
       // The network, and its city when the GeoIP database knows it ("203.0.113.0/24, near Berlin, Germany").
       const network = networkOf(client.ip)
-      const place = this.places?.placeOf(client.ip, user.locale)
       const values = {
         name: user.name,
         time: new Date(),

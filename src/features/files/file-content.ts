@@ -1,11 +1,11 @@
 // What a file is, from its bytes: the type is sniffed (file-type) and checked against the
 // allow-list, the name's extension and the declared type. Images go through the one image intake
 // (images/image-intake.ts); variants are rendered from presets.
-import { fileTypeFromBuffer } from 'file-type'
+import type * as FileTypes from 'file-type'
 
 import { DomainError } from '../../shared/errors.js'
 import { imageTooLarge, unreadableImage } from './images/image-intake.js'
-import { loadSharp } from './images/sharp.js'
+import { loadSharp, withImageSlot } from './images/sharp.js'
 import type { ImagePreset } from './settings.js'
 
 /** Enough leading bytes for every signature file-type knows. */
@@ -48,9 +48,12 @@ function textType(head: Buffer, complete: boolean): string | undefined {
   return 'text/plain'
 }
 
+// file-type (with its readers) is loaded with the first upload, not at start.
+let fileTypes: Promise<typeof FileTypes> | undefined
+
 /** The type the leading bytes say; `complete` when they are the whole file. */
 export async function sniff(head: Buffer, complete: boolean): Promise<string | undefined> {
-  const detected = await fileTypeFromBuffer(head)
+  const detected = await (await (fileTypes ??= import('file-type'))).fileTypeFromBuffer(head)
   if (detected) return detected.mime === 'application/xml' ? textType(head, complete) ?? detected.mime : detected.mime
   return head.length === 0 ? undefined : textType(head, complete)
 }
@@ -80,11 +83,13 @@ export const VARIANT_TYPE = 'image/webp'
 export async function variantOf(data: Buffer, preset: ImagePreset, maxPixels: number): Promise<Buffer> {
   const sharp = await loadSharp()
   try {
-    return await sharp(data, { limitInputPixels: maxPixels, failOn: 'error' })
-      .autoOrient()
-      .resize({ width: preset.width, height: preset.height, fit: preset.fit, withoutEnlargement: true })
-      .webp()
-      .toBuffer()
+    return await withImageSlot(() =>
+      sharp(data, { limitInputPixels: maxPixels, failOn: 'error' })
+        .autoOrient()
+        .resize({ width: preset.width, height: preset.height, fit: preset.fit, withoutEnlargement: true })
+        .webp()
+        .toBuffer(),
+    )
   } catch (error) {
     if (/pixel limit/i.test(error instanceof Error ? error.message : '')) throw imageTooLarge(maxPixels)
     throw unreadableImage()

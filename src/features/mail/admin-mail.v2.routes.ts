@@ -71,7 +71,7 @@ const adminMailRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/mail-templates',
     protectedRoute(app, { tags: ['admin'], summary: 'The mail templates and the languages they are written in', response: { 200: MailTemplateList, ...errorResponses(403) } }, superusersOnly),
-    async () => ({ templates: [...TEMPLATE_NAMES], locales: mail.templates.locales }),
+    async () => ({ templates: [...TEMPLATE_NAMES], locales: (await mail.templates()).locales }),
   )
 
   app.get(
@@ -84,7 +84,7 @@ const adminMailRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: MailTemplatePreview, ...errorResponses(403, 404, 422) },
     }, superusersOnly),
     async (request) => {
-      const { locale, subject, text, html } = mail.previewTemplate(tokenCallerOf(request).user, request.params.name, request.query.locale)
+      const { locale, subject, text, html } = await mail.previewTemplate(tokenCallerOf(request).user, request.params.name, request.query.locale)
       return { name: request.params.name, locale, subject, text, html }
     },
   )

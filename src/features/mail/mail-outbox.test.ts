@@ -1,6 +1,6 @@
 // Mail is durable: queued in the database with the token it carries, sent by whichever process
 // claims it, retried with backoff while SMTP is down, never sent twice, never lost on restart.
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 
@@ -101,5 +101,12 @@ describe('without SMTP_URL (development)', () => {
     } finally {
       await t.close()
     }
+  })
+
+  it('does not start with an operator template that is not a valid message, naming it', async () => {
+    const templates = await mkdtemp(path.join(tmpdir(), 'ups-templates-'))
+    await mkdir(path.join(templates, 'de'))
+    await writeFile(path.join(templates, 'de', 'verify-email.txt'), 'Subject: Hallo {$name\nText\n')
+    await expect(createTestApp({ MAIL_TEMPLATES_DIR: templates })).rejects.toThrow(/mail template de\/verify-email \(subject\) is not a valid message/)
   })
 })

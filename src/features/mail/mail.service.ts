@@ -14,10 +14,11 @@ import { untilDue } from '../../shared/scheduler.js'
 import type { MailTemplateName, MailTransport } from './mail.js'
 import type { QueuedMail } from './mail.js'
 import { MAIL_PREVIEW_OFF, toQueuedMail } from './mail.js'
+import type { MailTemplates } from './message-templates.js'
 import type { OutboxRepository, OutboxRow } from './outbox.repository.js'
 import { TEMPLATE_SAMPLES } from './template-samples.js'
-import type { MailTemplates, MailValues, RenderedMail } from './templates.js'
-import { loadTemplates, TEMPLATE_NAMES } from './templates.js'
+import type { MailValues, RenderedMail } from './templates.js'
+import { TEMPLATE_NAMES } from './templates.js'
 
 /** A mail a feature asks for: a template, its values, and the recipient's language (null: the default). */
 export interface MailRequest {
@@ -45,7 +46,7 @@ const MAX_ATTEMPTS = 150
 const SENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
 
 export class MailService {
-  readonly templates: MailTemplates
+  private loadedTemplates: Promise<MailTemplates> | undefined
   private readonly worker = randomUUID()
 
   constructor(
@@ -56,7 +57,20 @@ export class MailService {
     /** Runs the mail relay (the scheduler's `mail` job) soon. */
     private readonly wake: () => void,
   ) {
-    this.templates = loadTemplates(options.templatesDir)
+    // An operator's own templates are read at start, so a broken one stops it; the bundled ones
+    // (checked by the tests) wait for the first mail.
+    if (options.templatesDir !== undefined) void this.templates().catch(() => {})
+  }
+
+  /** The templates, read and compiled once (MessageFormat is loaded with them). */
+  templates(): Promise<MailTemplates> {
+    this.loadedTemplates ??= import('./message-templates.js').then(({ loadTemplates }) => loadTemplates(this.options.templatesDir))
+    return this.loadedTemplates
+  }
+
+  /** Resolves once an operator's templates (MAIL_TEMPLATES_DIR) are read and compiled; rejects on a broken one. */
+  async ready(): Promise<void> {
+    if (this.options.templatesDir !== undefined) await this.templates()
   }
 
   /**
@@ -64,17 +78,17 @@ export class MailService {
    * commits, and the commit wakes the relay (whoever queued it).
    */
   async queue(unit: Unit, request: MailRequest): Promise<void> {
-    await this.outbox.in(unit).insertOutboxMessage(this.render(request))
+    await this.outbox.in(unit).insertOutboxMessage(await this.render(request))
     afterCommit(unit, () => this.wake())
   }
 
   /** The mail as it would go out: in the recipient's language, or the nearest there is. A value a template could not use is logged, and the mail still goes. */
-  render(request: MailRequest): RenderedMail {
-    return this.templates.render(request.template, request.locale, request.to, request.values, (problem) => this.logger.warn(problem, 'a mail template could not use a value'))
+  async render(request: MailRequest): Promise<RenderedMail> {
+    return (await this.templates()).render(request.template, request.locale, request.to, request.values, (problem) => this.logger.warn(problem, 'a mail template could not use a value'))
   }
 
   /** A template rendered with example values in a language (its nearest, when it has none of its own): a superuser's preview. */
-  previewTemplate(actor: Actor, name: string, locale: string | undefined): RenderedMail {
+  previewTemplate(actor: Actor, name: string, locale: string | undefined): Promise<RenderedMail> {
     assertSuperuser(actor)
     const template = TEMPLATE_NAMES.find((known) => known === name)
     if (!template) throw new DomainError('not_found', 'No mail template with this name', { code: 'mail_template_not_found' })

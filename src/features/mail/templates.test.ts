@@ -9,8 +9,9 @@ import path from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
+import { loadTemplates } from './message-templates.js'
 import { TEMPLATE_SAMPLES } from './template-samples.js'
-import { DEFAULT_TEMPLATES_DIR, duration, loadTemplates, phrase, TEMPLATE_NAMES } from './templates.js'
+import { DEFAULT_TEMPLATES_DIR, duration, phrase, TEMPLATE_NAMES } from './templates.js'
 
 const LANGUAGES = ['en', 'de', 'fr', 'es']
 const templates = loadTemplates(undefined)

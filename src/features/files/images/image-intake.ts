@@ -4,7 +4,7 @@
 // at most FILE_MAX_BYTES (or the avatar's limit), never more than what came in but for a few
 // bytes of orientation. Variants are rendered from it when first asked for (variants.ts).
 import { DomainError, RuleViolation } from '../../../shared/errors.js'
-import { loadSharp } from './sharp.js'
+import { loadSharp, withImageSlot } from './sharp.js'
 import type { ImageFormat } from './strip-metadata.js'
 import { MalformedImage, stripMetadata } from './strip-metadata.js'
 
@@ -56,7 +56,7 @@ export async function cleanImage(data: Buffer, contentType: string, limits: Imag
   if (stripped.length > limits.maxBytes) throw imageTooManyBytes(limits)
   // The pixels decode (a header that promises an image proves nothing); small, so it costs little memory.
   try {
-    await sharp(stripped, { limitInputPixels: limits.maxPixels, failOn: 'error' }).resize(64, 64, { fit: 'inside' }).raw().toBuffer()
+    await withImageSlot(() => sharp(stripped, { limitInputPixels: limits.maxPixels, failOn: 'error' }).resize(64, 64, { fit: 'inside' }).raw().toBuffer())
   } catch (error) {
     if (/pixel limit/i.test(error instanceof Error ? error.message : '')) throw imageTooLarge(limits.maxPixels)
     throw unreadableImage()
