@@ -211,6 +211,9 @@ export class DataExportService {
         (error: unknown) => archive.destroy(error instanceof Error ? error : new Error(String(error))),
       )
     }, this.leaseMs / 3)
+    // The store's read of the archive reports its errors; until that read starts (the S3 driver
+    // loads with the first use), an error raised here (a stop, a lost claim) must not be uncaught.
+    archive.on('error', () => undefined)
     const stop = () => archive.destroy(new Error('stopping'))
     signal.addEventListener('abort', stop, { once: true })
     try {
@@ -218,6 +221,8 @@ export class DataExportService {
     } finally {
       clearInterval(renewing)
       signal.removeEventListener('abort', stop)
+      // A put that failed before reading leaves the archive open, with its reads of the database ahead.
+      archive.destroy()
     }
     const stored = await this.store.head(key)
     const owner = await this.collaborators.ownerOf(userId)
