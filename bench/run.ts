@@ -10,13 +10,12 @@
 import type { ChildProcess } from 'node:child_process'
 import { execFileSync, spawn } from 'node:child_process'
 import { generateKeyPairSync } from 'node:crypto'
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isDeepStrictEqual, parseArgs } from 'node:util'
 
-import { CompiledQuery } from 'kysely'
 import pg from 'pg'
 import sharp from 'sharp'
 
@@ -24,16 +23,16 @@ import { loadedPackages } from '../scripts/loaded-at-start/packages.mjs'
 import { createDatabase } from '../src/db/database.js'
 import { migrateToLatest } from '../src/db/migrate.js'
 import SqliteDatabase from '../src/db/sqlite-driver.js'
-import { postPageQuery, preparedNewestPostsBefore } from '../src/features/posts/posts.repository.js'
 import { PASSWORD_HASH_PARAMETERS } from '../src/features/users/index.js'
 import { benchAbuse } from './lib/abuse.js'
 import type { EventsBenchTools } from './lib/events.js'
 import { benchStreamFanOut, benchWebhooks } from './lib/events.js'
 import { benchExport } from './lib/export.js'
 import { benchFiles } from './lib/files.js'
+import { benchLists } from './lib/lists.js'
 import { median } from './lib/percentile.mjs'
 import type { SeedTarget } from './lib/seed.js'
-import { BENCH_PASSWORD, makeSuperuser, NEEDLE, needlePositions, seed, seedMixedPosts } from './lib/seed.js'
+import { BENCH_PASSWORD, makeSuperuser, NEEDLE, needlePositions, seed } from './lib/seed.js'
 import type { StartupBenchResult } from './lib/startup.js'
 import { benchStartup } from './lib/startup.js'
 
@@ -50,12 +49,14 @@ const { values: args } = parseArgs({
     // `--only events`: webhook deliveries and the event stream's fan-out alone.
     // `--only orgs`: an organization's routes (the membership check, its members) beside reading a user.
     // `--only posts`: reading posts (a list page, one post) beside the bare and minimal Fastify servers.
-    // `--only visibility`: cursor pages over 100,000 posts of mixed visibility, and their query plans.
+    // `--only visibility`: the v2 post list's first page for every kind of caller at 10,000 and 1,000,000 posts, beside a get and the same-work reference, with plans.
     // `--only abuse`: password logins and sign-ups with each abuse check on against all off.
     // `--only export`: a data export of a user with 1,000 posts and of one with 100,000: the time, the ZIP and the service's peak memory.
     // `--only files`: upload throughput through the service against a plain fs write, and an image variant's first and cached latency.
     only: { type: 'string' },
     'soak-seconds': { type: 'string' },
+    // `--only visibility`: the numbers of posts to measure the lists at (default 10000,1000000; 10000 with --quick).
+    'list-sizes': { type: 'string' },
   },
 })
 const ONLY_MODES = ['startup', 'soak', 'events', 'orgs', 'posts', 'visibility', 'files', 'abuse', 'export']
@@ -133,6 +134,8 @@ interface LoadResult {
    * the core away lowers req/s but not the CPU a request needs. Undefined without /proc.
    */
   cpuMicrosPerRequest?: number
+  /** PostgreSQL's CPU time over the load (every server process of it), divided by the requests answered. */
+  databaseCpuMicrosPerRequest?: number
   /** A mix whose requests name their kind: each kind's own count and latency (bench/lib/load-worker.mjs). */
   byKind?: Record<string, KindLatency>
   /** Every response of one load (not kept by summarise). */
@@ -173,10 +176,32 @@ function cpuMicros(pid: number): number | undefined {
   }
 }
 
-/** Runs autocannon in a pinned child process while sampling the server's RSS and CPU time. */
+/**
+ * The CPU time of every PostgreSQL server process on this machine so far, in µs (its backends,
+ * which come and go with the pools, are counted while they live): what the database spends,
+ * beside what the service does. Zero where there is no such process.
+ */
+function postgresCpuMicros(): number {
+  let total = 0
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (!stat.includes('(postgres)')) continue
+      const fields = stat.split(') ')[1]?.split(' ') ?? []
+      total += ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_SECOND
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return total
+}
+
+/** Runs autocannon in a pinned child process while sampling the server's RSS and CPU time (and PostgreSQL's). */
 async function load(spec: LoadSpec, serverPid: number): Promise<LoadResult> {
   const [command, commandArgs] = pinned(1, process.execPath, [path.join(root, 'bench/lib/load-worker.mjs'), JSON.stringify(spec)])
   const cpuBefore = cpuMicros(serverPid)
+  const databaseCpuBefore = postgresCpuMicros()
   const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'inherit'] })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
@@ -185,10 +210,12 @@ async function load(spec: LoadSpec, serverPid: number): Promise<LoadResult> {
   await new Promise((resolve) => child.on('exit', resolve))
   clearInterval(sampler)
   const cpuAfter = cpuMicros(serverPid)
+  const databaseCpu = postgresCpuMicros() - databaseCpuBefore
   const result = JSON.parse(output) as Omit<LoadResult, 'peakRssMb'> & { total: number }
   const total = result.total
   const cpuMicrosPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && total > 0 ? (cpuAfter - cpuBefore) / total : undefined
-  return { ...result, peakRssMb: Math.round(Math.max(peak, rssMb(serverPid))), cpuMicrosPerRequest }
+  const databaseCpuMicrosPerRequest = databaseCpu > 0 && total > 0 ? databaseCpu / total : undefined
+  return { ...result, peakRssMb: Math.round(Math.max(peak, rssMb(serverPid))), cpuMicrosPerRequest, databaseCpuMicrosPerRequest }
 }
 
 function summarise(results: LoadResult[]): LoadResult {
@@ -201,6 +228,7 @@ function summarise(results: LoadResult[]): LoadResult {
     timeouts: 0,
     peakRssMb: Math.max(...results.map((r) => r.peakRssMb)),
     cpuMicrosPerRequest: results.every((r) => r.cpuMicrosPerRequest !== undefined) ? median(results.map((r) => r.cpuMicrosPerRequest as number)) : undefined,
+    databaseCpuMicrosPerRequest: results.every((r) => r.databaseCpuMicrosPerRequest !== undefined) ? median(results.map((r) => r.databaseCpuMicrosPerRequest as number)) : undefined,
     ...(results[0]?.byKind ? { byKind: summariseKinds(results) } : {}),
   }
 }
@@ -1119,64 +1147,21 @@ async function benchPosts(target: SeedTarget) {
   return results
 }
 
-const MIXED_POSTS = 90_000
-
-/**
- * `--only visibility`: 90,000 posts of mixed visibility on top of the 10,000 public ones, and the
- * first, middle and last cursor pages of the v2 list for an anonymous reader and for a member of
- * the organization (who also reads its posts and their own drafts): flat pages mean the policy's
- * predicate rides an index at any depth. The plans of both readers' deep page are in the report.
- */
-async function benchVisibility(target: SeedTarget) {
-  const server = await startService(target)
-  const results: Record<string, { requestsPerSecond: number; p99: number; non2xx: number }> = {}
-  let plans: Record<string, string> = {}
-  try {
-    const token = await login(server.url, 'u2')
-    const created = await fetch(`${server.url}/api/v2/orgs`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Bench team', slug: 'bench-team' }) })
-    const org = (await created.json()) as { id: number }
-    await seedMixedPosts(target, MIXED_POSTS, BASE_ROWS, org.id)
-    const total = BASE_ROWS + MIXED_POSTS
-    const member = { authorization: `Bearer ${token}` }
-    const pages: [string, string][] = [
-      ['first page', `/api/v2/posts/?limit=10`],
-      ['middle cursor page', `/api/v2/posts/?limit=10&cursor=${cursorAfter(Math.floor(total / 2))}`],
-      ['deep cursor page', `/api/v2/posts/?limit=10&cursor=${cursorAfter(BASE_ROWS + 500)}`],
-    ]
-    for (const [reader, headers] of [['anonymous', {}], ['member', member]] as const) {
-      for (const [page, path] of pages) {
-        const name = `${reader}, ${page}`
-        process.stdout.write(`   ${name} ... `)
-        const result = await measure(server, { path, headers }, ROUNDS)
-        results[name] = { requestsPerSecond: result.requestsPerSecond, p99: result.p99, non2xx: result.non2xx ?? 0 }
-        console.log(`${fmt(result.requestsPerSecond)} req/s, p99 ${result.p99} ms${result.non2xx ? `, ${result.non2xx} non-2xx` : ''}`)
-      }
-    }
-    plans = await deepPagePlans(target, org.id, 2, BASE_ROWS + 500)
-    for (const [reader, plan] of Object.entries(plans)) console.log(`   plan, ${reader}, deep cursor page:\n${plan.replace(/^/gm, '      ')}`)
-  } finally {
-    await server.stop()
-  }
-  return { posts: BASE_ROWS + MIXED_POSTS, results, plans }
-}
-
-/** The query plan of a deep cursor page as the service builds it, for an anonymous reader and for a member. */
-async function deepPagePlans(target: SeedTarget, orgId: number, memberId: number, before: number): Promise<Record<string, string>> {
-  const database = await createDatabase({ databaseUrl: target.databaseUrl, dataDir: target.dataDir })
-  try {
-    const db = database.db
-    const member = { userId: memberId, isSuperuser: false, orgRoles: new Map([[orgId, 'owner' as const]]), mayWrite: true }
-    const queries = { anonymous: preparedNewestPostsBefore.build(db, before, 11).compile(), member: postPageQuery(db, member, {}, { offset: 0, limit: 11, after: before }).compile() }
-    const plans: Record<string, string> = {}
-    for (const [reader, query] of Object.entries(queries)) {
-      const explain = target.dialect === 'postgres' ? 'explain (analyze, buffers, costs off, timing off, summary off)' : 'explain query plan'
-      const { rows } = await db.executeQuery(CompiledQuery.raw(`${explain} ${query.sql}`, [...query.parameters]))
-      plans[reader] = rows.map((row) => (target.dialect === 'postgres' ? (row as Record<string, string>)['QUERY PLAN'] : (row as { detail: string }).detail)).join('\n')
-    }
-    return plans
-  } finally {
-    await database.close()
-  }
+/** `--only visibility`: the v2 post list's first page for every kind of caller, beside a get and the same-work reference (bench/lib/lists.ts). */
+function benchVisibility(target: SeedTarget) {
+  const sizes = (args['list-sizes'] ?? (quick ? String(BASE_ROWS) : `${BASE_ROWS},${SCALE_ROWS}`)).split(',').map(Number)
+  return benchLists({
+    target,
+    baseRows: BASE_ROWS,
+    sizes,
+    startService: () => startService(target, undefined, FRESH_OUR_PORT),
+    startReference: (statementsFile) =>
+      startProcess(path.join(root, 'bench/bare/list-reference.mjs'), CEILING_PORT, { ...referenceEnv(target), BENCH_LIST_STATEMENTS: statementsFile }, '/api/v2/posts/?limit=1'),
+    login,
+    together: async (starters, spec, check) => (await measureTogether(starters as Starter[], spec, ROUNDS, check as ((servers: Server[]) => Promise<void>) | undefined)).map((measured) => measured.result),
+    sameAnswers: (servers, name, spec) => checkSameResponses(servers as Server[], name, spec),
+    fmt,
+  })
 }
 
 // `--only <mode>`: seed, measure that part alone, write its report, and nothing else.

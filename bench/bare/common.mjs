@@ -81,6 +81,18 @@ export const USER_COLUMNS = `"users"."id", "users"."name", "users"."username", "
   "users"."avatar_key", "users"."tier_id", "users"."age", "users"."is_active", "users"."is_superuser", "users"."is_verified",
   "users"."created_at", "users"."updated_at", "tiers"."name" as "tier_name"`
 export const LIVE_USERS = `select ${USER_COLUMNS} from "users" left join "tiers" on "tiers"."id" = "users"."tier_id"`
+/**
+ * The caller of a request: the live user in a live session, the token not revoked (one statement,
+ * as the service's). Parameters: 0 (not deleted), the user's id, the session's id, the token's jti;
+ * written with `?`, which the PostgreSQL references number.
+ */
+export const CALLER_IN_SESSION = `select ${USER_COLUMNS} from "users" left join "tiers" on "tiers"."id" = "users"."tier_id" inner join "sessions" on "sessions"."user_id" = "users"."id" where "users"."is_deleted" = ? and "users"."id" = ? and "sessions"."id" = ? and "sessions"."revoked_at" is null and not exists (select "revoked_tokens"."jti" from "revoked_tokens" where "revoked_tokens"."jti" = ?)`
+
+/** `?` placeholders numbered as PostgreSQL writes them ($1, $2, ...). */
+export const numbered = (sql) => {
+  let n = 0
+  return sql.replaceAll('?', () => `$${(n += 1)}`)
+}
 export const POST_COLUMNS = `"id", "title", "text", "media_url", "author_id", "created_at", "updated_at"`
 export const DEFAULT_PROFILE_IMAGE_URL = 'https://profileimageurl.com'
 

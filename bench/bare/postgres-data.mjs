@@ -2,7 +2,7 @@
 // what each benchmarked route must do at the least. Each operation answers {status, body}.
 import pg from 'pg'
 
-import { authenticatedRoutes, DEFAULT_PROFILE_IMAGE_URL, hashPassword, likeContains, LIVE_USERS, POST_COLUMNS, postRead, USER_COLUMNS, userRead, verifyAccess } from './common.mjs'
+import { authenticatedRoutes, CALLER_IN_SESSION, DEFAULT_PROFILE_IMAGE_URL, hashPassword, likeContains, LIVE_USERS, numbered, POST_COLUMNS, postRead, userRead, verifyAccess } from './common.mjs'
 
 export function openData() {
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
@@ -13,10 +13,7 @@ export function openData() {
   const caller = async (authorization) => {
     const token = await verifyAccess(authorization)
     if (!token) return undefined
-    return one(
-      `select ${USER_COLUMNS} from "users" left join "tiers" on "tiers"."id" = "users"."tier_id" inner join "sessions" on "sessions"."user_id" = "users"."id" where "users"."is_deleted" = $1 and "users"."id" = $2 and "sessions"."id" = $3 and "sessions"."revoked_at" is null and not exists (select "revoked_tokens"."jti" from "revoked_tokens" where "revoked_tokens"."jti" = $4)`,
-      [0, token.userId, token.sessionId, token.jti],
-    )
+    return one(numbered(CALLER_IN_SESSION), [0, token.userId, token.sessionId, token.jti])
   }
 
   return {
@@ -45,11 +42,15 @@ export function openData() {
       const row = await one(`select ${POST_COLUMNS} from "posts" where "posts"."is_deleted" = $1 and "posts"."id" = $2`, [0, id])
       return row ? { status: 200, body: postRead(row) } : { status: 404, body: { detail: 'Post not found' } }
     },
+    // The service's listing anyone sees: the public and published posts, a first page straight down their index, a deeper one through its ids.
     async listPosts(page, limit) {
-      const { rows } = await pool.query(
-        `select ${POST_COLUMNS} from "posts" where "posts"."is_deleted" = $1 and "posts"."id" in (select "posts"."id" from "posts" where "posts"."is_deleted" = $2 order by "posts"."id" desc limit $3 offset $4) order by "posts"."id" desc`,
-        [0, 0, limit, (page - 1) * limit],
-      )
+      const { rows } =
+        page === 1
+          ? await pool.query(`select ${POST_COLUMNS} from "posts" where "posts"."is_deleted" = $1 and ("posts"."visibility" = $2 and "posts"."status" = $3) order by "posts"."id" desc limit $4`, [0, 'public', 'published', limit])
+          : await pool.query(
+              `select ${POST_COLUMNS} from "posts" where "posts"."is_deleted" = $1 and "posts"."id" in (select "posts"."id" from "posts" where "posts"."is_deleted" = $2 and ("posts"."visibility" = $3 and "posts"."status" = $4) order by "posts"."id" desc limit $5 offset $6) order by "posts"."id" desc`,
+              [0, 0, 'public', 'published', limit, (page - 1) * limit],
+            )
       return { status: 200, body: rows.map(postRead) }
     },
     ...authenticatedRoutes(caller, (authorId, input, now) =>

@@ -5,7 +5,7 @@ import path from 'node:path'
 
 // The driver the service picks on this Node.js, from its build (bench/run.ts builds first).
 import Database from '../../dist/db/sqlite-driver.js'
-import { authenticatedRoutes, DEFAULT_PROFILE_IMAGE_URL, hashPassword, likeContains, LIVE_USERS, POST_COLUMNS, postRead, USER_COLUMNS, userRead, verifyAccess } from './common.mjs'
+import { authenticatedRoutes, CALLER_IN_SESSION, DEFAULT_PROFILE_IMAGE_URL, hashPassword, likeContains, LIVE_USERS, POST_COLUMNS, postRead, userRead, verifyAccess } from './common.mjs'
 
 export function openData() {
   const db = new Database(path.join(process.env.DATA_DIR, 'app.db'))
@@ -20,10 +20,12 @@ export function openData() {
   const searchIndexed = prepare(`${live} and "users"."is_active" = ? and users.id in (select rowid from users_search where "name" like ?) order by "users"."id" limit ? offset ?`)
   const searchScan = prepare(`${live} and "users"."is_active" = ? and lower(users.name) like ? escape '\\' order by "users"."id" limit ? offset ?`)
   const getPost = prepare(`select ${POST_COLUMNS} from "posts" where "posts"."is_deleted" = ? and "posts"."id" = ?`)
-  const listPosts = prepare(`select ${POST_COLUMNS} from "posts" where "posts"."is_deleted" = ? and "posts"."id" in (select "posts"."id" from "posts" where "posts"."is_deleted" = ? order by "posts"."id" desc limit ? offset ?) order by "posts"."id" desc`)
-  const callerInSession = prepare(
-    `select ${USER_COLUMNS} from "users" left join "tiers" on "tiers"."id" = "users"."tier_id" inner join "sessions" on "sessions"."user_id" = "users"."id" where "users"."is_deleted" = ? and "users"."id" = ? and "sessions"."id" = ? and "sessions"."revoked_at" is null and not exists (select "revoked_tokens"."jti" from "revoked_tokens" where "revoked_tokens"."jti" = ?)`,
+  // The service's listing anyone sees: the public and published posts, a first page straight down their index, a deeper one through its ids.
+  const firstPosts = prepare(`select ${POST_COLUMNS} from "posts" where "posts"."is_deleted" = ? and ("posts"."visibility" = ? and "posts"."status" = ?) order by "posts"."id" desc limit ?`)
+  const listPosts = prepare(
+    `select ${POST_COLUMNS} from "posts" where "posts"."is_deleted" = ? and "posts"."id" in (select "posts"."id" from "posts" where "posts"."is_deleted" = ? and ("posts"."visibility" = ? and "posts"."status" = ?) order by "posts"."id" desc limit ? offset ?) order by "posts"."id" desc`,
   )
+  const callerInSession = prepare(CALLER_IN_SESSION)
   const insertPost = prepare(
     `insert into "posts" ("author_id", "title", "text", "media_url", "created_at", "updated_at") select "users"."id", ? as "title", ? as "text", ? as "media_url", ? as "created_at", ? as "updated_at" from "users" where "users"."id" = ? and "users"."is_deleted" = ? returning ${POST_COLUMNS}`,
   )
@@ -66,7 +68,8 @@ export function openData() {
       return row ? { status: 200, body: postRead(row) } : { status: 404, body: { detail: 'Post not found' } }
     },
     listPosts(page, limit) {
-      return { status: 200, body: listPosts.all(0, 0, limit, (page - 1) * limit).map(postRead) }
+      const rows = page === 1 ? firstPosts.all(0, 'public', 'published', limit) : listPosts.all(0, 0, 'public', 'published', limit, (page - 1) * limit)
+      return { status: 200, body: rows.map(postRead) }
     },
     ...authenticatedRoutes(caller, (authorId, input, now) => insertedRow(insertPost, input.title, input.text, input.media_url ?? null, now, now, authorId, 0)),
     async createUser(input) {

@@ -91,7 +91,7 @@ async function seedPostgres(url: string, from: number, to: number, needles: numb
 }
 
 /** Runs the dialect's statements on the seeded database: on SQLite in WAL mode, on PostgreSQL through one connection. */
-async function onTarget(target: SeedTarget, sqlite: (db: InstanceType<typeof SqliteDatabase>) => void, postgres: (client: pg.Client) => Promise<void>): Promise<void> {
+export async function onTarget(target: SeedTarget, sqlite: (db: InstanceType<typeof SqliteDatabase>) => void, postgres: (client: pg.Client) => Promise<void>): Promise<void> {
   if (target.dialect === 'sqlite') {
     const db = new SqliteDatabase(path.join(target.dataDir, 'app.db'))
     try {
@@ -117,38 +117,6 @@ export async function makeSuperuser(target: SeedTarget, id: number): Promise<voi
     target,
     (db) => db.prepare('update users set is_superuser = 1 where id = ?').run(id),
     async (client) => void (await client.query('update users set is_superuser = true where id = $1', [id])),
-  )
-}
-
-/**
- * Adds `count` posts of mixed visibility by users 1..`authors`, in tens: six public and
- * published, one each unlisted, private, `org` in organization `orgId`, and a public draft.
- */
-export async function seedMixedPosts(target: SeedTarget, count: number, authors: number, orgId: number): Promise<void> {
-  const kinds = `case g % 10 when 6 then 'unlisted' when 7 then 'private' when 8 then 'org' else 'public' end`
-  const status = `case g % 10 when 9 then 'draft' else 'published' end`
-  await onTarget(
-    target,
-    (db) => {
-      db.prepare(
-        `with recursive series(g) as (select 1 union all select g + 1 from series where g < ?)
-         insert into posts (author_id, title, text, visibility, status, org_id, published_at, created_at, updated_at)
-         select 1 + (g % ?), 'Mixed ' || g, ? || g, ${kinds}, ${status}, case g % 10 when 8 then ? else null end,
-           case g % 10 when 9 then null else strftime('%Y-%m-%dT%H:%M:%fZ', 'now') end, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-         from series`,
-      ).run(count, authors, POST_TEXT, orgId)
-      db.exec('analyze')
-    },
-    async (client) => {
-      await client.query(
-        `insert into posts (author_id, title, text, visibility, status, org_id, published_at, created_at, updated_at)
-         select 1 + (g % $2::int), 'Mixed ' || g, $3 || g, ${kinds}, ${status}, case g % 10 when 8 then $4::int end,
-           case g % 10 when 9 then null else now() end, now(), now()
-         from generate_series(1, $1::int) as g`,
-        [count, authors, POST_TEXT, orgId],
-      )
-      await client.query('vacuum analyze')
-    },
   )
 }
 

@@ -20,7 +20,7 @@ import type { ImpersonationRequestsTable, ImpersonationsTable } from '../feature
 import type { OneTimeSecretsTable } from '../features/one-time-secrets/one-time-secrets.table.js'
 import type { OrganizationsTable, OrgInvitationsTable, OrgMembershipsTable } from '../features/orgs/orgs.table.js'
 import type { PasskeysTable } from '../features/passkeys/passkeys.table.js'
-import type { PostsTable } from '../features/posts/posts.table.js'
+import type { OrgPostCountsTable, PostsTable } from '../features/posts/posts.table.js'
 import type { RateLimitRulesTable, RateLimitsTable } from '../features/rate-limits/rate-limits.table.js'
 import type { SecurityEventsTable } from '../features/security-events/security-events.table.js'
 import type { TiersTable } from '../features/tiers/tiers.table.js'
@@ -55,6 +55,7 @@ export interface Database {
   api_keys: ApiKeysTable
   avatars: AvatarsTable
   posts: PostsTable
+  org_post_counts: OrgPostCountsTable
   row_counts: RowCountsTable
   daily_counts: DailyCountsTable
   change_events: ChangeEventsTable

@@ -39,6 +39,11 @@ export function offsetOf(request: Pick<PageRequest, 'page' | 'limit'>): number {
 export interface PageSource<Row> {
   rows: (window: RowWindow) => Promise<Row[]>
   count: () => Promise<number>
+  /**
+   * The rows and their total in one read, where the source can (a total in a column of each row):
+   * used when the total is asked for; an empty page's total (undefined) is then counted apart.
+   */
+  rowsWithTotal?: (window: RowWindow) => Promise<{ rows: Row[]; total: number | undefined }>
   /** The row's sort key (the key keyset paging continues after). */
   keyOf: (row: Row) => number
 }
@@ -47,11 +52,16 @@ export interface PageSource<Row> {
 export async function fetchPaged<Row, T>(request: PageRequest, source: PageSource<Row>, map: (row: Row) => T): Promise<Paged<T>> {
   const { limit, after, withNextKey = false } = request
   const window: RowWindow = { offset: after === undefined ? offsetOf(request) : 0, limit: withNextKey ? limit + 1 : limit, after }
-  const [found, total] = await Promise.all([source.rows(window), request.countTotal ? source.count() : undefined])
+  const [found, total] = request.countTotal && source.rowsWithTotal ? await rowsAndTotal(source.rowsWithTotal, source.count, window) : await Promise.all([source.rows(window), request.countTotal ? source.count() : undefined])
   const page = found.length > limit ? found.slice(0, limit) : found
   const last = page[page.length - 1]
   const nextKey = withNextKey && found.length > limit && last !== undefined ? source.keyOf(last) : undefined
   return { items: page.map(map), total, nextKey }
+}
+
+async function rowsAndTotal<Row>(read: NonNullable<PageSource<Row>['rowsWithTotal']>, count: () => Promise<number>, window: RowWindow): Promise<[Row[], number]> {
+  const { rows, total } = await read(window)
+  return [rows, total ?? (await count())]
 }
 
 /** Every item of a paged list, page after page (an export's sections): memory holds one page. */

@@ -63,7 +63,9 @@ export function toPageEnvelope<T, U>(paged: Paged<T>, request: Pick<PageRequest,
 
 /** As toPageEnvelope, for a page fetched with cursorPageRequest: adds next_cursor (null on the last page). */
 export function toCursorPageEnvelope<T, U>(paged: Paged<T>, request: PageRequest, map: (item: T) => U): CursorPageEnvelope<U> {
-  return { ...toPageEnvelope(paged, request, map), next_cursor: paged.nextKey === undefined ? null : encodeCursor(paged.nextKey) }
+  // Not a spread of toPageEnvelope's result with one more property: that is the slow path of V8 on Node 20 (toPostReadV2).
+  const envelope = toPageEnvelope(paged, request, map)
+  return { data: envelope.data, total_count: envelope.total_count, has_more: envelope.has_more, page: envelope.page, items_per_page: envelope.items_per_page, next_cursor: paged.nextKey === undefined ? null : encodeCursor(paged.nextKey) }
 }
 
 const envelopeProperties = <T extends TSchema>(item: T) => ({

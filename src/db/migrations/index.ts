@@ -10,6 +10,7 @@ import * as moderation from '../../features/moderation/migrations/2026-12-02-01-
 // A slice's own migrations live in its folder (src/features/<name>/migrations/).
 import * as organizations from '../../features/orgs/migrations/2026-11-28-01-organizations.js'
 import * as postVisibility from '../../features/posts/migrations/2026-11-29-01-post-visibility.js'
+import * as keptPostCounts from '../../features/posts/migrations/2026-12-08-01-kept-post-counts.js'
 import * as userLocale from '../../features/users/migrations/2026-12-06-01-user-locale.js'
 import * as serviceAccounts from '../../features/users/migrations/2026-12-07-01-service-accounts.js'
 import * as usersAndTiers from './2026-11-21-01-users-and-tiers.js'
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-05-01-data-exports': dataExports,
   '2026-12-06-01-user-locale': userLocale,
   '2026-12-07-01-service-accounts': serviceAccounts,
+  '2026-12-08-01-kept-post-counts': keptPostCounts,
 }

@@ -5,6 +5,8 @@ import type { Insertable } from 'kysely'
 import { sql } from 'kysely'
 
 import { isPostgres } from '../../db/dialect.js'
+import { preparedQuery } from '../../db/fast-path/prepared.js'
+import { idListValue, inIdList } from '../../db/id-list.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import type { RowWindow } from '../../shared/paging.js'
@@ -81,9 +83,16 @@ export async function countFilesOf(db: Executor, ownerId: number): Promise<numbe
   return Number(row.count)
 }
 
+/** The ready files of these posts, oldest first: one statement whatever the number of posts (a page's). */
+export function filesOfPostsQuery(db: Executor, postIds: unknown) {
+  return db.selectFrom('files').selectAll().where(inIdList(db, 'files.post_id', postIds)).where('status', '=', 'ready').orderBy('id')
+}
+
+export const preparedFilesOfPosts = preparedQuery(1, filesOfPostsQuery)
+
 export function filesOfPosts(db: Executor, postIds: readonly number[]): Promise<FileRow[]> {
   if (postIds.length === 0) return Promise.resolve([])
-  return db.selectFrom('files').selectAll().where('post_id', 'in', postIds).where('status', '=', 'ready').orderBy('id').execute()
+  return preparedFilesOfPosts(db, idListValue(db, postIds))
 }
 
 export function findFilesForChange(db: Executor, ids: readonly number[]): Promise<FileRow[]> {

@@ -84,14 +84,18 @@ export function listOrgsOf(db: Executor, userId: number, offset: number, limit: 
     .execute()
 }
 
-/** The user's memberships, each with its organization's second-factor rule. */
-export function listRolesOf(db: Executor, userId: number): Promise<{ org_id: number; role: string; require_mfa: boolean | number }[]> {
-  return db
+// Every signed-in list of posts reads the caller's memberships (who reads which post): compiled once.
+const preparedRolesOf = preparedQuery(1, (db: Executor, userId: number) =>
+  db
     .selectFrom('org_memberships')
     .innerJoin('organizations', 'organizations.id', 'org_memberships.org_id')
     .select(['org_memberships.org_id', 'org_memberships.role', 'organizations.require_mfa'])
-    .where('org_memberships.user_id', '=', userId)
-    .execute()
+    .where('org_memberships.user_id', '=', userId),
+)
+
+/** The user's memberships, each with its organization's second-factor rule. */
+export function listRolesOf(db: Executor, userId: number): Promise<{ org_id: number; role: string; require_mfa: boolean | number }[]> {
+  return preparedRolesOf(db, userId)
 }
 
 /** The user's role in the organization with the organization's second-factor rule (held until the unit ends, as findRole). */

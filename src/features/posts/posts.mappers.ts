@@ -16,9 +16,17 @@ export function toPostRead(post: Post) {
   }
 }
 
+// Written out, not spread from toPostRead: on Node 20 an object spread followed by more
+// properties took 3.5 µs a post against 20 ns written out (docs/performance.md).
 export function toPostReadV2(post: Post) {
   return {
-    ...toPostRead(post),
+    id: post.id,
+    title: post.title,
+    text: post.text,
+    media_url: post.mediaUrl,
+    author_id: post.authorId,
+    created_at: post.createdAt,
+    updated_at: post.updatedAt,
     visibility: post.visibility,
     status: post.status,
     org_id: post.orgId,

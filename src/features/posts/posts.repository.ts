@@ -9,6 +9,7 @@ import { sql } from 'kysely'
 
 import { isPostgres } from '../../db/dialect.js'
 import { preparedQuery } from '../../db/fast-path/prepared.js'
+import { idListValue, inIdList } from '../../db/id-list.js'
 import type { Repository } from '../../db/repository.js'
 import { liveRowCount } from '../../db/row-counts.js'
 import type { Database, Executor } from '../../db/schema.js'
@@ -17,19 +18,41 @@ import { likeContains } from '../../shared/like-pattern.js'
 import type { RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { PostFilter } from './post.js'
-import type { Audience, Reader } from './post-policy.js'
+import type { Audience, Reader,ReadGrant } from './post-policy.js'
 import { ANONYMOUS, orgsOf, POST_STATUSES, READ_GRANTS, VISIBILITIES } from './post-policy.js'
 import type { PostRow } from './posts.table.js'
 import { POST_COLUMNS } from './posts.table.js'
 
 type PostsExpressions = ExpressionBuilder<Database, 'posts'>
 
-/** One grant's audience as conditions; undefined when the reader is in no such audience (no user, no such organizations). */
-function audienceConditions(eb: PostsExpressions, reader: Reader, audience: Audience): Expression<SqlBool>[] | undefined {
-  if (audience === 'anyone') return []
-  if (audience === 'author') return reader.userId === null ? undefined : [eb('posts.author_id', '=', reader.userId)]
-  const orgIds = orgsOf(reader, audience)
-  return orgIds.length === 0 ? undefined : [eb('posts.org_id', 'in', orgIds)]
+/**
+ * What a signed-in reader's listing is compiled with: their id and their organizations by
+ * audience, each list one parameter (src/db/id-list.ts), so that every signed-in reader's
+ * unnarrowed page and total are the same two statements, prepared once. Values, or a prepared
+ * query's argument markers.
+ */
+interface ReaderArguments {
+  userId: unknown
+  memberOrgs: unknown
+  adminOrgs: unknown
+}
+
+function readerArguments(db: Executor, reader: Reader): ReaderArguments {
+  return { userId: reader.userId, memberOrgs: idListValue(db, orgsOf(reader, 'org_member')), adminOrgs: idListValue(db, orgsOf(reader, 'org_admin')) }
+}
+
+/** One grant's audience as conditions. */
+function audienceConditions(eb: PostsExpressions, db: Executor, audience: Audience, reader: ReaderArguments): Expression<SqlBool>[] {
+  switch (audience) {
+    case 'anyone':
+      return []
+    case 'author':
+      return [eb('posts.author_id', '=', reader.userId as number)]
+    case 'org_member':
+      return [inIdList(db, 'posts.org_id', reader.memberOrgs)]
+    case 'org_admin':
+      return [inIdList(db, 'posts.org_id', reader.adminOrgs)]
+  }
 }
 
 /** `column` is one of `values`, or no condition when they are all there are. */
@@ -38,32 +61,64 @@ function oneOf(eb: PostsExpressions, column: 'posts.visibility' | 'posts.status'
   return [values.length === 1 ? eb(column, '=', values[0] as string) : eb(column, 'in', values)]
 }
 
+/** The listed grants, anyone's (public and published, the trigger-counted ones) first. */
+const LISTED_GRANTS = READ_GRANTS.filter((grant) => grant.listed).sort((a, b) => Number(a.audience !== 'anyone') - Number(b.audience !== 'anyone'))
+
+/**
+ * The listed grants that may open a post the filter lets through to a reader who is signed in
+ * or not, anyone's first: a grant that opens no visibility or status the filter asks for is left
+ * out, so a narrowed list (only drafts, only private posts) is one grant's condition, served by
+ * that grant's index instead of a walk over every post.
+ */
+function grantsFor(signedIn: boolean, filter: Pick<PostFilter, 'visibility' | 'status'> = {}): readonly ReadGrant[] {
+  return LISTED_GRANTS.filter(
+    (grant) =>
+      (signedIn || grant.audience === 'anyone') &&
+      (filter.visibility === undefined || grant.visibility.includes(filter.visibility)) &&
+      (filter.status === undefined || grant.status.includes(filter.status)),
+  )
+}
+
+function grantCondition(eb: PostsExpressions, db: Executor, grant: ReadGrant, reader: ReaderArguments): Expression<SqlBool> {
+  return eb.and([...audienceConditions(eb, db, grant.audience, reader), ...oneOf(eb, 'posts.visibility', grant.visibility, VISIBILITIES), ...oneOf(eb, 'posts.status', grant.status, POST_STATUSES)])
+}
+
+/** The grants OR-ed; nothing when no grant opens anything the filter asks for. */
+function anyOf(eb: PostsExpressions, db: Executor, grants: readonly ReadGrant[], reader: ReaderArguments): Expression<SqlBool> {
+  if (grants.length === 0) return sql<SqlBool>`1 = 0`
+  const conditions = grants.map((grant) => grantCondition(eb, db, grant, reader))
+  return conditions.length === 1 ? (conditions[0] as Expression<SqlBool>) : eb.or(conditions)
+}
+
 /**
  * The posts the reader may see in a list, search, page or count: the policy's listed grants, OR-ed
  * (post-policy.ts READ_GRANTS). Superusers see every live post; anyone else, the public and
  * published posts (served by posts_listed_id_idx) and those their grants open.
  */
-export function listedBy(reader: Reader) {
+export function listedBy(db: Executor, reader: Reader, filter: Pick<PostFilter, 'visibility' | 'status'> = {}) {
   return (eb: PostsExpressions): Expression<SqlBool> => {
     if (reader.isSuperuser) return sql<SqlBool>`1 = 1`
-    const branches = listedBranches(eb, reader)
-    return branches.length === 1 ? (branches[0] as Expression<SqlBool>) : eb.or(branches)
+    return anyOf(eb, db, grantsFor(reader.userId !== null, filter), readerArguments(db, reader))
   }
 }
 
-/** The listed grants, anyone's (public and published, the trigger-counted ones) first. */
-const LISTED_GRANTS = READ_GRANTS.filter((grant) => grant.listed).sort((a, b) => Number(a.audience !== 'anyone') - Number(b.audience !== 'anyone'))
-
-/** Each listed grant that opens anything to the reader, as its conditions, anyone's first. */
-function listedBranches(eb: PostsExpressions, reader: Reader): Expression<SqlBool>[] {
-  return LISTED_GRANTS.flatMap((grant) => {
-    const audience = audienceConditions(eb, reader, grant.audience)
-    if (audience === undefined) return []
-    return [eb.and([...audience, ...oneOf(eb, 'posts.visibility', grant.visibility, VISIBILITIES), ...oneOf(eb, 'posts.status', grant.status, POST_STATUSES)])]
-  })
+/**
+ * The grants beyond anyone's and the author's must open disjoint sets of posts (no visibility and
+ * status in common): a signed-in reader's total adds their kept counts one by one (countPosts).
+ */
+for (const [index, grant] of LISTED_GRANTS.entries()) {
+  for (const other of LISTED_GRANTS.slice(index + 1)) {
+    if (grant.audience === 'author' || other.audience === 'author') continue
+    const overlap = grant.visibility.some((visibility) => other.visibility.includes(visibility)) && grant.status.some((status) => other.status.includes(status))
+    if (overlap) throw new Error(`the listed grants of ${grant.audience} and ${other.audience} overlap: their kept counts would count a post twice`)
+  }
+}
+// Anyone's listed posts are what `listed_posts` counts (migration 2026-11-29-01-post-visibility).
+const anyonesGrants = LISTED_GRANTS.filter((grant) => grant.audience === 'anyone')
+if (anyonesGrants.length !== 1 || anyonesGrants[0]!.visibility.join() !== 'public' || anyonesGrants[0]!.status.join() !== 'published') {
+  throw new Error("anyone's listed grant is no longer the public and published posts that listed_posts counts")
 }
 
-const listedByAnyone = listedBy(ANONYMOUS)
 
 // Query builders: built here, run below (the hot ones through their prepared twins).
 export function visiblePosts(db: Executor) {
@@ -72,7 +127,7 @@ export function visiblePosts(db: Executor) {
 
 /** The live posts anyone may list: public and published. */
 export function listedPosts(db: Executor) {
-  return visiblePosts(db).where(listedByAnyone)
+  return visiblePosts(db).where(listedBy(db, ANONYMOUS))
 }
 
 export function postByIdQuery(db: Executor, id: number) {
@@ -83,7 +138,7 @@ export function postByIdQuery(db: Executor, id: number) {
 export function filteredPosts(db: Executor, reader: Reader, filter: PostFilter) {
   const pattern = filter.search === undefined ? undefined : likeContains(filter.search)
   return visiblePosts(db)
-    .where(listedBy(reader))
+    .where(listedBy(db, reader, filter))
     .$if(filter.authorId !== undefined, (qb) => qb.where('posts.author_id', '=', filter.authorId ?? 0))
     .$if(filter.orgId !== undefined, (qb) => qb.where('posts.org_id', '=', filter.orgId ?? 0))
     .$if(filter.visibility !== undefined, (qb) => qb.where('posts.visibility', '=', filter.visibility ?? 'public'))
@@ -99,9 +154,18 @@ export function newestPostsQuery(db: Executor, offset: number, limit: number) {
   return visiblePosts(db)
     .select(POST_COLUMNS)
     .where('posts.id', 'in', (eb) =>
-      eb.selectFrom('posts').select('posts.id').where('posts.is_deleted', '=', 0).where(listedByAnyone).orderBy('posts.id', 'desc').limit(limit).offset(offset),
+      eb.selectFrom('posts').select('posts.id').where('posts.is_deleted', '=', 0).where(listedBy(db, ANONYMOUS)).orderBy('posts.id', 'desc').limit(limit).offset(offset),
     )
     .orderBy('posts.id', 'desc')
+}
+
+/**
+ * The first page anyone sees, straight down posts_listed_id_idx: reading the ids first
+ * (newestPostsQuery) pays for a deep OFFSET, and on PostgreSQL cost twice the database time of
+ * this on a first page (a hash of the ids and a sort; docs/performance.md).
+ */
+export function firstPostsQuery(db: Executor, limit: number) {
+  return listedPosts(db).select(POST_COLUMNS).orderBy('posts.id', 'desc').limit(limit)
 }
 
 /** Keyset paging: the listed posts older than `before` (lower ids), newest first, at any depth. */
@@ -160,6 +224,7 @@ export function insertLivePostQuery(
 // test/db/prepared.test.ts checks that both return the same rows.
 export const preparedPostById = preparedQuery(1, postByIdQuery, { singleRow: true })
 export const preparedNewestPosts = preparedQuery(2, newestPostsQuery)
+export const preparedFirstPosts = preparedQuery(1, firstPostsQuery)
 export const preparedNewestPostsBefore = preparedQuery(2, newestPostsBeforeQuery)
 export const preparedNewestPostsBy = preparedQuery(3, newestPostsByQuery)
 export const preparedInsertLivePost = preparedQuery(9, insertLivePostQuery)
@@ -205,55 +270,157 @@ export function findPostForChange(db: Executor, id: number): Promise<PostRow | u
 }
 
 const isAnonymous = (reader: Reader) => reader.userId === null && !reader.isSuperuser
+/** A signed-in reader's listing that only the policy narrows: the prepared statements below. */
+const isSignedInReader = (reader: Reader) => reader.userId !== null && !reader.isSuperuser
 const narrowed = (filter: PostFilter) => filter.search !== undefined || filter.orgId !== undefined || filter.visibility !== undefined || filter.status !== undefined
 
+/** The kept count of an organization grant's posts in the reader's organizations (org_post_counts, by trigger). */
+function keptOrgCount(db: Executor, grant: ReadGrant, orgs: unknown) {
+  return db
+    .selectFrom('org_post_counts')
+    .select(sql<number | string>`coalesce(sum(count), 0)`.as('count'))
+    .where(inIdList(db, 'org_post_counts.org_id', orgs))
+    .$if(grant.visibility.length < VISIBILITIES.length, (qb) => qb.where('org_post_counts.visibility', 'in', grant.visibility))
+    .$if(grant.status.length < POST_STATUSES.length, (qb) => qb.where('org_post_counts.status', 'in', grant.status))
+}
+
+/** A trigger-kept total of live rows (row_counts), as a value. */
+const keptTotal = (db: Executor, name: 'posts' | 'listed_posts') =>
+  sql<number | string>`(${db.selectFrom('row_counts').select(sql`coalesce(sum(count), 0)`.as('count')).where('row_counts.name', '=', name)})`
+
 /**
- * Newest first. The listings anyone sees without a text search are the common ones, and
- * prepared. A window with `after` starts below that id (keyset paging: newest first), else at its offset.
+ * Every signed-in reader's unnarrowed total, as a value: the public and published posts (the
+ * trigger-kept `listed_posts`), plus what each organization grant opens in the reader's
+ * organizations (kept per organization, visibility and status in `org_post_counts`), plus the
+ * reader's own posts that no other grant opens (counted through their own index). The grants
+ * other than the author's are disjoint (checked above), so the parts add up.
+ */
+function readerTotal(db: Executor, reader: ReaderArguments) {
+  const grants = grantsFor(true)
+  const others = grants.filter((grant) => grant.audience !== 'author')
+  const own = db
+    .selectFrom('posts')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('posts.is_deleted', '=', 0)
+    .where((eb) => grantCondition(eb, db, grants.find((grant) => grant.audience === 'author')!, reader))
+    // coalesce: a post of no organization makes `org_id in (...)` null, and `not null` is not true.
+    .where((eb) => eb.not(sql<SqlBool>`coalesce(${anyOf(eb, db, others, reader)}, false)`))
+  const parts = [
+    keptTotal(db, 'listed_posts'),
+    ...others.filter((grant) => grant.audience !== 'anyone').map((grant) => sql`(${keptOrgCount(db, grant, grant.audience === 'org_admin' ? reader.adminOrgs : reader.memberOrgs)})`),
+    sql`(${own})`,
+  ]
+  return sql<number | string>`${sql.join(parts, sql` + `)}`
+}
+
+/** How many posts the reader may list with the filter, as a value: kept counts where the list is unnarrowed, a count of the rows otherwise. */
+function totalOf(db: Executor, reader: Reader, filter: PostFilter) {
+  if (!narrowed(filter) && filter.authorId === undefined) {
+    if (reader.isSuperuser) return keptTotal(db, 'posts')
+    if (reader.userId === null) return keptTotal(db, 'listed_posts')
+    return readerTotal(db, readerArguments(db, reader))
+  }
+  return sql<number | string>`(${filteredPosts(db, reader, filter).select((eb) => eb.fn.countAll<number | string>().as('count'))})`
+}
+
+/** Every signed-in reader's unnarrowed page from `offset`, newest first: one statement for all of them. */
+export function readerPageQuery(db: Executor, userId: number, memberOrgs: unknown, adminOrgs: unknown, offset: number, limit: number) {
+  return visiblePosts(db)
+    .select(POST_COLUMNS)
+    .where((eb) => anyOf(eb, db, grantsFor(true), { userId, memberOrgs, adminOrgs }))
+    .orderBy('posts.id', 'desc')
+    .limit(limit)
+    .offset(offset)
+}
+
+/** As readerPageQuery, the page below the key `before` (keyset paging). */
+export function readerPageBeforeQuery(db: Executor, userId: number, memberOrgs: unknown, adminOrgs: unknown, before: number, limit: number) {
+  return visiblePosts(db)
+    .select(POST_COLUMNS)
+    .where((eb) => anyOf(eb, db, grantsFor(true), { userId, memberOrgs, adminOrgs }))
+    .where('posts.id', '<', before)
+    .orderBy('posts.id', 'desc')
+    .limit(limit)
+}
+
+/** A signed-in reader's unnarrowed total alone (a page that came back empty). */
+export function readerTotalQuery(db: Executor, userId: number, memberOrgs: unknown, adminOrgs: unknown) {
+  return db.selectNoFrom(readerTotal(db, { userId, memberOrgs, adminOrgs }).as('total'))
+}
+
+// Version 2's pages carry their total in a column of each row: one statement for the page and
+// its total (an empty page asks for the total apart).
+const withTotal = <Arguments extends unknown[]>(page: (db: Executor, ...args: Arguments) => ReturnType<typeof readerPageQuery>, total: (db: Executor, ...args: Arguments) => ReturnType<typeof keptTotal>) =>
+  (db: Executor, ...args: Arguments) => page(db, ...args).select(total(db, ...args).as('total'))
+
+export const preparedReaderPage = preparedQuery(5, readerPageQuery)
+export const preparedReaderPageBefore = preparedQuery(5, readerPageBeforeQuery)
+export const preparedReaderTotal = preparedQuery(3, readerTotalQuery, { singleRow: true })
+export const preparedReaderPageWithTotal = preparedQuery(
+  5,
+  withTotal(readerPageQuery, (db, userId, memberOrgs, adminOrgs) => readerTotal(db, { userId, memberOrgs, adminOrgs })),
+)
+export const preparedReaderPageBeforeWithTotal = preparedQuery(
+  5,
+  withTotal(readerPageBeforeQuery, (db, userId, memberOrgs, adminOrgs) => readerTotal(db, { userId, memberOrgs, adminOrgs })),
+)
+export const preparedNewestPostsWithTotal = preparedQuery(
+  2,
+  withTotal(newestPostsQuery, (db) => keptTotal(db, 'listed_posts')),
+)
+export const preparedFirstPostsWithTotal = preparedQuery(
+  1,
+  withTotal(firstPostsQuery, (db) => keptTotal(db, 'listed_posts')),
+)
+export const preparedNewestPostsBeforeWithTotal = preparedQuery(
+  2,
+  withTotal(newestPostsBeforeQuery, (db) => keptTotal(db, 'listed_posts')),
+)
+
+/**
+ * Newest first. The listings anyone sees without a text search, and every signed-in reader's
+ * unnarrowed one, are the common ones, and prepared. A window with `after` starts below that id
+ * (keyset paging: newest first), else at its offset.
  */
 export function listPosts(db: Executor, reader: Reader, filter: PostFilter, window: RowWindow): Promise<PostRow[]> {
   const { offset, limit, after } = window
+  if (isSignedInReader(reader) && !narrowed(filter) && filter.authorId === undefined) {
+    const { userId, memberOrgs, adminOrgs } = readerArguments(db, reader)
+    return after === undefined ? preparedReaderPage(db, userId as number, memberOrgs, adminOrgs, offset, limit) : preparedReaderPageBefore(db, userId as number, memberOrgs, adminOrgs, after, limit)
+  }
   if (!isAnonymous(reader) || narrowed(filter) || (after !== undefined && filter.authorId !== undefined)) return postPageQuery(db, reader, filter, window).execute()
   if (after !== undefined) return preparedNewestPostsBefore(db, after, limit)
   if (filter.authorId !== undefined) return preparedNewestPostsBy(db, filter.authorId, offset, limit)
-  return preparedNewestPosts(db, offset, limit)
+  return offset === 0 ? preparedFirstPosts(db, limit) : preparedNewestPosts(db, offset, limit)
 }
 
-/**
- * How many posts the reader may list. Unnarrowed, the totals come from the trigger-kept counts
- * (every live post for a superuser, the public and published ones for anyone), and a signed-in
- * reader adds what each of their other grants opens, counted apart so that each count rides the
- * index of its own grant (the author's posts, an organization's) instead of the whole table;
- * each excludes what the grants before it counted already.
- */
-export async function countPosts(db: Executor, reader: Reader, filter: PostFilter): Promise<number> {
-  if (!narrowed(filter) && filter.authorId === undefined) {
-    if (reader.isSuperuser) return liveRowCount(db, 'posts')
-    const listed = await liveRowCount(db, 'listed_posts')
-    if (reader.userId === null) return listed
-    const row = await beyondPublicCountQuery(db, reader).executeTakeFirstOrThrow()
-    return Object.values(row as Record<string, number | string | null>).reduce<number>((sum, count) => sum + Number(count ?? 0), listed)
+/** A page and how many posts the reader may list in all, in one statement; the total is undefined when the page is empty (countPosts then). */
+export async function listPostsWithTotal(db: Executor, reader: Reader, filter: PostFilter, window: RowWindow): Promise<{ rows: PostRow[]; total: number | undefined }> {
+  const { offset, limit, after } = window
+  const unnarrowed = !narrowed(filter) && filter.authorId === undefined
+  let rows: (PostRow & { total: number | string | null })[]
+  if (unnarrowed && isSignedInReader(reader)) {
+    const { userId, memberOrgs, adminOrgs } = readerArguments(db, reader)
+    rows = after === undefined ? await preparedReaderPageWithTotal(db, userId as number, memberOrgs, adminOrgs, offset, limit) : await preparedReaderPageBeforeWithTotal(db, userId as number, memberOrgs, adminOrgs, after, limit)
+  } else if (unnarrowed && isAnonymous(reader)) {
+    if (after !== undefined) rows = await preparedNewestPostsBeforeWithTotal(db, after, limit)
+    else rows = offset === 0 ? await preparedFirstPostsWithTotal(db, limit) : await preparedNewestPostsWithTotal(db, offset, limit)
+  } else {
+    rows = await postPageQuery(db, reader, filter, window).select(totalOf(db, reader, filter).as('total')).execute()
   }
-  const { count } = await filteredPosts(db, reader, filter)
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .executeTakeFirstOrThrow()
-  return Number(count)
+  return { rows, total: rows.length === 0 ? undefined : Number(rows[0]!.total ?? 0) }
 }
 
-/** What each of the reader's grants beyond anyone's opens, one column each, none counted twice. */
-export function beyondPublicCountQuery(db: Executor, reader: Reader) {
-  return db.selectNoFrom((eb) => {
-    const branches = listedBranches(eb as unknown as PostsExpressions, reader)
-    return branches.slice(1).map((branch, index) =>
-      eb
-        .selectFrom('posts')
-        .select((inner) => inner.fn.countAll<number | string>().as('count'))
-        .where('posts.is_deleted', '=', 0)
-        .where(branch)
-        .where((inner) => inner.not(inner.or(branches.slice(0, index + 1))))
-        .as(`grant${index}`),
-    )
-  })
+/** How many posts the reader may list: kept counts where the list is unnarrowed (totalOf), a count of the rows otherwise. */
+export async function countPosts(db: Executor, reader: Reader, filter: PostFilter): Promise<number> {
+  if (isSignedInReader(reader) && !narrowed(filter) && filter.authorId === undefined) {
+    const { userId, memberOrgs, adminOrgs } = readerArguments(db, reader)
+    const [row] = await preparedReaderTotal(db, userId as number, memberOrgs, adminOrgs)
+    return Number(row?.total ?? 0)
+  }
+  if (!narrowed(filter) && filter.authorId === undefined) return liveRowCount(db, reader.isSuperuser ? 'posts' : 'listed_posts')
+  const { total } = await db.selectNoFrom(totalOf(db, reader, filter).as('total')).executeTakeFirstOrThrow()
+  return Number(total ?? 0)
 }
 
 /** Inserts the post while its author is live; undefined when the author is not. */
@@ -331,5 +498,5 @@ export function postsOfAuthorAfter(db: Executor, authorId: number, after: number
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const postsFunctions = { postsOfAuthorAfter, findPostById, findPostForChange, listPosts, countPosts, insertPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
+export const postsFunctions = { postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsWithTotal, countPosts, insertPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
 export type PostsRepository = Repository<typeof postsFunctions>

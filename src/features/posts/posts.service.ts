@@ -131,9 +131,10 @@ export class PostService {
     }
   }
 
-  /** The posts with their attachments, read in one query (version 2's shapes list them). */
+  /** The posts with their attachments, read in one query, or none when no post has any (version 2's shapes list them). */
   async withAttachments(posts: readonly Post[]): Promise<Post[]> {
-    const attached = await this.files.of(posts.map((post) => post.id))
+    const withFiles = posts.filter((post) => post.attachmentCount > 0).map((post) => post.id)
+    const attached = withFiles.length > 0 ? await this.files.of(withFiles) : new Map<number, FileView[]>()
     return posts.map((post) => ({ ...post, attachments: attached.get(post.id) ?? [] }))
   }
 
@@ -147,7 +148,8 @@ export class PostService {
   async list(caller: PostCaller | null, filter: PostFilter, request: PageRequest, client: ClientInfo): Promise<Paged<Post>> {
     const reader = await this.readerOf(caller)
     const rows = (window: RowWindow) => this.posts.listPosts(reader, filter, window)
-    const page = await fetchPaged(request, { rows, count: () => this.posts.countPosts(reader, filter), keyOf: (row) => row.id }, toPost)
+    const rowsWithTotal = (window: RowWindow) => this.posts.listPostsWithTotal(reader, filter, window)
+    const page = await fetchPaged(request, { rows, rowsWithTotal, count: () => this.posts.countPosts(reader, filter), keyOf: (row) => row.id }, toPost)
     if (reader.isSuperuser && caller && page.items.some((post) => !readsAsUser(reader, post))) {
       await this.securityEvents.record('posts_listed_as_superuser', caller.id, client)
     }

@@ -17,6 +17,8 @@ export interface PostsTable {
   org_id: ColumnType<number | null, number | null | undefined, number | null>
   /** When it was first published; null while it has never been. */
   published_at: NullableTimestamp
+  /** Its ready files, kept by triggers on files (migration 2026-12-08-01-kept-post-counts). */
+  attachment_count: ColumnType<number, never, never>
   is_deleted: Flag
   deleted_at: NullableTimestamp
   created_at: Timestamp
@@ -24,6 +26,14 @@ export interface PostsTable {
 }
 
 /** Columns of a post as every read returns it. */
-export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'created_at', 'updated_at'] as const
+export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'attachment_count', 'created_at', 'updated_at'] as const
 
 export type PostRow = Pick<Selectable<PostsTable>, (typeof POST_COLUMNS)[number]>
+
+/** The live posts of each organization by visibility and status, kept by triggers (migration 2026-12-08-01-kept-post-counts). */
+export interface OrgPostCountsTable {
+  org_id: number
+  visibility: string
+  status: string
+  count: ColumnType<number | string, number, number>
+}

@@ -5,6 +5,8 @@
 // so a schema that cannot compile fails that test, not a user's first request.
 import SerializerSelector from '@fastify/fast-json-stringify-compiler'
 
+import { serializerSchema } from './serializer-schema.js'
+
 export type SchemaCompilation = 'on-first-use' | 'at-start'
 
 /** `compile`'s result, made the first time it is called (or now, `at-start`). */
@@ -16,11 +18,11 @@ export function compiledOnFirstUse<I, O>(compile: () => (input: I) => O, when: S
 
 type SerializerBuilder = ReturnType<typeof SerializerSelector>
 
-/** Fastify's own serializer builder (fast-json-stringify), its compilers deferred to first use. */
+/** Fastify's own serializer builder (fast-json-stringify), its compilers deferred to first use, each given the schema as serializer-schema.ts writes it. */
 export function serializerBuilder(when: SchemaCompilation): SerializerBuilder {
   const build = SerializerSelector()
   return (externalSchemas, options) => {
     const compile = build(externalSchemas, options)
-    return (route) => compiledOnFirstUse(() => compile(route), when)
+    return (route) => compiledOnFirstUse(() => compile({ ...route, schema: serializerSchema(route.schema) as typeof route.schema }), when)
   }
 }
