@@ -12,6 +12,8 @@ import { isPostgres } from '../../../db/migrations/dialect.js'
 //   belong to an organization touch it; a post taken out of one, into another, deleted or
 //   restored moves its count with it. No foreign key: a deleted organization's rows are never
 //   read again (ids are not reused: identity columns and AUTOINCREMENT).
+// - `posts_author_grants_idx` (author_id, is_deleted, visibility, status, org_id): the caller's
+//   own posts that no other grant opens are counted from the index alone, not their rows.
 // - `posts.attachment_count`: the post's ready files. A page whose posts have none asks nothing of
 //   the files table; a file attached, detached, made ready or removed moves it.
 export async function up(db: Kysely<any>): Promise<void> {
@@ -28,6 +30,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`insert into org_post_counts (org_id, visibility, status, count)
     select org_id, visibility, status, count(*) from posts where org_id is not null and is_deleted = ${live}
     group by org_id, visibility, status`.execute(db)
+  await db.schema.createIndex('posts_author_grants_idx').on('posts').columns(['author_id', 'is_deleted', 'visibility', 'status', 'org_id']).execute()
   await db.schema.alterTable('posts').addColumn('attachment_count', 'integer', (col) => col.notNull().defaultTo(0)).execute()
   await sql`update posts set attachment_count = (select count(*) from files where files.post_id = posts.id and files.status = 'ready')
     where id in (select post_id from files where post_id is not null and status = 'ready')`.execute(db)
@@ -105,5 +108,6 @@ export async function down(db: Kysely<any>): Promise<void> {
       .execute(db)
   }
   await db.schema.alterTable('posts').dropColumn('attachment_count').execute()
+  await db.schema.dropIndex('posts_author_grants_idx').execute()
   await db.schema.dropTable('org_post_counts').execute()
 }
