@@ -197,6 +197,11 @@ describe.each(['local', 's3'] as const)('files on the %s driver', (driver) => {
     // Detached, the file is its owner's alone again.
     expectError(await t.app.inject({ url: a.url, headers: other.headers }), 404)
     expect((await t.app.inject({ url: `${V2}/posts/${created.id}` })).json().attachments).toHaveLength(1)
+    // An edit that leaves the files alone answers with them (the post's kept count says it has some).
+    const retitled = (await t.app.inject({ method: 'PATCH', url: `${V2}/posts/${created.id}`, payload: { title: 'Retitled' }, headers: owner.headers })).json()
+    expect(retitled.attachments.map((file: FileBody) => file.id)).toEqual([b.id])
+    const bare = (await t.app.inject({ method: 'POST', url: `${V2}/posts/`, payload: { title: 'No files', text: 'x' }, headers: owner.headers })).json()
+    expect(bare.attachments).toEqual([])
     const v1 = (await t.app.inject({ url: `/services/v1/posts/${created.id}` })).json()
     expect(v1).not.toHaveProperty('attachments')
   })
