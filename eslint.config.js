@@ -30,6 +30,12 @@ const subscribeOutsideFeature = {
   selector: "CallExpression[callee.property.name='subscribe']:matches([callee.object.name=/^domainEvents$/], [callee.object.property.name=/^domainEvents$/])",
   message: "Subscribe to domain events in the feature's feature.ts; work in a unit of work is a direct call on a named interface.",
 }
+// A constructor with more than four parameters takes one object instead, so its caller names each
+// collaborator (CONTRIBUTING.md, "A feature slice").
+const longConstructor = {
+  selector: "MethodDefinition[kind='constructor'] > FunctionExpression[params.length>4]",
+  message: 'A constructor takes at most four parameters: give it one object typed by an exported <Name>Dependencies interface.',
+}
 const processEnv = {
   selector: "VariableDeclarator[init.name='process'] > ObjectPattern > Property[key.name='env']",
   message: 'Read settings from Config (src/config.ts), the only reader of the environment.',
@@ -64,7 +70,7 @@ export default tseslint.config(
     plugins: { n },
     rules: {
       'n/no-process-env': 'error',
-      'no-restricted-syntax': ['error', processEnv],
+      'no-restricted-syntax': ['error', processEnv, longConstructor],
     },
   },
   {
@@ -77,7 +83,7 @@ export default tseslint.config(
   {
     files: ['src/features/**/*.ts'],
     ignores: ['src/features/**/feature.ts'],
-    rules: { 'no-restricted-syntax': ['error', processEnv, subscribeOutsideFeature] },
+    rules: { 'no-restricted-syntax': ['error', processEnv, subscribeOutsideFeature, longConstructor] },
   },
   {
     // Services hold their repository, never an executor or a query builder.

@@ -151,12 +151,12 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const signingKeys =
     jwt.algorithm === 'HS256'
       ? undefined
-      : new SigningKeys(
-          bindRepository(signingKeysFunctions, db),
-          new SecretBox(secretKey, config.secretKeyPrevious, 'user-post-service signing keys'),
-          { algorithm: jwt.algorithm, privateKeyPem: jwt.privateKey, previousPrivateKeyPems: jwt.previousPrivateKeys, keepRetiredMs: (config.accessTokenMinutes + 3) * 60_000 },
-          (error) => logger.warn({ err: error }, 'the signing keys could not be read'),
-        )
+      : new SigningKeys({
+          repository: bindRepository(signingKeysFunctions, db),
+          box: new SecretBox(secretKey, config.secretKeyPrevious, 'user-post-service signing keys'),
+          options: { algorithm: jwt.algorithm, privateKeyPem: jwt.privateKey, previousPrivateKeyPems: jwt.previousPrivateKeys, keepRetiredMs: (config.accessTokenMinutes + 3) * 60_000 },
+          onLoadError: (error) => logger.warn({ err: error }, 'the signing keys could not be read'),
+        })
   const tokens = new TokenService(
     secretKey,
     { accessSeconds: config.accessTokenMinutes * 60, refreshSeconds: config.refreshTokenDays * 24 * 60 * 60 },
@@ -173,13 +173,26 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   const oneTimeSecrets = new OneTimeSecrets(bindRepository(oneTimeSecretsFunctions, db), secretKey)
   const securityEvents = new SecurityEventService(bindRepository(securityEventsFunctions, db), config.securityEventRetentionDays)
   const transport = createMailTransport({ kind: config.mail.transport, smtpUrl: config.mail.smtpUrl, from: config.mail.from, dataDir: config.dataDir, logger })
-  const mail = new MailService(bindRepository(outboxFunctions, db), transport, logger, { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs, preview: config.mail.preview }, () => jobs.kick('mail'))
+  const mail = new MailService({
+    outbox: bindRepository(outboxFunctions, db),
+    transport,
+    logger,
+    options: { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs, preview: config.mail.preview },
+    wake: () => jobs.kick('mail'),
+  })
   // Change events carry version 2's read shapes; a superuser's view, so the email is always there.
   const changeEvents = new ChangeEventService(bindRepository(changeEventsFunctions, db), unitOfWork, { user: userEventShape, post: toPostReadV2, org: toOrgEventRead, membership: toMembershipRead, file: toFileRead }, config.events)
   const webhookSecrets = new SecretBox(secretKey, config.secretKeyPrevious, 'user-post-service webhook secrets')
   const webhooksRepository = bindRepository(webhooksFunctions, db)
-  const webhooks = new WebhookService(webhooksRepository, unitOfWork, webhookSecrets, securityEvents, { allowPrivate: config.webhooks.allowPrivate }, () => jobs.kick('webhooks'))
-  const webhookRelay = new WebhookRelay(webhooksRepository, changeEvents, webhookSecrets, securityEvents, logger, config.webhooks)
+  const webhooks = new WebhookService({
+    webhooks: webhooksRepository,
+    unitOfWork,
+    secrets: webhookSecrets,
+    securityEvents,
+    options: { allowPrivate: config.webhooks.allowPrivate },
+    wakeRelay: () => jobs.kick('webhooks'),
+  })
+  const webhookRelay = new WebhookRelay({ webhooks: webhooksRepository, changeEvents, secrets: webhookSecrets, securityEvents, logger, options: config.webhooks })
   // Commits that wrote change events wake this process's relay, once per burst; other processes' relays find them at their next run.
   changeEvents.onCommitted(coalesced(() => jobs.kick('webhooks'), COMMIT_COALESCE_MS))
   const tiers = new TierService(bindRepository(tiersFunctions, db))
@@ -191,32 +204,55 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     of: (postIds: readonly number[], unit?: Unit) => attachments.of(postIds, unit),
     removeAllOfPost: (unit: Unit, postId: number) => attachments.removeAllOfPost(unit, postId),
   }
-  const posts = new PostService(bindRepository(postsFunctions, db), unitOfWork, changeEvents, postMemberships, securityEvents, postFiles, { requireVerifiedEmail: config.requireVerifiedEmail })
+  const posts = new PostService({
+    posts: bindRepository(postsFunctions, db),
+    unitOfWork,
+    changes: changeEvents,
+    memberships: postMemberships,
+    securityEvents,
+    files: postFiles,
+    options: { requireVerifiedEmail: config.requireVerifiedEmail },
+  })
   const filesRepository = bindRepository(filesFunctions, db)
   // A file attached to a post is read under the post's rule: the posts service decides.
-  const files = new FileService(
-    filesRepository,
+  const files = new FileService({
+    files: filesRepository,
     unitOfWork,
     store,
-    changeEvents,
-    (reader, postId, client): Promise<boolean> => posts.canRead(reader, postId, client),
-    (tierId) => tiers.storageQuotaOf(tierId),
-    new UploadUrls(secretKey),
-    { settings: config.files, publicUrl: config.mail.publicUrl },
-    () => jobs.kick('store-deletions'),
-  )
+    changes: changeEvents,
+    mayReadPost: (reader, postId, client): Promise<boolean> => posts.canRead(reader, postId, client),
+    tierQuota: (tierId) => tiers.storageQuotaOf(tierId),
+    urls: new UploadUrls(secretKey),
+    options: { settings: config.files, publicUrl: config.mail.publicUrl },
+    onQueued: () => jobs.kick('store-deletions'),
+  })
   const attachments = new PostAttachments(filesRepository, files)
-  const storeUpkeep = new StoreUpkeep(filesRepository, unitOfWork, store, files.removal, logger, { uploadExpirySeconds: config.files.uploadExpirySeconds })
+  const storeUpkeep = new StoreUpkeep({
+    files: filesRepository,
+    unitOfWork,
+    store,
+    removal: files.removal,
+    logger,
+    options: { uploadExpirySeconds: config.files.uploadExpirySeconds },
+  })
   const signals = new Signals()
   const counters = redis ? new RedisCounterStore(redis) : new DatabaseCounterStore(rateLimitsRepository)
-  const rateLimits = new RateLimitService(rateLimitsRepository, counters, tiers, logger, {
-    anonymous: config.rateLimits.anonymous,
-    fallback: config.rateLimits.fallback,
-    buckets: limitBuckets(config),
-    failMode: config.rateLimits.failMode,
-    versionPrefixes: Object.values(VERSIONS).map((version) => version.prefix),
-    ipv6PrefixBits: config.rateLimits.ipv6PrefixBits,
-  }, signals, () => limiterFlush.job?.soon())
+  const rateLimits = new RateLimitService({
+    repository: rateLimitsRepository,
+    store: counters,
+    tiers,
+    logger,
+    options: {
+      anonymous: config.rateLimits.anonymous,
+      fallback: config.rateLimits.fallback,
+      buckets: limitBuckets(config),
+      failMode: config.rateLimits.failMode,
+      versionPrefixes: Object.values(VERSIONS).map((version) => version.prefix),
+      ipv6PrefixBits: config.rateLimits.ipv6PrefixBits,
+    },
+    signals,
+    flushSoon: () => limiterFlush.job?.soon(),
+  })
   // What other features write in the unit of work of a change to a user (account and apiKeys are built below, on users).
   const userLifecycle: UserLifecycle = {
     signedUp: (unit, user) => account.welcome(unit, user),
@@ -236,15 +272,40 @@ export function createServices({ config, secretKey, database, redis, logger }: S
   // Abuse protection: the doors' CAPTCHA (risk counted in the limiter's shared store), the breach list and the address domains.
   const { abuse } = config
   const captcha = abuse.captcha
-    ? new CaptchaGate(abuse.captcha, verifierFor(abuse.captcha), new RiskSignals(counters, abuse.captcha.windowSeconds, (address) => rateLimits.clientOf(address)), securityEvents, (outcome, door) => signals.emit('captcha', outcome, door))
+    ? new CaptchaGate({
+        settings: abuse.captcha,
+        verifier: verifierFor(abuse.captcha),
+        risk: new RiskSignals(counters, abuse.captcha.windowSeconds, (address) => rateLimits.clientOf(address)),
+        securityEvents,
+        counted: (outcome, door) => signals.emit('captcha', outcome, door),
+      })
     : undefined
-  const passwordScreen = new PasswordScreen(breachListOf(abuse.breachedPasswords), abuse.breachedPasswordsFail, securityEvents, logger, () => signals.emit('password-breached'))
+  const passwordScreen = new PasswordScreen({
+    list: breachListOf(abuse.breachedPasswords),
+    failMode: abuse.breachedPasswordsFail,
+    securityEvents,
+    logger,
+    refused: () => signals.emit('password-breached'),
+  })
   const emailDomains = new EmailDomainPolicy(bindRepository(emailDomainsFunctions, db), abuse.blockDisposableEmails, securityEvents, () => signals.emit('email-domain-blocked'))
   const userScreens: UserScreens = {
     password: (password, userId, options) => passwordScreen.assertNotBreached(password, userId, options),
     emailDomain: (email, userId) => emailDomains.assertAllowed(email, null, userId),
   }
-  const users = new UserService(bindRepository(usersFunctions, db), bindRepository(userDirectoryFunctions, db), unitOfWork, domainEvents, userLifecycle, changeEvents, passwords, avatars, tiers, securityEvents, new PasswordGuesses(rateLimits), userScreens)
+  const users = new UserService({
+    users: bindRepository(usersFunctions, db),
+    managedUsers: bindRepository(userDirectoryFunctions, db),
+    unitOfWork,
+    domainEvents,
+    lifecycle: userLifecycle,
+    changes: changeEvents,
+    passwords,
+    avatars,
+    tiers,
+    events: securityEvents,
+    guesses: new PasswordGuesses(rateLimits),
+    screens: userScreens,
+  })
   const apiKeys = new ApiKeyService(bindRepository(apiKeysFunctions, db), users)
   // Asked by every removal of a way to sign in, in its unit of work.
   const signInMethods = new SignInMethods(bindRepository(signInMethodsFunctions, db))
@@ -253,29 +314,61 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     endOthers: (userId, client, exceptSessionId) => auth.revokeSessionsOf(userId, client, exceptSessionId),
     markProven: (sessionId, proof) => auth.markSessionProven(sessionId, proof),
   }
-  const passkeys = new PasskeyService(bindRepository(passkeysFunctions, db), oneTimeSecrets, users, securityEvents, unitOfWork, signInMethods, {
-    id: config.webauthn.rpId,
-    name: config.webauthn.rpName,
-    origins: config.webauthn.origins,
-  }, enrolmentSessions, (refusal) => settingWarnings.warn(refusal.refused, { reason: refusal.refused }, 'a passkey answer was refused by the passkey settings (WEBAUTHN_RP_ID, WEBAUTHN_ORIGINS)'))
-  const secondFactors = new SecondFactorService(bindRepository(mfaFunctions, db), oneTimeSecrets, unitOfWork, new SecretBox(secretKey, config.secretKeyPrevious), users, passkeys, securityEvents, {
-    issuer: config.mfa.issuer,
-  }, enrolmentSessions)
+  const passkeys = new PasskeyService({
+    repository: bindRepository(passkeysFunctions, db),
+    secrets: oneTimeSecrets,
+    users,
+    events: securityEvents,
+    unitOfWork,
+    signInMethods,
+    rp: {
+      id: config.webauthn.rpId,
+      name: config.webauthn.rpName,
+      origins: config.webauthn.origins,
+    },
+    sessions: enrolmentSessions,
+    misconfigured: (refusal) => settingWarnings.warn(refusal.refused, { reason: refusal.refused }, 'a passkey answer was refused by the passkey settings (WEBAUTHN_RP_ID, WEBAUTHN_ORIGINS)'),
+  })
+  const secondFactors = new SecondFactorService({
+    repository: bindRepository(mfaFunctions, db),
+    secrets: oneTimeSecrets,
+    unitOfWork,
+    box: new SecretBox(secretKey, config.secretKeyPrevious),
+    users,
+    passkeys,
+    events: securityEvents,
+    options: {
+      issuer: config.mfa.issuer,
+    },
+    sessions: enrolmentSessions,
+  })
   const loginThrottle = new LoginThrottle(users, tokens, rateLimits)
-  const auth = new AuthService(authRepository, users, passwords, tokens, revocations, securityEvents, apiKeys, signals, loginThrottle, secondFactors, passkeys)
+  const auth = new AuthService({
+    repository: authRepository,
+    users,
+    passwords,
+    tokens,
+    revocations,
+    events: securityEvents,
+    apiKeys,
+    signals,
+    throttle: loginThrottle,
+    secondFactors,
+    passkeys,
+  })
   const signalError = (error: unknown) => logger.warn({ err: error }, 'the change signal between processes failed; streams fall back to polling')
-  const eventStreams = new EventStreamService(
-    oneTimeSecrets,
+  const eventStreams = new EventStreamService({
+    secrets: oneTimeSecrets,
     auth,
     changeEvents,
-    () =>
+    makeSignal: () =>
       redis
         ? redisSignal(redis, `${config.redisKeyPrefix}change-events`, signalError)
         : isPostgres(db)
           ? postgresSignal(config.databaseDirectUrl ?? config.databaseUrl ?? '', db, signalError)
           : Promise.resolve(new LocalSignal()),
     logger,
-    {
+    options: {
       heartbeatMs: config.eventStreams.heartbeatSeconds * 1000,
       perUser: config.eventStreams.perUser,
       perAddress: config.eventStreams.perAddress,
@@ -287,35 +380,100 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       },
     },
     // New events are read at once; a new stream's token joins the next check.
-    (job) => (job === 'change-feed' ? jobs.kick(job) : jobs.job(job)?.soon()),
-  )
+    wake: (job) => (job === 'change-feed' ? jobs.kick(job) : jobs.job(job)?.soon()),
+  })
   const redirectAllowList = new RedirectAllowList(config.authRedirectOrigins)
-  const identities = new IdentityService(bindRepository(identitiesFunctions, db), oneTimeSecrets, users, auth, securityEvents, rateLimits, unitOfWork, signInMethods, redirectAllowList, config.userSignup)
-  const recovery = new AccountRecovery(users, auth, apiKeys, passkeys, identities, secondFactors, mail, unitOfWork, securityEvents)
-  const reauthentication = new ReauthenticationService(auth, users, secondFactors, passkeys, oneTimeSecrets, loginThrottle, rateLimits, mail, unitOfWork, securityEvents)
-  const account = new AccountService(oneTimeSecrets, unitOfWork, users, auth, apiKeys, recovery, mail, securityEvents, rateLimits, config.mail, (error) =>
-    logger.error({ err: error }, 'mailing a password-reset link failed'),
-  )
-  const emailLogin = new EmailLoginService(
-    oneTimeSecrets,
+  const identities = new IdentityService({
+    repository: bindRepository(identitiesFunctions, db),
+    secrets: oneTimeSecrets,
+    users,
+    auth,
+    events: securityEvents,
+    limits: rateLimits,
+    unitOfWork,
+    signInMethods,
+    redirects: redirectAllowList,
+    signupPolicy: config.userSignup,
+  })
+  const recovery = new AccountRecovery({ users, auth, apiKeys, passkeys, identities, secondFactors, mail, unitOfWork, events: securityEvents })
+  const reauthentication = new ReauthenticationService({
+    auth,
+    users,
+    secondFactors,
+    passkeys,
+    secrets: oneTimeSecrets,
+    throttle: loginThrottle,
+    limits: rateLimits,
+    mail,
+    unitOfWork,
+    events: securityEvents,
+  })
+  const account = new AccountService({
+    secrets: oneTimeSecrets,
+    unitOfWork,
+    users,
+    auth,
+    apiKeys,
+    recovery,
+    mail,
+    events: securityEvents,
+    limits: rateLimits,
+    config: config.mail,
+    onBackgroundError: (error) => logger.error({ err: error }, 'mailing a password-reset link failed'),
+  })
+  const emailLogin = new EmailLoginService({
+    secrets: oneTimeSecrets,
     unitOfWork,
     users,
     auth,
     mail,
+    events: securityEvents,
+    limits: rateLimits,
+    redirects: redirectAllowList,
+    recovery,
+    afterAnswer: new BackgroundWork((error) => logger.error({ err: error }, 'mailing a sign-in link failed')),
+    settings: { publicUrl: config.mail.publicUrl, linkTemplate: config.mail.emailLoginUrl },
+  })
+  const orgs = new OrgService({
+    repository: bindRepository(orgsFunctions, db),
+    unitOfWork,
+    secrets: oneTimeSecrets,
+    users,
+    secondFactors,
+    mail,
     securityEvents,
     rateLimits,
-    redirectAllowList,
-    recovery,
-    new BackgroundWork((error) => logger.error({ err: error }, 'mailing a sign-in link failed')),
-    { publicUrl: config.mail.publicUrl, linkTemplate: config.mail.emailLoginUrl },
-  )
-  const orgs = new OrgService(bindRepository(orgsFunctions, db), unitOfWork, oneTimeSecrets, users, secondFactors, mail, securityEvents, rateLimits, changeEvents, {
-    perUser: config.orgs.perUser,
-    invitationDays: config.orgs.invitationDays,
-    invitationLink: (token) => mailedLink(config.orgs.invitationUrl, `${config.mail.publicUrl}/account/invitation`, token),
+    changes: changeEvents,
+    options: {
+      perUser: config.orgs.perUser,
+      invitationDays: config.orgs.invitationDays,
+      invitationLink: (token) => mailedLink(config.orgs.invitationUrl, `${config.mail.publicUrl}/account/invitation`, token),
+    },
   })
-  const accountDeletion = new AccountDeletionService(users, auth, posts, securityEvents, mail, oneTimeSecrets, { ...config.accountDeletion, publicUrl: config.mail.publicUrl }, logger, (unit, userId) => orgs.assertNotLastOwner(unit, userId))
-  const deviceAlerts = new DeviceAlertService(bindRepository(knownDevicesFunctions, db), users, auth, account, unitOfWork, mail, securityEvents, oneTimeSecrets, { ...config.deviceAlerts, publicUrl: config.mail.publicUrl }, logger, config.deviceAlerts.geoipDatabase === undefined ? undefined : Places.open(config.deviceAlerts.geoipDatabase))
+  const accountDeletion = new AccountDeletionService({
+    users,
+    auth,
+    posts,
+    events: securityEvents,
+    mail,
+    secrets: oneTimeSecrets,
+    settings: { ...config.accountDeletion, publicUrl: config.mail.publicUrl },
+    logger,
+    assertRemovable: (unit, userId) => orgs.assertNotLastOwner(unit, userId),
+  })
+  const deviceAlerts = new DeviceAlertService({
+    devices: bindRepository(knownDevicesFunctions, db),
+    users,
+    auth,
+    account,
+    unitOfWork,
+    mail,
+    events: securityEvents,
+    secrets: oneTimeSecrets,
+    settings: { ...config.deviceAlerts, publicUrl: config.mail.publicUrl },
+    logger,
+    places: config.deviceAlerts.geoipDatabase === undefined ? undefined : Places.open(config.deviceAlerts.geoipDatabase),
+  })
   if (config.deviceAlerts.enabled) auth.observeSignIns(deviceAlerts)
   // What a data export holds, each part in its own feature's read shape (never a hash or a secret).
   const exportSources: ExportSources = {
@@ -348,27 +506,35 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       for await (const org of everyItem((request) => orgs.listMine({ id: userId, isSuperuser: false }, request))) yield toOrgRead(org)
     },
   }
-  const dataExports = new DataExportService(
-    bindRepository(dataExportsFunctions, db),
+  const dataExports = new DataExportService({
+    exports: bindRepository(dataExportsFunctions, db),
     unitOfWork,
     store,
-    {
+    collaborators: {
       sources: exportSources,
       ownerOf: async (userId) => {
-        const user = await users.find(userId)
-        return user && { id: user.id, email: user.email, name: user.name, locale: user.locale }
+      const user = await users.find(userId)
+      return user && { id: user.id, email: user.email, name: user.name, locale: user.locale }
       },
       queueRemoval: (unit, keys) => files.queueRemoval(unit, keys),
     },
     mail,
-    securityEvents,
-    oneTimeSecrets,
-    { ...config.dataExport, publicUrl: config.mail.publicUrl },
+    events: securityEvents,
+    secrets: oneTimeSecrets,
+    settings: { ...config.dataExport, publicUrl: config.mail.publicUrl },
     logger,
-    () => jobs.kick('data-exports'),
-  )
-  const bans = new BanService(users, auth, unitOfWork, securityEvents)
-  const impersonations = new ImpersonationService(bindRepository(impersonationsFunctions, db), users, auth, unitOfWork, securityEvents, mail, config.moderation.impersonationNotify === 'mail')
+    queued: () => jobs.kick('data-exports'),
+  })
+  const bans = new BanService({ users, auth, unitOfWork, events: securityEvents })
+  const impersonations = new ImpersonationService({
+    repository: bindRepository(impersonationsFunctions, db),
+    users,
+    auth,
+    unitOfWork,
+    events: securityEvents,
+    mail,
+    notifyByMail: config.moderation.impersonationNotify === 'mail',
+  })
   const overview = new OverviewService(bindRepository(overviewFunctions, db), {
     database: () => pingDatabase(db),
     ...(redis ? { redis: () => redis.ping() } : {}),

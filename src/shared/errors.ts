@@ -173,17 +173,19 @@ export class DomainError extends Error {
 
 /** A field that passed its schema but breaks a rule (422, reported like a validation error). */
 export class RuleViolation extends DomainError {
+  /** Where the field is: the body, or the query string. */
+  readonly location: 'body' | 'query'
+
   constructor(
     readonly field: string,
     message: string,
     readonly type: string,
-    /** Where the field is: the body, or the query string. */
-    readonly location: 'body' | 'query' = 'body',
-    /** A rule with a code of its own (image_too_large); most are validation_failed. */
-    code: 'validation_failed' | 'image_too_large' = 'validation_failed',
+    /** `location` defaults to the body; `code`, to validation_failed (a rule with a code of its own: image_too_large). */
+    options: { location?: 'body' | 'query'; code?: 'validation_failed' | 'image_too_large' } = {},
   ) {
-    super('unprocessable', message, { code })
+    super('unprocessable', message, { code: options.code ?? 'validation_failed' })
     this.name = 'RuleViolation'
+    this.location = options.location ?? 'body'
   }
 }
 

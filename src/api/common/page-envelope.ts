@@ -37,7 +37,7 @@ export const encodeCursor = (key: number) => Buffer.from(`${CURSOR_PREFIX}${key}
 export function decodeCursor(cursor: string): number {
   const text = Buffer.from(cursor, 'base64url').toString()
   const key = /^k(\d{1,15})$/.exec(text)?.[1]
-  if (key === undefined || encodeCursor(Number(key)) !== cursor) throw new RuleViolation('cursor', INVALID_CURSOR, 'cursor', 'query')
+  if (key === undefined || encodeCursor(Number(key)) !== cursor) throw new RuleViolation('cursor', INVALID_CURSOR, 'cursor', { location: 'query' })
   return Number(key)
 }
 

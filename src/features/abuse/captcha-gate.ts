@@ -26,14 +26,29 @@ export interface DoorRequest {
 /** What happens on every outcome, for the metrics. */
 export type CaptchaOutcome = 'asked' | 'passed' | 'failed'
 
+/** What CaptchaGate is built from. */
+export interface CaptchaGateDependencies {
+  settings: CaptchaSettings
+  verifier: CaptchaVerifier
+  risk: RiskSignals
+  securityEvents: SecurityEventService
+  counted?: (outcome: CaptchaOutcome, door: Door) => void
+}
+
 export class CaptchaGate {
-  constructor(
-    private readonly settings: CaptchaSettings,
-    private readonly verifier: CaptchaVerifier,
-    private readonly risk: RiskSignals,
-    private readonly securityEvents: SecurityEventService,
-    private readonly counted: (outcome: CaptchaOutcome, door: Door) => void = () => {},
-  ) {}
+  private readonly settings: CaptchaSettings
+  private readonly verifier: CaptchaVerifier
+  private readonly risk: RiskSignals
+  private readonly securityEvents: SecurityEventService
+  private readonly counted: (outcome: CaptchaOutcome, door: Door) => void
+
+  constructor(dependencies: CaptchaGateDependencies) {
+    this.settings = dependencies.settings
+    this.verifier = dependencies.verifier
+    this.risk = dependencies.risk
+    this.securityEvents = dependencies.securityEvents
+    this.counted = dependencies.counted ?? (() => {})
+  }
 
   /** Lets the request through, or refuses it: 400 captcha_required with the site key, 400 captcha_failed, 503 when the verifier is away. */
   async check(request: DoorRequest, client: ClientInfo): Promise<void> {

@@ -30,7 +30,7 @@ const emailDomainRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const superuser = (request: Parameters<typeof tokenCallerOf>[0]) => tokenCallerOf(request).user
   const domainOf = async (given: string): Promise<string> => {
     const domain = await registrableDomainOf(given)
-    if (domain === undefined) throw new RuleViolation('domain', 'Not a domain', 'domain', 'query')
+    if (domain === undefined) throw new RuleViolation('domain', 'Not a domain', 'domain', { location: 'query' })
     return domain
   }
 

@@ -9,14 +9,29 @@ import type { BreachList } from './breached-passwords.js'
 
 export const passwordBreached = (count: number) => `This password has appeared in ${count} data breaches: choose another`
 
+/** What PasswordScreen is built from. */
+export interface PasswordScreenDependencies {
+  list: BreachList | undefined
+  failMode: 'open' | 'closed'
+  securityEvents: SecurityEventService
+  logger: Logger
+  refused?: () => void
+}
+
 export class PasswordScreen {
-  constructor(
-    private readonly list: BreachList | undefined,
-    private readonly failMode: 'open' | 'closed',
-    private readonly securityEvents: SecurityEventService,
-    private readonly logger: Logger,
-    private readonly refused: () => void = () => {},
-  ) {}
+  private readonly list: BreachList | undefined
+  private readonly failMode: 'open' | 'closed'
+  private readonly securityEvents: SecurityEventService
+  private readonly logger: Logger
+  private readonly refused: () => void
+
+  constructor(dependencies: PasswordScreenDependencies) {
+    this.list = dependencies.list
+    this.failMode = dependencies.failMode
+    this.securityEvents = dependencies.securityEvents
+    this.logger = dependencies.logger
+    this.refused = dependencies.refused ?? (() => {})
+  }
 
   /**
    * 400 `password_breached` with `breach_count` for a password in the list. A list out of reach

@@ -36,6 +36,20 @@ export type RemovalCheck = (unit: Unit, userId: number) => Promise<void>
 /** How a deletion is taken back: the mailed link's token, or the account's login and password. */
 export type CancelProof = { token: string } | { login: string; password: string }
 
+/** What AccountDeletionService is built from. */
+export interface AccountDeletionServiceDependencies {
+  users: UserService
+  auth: AuthService
+  posts: PostService
+  events: SecurityEventService
+  mail: MailService
+  secrets: OneTimeSecrets
+  settings: AccountDeletionSettings & { publicUrl: string }
+  logger: Logger
+  assertRemovable: RemovalCheck
+  now?: () => number
+}
+
 export class AccountDeletionService {
   private readonly cancelLinks: SecretKind<undefined>
   /**
@@ -45,19 +59,28 @@ export class AccountDeletionService {
    */
   private readonly heldBack = new Map<number, { until: number; failures: number }>()
 
-  constructor(
-    private readonly users: UserService,
-    private readonly auth: AuthService,
-    private readonly posts: PostService,
-    private readonly events: SecurityEventService,
-    private readonly mail: MailService,
-    secrets: OneTimeSecrets,
-    private readonly settings: AccountDeletionSettings & { publicUrl: string },
-    private readonly logger: Logger,
-    private readonly assertRemovable: RemovalCheck,
-    private readonly now: () => number = Date.now,
-  ) {
-    this.cancelLinks = secrets.kind('account_deletion_cancel', { seconds: settings.graceDays * 86_400, replacesEarlier: true })
+  private readonly users: UserService
+  private readonly auth: AuthService
+  private readonly posts: PostService
+  private readonly events: SecurityEventService
+  private readonly mail: MailService
+  private readonly settings: AccountDeletionSettings & { publicUrl: string }
+  private readonly logger: Logger
+  private readonly assertRemovable: RemovalCheck
+  private readonly now: () => number
+
+  constructor(dependencies: AccountDeletionServiceDependencies) {
+    this.users = dependencies.users
+    this.auth = dependencies.auth
+    this.posts = dependencies.posts
+    this.events = dependencies.events
+    this.mail = dependencies.mail
+    this.settings = dependencies.settings
+    this.logger = dependencies.logger
+    this.assertRemovable = dependencies.assertRemovable
+    this.now = dependencies.now ?? Date.now
+    const secrets = dependencies.secrets
+    this.cancelLinks = secrets.kind('account_deletion_cancel', { seconds: this.settings.graceDays * 86_400, replacesEarlier: true })
   }
 
   /** Deletes the caller's account after the grace period (the route checked the session is fresh); when it goes for good. */

@@ -42,29 +42,53 @@ export interface SignedUp {
 /** How long the previous address can undo an email change. */
 const UNDO_EMAIL_CHANGE_MINUTES = 7 * 24 * 60
 
+/** What AccountService is built from. */
+export interface AccountServiceDependencies {
+  secrets: OneTimeSecrets
+  unitOfWork: UnitOfWork
+  users: UserService
+  auth: AuthService
+  apiKeys: ApiKeyService
+  recovery: AccountRecovery
+  mail: MailService
+  events: SecurityEventService
+  limits: RateLimitService
+  config: MailConfig
+  onBackgroundError: (error: unknown) => void
+}
+
 export class AccountService {
   private readonly afterAnswer: BackgroundWork
   private readonly links: Record<LinkPurpose, SecretKind<LinkData>>
 
-  constructor(
-    secrets: OneTimeSecrets,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly users: UserService,
-    private readonly auth: AuthService,
-    private readonly apiKeys: ApiKeyService,
-    private readonly recovery: AccountRecovery,
-    private readonly mail: MailService,
-    private readonly events: SecurityEventService,
-    private readonly limits: RateLimitService,
-    private readonly config: MailConfig,
-    onBackgroundError: (error: unknown) => void,
-  ) {
+  private readonly unitOfWork: UnitOfWork
+  private readonly users: UserService
+  private readonly auth: AuthService
+  private readonly apiKeys: ApiKeyService
+  private readonly recovery: AccountRecovery
+  private readonly mail: MailService
+  private readonly events: SecurityEventService
+  private readonly limits: RateLimitService
+  private readonly config: MailConfig
+
+  constructor(dependencies: AccountServiceDependencies) {
+    this.unitOfWork = dependencies.unitOfWork
+    this.users = dependencies.users
+    this.auth = dependencies.auth
+    this.apiKeys = dependencies.apiKeys
+    this.recovery = dependencies.recovery
+    this.mail = dependencies.mail
+    this.events = dependencies.events
+    this.limits = dependencies.limits
+    this.config = dependencies.config
+    const secrets = dependencies.secrets
+    const onBackgroundError = dependencies.onBackgroundError
     this.afterAnswer = new BackgroundWork(onBackgroundError)
     // A newer verification or reset link retires the older ones; undo links stay, so that a
     // second change by an intruder cannot take the owner's link away.
     this.links = {
-      verify_email: secrets.kind<LinkData>('verify_email', { seconds: config.verificationHours * 3600, replacesEarlier: true }),
-      reset_password: secrets.kind<LinkData>('reset_password', { seconds: config.resetMinutes * 60, replacesEarlier: true }),
+      verify_email: secrets.kind<LinkData>('verify_email', { seconds: this.config.verificationHours * 3600, replacesEarlier: true }),
+      reset_password: secrets.kind<LinkData>('reset_password', { seconds: this.config.resetMinutes * 60, replacesEarlier: true }),
       undo_email_change: secrets.kind<LinkData>('undo_email_change', { seconds: UNDO_EMAIL_CHANGE_MINUTES * 60 }),
     }
   }

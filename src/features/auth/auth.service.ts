@@ -98,22 +98,49 @@ export interface SignInObserver {
   signedIn(signIn: SignIn): Promise<void>
 }
 
+/** What AuthService is built from. */
+export interface AuthServiceDependencies {
+  repository: AuthRepository
+  users: UserService
+  passwords: PasswordHasher
+  tokens: TokenService
+  revocations: RevocationStore
+  events: SecurityEventService
+  apiKeys: ApiKeyService
+  signals: Signals
+  throttle: LoginThrottle
+  secondFactors: SecondFactorGate
+  passkeys: PasskeySignIn
+}
+
 export class AuthService {
   private readonly signInObservers: SignInObserver[] = []
 
-  constructor(
-    private readonly repository: AuthRepository,
-    private readonly users: UserService,
-    private readonly passwords: PasswordHasher,
-    private readonly tokens: TokenService,
-    private readonly revocations: RevocationStore,
-    private readonly events: SecurityEventService,
-    private readonly apiKeys: ApiKeyService,
-    private readonly signals: Signals,
-    private readonly throttle: LoginThrottle,
-    private readonly secondFactors: SecondFactorGate,
-    private readonly passkeys: PasskeySignIn,
-  ) {}
+  private readonly repository: AuthRepository
+  private readonly users: UserService
+  private readonly passwords: PasswordHasher
+  private readonly tokens: TokenService
+  private readonly revocations: RevocationStore
+  private readonly events: SecurityEventService
+  private readonly apiKeys: ApiKeyService
+  private readonly signals: Signals
+  private readonly throttle: LoginThrottle
+  private readonly secondFactors: SecondFactorGate
+  private readonly passkeys: PasskeySignIn
+
+  constructor(dependencies: AuthServiceDependencies) {
+    this.repository = dependencies.repository
+    this.users = dependencies.users
+    this.passwords = dependencies.passwords
+    this.tokens = dependencies.tokens
+    this.revocations = dependencies.revocations
+    this.events = dependencies.events
+    this.apiKeys = dependencies.apiKeys
+    this.signals = dependencies.signals
+    this.throttle = dependencies.throttle
+    this.secondFactors = dependencies.secondFactors
+    this.passkeys = dependencies.passkeys
+  }
 
   /** Whether `deviceToken` (a browser's device cookie) shows that browser signed in to the account before. */
   async isKnownDevice(userId: number, deviceToken: string | undefined): Promise<boolean> {

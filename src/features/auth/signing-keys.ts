@@ -60,20 +60,36 @@ async function fromPrivatePem(pem: string, algorithm: AsymmetricAlgorithm): Prom
   return { kid, algorithm, privateKey, publicKey, jwk: { ...publicJwk, kid, alg: algorithm, use: 'sig' } }
 }
 
+/** What SigningKeys is built from. */
+export interface SigningKeysDependencies {
+  repository: SigningKeysRepository
+  box: SecretBox
+  options: SigningKeyOptions
+  /** Told why the keys could not be read (the answer is a plain 503). */
+  onLoadError?: (error: unknown) => void
+  now?: () => number
+}
+
 export class SigningKeys {
   private loaded: Loaded | undefined
   private loading: Promise<Loaded> | undefined
   private lastUnknownReload = 0
   private readonly droppedListeners: (() => void)[] = []
 
-  constructor(
-    private readonly repository: SigningKeysRepository,
-    private readonly box: SecretBox,
-    private readonly options: SigningKeyOptions,
-    /** Told why the keys could not be read (the answer is a plain 503). */
-    private readonly onLoadError: (error: unknown) => void = () => {},
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly repository: SigningKeysRepository
+  private readonly box: SecretBox
+  private readonly options: SigningKeyOptions
+  /** Told why the keys could not be read (the answer is a plain 503). */
+  private readonly onLoadError: (error: unknown) => void
+  private readonly now: () => number
+
+  constructor(dependencies: SigningKeysDependencies) {
+    this.repository = dependencies.repository
+    this.box = dependencies.box
+    this.options = dependencies.options
+    this.onLoadError = dependencies.onLoadError ?? (() => {})
+    this.now = dependencies.now ?? Date.now
+  }
 
   get algorithm(): AsymmetricAlgorithm {
     return this.options.algorithm

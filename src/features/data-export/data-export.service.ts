@@ -66,24 +66,49 @@ export interface DataExportCollaborators {
   queueRemoval(unit: Unit, keys: readonly string[]): Promise<void>
 }
 
+/** What DataExportService is built from. */
+export interface DataExportServiceDependencies {
+  exports: DataExportsRepository
+  unitOfWork: UnitOfWork
+  store: BlobStore
+  collaborators: DataExportCollaborators
+  mail: MailService
+  events: SecurityEventService
+  secrets: OneTimeSecrets
+  settings: DataExportSettings & { publicUrl: string }
+  logger: Logger
+  queued: () => void
+  now?: () => number
+}
+
 export class DataExportService {
   /** Names this process's claims. */
   private readonly worker = randomUUID()
   private readonly downloadLinks: SecretKind<{ exportId: number }>
 
-  constructor(
-    private readonly exports: DataExportsRepository,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly store: BlobStore,
-    private readonly collaborators: DataExportCollaborators,
-    private readonly mail: MailService,
-    private readonly events: SecurityEventService,
-    secrets: OneTimeSecrets,
-    private readonly settings: DataExportSettings & { publicUrl: string },
-    private readonly logger: Logger,
-    private readonly queued: () => void,
-    private readonly now: () => number = Date.now,
-  ) {
+  private readonly exports: DataExportsRepository
+  private readonly unitOfWork: UnitOfWork
+  private readonly store: BlobStore
+  private readonly collaborators: DataExportCollaborators
+  private readonly mail: MailService
+  private readonly events: SecurityEventService
+  private readonly settings: DataExportSettings & { publicUrl: string }
+  private readonly logger: Logger
+  private readonly queued: () => void
+  private readonly now: () => number
+
+  constructor(dependencies: DataExportServiceDependencies) {
+    this.exports = dependencies.exports
+    this.unitOfWork = dependencies.unitOfWork
+    this.store = dependencies.store
+    this.collaborators = dependencies.collaborators
+    this.mail = dependencies.mail
+    this.events = dependencies.events
+    this.settings = dependencies.settings
+    this.logger = dependencies.logger
+    this.queued = dependencies.queued
+    this.now = dependencies.now ?? Date.now
+    const secrets = dependencies.secrets
     this.downloadLinks = secrets.kind('data_export_download', { seconds: DOWNLOAD_LINK_SECONDS })
   }
 

@@ -31,23 +31,49 @@ const METHOD_PHRASES = new Set(['password', 'email_link', 'email_code', 'passkey
 const methodPhrase = (method: string) =>
   METHOD_PHRASES.has(method) ? phrase(`method.${method}`) : phrase('method.provider', { provider: method === 'github' ? 'GitHub' : method.replace(/^oidc:/, '') })
 
+/** What DeviceAlertService is built from. */
+export interface DeviceAlertServiceDependencies {
+  devices: KnownDevicesRepository
+  users: UserService
+  auth: AuthService
+  account: AccountService
+  unitOfWork: UnitOfWork
+  mail: MailService
+  events: SecurityEventService
+  secrets: OneTimeSecrets
+  settings: DeviceAlertSettings & { publicUrl: string }
+  logger: Logger
+  /** The operator's GeoIP database (GEOIP_DATABASE), when there is one. */
+  places?: Places
+}
+
 export class DeviceAlertService implements SignInObserver {
   private readonly notMeLinks: SecretKind<{ sessionId: string }>
 
-  constructor(
-    private readonly devices: KnownDevicesRepository,
-    private readonly users: UserService,
-    private readonly auth: AuthService,
-    private readonly account: AccountService,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly mail: MailService,
-    private readonly events: SecurityEventService,
-    secrets: OneTimeSecrets,
-    private readonly settings: DeviceAlertSettings & { publicUrl: string },
-    private readonly logger: Logger,
-    /** The operator's GeoIP database (GEOIP_DATABASE), when there is one. */
-    private readonly places?: Places,
-  ) {
+  private readonly devices: KnownDevicesRepository
+  private readonly users: UserService
+  private readonly auth: AuthService
+  private readonly account: AccountService
+  private readonly unitOfWork: UnitOfWork
+  private readonly mail: MailService
+  private readonly events: SecurityEventService
+  private readonly settings: DeviceAlertSettings & { publicUrl: string }
+  private readonly logger: Logger
+  /** The operator's GeoIP database (GEOIP_DATABASE), when there is one. */
+  private readonly places?: Places
+
+  constructor(dependencies: DeviceAlertServiceDependencies) {
+    this.devices = dependencies.devices
+    this.users = dependencies.users
+    this.auth = dependencies.auth
+    this.account = dependencies.account
+    this.unitOfWork = dependencies.unitOfWork
+    this.mail = dependencies.mail
+    this.events = dependencies.events
+    this.settings = dependencies.settings
+    this.logger = dependencies.logger
+    this.places = dependencies.places
+    const secrets = dependencies.secrets
     this.notMeLinks = secrets.kind('not_me', { seconds: NOT_ME_DAYS * 86_400 })
   }
 

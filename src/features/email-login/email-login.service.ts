@@ -36,23 +36,48 @@ interface SignInMail {
   email: string
 }
 
+/** What EmailLoginService is built from. */
+export interface EmailLoginServiceDependencies {
+  secrets: OneTimeSecrets
+  unitOfWork: UnitOfWork
+  users: UserService
+  auth: AuthService
+  mail: MailService
+  events: SecurityEventService
+  limits: RateLimitService
+  redirects: RedirectAllowList
+  recovery: AccountRecovery
+  afterAnswer: BackgroundWork
+  settings: EmailLoginSettings
+}
+
 export class EmailLoginService {
   /** A newer request retires the user's older ones; a code gets EMAIL_LOGIN_MAX_ATTEMPTS tries, after which the link dies too. */
   private readonly mails: SecretKind<SignInMail>
 
-  constructor(
-    secrets: OneTimeSecrets,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly users: UserService,
-    private readonly auth: AuthService,
-    private readonly mail: MailService,
-    private readonly events: SecurityEventService,
-    private readonly limits: RateLimitService,
-    private readonly redirects: RedirectAllowList,
-    private readonly recovery: AccountRecovery,
-    private readonly afterAnswer: BackgroundWork,
-    private readonly settings: EmailLoginSettings,
-  ) {
+  private readonly unitOfWork: UnitOfWork
+  private readonly users: UserService
+  private readonly auth: AuthService
+  private readonly mail: MailService
+  private readonly events: SecurityEventService
+  private readonly limits: RateLimitService
+  private readonly redirects: RedirectAllowList
+  private readonly recovery: AccountRecovery
+  private readonly afterAnswer: BackgroundWork
+  private readonly settings: EmailLoginSettings
+
+  constructor(dependencies: EmailLoginServiceDependencies) {
+    this.unitOfWork = dependencies.unitOfWork
+    this.users = dependencies.users
+    this.auth = dependencies.auth
+    this.mail = dependencies.mail
+    this.events = dependencies.events
+    this.limits = dependencies.limits
+    this.redirects = dependencies.redirects
+    this.recovery = dependencies.recovery
+    this.afterAnswer = dependencies.afterAnswer
+    this.settings = dependencies.settings
+    const secrets = dependencies.secrets
     this.mails = secrets.kind<SignInMail>('email_login', { seconds: EMAIL_LOGIN_MINUTES * 60, maxAttempts: EMAIL_LOGIN_MAX_ATTEMPTS, replacesEarlier: true })
   }
 

@@ -201,6 +201,18 @@ interface OpenStream {
   close(): void
 }
 
+/** What EventStreamService is built from. */
+export interface EventStreamServiceDependencies {
+  secrets: OneTimeSecrets
+  auth: AuthService
+  changeEvents: ChangeEventService
+  makeSignal: () => Promise<ChangeSignal>
+  logger: Logger
+  options: EventStreamOptions
+  /** Runs one of the streams' jobs soon. */
+  wake: (job: StreamJob) => void
+}
+
 export class EventStreamService {
   private readonly feed: ChangeFeed
   private readonly streams = new Set<OpenStream>()
@@ -209,20 +221,26 @@ export class EventStreamService {
   private signal: ChangeSignal | undefined
   private readonly tickets: SecretKind<TicketData>
 
-  constructor(
-    secrets: OneTimeSecrets,
-    private readonly auth: AuthService,
-    private readonly changeEvents: ChangeEventService,
-    private readonly makeSignal: () => Promise<ChangeSignal>,
-    private readonly logger: Logger,
-    private readonly options: EventStreamOptions,
-    /** Runs one of the streams' jobs soon. */
-    private readonly wake: (job: StreamJob) => void,
-  ) {
+  private readonly auth: AuthService
+  private readonly changeEvents: ChangeEventService
+  private readonly makeSignal: () => Promise<ChangeSignal>
+  private readonly logger: Logger
+  private readonly options: EventStreamOptions
+  /** Runs one of the streams' jobs soon. */
+  private readonly wake: (job: StreamJob) => void
+
+  constructor(dependencies: EventStreamServiceDependencies) {
+    this.auth = dependencies.auth
+    this.changeEvents = dependencies.changeEvents
+    this.makeSignal = dependencies.makeSignal
+    this.logger = dependencies.logger
+    this.options = dependencies.options
+    this.wake = dependencies.wake
+    const secrets = dependencies.secrets
     this.tickets = secrets.kind('stream_ticket', { seconds: TICKET_SECONDS })
-    this.feed = new ChangeFeed(changeEvents, (events) => contextOf(options.facts, events), () => wake('change-feed'))
+    this.feed = new ChangeFeed(this.changeEvents, (events) => contextOf(this.options.facts, events), () => this.wake('change-feed'))
     // A commit here wakes this process's feed at once, and the others through the signal.
-    changeEvents.onCommitted(() => {
+    this.changeEvents.onCommitted(() => {
       this.feed.kick()
       this.signal?.notify()
     })

@@ -75,22 +75,43 @@ export interface FileServiceOptions {
   publicUrl: string
 }
 
+/** What FileService is built from. */
+export interface FileServiceDependencies {
+  files: FilesRepository
+  unitOfWork: UnitOfWork
+  store: BlobStore
+  changes: FileChangeLog
+  mayReadPost: PostReadCheck
+  tierQuota: TierQuota
+  urls: UploadUrls
+  options: FileServiceOptions
+  onQueued: () => void
+}
+
 export class FileService {
   private readonly rendering = new Map<string, Promise<void>>()
   readonly removal: FileRemoval
 
-  constructor(
-    private readonly files: FilesRepository,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly store: BlobStore,
-    private readonly changes: FileChangeLog,
-    private readonly mayReadPost: PostReadCheck,
-    private readonly tierQuota: TierQuota,
-    private readonly urls: UploadUrls,
-    private readonly options: FileServiceOptions,
-    onQueued: () => void,
-  ) {
-    this.removal = { files, changes, viewOf: (file) => this.viewOf(file), queued: (unit) => afterCommit(unit, onQueued), writableUntil: (file) => this.writableUntil(file) }
+  private readonly files: FilesRepository
+  private readonly unitOfWork: UnitOfWork
+  private readonly store: BlobStore
+  private readonly changes: FileChangeLog
+  private readonly mayReadPost: PostReadCheck
+  private readonly tierQuota: TierQuota
+  private readonly urls: UploadUrls
+  private readonly options: FileServiceOptions
+
+  constructor(dependencies: FileServiceDependencies) {
+    this.files = dependencies.files
+    this.unitOfWork = dependencies.unitOfWork
+    this.store = dependencies.store
+    this.changes = dependencies.changes
+    this.mayReadPost = dependencies.mayReadPost
+    this.tierQuota = dependencies.tierQuota
+    this.urls = dependencies.urls
+    this.options = dependencies.options
+    const onQueued = dependencies.onQueued
+    this.removal = { files: this.files, changes: this.changes, viewOf: (file) => this.viewOf(file), queued: (unit) => afterCommit(unit, onQueued), writableUntil: (file) => this.writableUntil(file) }
   }
 
   /** Bytes sent through the service: reserved first (at most `reserveBytes`), then stored, then counted at their real size. */

@@ -32,17 +32,34 @@ export interface SweepReport {
   missingObjects: number
 }
 
+/** What StoreUpkeep is built from. */
+export interface StoreUpkeepDependencies {
+  files: FilesRepository
+  unitOfWork: UnitOfWork
+  store: BlobStore
+  removal: FileRemoval
+  logger: Logger
+  options: { uploadExpirySeconds: number }
+}
+
 export class StoreUpkeep {
   private readonly worker = randomUUID()
 
-  constructor(
-    private readonly files: FilesRepository,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly store: BlobStore,
-    private readonly removal: FileRemoval,
-    private readonly logger: Logger,
-    private readonly options: { uploadExpirySeconds: number },
-  ) {}
+  private readonly files: FilesRepository
+  private readonly unitOfWork: UnitOfWork
+  private readonly store: BlobStore
+  private readonly removal: FileRemoval
+  private readonly logger: Logger
+  private readonly options: { uploadExpirySeconds: number }
+
+  constructor(dependencies: StoreUpkeepDependencies) {
+    this.files = dependencies.files
+    this.unitOfWork = dependencies.unitOfWork
+    this.store = dependencies.store
+    this.removal = dependencies.removal
+    this.logger = dependencies.logger
+    this.options = dependencies.options
+  }
 
   /** Abandons uploads past their expiry, a batch per unit; says whether a full batch was found. */
   async abandonExpired(): Promise<boolean> {

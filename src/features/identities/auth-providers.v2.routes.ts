@@ -40,7 +40,7 @@ function outcomeUrl(outcome: CallbackOutcome): string {
 
 /** A sign-in needs somewhere to come back to (a link's ticket carries its own). */
 function missingRedirect(): never {
-  throw new RuleViolation('redirect_to', 'Field required', 'missing', 'query')
+  throw new RuleViolation('redirect_to', 'Field required', 'missing', { location: 'query' })
 }
 
 const authProviderRoutes: FastifyPluginAsyncTypebox = async (app) => {

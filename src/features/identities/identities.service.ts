@@ -139,6 +139,20 @@ const invalidState = () => new DomainError('invalid', 'Invalid or expired sign-i
 const invalidTicket = () => new DomainError('invalid', 'Invalid or expired link ticket', { code: 'invalid_link_ticket' })
 const identityNotFound = () => new DomainError('not_found', 'Identity not found', { code: 'identity_not_found' })
 
+/** What IdentityService is built from. */
+export interface IdentityServiceDependencies {
+  repository: IdentitiesRepository
+  secrets: OneTimeSecrets
+  users: UserService
+  auth: AuthService
+  events: SecurityEventService
+  limits: RateLimitService
+  unitOfWork: UnitOfWork
+  signInMethods: SignInMethods
+  redirects: RedirectAllowList
+  signupPolicy: SignupPolicy
+}
+
 export class IdentityService {
   private readonly providers = new Map<string, IdentityProvider>()
   /** Configured providers whose discovery has not answered yet (discovery.ts tries again). */
@@ -147,18 +161,27 @@ export class IdentityService {
   private readonly handoffCodes: SecretKind<HandoffData>
   private readonly linkTickets: SecretKind<LinkTicketData>
 
-  constructor(
-    private readonly repository: IdentitiesRepository,
-    secrets: OneTimeSecrets,
-    private readonly users: UserService,
-    private readonly auth: AuthService,
-    private readonly events: SecurityEventService,
-    private readonly limits: RateLimitService,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly signInMethods: SignInMethods,
-    private readonly redirects: RedirectAllowList,
-    private readonly signupPolicy: SignupPolicy,
-  ) {
+  private readonly repository: IdentitiesRepository
+  private readonly users: UserService
+  private readonly auth: AuthService
+  private readonly events: SecurityEventService
+  private readonly limits: RateLimitService
+  private readonly unitOfWork: UnitOfWork
+  private readonly signInMethods: SignInMethods
+  private readonly redirects: RedirectAllowList
+  private readonly signupPolicy: SignupPolicy
+
+  constructor(dependencies: IdentityServiceDependencies) {
+    this.repository = dependencies.repository
+    this.users = dependencies.users
+    this.auth = dependencies.auth
+    this.events = dependencies.events
+    this.limits = dependencies.limits
+    this.unitOfWork = dependencies.unitOfWork
+    this.signInMethods = dependencies.signInMethods
+    this.redirects = dependencies.redirects
+    this.signupPolicy = dependencies.signupPolicy
+    const secrets = dependencies.secrets
     this.flows = secrets.kind<FlowData>('provider_flow', { seconds: FLOW_MINUTES * 60 })
     this.handoffCodes = secrets.kind<HandoffData>('sign_in_code', { seconds: HAND_OFF_SECONDS })
     this.linkTickets = secrets.kind<LinkTicketData>('provider_link', { seconds: LINK_TICKET_MINUTES * 60 })

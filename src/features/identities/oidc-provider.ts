@@ -10,13 +10,19 @@ import { asFlowError, authorizationUrlOf, returnedTo } from './oauth-flow.js'
 import type { OidcProviderConfig } from './settings.js'
 
 export class OidcProvider implements IdentityProvider {
-  private constructor(
-    readonly name: string,
-    readonly label: string,
-    private readonly configuration: oidc.Configuration,
-    private readonly scopes: string,
-    private readonly redirectUri: string,
-  ) {}
+  readonly name: string
+  readonly label: string
+  private readonly configuration: oidc.Configuration
+  private readonly scopes: string
+  private readonly redirectUri: string
+
+  private constructor(provider: { name: string; label: string; configuration: oidc.Configuration; scopes: string; redirectUri: string }) {
+    this.name = provider.name
+    this.label = provider.label
+    this.configuration = provider.configuration
+    this.scopes = provider.scopes
+    this.redirectUri = provider.redirectUri
+  }
 
   /** Reads the provider's metadata and keys' location; throws when it cannot. */
   static async discover(config: OidcProviderConfig, redirectUri: string): Promise<OidcProvider> {
@@ -26,7 +32,7 @@ export class OidcProvider implements IdentityProvider {
     // client rely on TLS alone); on, a token signed by any key but the provider's published ones fails.
     const execute = [oidc.enableNonRepudiationChecks, ...(issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : [])]
     const configuration = await oidc.discovery(issuer, config.clientId, config.clientSecret, undefined, { execute, timeout: PROVIDER_TIMEOUT_SECONDS })
-    return new OidcProvider(config.name, config.label, configuration, config.scopes, redirectUri)
+    return new OidcProvider({ name: config.name, label: config.label, configuration, scopes: config.scopes, redirectUri })
   }
 
   authorizationUrl(secrets: FlowSecrets): Promise<string> {

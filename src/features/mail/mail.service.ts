@@ -45,21 +45,36 @@ const MAX_RETRY_DELAY_MS = 10 * 60_000
 const MAX_ATTEMPTS = 150
 const SENT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
 
+/** What MailService is built from. */
+export interface MailServiceDependencies {
+  outbox: OutboxRepository
+  transport: MailTransport
+  logger: Logger
+  options: MailServiceOptions
+  /** Runs the mail relay (the scheduler's `mail` job) soon. */
+  wake: () => void
+}
+
 export class MailService {
   private loadedTemplates: Promise<MailTemplates> | undefined
   private readonly worker = randomUUID()
 
-  constructor(
-    private readonly outbox: OutboxRepository,
-    private readonly transport: MailTransport,
-    private readonly logger: Logger,
-    private readonly options: MailServiceOptions,
-    /** Runs the mail relay (the scheduler's `mail` job) soon. */
-    private readonly wake: () => void,
-  ) {
+  private readonly outbox: OutboxRepository
+  private readonly transport: MailTransport
+  private readonly logger: Logger
+  private readonly options: MailServiceOptions
+  /** Runs the mail relay (the scheduler's `mail` job) soon. */
+  private readonly wake: () => void
+
+  constructor(dependencies: MailServiceDependencies) {
+    this.outbox = dependencies.outbox
+    this.transport = dependencies.transport
+    this.logger = dependencies.logger
+    this.options = dependencies.options
+    this.wake = dependencies.wake
     // An operator's own templates are read at start, so a broken one stops it; the bundled ones
     // (checked by the tests) wait for the first mail.
-    if (options.templatesDir !== undefined) void this.templates().catch(() => {})
+    if (this.options.templatesDir !== undefined) void this.templates().catch(() => {})
   }
 
   /** The templates, read and compiled once (MessageFormat is loaded with them). */

@@ -58,21 +58,44 @@ interface MfaTokenData {
   method: LoginMethod
 }
 
+/** What SecondFactorService is built from. */
+export interface SecondFactorServiceDependencies {
+  repository: MfaRepository
+  secrets: OneTimeSecrets
+  unitOfWork: UnitOfWork
+  box: SecretBox
+  users: UserService
+  passkeys: PasskeyService
+  events: SecurityEventService
+  options: { issuer: string }
+  sessions: EnrolmentSessions
+  now?: () => number
+}
+
 export class SecondFactorService implements SecondFactorGate {
   private readonly mfaTokens: SecretKind<MfaTokenData>
 
-  constructor(
-    private readonly repository: MfaRepository,
-    secrets: OneTimeSecrets,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly box: SecretBox,
-    private readonly users: UserService,
-    private readonly passkeys: PasskeyService,
-    private readonly events: SecurityEventService,
-    private readonly options: { issuer: string },
-    private readonly sessions: EnrolmentSessions,
-    private readonly now: () => number = Date.now,
-  ) {
+  private readonly repository: MfaRepository
+  private readonly unitOfWork: UnitOfWork
+  private readonly box: SecretBox
+  private readonly users: UserService
+  private readonly passkeys: PasskeyService
+  private readonly events: SecurityEventService
+  private readonly options: { issuer: string }
+  private readonly sessions: EnrolmentSessions
+  private readonly now: () => number
+
+  constructor(dependencies: SecondFactorServiceDependencies) {
+    this.repository = dependencies.repository
+    this.unitOfWork = dependencies.unitOfWork
+    this.box = dependencies.box
+    this.users = dependencies.users
+    this.passkeys = dependencies.passkeys
+    this.events = dependencies.events
+    this.options = dependencies.options
+    this.sessions = dependencies.sessions
+    this.now = dependencies.now ?? Date.now
+    const secrets = dependencies.secrets
     this.mfaTokens = secrets.kind('mfa', { seconds: MFA_TOKEN_SECONDS, maxAttempts: MFA_TOKEN_ATTEMPTS })
   }
 

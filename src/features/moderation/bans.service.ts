@@ -28,14 +28,29 @@ const EXPIRED_BANS_BATCH = 100
 /** How often bans that ran out are cleared and announced (the ban itself lifts on time, whatever this says). */
 export const BAN_EXPIRY_CHECK_MS = 30_000
 
+/** What BanService is built from. */
+export interface BanServiceDependencies {
+  users: UserService
+  auth: AuthService
+  unitOfWork: UnitOfWork
+  events: SecurityEventService
+  now?: () => number
+}
+
 export class BanService {
-  constructor(
-    private readonly users: UserService,
-    private readonly auth: AuthService,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly events: SecurityEventService,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly users: UserService
+  private readonly auth: AuthService
+  private readonly unitOfWork: UnitOfWork
+  private readonly events: SecurityEventService
+  private readonly now: () => number
+
+  constructor(dependencies: BanServiceDependencies) {
+    this.users = dependencies.users
+    this.auth = dependencies.auth
+    this.unitOfWork = dependencies.unitOfWork
+    this.events = dependencies.events
+    this.now = dependencies.now ?? Date.now
+  }
 
   /** Bans a live user (a ban in force is replaced); 409 `cannot_ban_superuser` for a superuser or oneself, 404 for no live user. */
   async ban(actor: Actor, userId: number, input: BanInput, client: ClientInfo): Promise<ManagedUser> {

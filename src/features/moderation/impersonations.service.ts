@@ -74,17 +74,37 @@ const toImpersonation = (row: ImpersonationRow): Impersonation => ({
 
 const toRequest = (row: ImpersonationRequestRow): ImpersonationRequest => ({ id: row.id, method: row.method, route: row.route, status: row.status, createdAt: toIsoString(row.created_at) })
 
+/** What ImpersonationService is built from. */
+export interface ImpersonationServiceDependencies {
+  repository: ImpersonationsRepository
+  users: UserService
+  auth: AuthService
+  unitOfWork: UnitOfWork
+  events: SecurityEventService
+  mail: MailService
+  /** IMPERSONATION_NOTIFY=mail: the user is mailed when support opens their account. */
+  notifyByMail: boolean
+}
+
 export class ImpersonationService {
-  constructor(
-    private readonly repository: ImpersonationsRepository,
-    private readonly users: UserService,
-    private readonly auth: AuthService,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly events: SecurityEventService,
-    private readonly mail: MailService,
-    /** IMPERSONATION_NOTIFY=mail: the user is mailed when support opens their account. */
-    private readonly notifyByMail: boolean,
-  ) {}
+  private readonly repository: ImpersonationsRepository
+  private readonly users: UserService
+  private readonly auth: AuthService
+  private readonly unitOfWork: UnitOfWork
+  private readonly events: SecurityEventService
+  private readonly mail: MailService
+  /** IMPERSONATION_NOTIFY=mail: the user is mailed when support opens their account. */
+  private readonly notifyByMail: boolean
+
+  constructor(dependencies: ImpersonationServiceDependencies) {
+    this.repository = dependencies.repository
+    this.users = dependencies.users
+    this.auth = dependencies.auth
+    this.unitOfWork = dependencies.unitOfWork
+    this.events = dependencies.events
+    this.mail = dependencies.mail
+    this.notifyByMail = dependencies.notifyByMail
+  }
 
   /** Opens `userId`'s account to the calling superuser (whose session the route checked is fresh). */
   async start(caller: TokenCaller, userId: number, input: ImpersonationInput): Promise<StartedImpersonation> {

@@ -62,23 +62,47 @@ const SLUG_ATTEMPTS = 20
 /** The largest id an integer column holds. */
 const MAX_ID = 2_147_483_647
 
+/** What OrgService is built from. */
+export interface OrgServiceDependencies {
+  repository: OrgsRepository
+  unitOfWork: UnitOfWork
+  secrets: OneTimeSecrets
+  users: UserService
+  secondFactors: SecondFactorCheck
+  mail: MailService
+  securityEvents: SecurityEventService
+  rateLimits: RateLimitService
+  /** Change events for webhooks and streams, written in each change's unit. */
+  changes: OrgChangeLog
+  options: OrgServiceOptions
+}
+
 export class OrgService {
   private readonly invitationSecrets: SecretKind<InvitationSecret>
 
-  constructor(
-    private readonly repository: OrgsRepository,
-    private readonly unitOfWork: UnitOfWork,
-    secrets: OneTimeSecrets,
-    private readonly users: UserService,
-    private readonly secondFactors: SecondFactorCheck,
-    private readonly mail: MailService,
-    private readonly securityEvents: SecurityEventService,
-    private readonly rateLimits: RateLimitService,
-    /** Change events for webhooks and streams, written in each change's unit. */
-    private readonly changes: OrgChangeLog,
-    private readonly options: OrgServiceOptions,
-  ) {
-    this.invitationSecrets = secrets.kind<InvitationSecret>('org_invitation', { seconds: options.invitationDays * 86_400 })
+  private readonly repository: OrgsRepository
+  private readonly unitOfWork: UnitOfWork
+  private readonly users: UserService
+  private readonly secondFactors: SecondFactorCheck
+  private readonly mail: MailService
+  private readonly securityEvents: SecurityEventService
+  private readonly rateLimits: RateLimitService
+  /** Change events for webhooks and streams, written in each change's unit. */
+  private readonly changes: OrgChangeLog
+  private readonly options: OrgServiceOptions
+
+  constructor(dependencies: OrgServiceDependencies) {
+    this.repository = dependencies.repository
+    this.unitOfWork = dependencies.unitOfWork
+    this.users = dependencies.users
+    this.secondFactors = dependencies.secondFactors
+    this.mail = dependencies.mail
+    this.securityEvents = dependencies.securityEvents
+    this.rateLimits = dependencies.rateLimits
+    this.changes = dependencies.changes
+    this.options = dependencies.options
+    const secrets = dependencies.secrets
+    this.invitationSecrets = secrets.kind<InvitationSecret>('org_invitation', { seconds: this.options.invitationDays * 86_400 })
   }
 
   /**

@@ -62,21 +62,43 @@ const toPasskey = (row: PasskeyRow): Passkey => ({
 })
 const storedOf = (row: PasskeyRow): StoredCredential => ({ credentialId: row.credential_id, publicKey: row.public_key, transports: row.transports ? row.transports.split(',') : [] })
 
+/** What PasskeyService is built from. */
+export interface PasskeyServiceDependencies {
+  repository: PasskeysRepository
+  secrets: OneTimeSecrets
+  users: UserService
+  events: SecurityEventService
+  unitOfWork: UnitOfWork
+  signInMethods: SignInMethods
+  rp: RelyingParty
+  sessions: EnrolmentSessions
+  /** Told once per reason when a setting refused an answer (an origin WEBAUTHN_ORIGINS does not list …). */
+  misconfigured?: (refusal: Refusal) => void
+}
+
 export class PasskeyService implements PasskeySignIn {
   private readonly challenges: Record<ChallengePurpose, SecretKind<ChallengeData>>
 
-  constructor(
-    private readonly repository: PasskeysRepository,
-    secrets: OneTimeSecrets,
-    private readonly users: UserService,
-    private readonly events: SecurityEventService,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly signInMethods: SignInMethods,
-    private readonly rp: RelyingParty,
-    private readonly sessions: EnrolmentSessions,
-    /** Told once per reason when a setting refused an answer (an origin WEBAUTHN_ORIGINS does not list …). */
-    private readonly misconfigured: (refusal: Refusal) => void = () => {},
-  ) {
+  private readonly repository: PasskeysRepository
+  private readonly users: UserService
+  private readonly events: SecurityEventService
+  private readonly unitOfWork: UnitOfWork
+  private readonly signInMethods: SignInMethods
+  private readonly rp: RelyingParty
+  private readonly sessions: EnrolmentSessions
+  /** Told once per reason when a setting refused an answer (an origin WEBAUTHN_ORIGINS does not list …). */
+  private readonly misconfigured: (refusal: Refusal) => void
+
+  constructor(dependencies: PasskeyServiceDependencies) {
+    this.repository = dependencies.repository
+    this.users = dependencies.users
+    this.events = dependencies.events
+    this.unitOfWork = dependencies.unitOfWork
+    this.signInMethods = dependencies.signInMethods
+    this.rp = dependencies.rp
+    this.sessions = dependencies.sessions
+    this.misconfigured = dependencies.misconfigured ?? (() => {})
+    const secrets = dependencies.secrets
     const kind = (purpose: ChallengePurpose) => secrets.kind<ChallengeData>(`webauthn_${purpose}`, { seconds: CHALLENGE_SECONDS })
     this.challenges = Object.fromEntries(CHALLENGE_PURPOSES.map((purpose) => [purpose, kind(purpose)])) as Record<ChallengePurpose, SecretKind<ChallengeData>>
   }

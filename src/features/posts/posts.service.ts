@@ -62,16 +62,35 @@ const toRowChanges = ({ mediaUrl, orgId, attachments: _attachments, ...rest }: P
   ...(orgId === undefined ? {} : { org_id: orgId }),
 })
 
+/** What PostService is built from. */
+export interface PostServiceDependencies {
+  posts: PostsRepository
+  unitOfWork: UnitOfWork
+  changes: PostChangeLog
+  memberships: PostMemberships
+  securityEvents: SecurityEventService
+  files: PostFiles
+  options?: { requireVerifiedEmail: boolean }
+}
+
 export class PostService {
-  constructor(
-    private readonly posts: PostsRepository,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly changes: PostChangeLog,
-    private readonly memberships: PostMemberships,
-    private readonly securityEvents: SecurityEventService,
-    private readonly files: PostFiles,
-    private readonly options: { requireVerifiedEmail: boolean } = { requireVerifiedEmail: false },
-  ) {}
+  private readonly posts: PostsRepository
+  private readonly unitOfWork: UnitOfWork
+  private readonly changes: PostChangeLog
+  private readonly memberships: PostMemberships
+  private readonly securityEvents: SecurityEventService
+  private readonly files: PostFiles
+  private readonly options: { requireVerifiedEmail: boolean }
+
+  constructor(dependencies: PostServiceDependencies) {
+    this.posts = dependencies.posts
+    this.unitOfWork = dependencies.unitOfWork
+    this.changes = dependencies.changes
+    this.memberships = dependencies.memberships
+    this.securityEvents = dependencies.securityEvents
+    this.files = dependencies.files
+    this.options = dependencies.options ?? { requireVerifiedEmail: false }
+  }
 
   /** An author's posts disappear with them, in the transaction of the deletion. */
   async hideAllOf(unit: Unit, authorId: number): Promise<void> {

@@ -82,6 +82,20 @@ const ruleNotFound = () => new DomainError('not_found', RATE_LIMIT_RULE_NOT_FOUN
 
 export const routeMatchesNothing = (route: string) => `No route of this service matches "${route.trim()}"`
 
+/** What RateLimitService is built from. */
+export interface RateLimitServiceDependencies {
+  repository: RateLimitsRepository
+  store: CounterStore
+  tiers: TierService
+  logger: Logger
+  options: RateLimitOptions
+  signals: Signals
+  /** Runs the `limiter-flush` job within its interval: hits were counted here. */
+  flushSoon: () => void
+  /** Filled by the HTTP layer as it registers routes. */
+  routes?: RouteCatalog
+}
+
 export class RateLimitService {
   private rulesByTier = new Map<number | null, CachedRule[]>()
   private readonly anonymousLimit: Limit & { scope: string }
@@ -91,20 +105,25 @@ export class RateLimitService {
   private readonly limiter: SharedLimiter
   private storeDown = false
 
-  constructor(
-    private readonly repository: RateLimitsRepository,
-    store: CounterStore,
-    private readonly tiers: TierService,
-    private readonly logger: Logger,
-    private readonly options: RateLimitOptions,
-    private readonly signals: Signals,
-    /** Runs the `limiter-flush` job within its interval: hits were counted here. */
-    flushSoon: () => void,
-    /** Filled by the HTTP layer as it registers routes. */
-    readonly routes = new RouteCatalog(),
-  ) {
+  private readonly repository: RateLimitsRepository
+  private readonly tiers: TierService
+  private readonly logger: Logger
+  private readonly options: RateLimitOptions
+  private readonly signals: Signals
+  /** Filled by the HTTP layer as it registers routes. */
+  readonly routes: RouteCatalog
+
+  constructor(dependencies: RateLimitServiceDependencies) {
+    this.repository = dependencies.repository
+    this.tiers = dependencies.tiers
+    this.logger = dependencies.logger
+    this.options = dependencies.options
+    this.signals = dependencies.signals
+    this.routes = dependencies.routes ?? new RouteCatalog()
+    const store = dependencies.store
+    const flushSoon = dependencies.flushSoon
     this.limiter = new SharedLimiter(store, (error) => this.storeFailed(error), undefined, flushSoon)
-    this.anonymousLimit = { ...options.anonymous, scope: 'anonymous' }
+    this.anonymousLimit = { ...this.options.anonymous, scope: 'anonymous' }
   }
 
   /** Loads the rules (the `rate-limit-rules` job keeps reloading them). */

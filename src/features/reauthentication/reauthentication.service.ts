@@ -50,23 +50,48 @@ const methodUnavailable = (methods: ReauthenticationMethod[]) => new DomainError
 const methodOf = (proof: ReauthenticationProof): ReauthenticationMethod =>
   'password' in proof ? 'password' : 'code' in proof ? 'totp' : 'recoveryCode' in proof ? 'recovery_code' : 'passkeyResponse' in proof ? 'passkey' : 'email_code'
 
+/** What ReauthenticationService is built from. */
+export interface ReauthenticationServiceDependencies {
+  auth: AuthService
+  users: UserService
+  secondFactors: SecondFactorService
+  passkeys: PasskeyService
+  secrets: OneTimeSecrets
+  throttle: LoginThrottle
+  limits: RateLimitService
+  mail: MailService
+  unitOfWork: UnitOfWork
+  events: SecurityEventService
+  now?: () => number
+}
+
 export class ReauthenticationService {
   /** A six-digit code mailed to prove the mailbox again, for an account with no other proof. */
   private readonly mailedCodes: SecretKind<undefined>
 
-  constructor(
-    private readonly auth: AuthService,
-    private readonly users: UserService,
-    private readonly secondFactors: SecondFactorService,
-    private readonly passkeys: PasskeyService,
-    secrets: OneTimeSecrets,
-    private readonly throttle: LoginThrottle,
-    private readonly limits: RateLimitService,
-    private readonly mail: MailService,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly events: SecurityEventService,
-    private readonly now: () => number = Date.now,
-  ) {
+  private readonly auth: AuthService
+  private readonly users: UserService
+  private readonly secondFactors: SecondFactorService
+  private readonly passkeys: PasskeyService
+  private readonly throttle: LoginThrottle
+  private readonly limits: RateLimitService
+  private readonly mail: MailService
+  private readonly unitOfWork: UnitOfWork
+  private readonly events: SecurityEventService
+  private readonly now: () => number
+
+  constructor(dependencies: ReauthenticationServiceDependencies) {
+    this.auth = dependencies.auth
+    this.users = dependencies.users
+    this.secondFactors = dependencies.secondFactors
+    this.passkeys = dependencies.passkeys
+    this.throttle = dependencies.throttle
+    this.limits = dependencies.limits
+    this.mail = dependencies.mail
+    this.unitOfWork = dependencies.unitOfWork
+    this.events = dependencies.events
+    this.now = dependencies.now ?? Date.now
+    const secrets = dependencies.secrets
     this.mailedCodes = secrets.kind('reauthentication_code', { seconds: 10 * 60, maxAttempts: 5, replacesEarlier: true })
   }
 

@@ -49,18 +49,41 @@ export type RecoveryReason = 'password_reset' | 'email_change_undone' | 'email_s
 
 const NOTHING_KEPT: KeptWaysIn = { passkeys: [], identities: [] }
 
+/** What AccountRecovery is built from. */
+export interface AccountRecoveryDependencies {
+  users: UserService
+  auth: AuthService
+  apiKeys: ApiKeyService
+  passkeys: PasskeyService
+  identities: IdentityService
+  secondFactors: SecondFactorService
+  mail: MailService
+  unitOfWork: UnitOfWork
+  events: SecurityEventService
+}
+
 export class AccountRecovery {
-  constructor(
-    private readonly users: UserService,
-    private readonly auth: AuthService,
-    private readonly apiKeys: ApiKeyService,
-    private readonly passkeys: PasskeyService,
-    private readonly identities: IdentityService,
-    private readonly secondFactors: SecondFactorService,
-    private readonly mail: MailService,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly events: SecurityEventService,
-  ) {}
+  private readonly users: UserService
+  private readonly auth: AuthService
+  private readonly apiKeys: ApiKeyService
+  private readonly passkeys: PasskeyService
+  private readonly identities: IdentityService
+  private readonly secondFactors: SecondFactorService
+  private readonly mail: MailService
+  private readonly unitOfWork: UnitOfWork
+  private readonly events: SecurityEventService
+
+  constructor(dependencies: AccountRecoveryDependencies) {
+    this.users = dependencies.users
+    this.auth = dependencies.auth
+    this.apiKeys = dependencies.apiKeys
+    this.passkeys = dependencies.passkeys
+    this.identities = dependencies.identities
+    this.secondFactors = dependencies.secondFactors
+    this.mail = dependencies.mail
+    this.unitOfWork = dependencies.unitOfWork
+    this.events = dependencies.events
+  }
 
   async waysIn(userId: number): Promise<WaysIn> {
     const [password, passkeys, identities, factors, apiKeys, sessions] = await Promise.all([

@@ -111,24 +111,56 @@ const NO_SCREENS: UserScreens = { password: async () => {}, emailDomain: async (
 /** The address the "Deleted user" account is made with (`.invalid` never delivers, and no sign-up may take it); it is found by its kind. */
 const DELETED_AUTHOR_EMAIL = 'deleted-user@users.invalid'
 
+/** What UserService is built from. */
+export interface UserServiceDependencies {
+  users: UsersRepository
+  managedUsers: UserDirectoryRepository
+  unitOfWork: UnitOfWork
+  /** After-commit events: 'user.email_changed', 'user.email_verified'. */
+  domainEvents: DomainEvents
+  /** What other features write in a change's own unit of work. */
+  lifecycle: UserLifecycle
+  changes: UserChangeLog
+  passwords: PasswordHasher
+  avatars: AvatarService
+  tiers: TierService
+  events: SecurityEventService
+  guesses: PasswordGuesses
+  /** The abuse feature's checks on a new password (breaches) and a new address (its domain). */
+  screens?: UserScreens
+}
+
 export class UserService {
-  constructor(
-    private readonly users: UsersRepository,
-    private readonly managedUsers: UserDirectoryRepository,
-    private readonly unitOfWork: UnitOfWork,
-    /** After-commit events: 'user.email_changed', 'user.email_verified'. */
-    private readonly domainEvents: DomainEvents,
-    /** What other features write in a change's own unit of work. */
-    private readonly lifecycle: UserLifecycle,
-    private readonly changes: UserChangeLog,
-    private readonly passwords: PasswordHasher,
-    private readonly avatars: AvatarService,
-    private readonly tiers: TierService,
-    private readonly events: SecurityEventService,
-    private readonly guesses: PasswordGuesses,
-    /** The abuse feature's checks on a new password (breaches) and a new address (its domain). */
-    private readonly screens: UserScreens = NO_SCREENS,
-  ) {}
+  private readonly users: UsersRepository
+  private readonly managedUsers: UserDirectoryRepository
+  private readonly unitOfWork: UnitOfWork
+  /** After-commit events: 'user.email_changed', 'user.email_verified'. */
+  private readonly domainEvents: DomainEvents
+  /** What other features write in a change's own unit of work. */
+  private readonly lifecycle: UserLifecycle
+  private readonly changes: UserChangeLog
+  private readonly passwords: PasswordHasher
+  private readonly avatars: AvatarService
+  private readonly tiers: TierService
+  private readonly events: SecurityEventService
+  private readonly guesses: PasswordGuesses
+  /** The abuse feature's checks on a new password (breaches) and a new address (its domain). */
+  private readonly screens: UserScreens
+
+  constructor(dependencies: UserServiceDependencies) {
+    this.users = dependencies.users
+    this.managedUsers = dependencies.managedUsers
+    this.unitOfWork = dependencies.unitOfWork
+    this.domainEvents = dependencies.domainEvents
+    this.lifecycle = dependencies.lifecycle
+    this.changes = dependencies.changes
+    this.passwords = dependencies.passwords
+    this.avatars = dependencies.avatars
+    this.tiers = dependencies.tiers
+    this.events = dependencies.events
+    this.guesses = dependencies.guesses
+    this.screens = dependencies.screens ?? NO_SCREENS
+  }
 
   /** A new password's checks: the policy (422) and the breach list (400 `password_breached`); `field` names it in a refusal. */
   async assertAcceptablePassword(password: string, account: { username: string; email: string }, field: string, userId: number | null, options: { breachCheckWhenReachable?: boolean } = {}): Promise<void> {

@@ -44,17 +44,34 @@ export function retryDelayMs(attempt: number, baseMs: number): number {
   return Math.round(Math.min(MAX_RETRY_DELAY_MS, baseMs * 4 ** (attempt - 1)) * (0.8 + Math.random() * 0.4))
 }
 
+/** What WebhookRelay is built from. */
+export interface WebhookRelayDependencies {
+  webhooks: WebhooksRepository
+  changeEvents: ChangeEventService
+  secrets: SecretBox
+  securityEvents: SecurityEventService
+  logger: Logger
+  options: WebhookRelayOptions
+}
+
 export class WebhookRelay {
   private readonly worker = randomUUID()
 
-  constructor(
-    private readonly webhooks: WebhooksRepository,
-    private readonly changeEvents: ChangeEventService,
-    private readonly secrets: SecretBox,
-    private readonly securityEvents: SecurityEventService,
-    private readonly logger: Logger,
-    private readonly options: WebhookRelayOptions,
-  ) {}
+  private readonly webhooks: WebhooksRepository
+  private readonly changeEvents: ChangeEventService
+  private readonly secrets: SecretBox
+  private readonly securityEvents: SecurityEventService
+  private readonly logger: Logger
+  private readonly options: WebhookRelayOptions
+
+  constructor(dependencies: WebhookRelayDependencies) {
+    this.webhooks = dependencies.webhooks
+    this.changeEvents = dependencies.changeEvents
+    this.secrets = dependencies.secrets
+    this.securityEvents = dependencies.securityEvents
+    this.logger = dependencies.logger
+    this.options = dependencies.options
+  }
 
   /**
    * Each forwarded change event becomes a delivery to every enabled endpoint subscribed to its

@@ -35,16 +35,34 @@ const deliveryNotFound = (): never => {
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`
 
+/** What WebhookService is built from. */
+export interface WebhookServiceDependencies {
+  webhooks: WebhooksRepository
+  unitOfWork: UnitOfWork
+  secrets: SecretBox
+  securityEvents: SecurityEventService
+  options: WebhookServiceOptions
+  /** Runs the relay (the scheduler's `webhooks` job) soon: a delivery was queued. */
+  wakeRelay: () => void
+}
+
 export class WebhookService {
-  constructor(
-    private readonly webhooks: WebhooksRepository,
-    private readonly unitOfWork: UnitOfWork,
-    private readonly secrets: SecretBox,
-    private readonly securityEvents: SecurityEventService,
-    private readonly options: WebhookServiceOptions,
-    /** Runs the relay (the scheduler's `webhooks` job) soon: a delivery was queued. */
-    private readonly wakeRelay: () => void,
-  ) {}
+  private readonly webhooks: WebhooksRepository
+  private readonly unitOfWork: UnitOfWork
+  private readonly secrets: SecretBox
+  private readonly securityEvents: SecurityEventService
+  private readonly options: WebhookServiceOptions
+  /** Runs the relay (the scheduler's `webhooks` job) soon: a delivery was queued. */
+  private readonly wakeRelay: () => void
+
+  constructor(dependencies: WebhookServiceDependencies) {
+    this.webhooks = dependencies.webhooks
+    this.unitOfWork = dependencies.unitOfWork
+    this.secrets = dependencies.secrets
+    this.securityEvents = dependencies.securityEvents
+    this.options = dependencies.options
+    this.wakeRelay = dependencies.wakeRelay
+  }
 
   async create(actor: Actor, input: WebhookInput, client: ClientInfo): Promise<WebhookWithSecret> {
     assertSuperuser(actor)

@@ -24,7 +24,7 @@ export interface ImageLimits {
 export const unreadableImage = () => new DomainError('unsupported', 'The image could not be read', { code: 'unsupported_file_type' })
 
 export const imageTooLarge = (maxPixels: number) =>
-  new RuleViolation('file', `The image has more than ${maxPixels} pixels (FILE_MAX_PIXELS)`, 'image_too_large', 'body', 'image_too_large')
+  new RuleViolation('file', `The image has more than ${maxPixels} pixels (FILE_MAX_PIXELS)`, 'image_too_large', { code: 'image_too_large' })
 
 /** Names the setting that bounds a stored image, and its value. */
 export const imageTooManyBytes = (limits: Pick<ImageLimits, 'maxBytes' | 'maxBytesSetting'>) =>
