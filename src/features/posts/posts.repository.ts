@@ -18,7 +18,7 @@ import { likeContains } from '../../shared/like-pattern.js'
 import type { RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { PostFilter } from './post.js'
-import type { Audience, Reader,ReadGrant } from './post-policy.js'
+import type { Audience, Reader, ReadGrant } from './post-policy.js'
 import { ANONYMOUS, orgsOf, POST_STATUSES, READ_GRANTS, VISIBILITIES } from './post-policy.js'
 import type { PostRow } from './posts.table.js'
 import { POST_COLUMNS } from './posts.table.js'
@@ -118,7 +118,6 @@ const anyonesGrants = LISTED_GRANTS.filter((grant) => grant.audience === 'anyone
 if (anyonesGrants.length !== 1 || anyonesGrants[0]!.visibility.join() !== 'public' || anyonesGrants[0]!.status.join() !== 'published') {
   throw new Error("anyone's listed grant is no longer the public and published posts that listed_posts counts")
 }
-
 
 // Query builders: built here, run below (the hot ones through their prepared twins).
 export function visiblePosts(db: Executor) {
@@ -273,6 +272,8 @@ const isAnonymous = (reader: Reader) => reader.userId === null && !reader.isSupe
 /** A signed-in reader's listing that only the policy narrows: the prepared statements below. */
 const isSignedInReader = (reader: Reader) => reader.userId !== null && !reader.isSuperuser
 const narrowed = (filter: PostFilter) => filter.search !== undefined || filter.orgId !== undefined || filter.visibility !== undefined || filter.status !== undefined
+/** Every post the reader may list, in no narrower set (no filter, no author): its total is kept, not counted. */
+const unnarrowed = (filter: PostFilter) => !narrowed(filter) && filter.authorId === undefined
 
 /** The kept count of an organization grant's posts in the reader's organizations (org_post_counts, by trigger). */
 function keptOrgCount(db: Executor, grant: ReadGrant, orgs: unknown) {
@@ -315,7 +316,7 @@ function readerTotal(db: Executor, reader: ReaderArguments) {
 
 /** How many posts the reader may list with the filter, as a value: kept counts where the list is unnarrowed, a count of the rows otherwise. */
 function totalOf(db: Executor, reader: Reader, filter: PostFilter) {
-  if (!narrowed(filter) && filter.authorId === undefined) {
+  if (unnarrowed(filter)) {
     if (reader.isSuperuser) return keptTotal(db, 'posts')
     if (reader.userId === null) return keptTotal(db, 'listed_posts')
     return readerTotal(db, readerArguments(db, reader))
@@ -384,7 +385,7 @@ export const preparedNewestPostsBeforeWithTotal = preparedQuery(
  */
 export function listPosts(db: Executor, reader: Reader, filter: PostFilter, window: RowWindow): Promise<PostRow[]> {
   const { offset, limit, after } = window
-  if (isSignedInReader(reader) && !narrowed(filter) && filter.authorId === undefined) {
+  if (isSignedInReader(reader) && unnarrowed(filter)) {
     const { userId, memberOrgs, adminOrgs } = readerArguments(db, reader)
     return after === undefined ? preparedReaderPage(db, userId as number, memberOrgs, adminOrgs, offset, limit) : preparedReaderPageBefore(db, userId as number, memberOrgs, adminOrgs, after, limit)
   }
@@ -397,12 +398,11 @@ export function listPosts(db: Executor, reader: Reader, filter: PostFilter, wind
 /** A page and how many posts the reader may list in all, in one statement; the total is undefined when the page is empty (countPosts then). */
 export async function listPostsWithTotal(db: Executor, reader: Reader, filter: PostFilter, window: RowWindow): Promise<{ rows: PostRow[]; total: number | undefined }> {
   const { offset, limit, after } = window
-  const unnarrowed = !narrowed(filter) && filter.authorId === undefined
   let rows: (PostRow & { total: number | string | null })[]
-  if (unnarrowed && isSignedInReader(reader)) {
+  if (unnarrowed(filter) && isSignedInReader(reader)) {
     const { userId, memberOrgs, adminOrgs } = readerArguments(db, reader)
     rows = after === undefined ? await preparedReaderPageWithTotal(db, userId as number, memberOrgs, adminOrgs, offset, limit) : await preparedReaderPageBeforeWithTotal(db, userId as number, memberOrgs, adminOrgs, after, limit)
-  } else if (unnarrowed && isAnonymous(reader)) {
+  } else if (unnarrowed(filter) && isAnonymous(reader)) {
     if (after !== undefined) rows = await preparedNewestPostsBeforeWithTotal(db, after, limit)
     else rows = offset === 0 ? await preparedFirstPostsWithTotal(db, limit) : await preparedNewestPostsWithTotal(db, offset, limit)
   } else {
@@ -413,12 +413,12 @@ export async function listPostsWithTotal(db: Executor, reader: Reader, filter: P
 
 /** How many posts the reader may list: kept counts where the list is unnarrowed (totalOf), a count of the rows otherwise. */
 export async function countPosts(db: Executor, reader: Reader, filter: PostFilter): Promise<number> {
-  if (isSignedInReader(reader) && !narrowed(filter) && filter.authorId === undefined) {
+  if (isSignedInReader(reader) && unnarrowed(filter)) {
     const { userId, memberOrgs, adminOrgs } = readerArguments(db, reader)
     const [row] = await preparedReaderTotal(db, userId as number, memberOrgs, adminOrgs)
     return Number(row?.total ?? 0)
   }
-  if (!narrowed(filter) && filter.authorId === undefined) return liveRowCount(db, reader.isSuperuser ? 'posts' : 'listed_posts')
+  if (unnarrowed(filter)) return liveRowCount(db, reader.isSuperuser ? 'posts' : 'listed_posts')
   const { total } = await db.selectNoFrom(totalOf(db, reader, filter).as('total')).executeTakeFirstOrThrow()
   return Number(total ?? 0)
 }
