@@ -115,6 +115,17 @@ export default tseslint.config(
     },
   },
   {
+    // A slice's manifest builds its services: it binds its own repositories (./<name>.repository.js)
+    // to the database the composition hands it, and names nothing else of data access or SQL.
+    files: ['src/features/*/feature.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: String.raw`^(?!\./[\w-]+\.repository\.js$).*` + DATA_ACCESS, message: "A slice's feature.ts binds its own repositories, nothing else of data access." }, sqlPackages, otherSliceInside] },
+      ],
+    },
+  },
+  {
     // A slice's tests may read its own internals and the database, but another slice only through its index.ts.
     files: ['src/features/**/*.test.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [otherSliceInside] }] },
@@ -127,15 +138,8 @@ export default tseslint.config(
   {
     // The core and the entry points see a slice as its index.ts, or the slice list.
     files: ['src/*.ts', 'src/cli/**/*.ts', 'src/db/**/*.ts', 'src/shared/**/*.ts'],
-    ignores: ['src/services.ts', 'src/config.ts', 'src/db/schema.ts', 'src/db/migrations/index.ts'],
+    ignores: ['src/config.ts', 'src/db/migrations/index.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [sliceFromOutside] }] },
-  },
-  {
-    // The database's type is composed of each slice's tables' row types.
-    files: ['src/db/schema.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: String.raw`(^|/)features/[^/]+/(?!index\.js$|[\w-]+\.table\.js$).+`, message: "The database's type names a slice's tables, nothing else of it." }] }],
-    },
   },
   {
     // The settings are composed of each slice's own (src/features/<name>/settings.ts).
@@ -149,14 +153,6 @@ export default tseslint.config(
     files: ['src/db/migrations/index.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ regex: String.raw`(^|/)features/[^/]+/(?!migrations/[\w-]+\.js$).+`, message: 'The list of migrations names a slice\'s migrations, nothing else of it.' }] }],
-    },
-  },
-  {
-    // The composition binds each slice's repository to the database (src/services.ts): the one
-    // file outside a slice that may name its data access, and nothing else of it.
-    files: ['src/services.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: String.raw`(^|/)features/[^/]+/(?!index\.js$|[\w-]+\.repository\.js$).+`, message: 'The composition names a slice through its index.ts, or its repository to bind it.' }] }],
     },
   },
   {

@@ -8,10 +8,10 @@ import type { DatabaseHandle, DatabaseOptions } from './db/database.js'
 import { createDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
 import { discoverProviders } from './features/identities/index.js'
+import type { Services } from './features/index.js'
 import { ADMIN_VARIABLES, adminAccountProblem } from './features/users/index.js'
 import type { Logger } from './logger.js'
 import { createServices } from './services.js'
-import type { Services } from './services.types.js'
 import { DomainError, RuleViolation } from './shared/errors.js'
 
 export interface Backends {

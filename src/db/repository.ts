@@ -8,7 +8,7 @@ import { executorOf } from './unit-of-work.js'
 
 // The functions' own parameter types are kept by the mapped type below; `any` only spells "any function".
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type RepositoryFunction = (db: Executor, ...args: any[]) => unknown
+export type RepositoryFunction = (db: Executor, ...args: any[]) => unknown
 
 type BoundFunctions<Functions extends Record<string, RepositoryFunction>> = {
   readonly [Name in keyof Functions]: Functions[Name] extends (db: Executor, ...args: infer Args) => infer Result ? (...args: Args) => Result : never

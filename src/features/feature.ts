@@ -1,13 +1,20 @@
-// What a feature slice gives the app: its routes under each API version, routes outside the
-// versions, its background jobs, its reactions to committed changes and what its cleanup
-// deletes. Each slice says it in its feature.ts; src/features/index.ts lists the slices, and the
-// app, the versions and the composition (src/services.ts) read only that list.
+// What a feature slice gives the app: the services it builds from its peers, its routes under
+// each API version, routes outside the versions, its background jobs, its reactions to committed
+// changes and what its cleanup deletes. Each slice says it in its feature.ts; src/features/index.ts
+// lists the slices, and the app, the versions and the composition (src/services.ts) read only
+// that list.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyPluginOptions, FastifyRegisterOptions } from 'fastify'
+import type { Redis } from 'ioredis'
 
 import type { Config } from '../config.js'
-import type { Services } from '../services.types.js'
-import type { JobOptions } from '../shared/scheduler.js'
+import type { DatabaseHandle } from '../db/database.js'
+import type { Repository, RepositoryFunction } from '../db/repository.js'
+import type { UnitOfWork } from '../db/unit-of-work.js'
+import type { Logger } from '../logger.js'
+import type { JobOptions, Scheduler } from '../shared/scheduler.js'
+import type { Signals } from '../shared/signals.js'
+import type { WarnOnce } from '../shared/warn-once.js'
 import type { ApiVersion } from '../versions.js'
 import type { DomainEvents } from './users/index.js'
 
@@ -47,9 +54,47 @@ export interface FeatureContext {
   }
 }
 
-export interface Feature {
+/**
+ * Every slice's services by name, and the core's: app.services, and a slice's `peers`. The slice
+ * list (src/features/index.ts) fills it in from each slice's `create`, so no slice imports it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Services {}
+
+/** What a feature's services are built from (its `create`), once per process. */
+export interface BuildContext {
+  config: Config
+  /** SECRET_KEY: what signs tokens and seals secrets. */
+  secretKey: string
+  database: DatabaseHandle
+  redis: Redis | undefined
+  logger: Logger
+  unitOfWork: UnitOfWork
+  /** Every background job of the process; a service asks one to run soon by its name (`jobs.kick`). */
+  jobs: Scheduler
+  /** What the services report for monitoring (src/plugins/metrics.ts listens). */
+  signals: Signals
+  /** A refusal that a setting decided (a passkey's origin) is told once per value, at warn. */
+  settingWarnings: WarnOnce
+  /** The slice's own repository functions, bound to the database (src/db/repository.ts). */
+  bind: <Functions extends Record<string, RepositoryFunction>>(functions: Functions) => Repository<Functions>
+  /**
+   * The other slices' services. A slice in `needs` is built first and may be held at once; a slice
+   * in `calls` may be built later, so it is reached only inside a function called after the
+   * composition (`(id) => peers.orgs.rolesOf(id)`). Reaching any other slice throws.
+   */
+  peers: Services
+}
+
+export interface Feature<Provided extends object = object> {
   /** Its folder's name. */
   readonly name: string
+  /** The slices whose services it holds while it builds its own (built first; never a circle). */
+  readonly needs?: readonly string[]
+  /** The slices it calls only once every service exists (they may call it back). */
+  readonly calls?: readonly string[]
+  /** Builds its services: the names it adds to app.services. */
+  create?(context: BuildContext): Provided
   /** The migrations (by name, in src/db/migrations/index.ts) that create or change its tables. */
   readonly migrations?: readonly string[]
   /** Its routes under each version's prefix, in the order they register. */

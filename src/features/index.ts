@@ -1,6 +1,8 @@
 // The slice list: every feature of the service, in the order its routes register (which is the
 // order of each version's OpenAPI document). A new feature is a folder under src/features and
 // one line here (CONTRIBUTING.md, "Add a feature slice").
+import type { Scheduler } from '../shared/scheduler.js'
+import type { Signals } from '../shared/signals.js'
 import { abuseFeature } from './abuse/feature.js'
 import { accountFeature } from './account/feature.js'
 import { accountDeletionFeature } from './account-deletion/feature.js'
@@ -33,9 +35,9 @@ import { tiersFeature } from './tiers/feature.js'
 import { usersFeature } from './users/feature.js'
 import { webhooksFeature } from './webhooks/feature.js'
 
-export type { Feature, FeatureContext } from './feature.js'
+export type { BuildContext, Feature, FeatureContext, Services } from './feature.js'
 
-export const FEATURES: readonly Feature[] = [
+export const FEATURES = [
   authFeature,
   accountFeature,
   accountDeletionFeature,
@@ -66,4 +68,27 @@ export const FEATURES: readonly Feature[] = [
   avatarsFeature,
   orgsFeature,
   abuseFeature,
-]
+] as const satisfies readonly Feature[]
+
+/** What one slice adds to app.services. */
+type ProvidedBy<Slice> = Slice extends Feature<infer Provided> ? Provided : never
+type Intersection<Union> = (Union extends unknown ? (part: Union) => void : never) extends (whole: infer All) => void ? All : never
+
+/** What the composition builds around the slices (src/services.ts). */
+export interface CoreServices {
+  /** What the services report for monitoring (src/plugins/metrics.ts listens). */
+  signals: Signals
+  /** Every background job of the process (relays, streams' feed, cleanup, the limiter's flush); src/app.ts starts and stops them. */
+  jobs: Scheduler
+  /** Deletes what every slice keeps past its time (each slice's `prune`, in the slice list's order). */
+  pruneExpiredState(): Promise<void>
+  /** Resolves when every backing store (database, and Redis when configured) answers. */
+  checkReady(): Promise<void>
+}
+
+type SliceServices = Intersection<ProvidedBy<(typeof FEATURES)[number]>>
+
+declare module './feature.js' {
+  // The slices' services, derived from the list above, and the core's.
+  interface Services extends CoreServices, SliceServices {}
+}

@@ -3,8 +3,8 @@
 import fp from 'fastify-plugin'
 
 import type { Config } from '../config.js'
+import type { Services } from '../features/index.js'
 import type { Logger } from '../logger.js'
-import type { Services } from '../services.types.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -7,3 +7,10 @@ export interface EmailDomainRulesTable {
   action: 'allow' | 'deny'
   created_at: Timestamp
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    email_domain_rules: EmailDomainRulesTable
+  }
+}

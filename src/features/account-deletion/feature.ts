@@ -2,10 +2,32 @@
 // is due, and the purge job removes it for good then.
 import { type Feature, routes } from '../feature.js'
 import { DELETION_PURGE_INTERVAL_MS } from './account-deletion.service.js'
+import { AccountDeletionService } from './account-deletion.service.js'
 import accountDeletionRoutes from './account-deletion.v2.routes.js'
 
-export const accountDeletionFeature: Feature = {
+interface AccountDeletionServices {
+  accountDeletion: AccountDeletionService
+}
+
+export const accountDeletionFeature: Feature<AccountDeletionServices> = {
   name: 'account-deletion',
+  needs: ['users', 'auth', 'posts', 'security-events', 'mail', 'one-time-secrets'],
+  calls: ['orgs'],
+  create({ config, logger, peers }) {
+    const accountDeletion = new AccountDeletionService({
+      users: peers.users,
+      auth: peers.auth,
+      posts: peers.posts,
+      events: peers.securityEvents,
+      mail: peers.mail,
+      secrets: peers.oneTimeSecrets,
+      settings: { ...config.accountDeletion, publicUrl: config.mail.publicUrl },
+      logger,
+      assertRemovable: (unit, userId) => peers.orgs.assertNotLastOwner(unit, userId),
+    })
+    return { accountDeletion }
+  },
+
   migrations: ['2026-12-03-01-account-deletion'],
   routes: { v2: [routes(accountDeletionRoutes)] },
   jobs: ({ services }) => [{ name: 'account-deletions', intervalMs: DELETION_PURGE_INTERVAL_MS, run: () => services.accountDeletion.purgeDue() }],

@@ -1,5 +1,17 @@
 // The superusers' endpoints for running the service: the overview and the user directory.
+import { pingDatabase } from '../../db/health.js'
 import { type Feature, routes } from '../feature.js'
 import adminRoutes from './admin.v2.routes.js'
+import { overviewFunctions } from './overview.repository.js'
+import { OverviewService } from './overview.service.js'
 
-export const adminFeature: Feature = { name: 'admin', migrations: ['2026-11-22-04-admin-overview'], routes: { v2: [routes(adminRoutes, { prefix: '/admin' })] } }
+interface AdminServices {
+  /** The admin console's overview (superusers). */
+  overview: OverviewService
+}
+
+export const adminFeature: Feature<AdminServices> = { name: 'admin',
+  create: ({ database: { db }, redis, bind }) => ({
+    overview: new OverviewService(bind(overviewFunctions), { database: () => pingDatabase(db), ...(redis ? { redis: () => redis.ping() } : {}) }),
+  }),
+ migrations: ['2026-11-22-04-admin-overview'], routes: { v2: [routes(adminRoutes, { prefix: '/admin' })] } }

@@ -8,3 +8,10 @@ export interface DailyCountsTable {
   day: string
   count: ColumnType<number | string, number, number>
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    daily_counts: DailyCountsTable
+  }
+}

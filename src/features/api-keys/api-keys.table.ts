@@ -15,3 +15,10 @@ export interface ApiKeysTable {
   last_used_at: NullableTimestamp
   revoked_at: NullableTimestamp
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    api_keys: ApiKeysTable
+  }
+}

@@ -31,3 +31,12 @@ export interface RevokedTokensTable {
   jti: string
   expires_at: Timestamp
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    refresh_tokens: RefreshTokensTable
+    sessions: SessionsTable
+    revoked_tokens: RevokedTokensTable
+  }
+}

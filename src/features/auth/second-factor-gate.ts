@@ -62,3 +62,11 @@ export interface EnrolmentSessions {
 
 export const secondFactorRequired = (challenge: SecondFactorChallenge) =>
   new DomainError('unauthenticated', SECOND_FACTOR_REQUIRED, { code: 'mfa_required', fields: { mfa_token: challenge.mfaToken, methods: challenge.methods } })
+
+/** What enrolment does to sessions, through the auth service once it is built (the factors' slices are built before it). */
+export function enrolmentSessions(auth: () => { revokeSessionsOf: EnrolmentSessions['endOthers']; markSessionProven: EnrolmentSessions['markProven'] }): EnrolmentSessions {
+  return {
+    endOthers: (userId, client, exceptSessionId) => auth().revokeSessionsOf(userId, client, exceptSessionId),
+    markProven: (sessionId, proof) => auth().markSessionProven(sessionId, proof),
+  }
+}

@@ -13,3 +13,10 @@ export interface SigningKeysTable {
   /** Set by a rotation: no longer signs, still verifies until its tokens expire. */
   retired_at: NullableTimestamp
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    signing_keys: SigningKeysTable
+  }
+}

@@ -7,3 +7,10 @@ export interface AvatarsTable {
   data: Buffer
   created_at: Timestamp
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    avatars: AvatarsTable
+  }
+}

@@ -17,3 +17,10 @@ export interface ChangeEventsTable {
 }
 
 export type ChangeEventRow = Selectable<ChangeEventsTable>
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    change_events: ChangeEventsTable
+  }
+}

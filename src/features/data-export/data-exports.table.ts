@@ -21,3 +21,10 @@ export interface DataExportsTable {
   finished_at: NullableTimestamp
   expires_at: NullableTimestamp
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    data_exports: DataExportsTable
+  }
+}

@@ -11,3 +11,10 @@ export interface KnownDevicesTable {
   first_seen_at: Timestamp
   last_seen_at: Timestamp
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    known_devices: KnownDevicesTable
+  }
+}

@@ -1,10 +1,52 @@
 // Realtime streams of change events (server-sent events) and their tickets.
+import { postgresSignal } from '../../db/change-notifications.js'
+import { isPostgres } from '../../db/dialect.js'
 import { type Feature, routes } from '../feature.js'
+import { LocalSignal } from './change-signal.js'
 import { SESSION_CHECK_MS } from './event-streams.service.js'
+import { EventStreamService } from './event-streams.service.js'
 import eventStreamRoutes from './event-streams.v2.routes.js'
+import { redisSignal } from './redis-signal.js'
 
-export const eventStreamsFeature: Feature = {
+interface EventStreamsServices {
+  /** Realtime streams of change events (server-sent events). */
+  eventStreams: EventStreamService
+}
+
+export const eventStreamsFeature: Feature<EventStreamsServices> = {
   name: 'event-streams',
+  needs: ['one-time-secrets', 'auth', 'change-events', 'rate-limits'],
+  calls: ['posts', 'orgs'],
+  create({ config, database: { db }, redis, logger, jobs, peers }) {
+    const signalError = (error: unknown) => logger.warn({ err: error }, 'the change signal between processes failed; streams fall back to polling')
+    const eventStreams = new EventStreamService({
+      secrets: peers.oneTimeSecrets,
+      auth: peers.auth,
+      changeEvents: peers.changeEvents,
+      makeSignal: () =>
+        redis
+          ? redisSignal(redis, `${config.redisKeyPrefix}change-events`, signalError)
+          : isPostgres(db)
+            ? postgresSignal(config.databaseDirectUrl ?? config.databaseUrl ?? '', db, signalError)
+            : Promise.resolve(new LocalSignal()),
+      logger,
+      options: {
+        heartbeatMs: config.eventStreams.heartbeatSeconds * 1000,
+        perUser: config.eventStreams.perUser,
+        perAddress: config.eventStreams.perAddress,
+        clientOf: (address) => peers.rateLimits.clientOf(address),
+        facts: {
+          posts: (ids) => peers.posts.liveFactsOf(ids),
+          mfaRules: (orgIds) => peers.orgs.mfaRulesOf(orgIds),
+          grants: (userId) => peers.orgs.grantsOf(userId),
+        },
+      },
+      // New events are read at once; a new stream's token joins the next check.
+      wake: (job) => (job === 'change-feed' ? jobs.kick(job) : jobs.job(job)?.soon()),
+    })
+    return { eventStreams }
+  },
+
   migrations: ['2026-11-24-07-event-stream-tickets'],
   routes: { v2: [routes(eventStreamRoutes)] },
   jobs: ({ services, background, crossProcessSignal }) => [

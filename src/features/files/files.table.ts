@@ -53,3 +53,13 @@ export interface BlobDeletionsTable {
   claimed_until: NullableEpochMs
   created_at: Timestamp
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    files: FilesTable
+    file_variants: FileVariantsTable
+    storage_usage: StorageUsageTable
+    blob_deletions: BlobDeletionsTable
+  }
+}

@@ -16,3 +16,10 @@ export interface UserIdentitiesTable {
 }
 
 export type UserIdentityRow = Selectable<UserIdentitiesTable>
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    user_identities: UserIdentitiesTable
+  }
+}

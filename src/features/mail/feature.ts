@@ -2,9 +2,26 @@
 import { type Feature, routes } from '../feature.js'
 import adminMailRoutes from './admin-mail.v2.routes.js'
 import { MAIL_RELAY_INTERVAL_MS } from './mail.service.js'
+import { MailService } from './mail.service.js'
+import { outboxFunctions } from './outbox.repository.js'
+import { createMailTransport } from './transports.js'
 
-export const mailFeature: Feature = {
+interface MailServices {
+  mail: MailService
+}
+
+export const mailFeature: Feature<MailServices> = {
   name: 'mail',
+  create: ({ config, logger, bind, jobs }) => ({
+    mail: new MailService({
+      outbox: bind(outboxFunctions),
+      transport: createMailTransport({ kind: config.mail.transport, smtpUrl: config.mail.smtpUrl, from: config.mail.from, dataDir: config.dataDir, logger }),
+      logger,
+      options: { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs, preview: config.mail.preview },
+      wake: () => jobs.kick('mail'),
+    }),
+  }),
+
   migrations: ['2026-11-22-02-account-lifecycle'],
   routes: { v2: [routes(adminMailRoutes, { prefix: '/admin' })] },
   jobs: ({ services, background }) => [

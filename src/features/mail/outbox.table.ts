@@ -32,3 +32,10 @@ export interface OutboxListRow {
   created_at: string | Date
   sent_at: string | Date | null
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    mail_outbox: MailOutboxTable
+  }
+}

@@ -21,3 +21,11 @@ export interface RecoveryCodesTable {
   used_at: NullableTimestamp
   created_at: Timestamp
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    totp_factors: TotpFactorsTable
+    recovery_codes: RecoveryCodesTable
+  }
+}

@@ -3,10 +3,34 @@
 // (impersonation.http.ts) registered right after the caller is resolved.
 import { type Feature, routes } from '../feature.js'
 import { BAN_EXPIRY_CHECK_MS } from './bans.service.js'
+import { BanService } from './bans.service.js'
+import { impersonationsFunctions } from './impersonations.repository.js'
+import { ImpersonationService } from './impersonations.service.js'
 import moderationRoutes from './moderation.v2.routes.js'
 
-export const moderationFeature: Feature = {
+interface ModerationServices {
+  bans: BanService
+  impersonations: ImpersonationService
+}
+
+export const moderationFeature: Feature<ModerationServices> = {
   name: 'moderation',
+  needs: ['users', 'auth', 'security-events', 'mail'],
+  create({ config, bind, unitOfWork, peers: { users, auth, securityEvents, mail } }) {
+    return {
+      bans: new BanService({ users, auth, unitOfWork, events: securityEvents }),
+      impersonations: new ImpersonationService({
+        repository: bind(impersonationsFunctions),
+        users,
+        auth,
+        unitOfWork,
+        events: securityEvents,
+        mail,
+        notifyByMail: config.moderation.impersonationNotify === 'mail',
+      }),
+    }
+  },
+
   migrations: ['2026-12-02-01-moderation'],
   routes: { v2: [routes(moderationRoutes, { prefix: '/admin' })] },
   jobs: ({ services }) => [{ name: 'ban-expiry', intervalMs: BAN_EXPIRY_CHECK_MS, run: () => services.bans.liftExpired() }],

@@ -25,3 +25,11 @@ export interface ImpersonationRequestsTable {
   status: number
   created_at: Timestamp
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    impersonations: ImpersonationsTable
+    impersonation_requests: ImpersonationRequestsTable
+  }
+}

@@ -20,3 +20,10 @@ export interface OneTimeSecretsTable {
   used_at: NullableTimestamp
   created_at: Timestamp
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    one_time_secrets: OneTimeSecretsTable
+  }
+}

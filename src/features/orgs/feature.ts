@@ -1,11 +1,40 @@
 // Organizations: teams with roles, invitations by verified email, a per-organization second-factor rule.
+import { mailedLink } from '../../shared/mailed-link.js'
 import { type Feature, routes } from '../feature.js'
 import { adminOrgsRoutes } from './admin-orgs.v2.routes.js'
 import { invitationsRoutes, receivedInvitationsRoutes } from './invitations.v2.routes.js'
+import { orgsFunctions } from './orgs.repository.js'
+import { OrgService } from './orgs.service.js'
 import orgsRoutes from './orgs.v2.routes.js'
 
-export const orgsFeature: Feature = {
+interface OrgsServices {
+  /** Organizations: members with roles, invitations by verified email. */
+  orgs: OrgService
+}
+
+export const orgsFeature: Feature<OrgsServices> = {
   name: 'orgs',
+  needs: ['one-time-secrets', 'users', 'mfa', 'mail', 'security-events', 'rate-limits', 'change-events'],
+  create({ config, bind, unitOfWork, peers }) {
+    const orgs = new OrgService({
+      repository: bind(orgsFunctions),
+      unitOfWork,
+      secrets: peers.oneTimeSecrets,
+      users: peers.users,
+      secondFactors: peers.secondFactors,
+      mail: peers.mail,
+      securityEvents: peers.securityEvents,
+      rateLimits: peers.rateLimits,
+      changes: peers.changeEvents,
+      options: {
+        perUser: config.orgs.perUser,
+        invitationDays: config.orgs.invitationDays,
+        invitationLink: (token) => mailedLink(config.orgs.invitationUrl, `${config.mail.publicUrl}/account/invitation`, token),
+      },
+    })
+    return { orgs }
+  },
+
   migrations: ['2026-11-28-01-organizations'],
   subscribe({ domainEvents, services }) {
     // Someone who opened an invitation before verifying its address joins once it is verified.

@@ -41,3 +41,12 @@ export interface OrgInvitationsTable {
 
 export type OrganizationRow = Selectable<OrganizationsTable>
 export type OrgInvitationRow = Selectable<OrgInvitationsTable>
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    organizations: OrganizationsTable
+    org_memberships: OrgMembershipsTable
+    org_invitations: OrgInvitationsTable
+  }
+}

@@ -1,5 +1,30 @@
 // Passkeys (WebAuthn): registration, sign-in, and the second factor.
+import { enrolmentSessions } from '../auth/index.js'
 import { type Feature, routes } from '../feature.js'
+import { passkeysFunctions } from './passkeys.repository.js'
+import { PasskeyService } from './passkeys.service.js'
 import passkeysRoutes from './passkeys.v2.routes.js'
 
-export const passkeysFeature: Feature = { name: 'passkeys', migrations: ['2026-11-24-05-passkeys'], routes: { v2: [routes(passkeysRoutes)] } }
+interface PasskeysServices {
+  /** Users' passkeys (WebAuthn): registration, sign-in, and the second factor through secondFactors. */
+  passkeys: PasskeyService
+}
+
+export const passkeysFeature: Feature<PasskeysServices> = { name: 'passkeys',
+  needs: ['one-time-secrets', 'users', 'security-events', 'sign-in-methods'],
+  calls: ['auth'],
+  create({ config: { webauthn }, bind, unitOfWork, settingWarnings, peers }) {
+    const passkeys = new PasskeyService({
+      repository: bind(passkeysFunctions),
+      secrets: peers.oneTimeSecrets,
+      users: peers.users,
+      events: peers.securityEvents,
+      unitOfWork,
+      signInMethods: peers.signInMethods,
+      rp: { id: webauthn.rpId, name: webauthn.rpName, origins: webauthn.origins },
+      sessions: enrolmentSessions(() => peers.auth),
+      misconfigured: (refusal) => settingWarnings.warn(refusal.refused, { reason: refusal.refused }, 'a passkey answer was refused by the passkey settings (WEBAUTHN_RP_ID, WEBAUTHN_ORIGINS)'),
+    })
+    return { passkeys }
+  },
+ migrations: ['2026-11-24-05-passkeys'], routes: { v2: [routes(passkeysRoutes)] } }

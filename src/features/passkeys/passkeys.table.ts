@@ -23,3 +23,10 @@ export interface PasskeysTable {
 }
 
 export type PasskeyRow = Selectable<PasskeysTable>
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    passkeys: PasskeysTable
+  }
+}

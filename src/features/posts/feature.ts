@@ -2,12 +2,39 @@
 // (post-policy.ts); version 2 adds visibility, status and organizations.
 import { type Feature, routes } from '../feature.js'
 import { toPostRead, toPostReadV2 } from './posts.mappers.js'
+import { postsFunctions } from './posts.repository.js'
 import postsRoutes from './posts.routes.js'
 import { PostCreate, PostCreateV2, PostRead, PostReadV2, PostUpdate, PostUpdateV2 } from './posts.schemas.js'
+import { PostService } from './posts.service.js'
 import postsV2Routes from './posts.v2.routes.js'
 
-export const postsFeature: Feature = {
+interface PostsServices {
+  posts: PostService
+}
+
+export const postsFeature: Feature<PostsServices> = {
   name: 'posts',
+  needs: ['change-events', 'security-events'],
+  calls: ['orgs', 'files'],
+  create({ config, bind, unitOfWork, peers }) {
+    const posts = new PostService({
+      posts: bind(postsFunctions),
+      unitOfWork,
+      changes: peers.changeEvents,
+      securityEvents: peers.securityEvents,
+      // Who belongs to which organization decides who reads its posts.
+      memberships: { rolesOf: (userId) => peers.orgs.rolesOf(userId), roleIn: (unit, orgId, userId) => peers.orgs.roleIn(unit, orgId, userId) },
+      // A post's files are attached, read and removed in the post's own units of work.
+      files: {
+        attach: (unit, post, fileIds, attachedBy) => peers.attachments.attach(unit, post, fileIds, attachedBy),
+        of: (postIds, unit) => peers.attachments.of(postIds, unit),
+        removeAllOfPost: (unit, postId) => peers.attachments.removeAllOfPost(unit, postId),
+      },
+      options: { requireVerifiedEmail: config.requireVerifiedEmail },
+    })
+    return { posts }
+  },
+
   migrations: ['2026-11-21-04-posts', '2026-11-21-05-row-counts', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-11-29-01-post-visibility', '2026-12-08-01-kept-post-counts'],
   routes: {
     v1: [routes(postsRoutes, { prefix: '/posts', list: 'array', attachments: false, toPostRead, schemas: { read: PostRead, create: PostCreate, update: PostUpdate } })],

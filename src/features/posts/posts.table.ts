@@ -37,3 +37,11 @@ export interface OrgPostCountsTable {
   status: string
   count: ColumnType<number | string, number, number>
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    posts: PostsTable
+    org_post_counts: OrgPostCountsTable
+  }
+}

@@ -19,3 +19,11 @@ export interface RateLimitRulesTable {
   created_at: Timestamp
   updated_at: Timestamp
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    rate_limits: RateLimitsTable
+    rate_limit_rules: RateLimitRulesTable
+  }
+}

@@ -1,4 +1,12 @@
 // The security log: sign-ins, failures, changes to ways in, kept SECURITY_EVENT_RETENTION_DAYS.
 import type { Feature } from '../feature.js'
+import { securityEventsFunctions } from './security-events.repository.js'
+import { SecurityEventService } from './security-events.service.js'
 
-export const securityEventsFeature: Feature = { name: 'security-events', migrations: ['2026-11-22-02-account-lifecycle'], prune: (services) => services.securityEvents.prune() }
+interface SecurityEventsServices {
+  securityEvents: SecurityEventService
+}
+
+export const securityEventsFeature: Feature<SecurityEventsServices> = { name: 'security-events',
+  create: ({ config, bind }) => ({ securityEvents: new SecurityEventService(bind(securityEventsFunctions), config.securityEventRetentionDays) }),
+ migrations: ['2026-11-22-02-account-lifecycle'], prune: (services) => services.securityEvents.prune() }

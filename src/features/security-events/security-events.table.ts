@@ -23,3 +23,10 @@ export interface SecurityEventsTable {
 }
 
 export type SecurityEventRow = Selectable<SecurityEventsTable>
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    security_events: SecurityEventsTable
+  }
+}

@@ -1,4 +1,14 @@
 // What ways into an account a user has; asked before any of them is removed.
 import type { Feature } from '../feature.js'
+import { signInMethodsFunctions } from './sign-in-methods.repository.js'
+import { SignInMethods } from './sign-in-methods.service.js'
 
-export const signInMethodsFeature: Feature = { name: 'sign-in-methods' }
+interface SignInMethodsServices {
+  /** Asked by every removal of a way to sign in, in its unit of work. */
+  signInMethods: SignInMethods
+}
+
+export const signInMethodsFeature: Feature<SignInMethodsServices> = { name: 'sign-in-methods',
+  create: ({ bind }) => ({ signInMethods: new SignInMethods(bind(signInMethodsFunctions)) }),
+
+}

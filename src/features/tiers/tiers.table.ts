@@ -11,3 +11,10 @@ export interface TiersTable {
   storage_bytes: ColumnType<number | string | null, number | null | undefined, number | null>
   storage_files: number | null
 }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    tiers: TiersTable
+  }
+}

@@ -1,10 +1,72 @@
 // Users: reading, updating, deleting and restoring them, their directory and search index.
 import { type Feature, routes } from '../feature.js'
+import { DomainEvents } from './domain-events.js'
+import { PasswordGuesses } from './password-guesses.js'
+import { PasswordHasher } from './passwords.js'
+import { compactSearchIndex } from './search-index.js'
+import { searchIndexFunctions } from './search-index.repository.js'
+import { userDirectoryFunctions } from './user-directory.repository.js'
+import type { UserLifecycle } from './user-lifecycle.js'
+import { usersFunctions } from './users.repository.js'
+import { UserService } from './users.service.js'
 import usersRoutesV1 from './users.v1.routes.js'
 import usersRoutesV2 from './users.v2.routes.js'
 
-export const usersFeature: Feature = {
+interface UsersServices {
+  users: UserService
+  /** Password hashing in its worker threads, stopped with the app. */
+  passwords: PasswordHasher
+  /** What happened to a user, once committed; the slices subscribe in their feature.ts. */
+  domainEvents: DomainEvents
+  /** Merges SQLite's user search index back into one segment once it is in pieces (search-index.ts). */
+  compactSearchIndex(signal?: AbortSignal): Promise<void>
+}
+
+export const usersFeature: Feature<UsersServices> = {
   name: 'users',
+  needs: ['tiers', 'security-events', 'rate-limits', 'avatars', 'change-events', 'abuse'],
+  calls: ['account', 'posts', 'api-keys', 'orgs', 'files', 'data-export'],
+  create({ config, logger, bind, unitOfWork, peers }) {
+    const { passwordScreen, emailDomains } = peers
+    const passwords = new PasswordHasher(config.passwordHashing)
+    const domainEvents = new DomainEvents((error, type) => logger.error({ err: error, event: type }, 'a reaction to a committed change failed'))
+    // What other slices write in the unit of work of a change to a user.
+    const lifecycle: UserLifecycle = {
+      signedUp: (unit, user) => peers.account.welcome(unit, user),
+      softDeleted: async (unit, userId) => {
+        await peers.posts.hideAllOf(unit, userId)
+        await peers.apiKeys.revokeAllOfDeleted(unit, userId)
+      },
+      restored: (unit, userId, deletedAt) => peers.posts.restoreHiddenWith(unit, userId, deletedAt),
+      removing: async (unit, userId) => {
+        // An organization keeps an owner (409 last_owner).
+        await peers.orgs.assertNotLastOwner(unit, userId)
+        // Their files and data exports go with them, through the store's outbox.
+        await peers.attachments.removeAllOwnedBy(unit, userId)
+        await peers.dataExports.removeAllOf(unit, userId)
+      },
+    }
+    const users = new UserService({
+      users: bind(usersFunctions),
+      managedUsers: bind(userDirectoryFunctions),
+      unitOfWork,
+      domainEvents,
+      lifecycle,
+      changes: peers.changeEvents,
+      passwords,
+      avatars: peers.avatars,
+      tiers: peers.tiers,
+      events: peers.securityEvents,
+      guesses: new PasswordGuesses(peers.rateLimits),
+      screens: {
+        password: (password, userId, options) => passwordScreen.assertNotBreached(password, userId, options),
+        emailDomain: (email, userId) => emailDomains.assertAllowed(email, null, userId),
+      },
+    })
+    const searchIndex = bind(searchIndexFunctions)
+    return { users, passwords, domainEvents, compactSearchIndex: async (signal) => void (await compactSearchIndex(searchIndex, signal)) }
+  },
+
   migrations: ['2026-11-21-01-users-and-tiers', '2026-11-21-05-row-counts', '2026-11-21-06-user-search-index', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-12-06-01-user-locale', '2026-12-07-01-service-accounts'],
   routes: { v1: [routes(usersRoutesV1, { prefix: '/users' })], v2: [routes(usersRoutesV2, { prefix: '/users' })] },
   prune: (services) => services.compactSearchIndex(),

@@ -64,3 +64,10 @@ export type UserRow = Pick<Selectable<UsersTable>, (typeof USER_TABLE_COLUMNS)[n
 
 /** A user in any state, as the superusers' directory reads it. */
 export type ManagedUserRow = UserRow & { is_deleted: boolean | number; deleted_at: Date | string | null; ban_reason: string | null }
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    users: UsersTable
+  }
+}

@@ -47,3 +47,11 @@ export interface WebhookDeliveriesTable {
 }
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>
+
+// This slice's tables in the database's type (src/db/schema.ts).
+declare module '../../db/schema.js' {
+  interface Database {
+    webhooks: WebhooksTable
+    webhook_deliveries: WebhookDeliveriesTable
+  }
+}
