@@ -14,8 +14,10 @@ const sqlPackages = { group: ['kysely', 'kysely/*', 'pg', 'better-sqlite3', '**/
 // A slice reaches another only through its public face, src/features/<name>/index.ts: one
 // folder up from a slice's file is another slice, and only its index.js may be named there.
 const otherSliceInside = { regex: String.raw`^\.\./(?!\.)[^/]+/(?!index\.js$).+`, message: "Reach another feature through its index.ts (its public face), never its files." }
-// From outside the slices (the app, the API's shared parts, plugins, the CLI, the core), a slice is its index.ts.
-const sliceFromOutside = { regex: String.raw`(^|/)features/[^/]+/(?!index\.js$).+`, message: "Reach a feature through its index.ts (src/features/<name>/index.ts), or the slice list (src/features/index.ts)." }
+// Outside the slices (the app, the API's shared parts, plugins, the CLI, the core), no slice is
+// named: the core reads the slice list (src/features/index.ts), and what a slice gives the core
+// (services, settings, error codes, request hooks, start-up work) comes through its manifest.
+const sliceFromOutside = { regex: String.raw`(^|/)features/[^/]+/.+`, message: "The core names no slice: read the slice list (src/features/index.ts), and give the core what a slice offers through its feature.ts." }
 // The HTTP side of a slice: its routes, wire schemas, mappers, HTTP helpers, its registration, its
 // public face (which offers both sides) and its tests.
 const SLICE_HTTP_SIDE = ['src/features/**/index.ts', 'src/features/**/*.routes.ts', 'src/features/**/*.schemas.ts', 'src/features/**/*.mappers.ts', 'src/features/**/*.http.ts', 'src/features/**/feature.ts', 'src/features/*.ts', 'src/features/**/*.test.ts']
@@ -142,10 +144,11 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [sliceFromOutside] }] },
   },
   {
-    // The settings are composed of each slice's own (src/features/<name>/settings.ts).
+    // The settings name no slice: each slice's manifest reads its own (its `settings`), and
+    // src/config.ts runs them from the slice list.
     files: ['src/config.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: String.raw`(^|/)features/[^/]+/(?!index\.js$|settings\.js$).+`, message: "The settings name a slice's settings.ts, nothing else of it." }] }],
+      'no-restricted-imports': ['error', { patterns: [{ regex: String.raw`(^|/)features/[^/]+/.+`, message: "The settings name no slice: the slice's feature.ts reads its own (settings)." }] }],
     },
   },
   {

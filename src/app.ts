@@ -8,8 +8,8 @@ import type { SpanExporter } from '@opentelemetry/sdk-trace-base'
 import type { FastifyContextConfig, FastifyInstance } from 'fastify'
 import Fastify from 'fastify'
 
-import accountPages from './api/account-pages.routes.js'
 import adminConsoleRoutes from './api/admin-console.routes.js'
+import { bodyFieldsOf } from './api/common/body-fields.js'
 import type { WayIn } from './api/common/protected-route.js'
 import healthRoutes from './api/health.routes.js'
 import { registerApiVersions, registerFeatureAppRoutes } from './api/index.js'
@@ -17,8 +17,7 @@ import versionsRoutes from './api/versions.routes.js'
 import type { Backends } from './backends.js'
 import { openBackends } from './backends.js'
 import type { Config } from './config.js'
-import { captchaDoors, DOORS, PASSWORD_DOORS } from './features/abuse/index.js'
-import { impersonationRules } from './features/moderation/index.js'
+import { FEATURES, REQUEST_STAGES } from './features/index.js'
 import type { Logger } from './logger.js'
 import { createLogger } from './logger.js'
 import accessLog from './plugins/access-log.js'
@@ -28,9 +27,7 @@ import canonicalHost from './plugins/canonical-host.js'
 import cors from './plugins/cors.js'
 import errorHandler, { handleFrameworkError } from './plugins/error-handler.js'
 import { HandlersInFlight } from './plugins/handlers-in-flight.js'
-import requestLimits from './plugins/request-limits.js'
 import responseHeaders from './plugins/response-headers.js'
-import { routeTemplateOf } from './plugins/route-template.js'
 import type { SchemaCompilation } from './shared/validation/compiled-on-first-use.js'
 import { serializerBuilder } from './shared/validation/compiled-on-first-use.js'
 import { createValidatorCompiler } from './shared/validation/schema-validator.js'
@@ -50,14 +47,6 @@ export interface RouteTableEntry {
   config: Readonly<FastifyContextConfig>
   /** The fields its body schema names, at the top level (every branch of a union). */
   bodyFields: readonly string[]
-}
-
-/** The top-level fields a body schema names, in every branch of a union. */
-function fieldsOf(schema: unknown): string[] {
-  if (typeof schema !== 'object' || schema === null) return []
-  const { properties, anyOf, oneOf, allOf } = schema as { properties?: object; anyOf?: unknown[]; oneOf?: unknown[]; allOf?: unknown[] }
-  const branches = [...(anyOf ?? []), ...(oneOf ?? []), ...(allOf ?? [])]
-  return [...new Set([...Object.keys(properties ?? {}), ...branches.flatMap(fieldsOf)])]
 }
 
 declare module 'fastify' {
@@ -161,9 +150,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await backends.close()
   })
 
-  // Every route the service answers, so a rate-limit rule naming none is refused; and every
-  // protected route that changes something must say whether it adds a way into the account, and
-  // what a support impersonation may do on it.
+  // Every protected route that changes something must say whether it adds a way into the
+  // account, and what a support impersonation may do on it.
   const routeTable: RouteTableEntry[] = []
   app.decorate('routeTable', routeTable)
   app.addHook('onRoute', (route) => {
@@ -176,23 +164,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (config.protectedRoute && config.impersonation === undefined && changes) {
       throw new Error(`${methods.join(',')} ${route.url} must declare what a support impersonation may do on it (protectedRoute's impersonation: 'allowed', 'refused' or 'ends')`)
     }
-    // Anyone may send these: each is a door bots knock at (a CAPTCHA may guard it) or says it is none.
-    if (!config.protectedRoute && changes && config.door === undefined) {
-      throw new Error(`${methods.join(',')} ${route.url} takes requests without credentials and must declare its door (config.door: one of ${DOORS.join(', ')}, or 'exempt')`)
-    }
-    // A door that checks a password counts its guesses on the account its body names: it names that field.
-    const bodyFields = fieldsOf(route.schema?.body)
-    if (config.door !== undefined && config.door !== 'exempt' && PASSWORD_DOORS.includes(config.door) && config.accountField === undefined) {
-      throw new Error(`${methods.join(',')} ${route.url} checks a password (door '${config.door}') and must name the body field of its account (config.accountField)`)
-    }
-    if (config.accountField !== undefined && !bodyFields.includes(config.accountField)) {
-      throw new Error(`${methods.join(',')} ${route.url} names ${config.accountField} as its account field, which its body does not have`)
-    }
-    if (!config.protectedRoute && changes && bodyFields.includes('password') && config.door !== 'signup' && (config.door === undefined || config.door === 'exempt' || !PASSWORD_DOORS.includes(config.door))) {
-      throw new Error(`${methods.join(',')} ${route.url} takes a password from anyone: it is a door that checks one (config.door: 'login', with its accountField) or sets one ('signup')`)
-    }
+    const bodyFields = bodyFieldsOf(route.schema?.body)
     for (const method of methods) {
-      services.rateLimits.routes.add(method, routeTemplateOf(route.url))
       routeTable.push({ method, url: route.url, protectedRoute: config.protectedRoute === true, wayIn: config.wayIn, reauthenticate: config.reauthenticate === true, config, bodyFields })
     }
     const handler = route.handler
@@ -211,15 +184,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cors, { origins: config.corsOrigins, ownOrigin: new URL(config.mail.publicUrl).origin })
   if (config.nodeEnv === 'development') await app.register(canonicalHost, { publicUrl: config.mail.publicUrl })
   await app.register(authentication)
-  // A support impersonation's token is held to its route rules before anything else runs.
-  await app.register(impersonationRules)
-  if (config.rateLimits.enabled) await app.register(requestLimits)
-  // Before every route: each route that names a door takes a CAPTCHA token, and (with a provider) the gate.
-  await app.register(captchaDoors, { gate: services.captcha })
+  // The slices' hooks on every request, by stage: what an impersonation may do, the limits, the doors.
+  for (const stage of REQUEST_STAGES) for (const feature of FEATURES) for (const hook of feature.requestHooks ?? []) if (hook.stage === stage) await hook.register(app)
 
   await app.register(healthRoutes)
   await registerFeatureAppRoutes(app)
-  await app.register(accountPages, { prefix: '/account' })
   await app.register(versionsRoutes)
   await registerApiVersions(app)
   if (config.adminConsole) await app.register(adminConsoleRoutes)

@@ -2,17 +2,14 @@
 // services built over them. Opened once per process.
 import type { Redis } from 'ioredis'
 
-import type { AdminAccount, Config } from './config.js'
-import { ConfigError } from './config.js'
+import type { Config } from './config.js'
 import type { DatabaseHandle, DatabaseOptions } from './db/database.js'
 import { createDatabase } from './db/database.js'
 import { migrateToLatest } from './db/migrate.js'
-import { discoverProviders } from './features/identities/index.js'
 import type { Services } from './features/index.js'
-import { ADMIN_VARIABLES, adminAccountProblem } from './features/users/index.js'
+import { FEATURES } from './features/index.js'
 import type { Logger } from './logger.js'
 import { createServices } from './services.js'
-import { DomainError, RuleViolation } from './shared/errors.js'
 
 export interface Backends {
   database: DatabaseHandle
@@ -50,26 +47,6 @@ async function connectRedis(url: string, keyPrefix: string): Promise<Redis> {
   return redis
 }
 
-async function ensureAdmin(logger: Logger, services: Services, admin: AdminAccount, promoteExisting: boolean): Promise<void> {
-  const problem = adminAccountProblem(admin)
-  if (problem) throw new ConfigError(`invalid administrator account: ${problem}`)
-  let result
-  try {
-    result = await services.users.ensureSuperuser(admin, { promoteExisting })
-  } catch (error) {
-    if (error instanceof DomainError && error.kind === 'conflict') throw new ConfigError(`ADMIN_USERNAME/ADMIN_EMAIL: ${error.message}`)
-    // A field rule names its field (a reserved address is ADMIN_EMAIL's); the password's are ADMIN_PASSWORD's.
-    if (error instanceof RuleViolation && error.field in ADMIN_VARIABLES) throw new ConfigError(`${ADMIN_VARIABLES[error.field]}: ${error.message}`)
-    if (error instanceof DomainError && (error.kind === 'unprocessable' || error.code === 'password_breached')) throw new ConfigError(`ADMIN_PASSWORD: ${error.message}`)
-    if (error instanceof DomainError && error.code === 'email_domain_blocked') throw new ConfigError(`ADMIN_EMAIL: ${error.message}`)
-    throw error
-  }
-  const { user, outcome } = result
-  const fields = { userId: user.id, username: user.username }
-  if (outcome === 'promoted') logger.warn(fields, 'promoted an existing account to superuser (ADMIN_PROMOTE_EXISTING=true)')
-  else logger.info(fields, outcome === 'created' ? 'created superuser' : 'superuser present')
-}
-
 /** How the configured database is opened; `direct`: over DATABASE_DIRECT_URL when set (migrations), with one connection. */
 export function databaseOptions(config: Config, direct = false): DatabaseOptions {
   const viaDirect = direct && config.databaseDirectUrl !== undefined
@@ -100,23 +77,27 @@ export async function openBackends(config: Config, secretKey: string, logger: Lo
     onPoolError: (error) => logger.warn({ err: error }, 'database connection failed'),
   })
   let redis: Redis | undefined
+  const running: { stop(): void }[] = []
   try {
     if (options.prepare) await migrate(config, database)
     redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisKeyPrefix) : undefined
     const services = createServices({ config, secretKey, database, redis, logger })
-    const discovery = await discoverProviders(config, (name) => `${config.mail.publicUrl}/api/v2/auth/${name}/callback`, services.identities, logger)
-    if (options.prepare && config.admin) await ensureAdmin(logger, services, config.admin, config.adminPromoteExisting)
+    // What the slices keep running while the process serves (a provider's discovery), then what
+    // must exist before it serves (the configured administrator).
+    for (const feature of FEATURES) if (feature.open) running.push(await feature.open({ services, config, logger }))
+    if (options.prepare) for (const feature of FEATURES) await feature.prepare?.({ services, config, logger })
     return {
       database,
       redis,
       services,
       async close() {
-        discovery.stop()
+        for (const started of running) started.stop()
         redis?.disconnect()
         await database.close()
       },
     }
   } catch (error) {
+    for (const started of running) started.stop()
     redis?.disconnect()
     await database.close()
     throw error

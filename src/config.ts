@@ -6,32 +6,8 @@ import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import path from 'node:path'
 
-import type { AbuseSettings } from './features/abuse/settings.js'
-import { abuseSettings } from './features/abuse/settings.js'
-import type { AccountDeletionSettings } from './features/account-deletion/settings.js'
-import { accountDeletionSettings } from './features/account-deletion/settings.js'
-import type { DataExportSettings } from './features/data-export/settings.js'
-import { dataExportSettings } from './features/data-export/settings.js'
-import type { DeviceAlertSettings } from './features/device-alerts/settings.js'
-import { deviceAlertSettings } from './features/device-alerts/settings.js'
-import type { EmailLoginSettings } from './features/email-login/settings.js'
-import { emailLoginSettings } from './features/email-login/settings.js'
-import type { EventStreamSettings } from './features/event-streams/settings.js'
-import { eventStreamSettings } from './features/event-streams/settings.js'
-import type { FileSettings } from './features/files/settings.js'
-import { fileSettings } from './features/files/settings.js'
-import type { GitHubConfig, OidcProviderConfig } from './features/identities/settings.js'
-import { githubSettings, oidcProvidersOf } from './features/identities/settings.js'
-import type { MfaSettings } from './features/mfa/settings.js'
-import { mfaSettings } from './features/mfa/settings.js'
-import type { ModerationSettings } from './features/moderation/settings.js'
-import { moderationSettings } from './features/moderation/settings.js'
-import type { OrgSettings } from './features/orgs/settings.js'
-import { orgSettings } from './features/orgs/settings.js'
-import type { PasskeySettings } from './features/passkeys/settings.js'
-import { passkeySettings } from './features/passkeys/settings.js'
-import type { WebhookSettings } from './features/webhooks/settings.js'
-import { webhookSettings } from './features/webhooks/settings.js'
+import { buildOrder } from './features/composition.js'
+import { FEATURES } from './features/index.js'
 import type { OriginList } from './shared/origin-list.js'
 import { parseOriginList } from './shared/origin-list.js'
 import type { Env } from './shared/settings.js'
@@ -43,7 +19,6 @@ import { API_VERSIONS, CURRENT_VERSION, isApiVersion } from './versions.js'
 export type NodeEnv = 'development' | 'production' | 'test'
 export type JwtAlgorithm = 'EdDSA' | 'ES256' | 'RS256' | 'HS256'
 export type UserSignup = 'open' | 'authenticated'
-export type AvatarStorageKind = 'storage' | 'disk' | 'database'
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
 export type EmailVisibility = 'public' | 'owner'
 export type CookieSameSite = 'lax' | 'strict' | 'none'
@@ -55,7 +30,6 @@ export type CookieSameSite = 'lax' | 'strict' | 'none'
  */
 export { ConfigError }
 export type { RequestLimit }
-export type { GitHubConfig, OidcProviderConfig }
 
 export type CorsOrigins = { any: true } | ({ any: false } & OriginList)
 
@@ -73,7 +47,11 @@ export interface BackupConfig {
   keep: number
 }
 
-export interface Config {
+/**
+ * The core's settings; each slice adds its own (its manifest's `settings`, read by its
+ * settings.ts), and the slice list adds their types to Config (src/features/index.ts).
+ */
+export interface CoreConfig {
   port: number
   host: string
   dataDir: string
@@ -107,18 +85,8 @@ export interface Config {
   corsOrigins: CorsOrigins
   /** Log a new user in at sign-up (POST /api/v2/signup answers with a token pair). */
   signupLogin: boolean
-  /** Sign-in by a mailed link or code (EMAIL_LOGIN); its requests an hour, per client address and per email. */
-  emailLogin: EmailLoginSettings
-  /** Second factors: attempts an hour per account or known device (MFA_RATE_LIMIT), the name apps show (MFA_ISSUER), and whether superusers must enrol (REQUIRE_MFA_FOR_SUPERUSERS). */
-  mfa: MfaSettings
-  /** Passkeys' relying party: WEBAUTHN_RP_ID (a host name), WEBAUTHN_RP_NAME, WEBAUTHN_ORIGINS (the page origins that may use them). */
-  webauthn: PasskeySettings
   /** Origins a sign-in flow may send the browser back to (AUTH_REDIRECT_ORIGINS). */
   authRedirectOrigins: OriginList
-  /** OpenID Connect providers to sign in with, in OIDC_PROVIDERS' order. */
-  oidcProviders: OidcProviderConfig[]
-  /** GitHub sign-in; undefined: off. */
-  github: GitHubConfig | undefined
   accessTokenMinutes: number
   refreshTokenDays: number
   /**
@@ -132,7 +100,6 @@ export interface Config {
   passwordHashing: { workers: number; queue: number; nice: number }
   deprecatedVersions: ApiVersion[]
   sunsetDates: Partial<Record<ApiVersion, string>>
-  avatarStorage: AvatarStorageKind
   cookieSecure: boolean
   /** SameSite of the refresh cookie: none lets a frontend on another site use it (needs COOKIE_SECURE). */
   cookieSameSite: CookieSameSite
@@ -155,22 +122,6 @@ export interface Config {
   securityEventRetentionDays: number
   /** Outgoing events: how long change events stay readable (EVENT_RETENTION_MINUTES) and how webhooks are sent. */
   events: { retentionMinutes: number }
-  /** Realtime streams: heartbeat interval, and how many one user and one address may hold open in a process. */
-  eventStreams: EventStreamSettings
-  webhooks: WebhookSettings
-  /** Files and storage: the driver (local disk or S3), upload limits, allowed types, image presets, quotas. */
-  files: FileSettings
-  /** Abuse protection: CAPTCHA on the doors, breached passwords, blocked address domains. */
-  abuse: AbuseSettings
-  /** Moderation: whether the user is mailed when support opens their account. */
-  moderation: ModerationSettings
-  /** Privacy: the grace period of an account its owner deleted, and what happens to its posts. */
-  accountDeletion: AccountDeletionSettings
-  /** Privacy: whether a sign-in from a new device is mailed to the account's owner. */
-  deviceAlerts: DeviceAlertSettings
-  dataExport: DataExportSettings
-  /** Organizations: how many a user may own, and invitations' lifetime, budget and link. */
-  orgs: OrgSettings
   /** Password-reset requests an hour, per client address and per email. */
   passwordResetRateLimit: number
   /** Verification mails an hour, per user and per recipient address. */
@@ -179,6 +130,10 @@ export interface Config {
   /** Prometheus metrics on their own listener; undefined: off. */
   metrics: { port: number; host: string } | undefined
 }
+
+/** Every setting: the core's and each slice's. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Config extends CoreConfig {}
 
 export interface RateLimitConfig {
   /** Callers without a login, per client address. */
@@ -453,9 +408,7 @@ export function loadConfig(env: Env): Config {
   // A person trying the service by hand signs up and logs in more than a stranger would.
   const development = nodeEnv === 'development'
   const mailConfig = mail(env, nodeEnv, port, host)
-  const oidcProviders = oidcProvidersOf(env)
-  const files = fileSettings(env, dataDir)
-  return {
+  const core: CoreConfig = {
     port,
     host,
     dataDir,
@@ -476,12 +429,7 @@ export function loadConfig(env: Env): Config {
     emailVisibility: emailVisibility(env, 'EMAIL_VISIBILITY'),
     corsOrigins: corsOrigins(env, 'CORS_ORIGINS', nodeEnv),
     signupLogin: boolean(env, 'SIGNUP_LOGIN', true),
-    emailLogin: emailLoginSettings(env, development),
-    mfa: mfaSettings(env, mailConfig.publicUrl, development),
-    webauthn: passkeySettings(env, mailConfig.publicUrl, development),
     authRedirectOrigins: redirectOrigins(env, 'AUTH_REDIRECT_ORIGINS', mailConfig.publicUrl, nodeEnv),
-    oidcProviders,
-    github: githubSettings(env, oidcProviders.map((provider) => provider.name)),
     uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
     accessTokenMinutes: integer(env, 'ACCESS_TOKEN_MINUTES', 15, 1, 24 * 60),
     jwt: jwt(env),
@@ -495,8 +443,6 @@ export function loadConfig(env: Env): Config {
     },
     deprecatedVersions,
     sunsetDates: sunsets,
-    // `storage` is the file store (STORAGE: local disk or S3); `disk`, its older name, is the same.
-    avatarStorage: oneOf(env, 'AVATAR_STORAGE', ['storage', 'disk', 'database'] as const, databaseUrl && files.storage.driver === 'local' ? 'database' : 'storage'),
     cookieSecure,
     cookieSameSite: cookieSameSite(env, 'COOKIE_SAMESITE', cookieSecure),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
@@ -508,15 +454,6 @@ export function loadConfig(env: Env): Config {
     adminConsole: oneOf(env, 'ADMIN_CONSOLE', ['on', 'off'] as const, 'on') === 'on',
     securityEventRetentionDays: integer(env, 'SECURITY_EVENT_RETENTION_DAYS', 90, 1, 3650),
     events: { retentionMinutes: integer(env, 'EVENT_RETENTION_MINUTES', 60, 1, 7 * 24 * 60) },
-    eventStreams: eventStreamSettings(env),
-    webhooks: webhookSettings(env),
-    files,
-    abuse: abuseSettings(env),
-    moderation: moderationSettings(env),
-    accountDeletion: accountDeletionSettings(env),
-    deviceAlerts: deviceAlertSettings(env),
-    dataExport: dataExportSettings(env),
-    orgs: orgSettings(env),
     passwordResetRateLimit: integer(env, 'PASSWORD_RESET_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     verificationMailRateLimit: integer(env, 'VERIFICATION_MAIL_RATE_LIMIT', development ? 50 : 5, 1, 1_000_000),
     metrics: read(env, 'METRICS_PORT') === undefined ? undefined : { port: integer(env, 'METRICS_PORT', 9464, 0, 65535), host: read(env, 'METRICS_HOST') ?? '127.0.0.1' },
@@ -529,6 +466,10 @@ export function loadConfig(env: Env): Config {
       ipv6PrefixBits: integer(env, 'RATE_LIMIT_IPV6_PREFIX', 64, 32, 128),
     },
   }
+  // Each slice reads its own settings, after those of the slices it needs (avatars after files).
+  const config = { ...core } as Config
+  for (const feature of buildOrder(FEATURES)) Object.assign(config, feature.settings?.(env, config))
+  return config
 }
 
 /** Reads `.env` (if present) under the real environment, then validates. */

@@ -14,10 +14,10 @@ import type { Config } from './config.js'
 import { ConfigError, loadConfigFromEnvironment } from './config.js'
 import { scheduleBackups } from './db/backup-schedule.js'
 import { holdDataDirectory } from './db/data-dir-lock.js'
-import { loadOrCreateSecretKey } from './features/auth/index.js'
 import type { Logger } from './logger.js'
 import { createLogger } from './logger.js'
 import type { MetricsServer } from './metrics-server.js'
+import { loadOrCreateSecretKey } from './shared/secret-key.js'
 import { SHUTDOWN_GRACE_MS } from './shutdown.js'
 
 /** A worker that dies this soon after starting is not restarted: something is wrong with all of them. */

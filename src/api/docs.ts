@@ -7,9 +7,9 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 
+import { ERROR_CODES } from '../features/index.js'
 import type { ApiVersion } from '../versions.js'
 import { VERSIONS } from '../versions.js'
-import { ERROR_CODE_TABLE } from './common/responses.js'
 import { API_KEY_SCHEME, SECURITY_SCHEME } from './common/security-scheme.js'
 
 export interface DocsOptions {
@@ -39,6 +39,9 @@ export function operationIdOf(method: string | string[], url: string, prefix: st
     })
   return verb + words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('')
 }
+
+/** The table of every error code, as Markdown (each version's document carries it in its description). */
+const ERROR_CODE_TABLE = ['| code | meaning |', '|---|---|', ...Object.entries(ERROR_CODES).map(([code, meaning]) => `| \`${code}\` | ${meaning} |`)].join('\n')
 
 const ERRORS_SECTION = [
   '## Errors',

@@ -11,7 +11,6 @@ import { parseArgs } from 'node:util'
 import { databaseOptions, migrate } from '../backends.js'
 import { loadConfigFromEnvironment } from '../config.js'
 import { createDatabase } from '../db/database.js'
-import { adminAccountProblem } from '../features/users/index.js'
 import { createLogger } from '../logger.js'
 import { createServices } from '../services.js'
 
@@ -58,21 +57,21 @@ if (!email || !username || !password) {
   process.exit(2)
 }
 const account = { name: name ?? 'Administrator', email, username, password }
-const problem = adminAccountProblem(account, { name: '--name', email: '--email', username: '--username', password: '--password' })
-if (problem) {
-  console.error(`invalid account: ${problem}`)
-  process.exit(2)
-}
-
 const database = await createDatabase(databaseOptions(config))
 try {
   await migrate(config, database)
   // This command issues no tokens, so any key will do for the token service it never uses.
   const services = createServices({ config, secretKey: randomBytes(32).toString('hex'), database, redis: undefined, logger: createLogger('silent') })
-  const promoteExisting = values['promote-existing'] ?? config.adminPromoteExisting
-  const { user, outcome } = await services.users.ensureSuperuser(account, { promoteExisting })
-  const done = { created: 'created', present: 'found existing', promoted: 'promoted existing' }[outcome]
-  console.log(`${done} superuser #${user.id} (${user.username}) in ${database.location}`)
+  const problem = services.users.accountProblem(account, { name: '--name', email: '--email', username: '--username', password: '--password' })
+  if (problem) {
+    console.error(`invalid account: ${problem}`)
+    process.exitCode = 2
+  } else {
+    const promoteExisting = values['promote-existing'] ?? config.adminPromoteExisting
+    const { user, outcome } = await services.users.ensureSuperuser(account, { promoteExisting })
+    const done = { created: 'created', present: 'found existing', promoted: 'promoted existing' }[outcome]
+    console.log(`${done} superuser #${user.id} (${user.username}) in ${database.location}`)
+  }
 } catch (error) {
   console.error(`failed: ${error instanceof Error ? error.message : String(error)}`)
   process.exitCode = 1

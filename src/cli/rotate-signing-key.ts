@@ -8,9 +8,9 @@
 import { databaseOptions, migrate } from '../backends.js'
 import { loadConfigFromEnvironment } from '../config.js'
 import { createDatabase } from '../db/database.js'
-import { loadOrCreateSecretKey } from '../features/auth/index.js'
 import { createLogger } from '../logger.js'
 import { createServices } from '../services.js'
+import { loadOrCreateSecretKey } from '../shared/secret-key.js'
 
 const args = process.argv.slice(2)
 if (args.some((arg) => arg !== '--drop-old')) {

@@ -5,7 +5,7 @@
 import { sql } from 'kysely'
 import type pg from 'pg'
 
-import type { ChangeSignal } from '../features/event-streams/index.js'
+import type { ChangeSignal } from '../shared/change-signal.js'
 import { coalesced } from '../shared/coalesced.js'
 import type { Executor } from './schema.js'
 

@@ -13,6 +13,7 @@ import type { Repository, RepositoryFunction } from '../db/repository.js'
 import type { UnitOfWork } from '../db/unit-of-work.js'
 import type { Logger } from '../logger.js'
 import type { JobOptions, Scheduler } from '../shared/scheduler.js'
+import type { Env } from '../shared/settings.js'
 import type { Signals } from '../shared/signals.js'
 import type { WarnOnce } from '../shared/warn-once.js'
 import type { ApiVersion } from '../versions.js'
@@ -36,6 +37,30 @@ export function routes<Options extends FastifyPluginOptions>(
       await app.register(plugin, options ?? ({} as FastifyRegisterOptions<Options>))
     },
   }
+}
+
+/**
+ * Where a slice's app-wide request hook registers, before any route: the caller is resolved first
+ * (src/plugins/authentication.ts, the core's), then each stage in this order.
+ */
+export const REQUEST_STAGES = [
+  /** What a support impersonation may do, before anything else runs (moderation). */
+  'impersonation',
+  /** The request limits (rate-limits). */
+  'limits',
+  /** The doors anyone may knock at, and their CAPTCHA (abuse). */
+  'doors',
+] as const
+export type RequestStage = (typeof REQUEST_STAGES)[number]
+
+/** A plugin that hooks every request or route, at its stage. */
+export interface RequestHook extends RouteGroup {
+  readonly stage: RequestStage
+}
+
+/** A slice's app-wide hook as its manifest lists it. */
+export function requestHook<Options extends FastifyPluginOptions>(stage: RequestStage, plugin: FastifyPluginAsyncTypebox<Options>, options?: FastifyRegisterOptions<Options>): RequestHook {
+  return { stage, ...routes(plugin, options) }
 }
 
 /** What a feature's jobs and reactions are built from, once the services exist. */
@@ -86,21 +111,42 @@ export interface BuildContext {
   peers: Services
 }
 
-export interface Feature<Provided extends object = object> {
+/** What a slice's start-up work is given, once every service exists. */
+export interface StartContext {
+  services: Services
+  config: Config
+  logger: Logger
+}
+
+export interface Feature<Provided extends object = object, Settings extends object = object> {
   /** Its folder's name. */
   readonly name: string
   /** The slices whose services it holds while it builds its own (built first; never a circle). */
   readonly needs?: readonly string[]
   /** The slices it calls only once every service exists (they may call it back). */
   readonly calls?: readonly string[]
+  /**
+   * Reads its settings from the environment (its settings.ts, with the readers of
+   * src/shared/settings.ts): the names it adds to Config. `config` holds the core's settings and
+   * those of the slices it needs; a bad value throws ConfigError, which stops the start.
+   */
+  readonly settings?: (env: Env, config: Config) => Settings
+  /** The error codes it adds to the published table, with what each means (its errors.ts). */
+  readonly errors?: Readonly<Record<string, string>>
   /** Builds its services: the names it adds to app.services. */
   create?(context: BuildContext): Provided
   /** The migrations (by name, in src/db/migrations/index.ts) that create or change its tables. */
   readonly migrations?: readonly string[]
   /** Its routes under each version's prefix, in the order they register. */
   readonly routes?: Partial<Record<ApiVersion, readonly RouteGroup[]>>
+  /** Its hooks on every request or route (src/app.ts registers them by stage, before any route). */
+  readonly requestHooks?: readonly RequestHook[]
   /** Its routes outside the versions (a well-known document, stored files). */
   readonly appRoutes?: readonly RouteGroup[]
+  /** Starts what it keeps running while the process serves (a provider's discovery); stopped when the backends close. */
+  open?(context: StartContext): Promise<{ stop(): void }>
+  /** Once per deployment's start, after the migrations (the primary in cluster mode): what must exist before serving (the configured administrator). */
+  prepare?(context: StartContext): Promise<void>
   /** Its background jobs (src/shared/scheduler.ts). */
   jobs?(context: FeatureContext): JobOptions[]
   /** Its reactions to committed changes: the only place a domain event is subscribed. */

@@ -1,11 +1,14 @@
 // The slice list: every feature of the service, in the order its routes register (which is the
 // order of each version's OpenAPI document). A new feature is a folder under src/features and
 // one line here (CONTRIBUTING.md, "Add a feature slice").
+import type { ErrorCode } from '../shared/errors.js'
+import { CORE_ERROR_CODES } from '../shared/errors.js'
 import type { Scheduler } from '../shared/scheduler.js'
 import type { Signals } from '../shared/signals.js'
 import { abuseFeature } from './abuse/feature.js'
 import { accountFeature } from './account/feature.js'
 import { accountDeletionFeature } from './account-deletion/feature.js'
+import { accountPagesFeature } from './account-pages/feature.js'
 import { adminFeature } from './admin/feature.js'
 import { apiKeysFeature } from './api-keys/feature.js'
 import { authFeature } from './auth/feature.js'
@@ -35,7 +38,8 @@ import { tiersFeature } from './tiers/feature.js'
 import { usersFeature } from './users/feature.js'
 import { webhooksFeature } from './webhooks/feature.js'
 
-export type { BuildContext, Feature, FeatureContext, Services } from './feature.js'
+export type { BuildContext, Feature, FeatureContext, Services, StartContext } from './feature.js'
+export { REQUEST_STAGES } from './feature.js'
 
 export const FEATURES = [
   authFeature,
@@ -68,10 +72,18 @@ export const FEATURES = [
   avatarsFeature,
   orgsFeature,
   abuseFeature,
+  accountPagesFeature,
 ] as const satisfies readonly Feature[]
 
-/** What one slice adds to app.services. */
+/**
+ * Every machine-readable `code` an error body can carry, with what it means: the general ones and
+ * each slice's, in the slice list's order. docs/api.md and both OpenAPI documents list this table.
+ */
+export const ERROR_CODES: Readonly<Record<ErrorCode, string>> = Object.assign({}, CORE_ERROR_CODES, ...FEATURES.map((feature) => feature.errors ?? {}))
+
+/** What one slice adds to app.services, and to the settings. */
 type ProvidedBy<Slice> = Slice extends Feature<infer Provided> ? Provided : never
+type SettingsOf<Slice> = Slice extends Feature<object, infer Settings> ? Settings : never
 type Intersection<Union> = (Union extends unknown ? (part: Union) => void : never) extends (whole: infer All) => void ? All : never
 
 /** What the composition builds around the slices (src/services.ts). */
@@ -87,6 +99,13 @@ export interface CoreServices {
 }
 
 type SliceServices = Intersection<ProvidedBy<(typeof FEATURES)[number]>>
+type SliceSettings = Intersection<SettingsOf<(typeof FEATURES)[number]>>
+
+declare module '../config.js' {
+  // Each slice's settings, derived from the list above, beside the core's.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface Config extends SliceSettings {}
+}
 
 declare module './feature.js' {
   // The slices' services, derived from the list above, and the core's.

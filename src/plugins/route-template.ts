@@ -1,4 +1,4 @@
-import { normaliseRoutePath } from '../features/rate-limits/index.js'
+import { normaliseRoutePath } from '../shared/route-path.js'
 
 /**
  * A Fastify route URL (":param") in the template form that limit rules, metrics and traces use

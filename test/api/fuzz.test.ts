@@ -7,7 +7,7 @@ import http from 'node:http'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { ERROR_CODES } from '../../src/shared/errors.js'
+import { ERROR_CODES } from '../../src/features/index.js'
 import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
 import { login, seedUser,V1 } from '../helpers/users.js'

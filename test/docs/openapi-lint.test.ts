@@ -11,7 +11,7 @@ import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 
 import { snapshotFile } from '../../scripts/openapi-documents.js'
-import { ERROR_CODES } from '../../src/shared/errors.js'
+import { ERROR_CODES } from '../../src/features/index.js'
 import { VERSIONS } from '../../src/versions.js'
 
 const root = path.resolve(import.meta.dirname, '../..')

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { expect } from 'vitest'
 
-import { ERROR_CODES } from '../../src/shared/errors.js'
+import { ERROR_CODES } from '../../src/features/index.js'
 
 /** Asserts the status and the `{detail, code}` error body: every error carries a documented code. */
 export function expectError(response: LightMyRequestResponse, status: number, detail?: string | RegExp, code?: string): void {

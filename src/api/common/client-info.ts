@@ -1,7 +1,9 @@
 import type { FastifyRequest } from 'fastify'
 
-import { DEVICE_COOKIE } from '../../features/auth/index.js'
-import type { ClientInfo } from '../../features/security-events/index.js'
+import type { ClientInfo } from '../../shared/client-info.js'
+
+/** OWASP device cookie: lets a browser that logged in before past the account lockout (set by the auth slice's token replies). */
+export const DEVICE_COOKIE = 'device'
 
 const DEVICE_IN_COOKIES = new RegExp(`(?:^|;\\s*)${DEVICE_COOKIE}=([^;]+)`)
 

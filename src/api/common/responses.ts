@@ -2,17 +2,8 @@
 import type { TSchema } from 'typebox'
 import { Type } from 'typebox'
 
-import { ERROR_CODES } from '../../shared/errors.js'
-
 /** The stable, machine-readable name of the error; clients match on it rather than on `detail`. */
 const ErrorCode = Type.String({ pattern: '^[a-z][a-z_]*$', description: 'A stable name for the error, for programs to match on (the table in this document\'s description).' })
-
-/** The table of every error code, as Markdown (each version's document carries it in its description). */
-export const ERROR_CODE_TABLE = [
-  '| code | meaning |',
-  '|---|---|',
-  ...Object.entries(ERROR_CODES).map(([code, meaning]) => `| \`${code}\` | ${meaning} |`),
-].join('\n')
 
 export const ErrorResponse = Type.Object(
   {

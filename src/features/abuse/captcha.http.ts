@@ -7,12 +7,13 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { Type } from 'typebox'
 
+import { bodyFieldsOf } from '../../api/common/body-fields.js'
 import { clientOf } from '../../api/common/client-info.js'
 import { errorResponses } from '../../api/common/responses.js'
 import { DomainError } from '../../shared/errors.js'
 import type { CaptchaGate } from './captcha-gate.js'
 import type { Door } from './doors.js'
-import { subjectOf } from './doors.js'
+import { DOORS, PASSWORD_DOORS, subjectOf } from './doors.js'
 import { WIDGET_FIELDS } from './settings.js'
 
 declare module 'fastify' {
@@ -50,10 +51,33 @@ function documented(route: RouteOptions): void {
   schema.response = { ...errorResponses(400), ...(schema.response ?? {}) }
 }
 
-export default fp(async (app, options: { gate: CaptchaGate | undefined }) => {
-  const { gate } = options
+/** Every route that takes requests without credentials says which door it is, and a door that checks a password names its account's field. */
+function assertDoorDeclared(route: RouteOptions): void {
+  const methods = [route.method].flat()
+  const config = route.config ?? {}
+  const changes = methods.some((method) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS')
+  // Anyone may send these: each is a door bots knock at (a CAPTCHA may guard it) or says it is none.
+  if (!config.protectedRoute && changes && config.door === undefined) {
+    throw new Error(`${methods.join(',')} ${route.url} takes requests without credentials and must declare its door (config.door: one of ${DOORS.join(', ')}, or 'exempt')`)
+  }
+  // A door that checks a password counts its guesses on the account its body names: it names that field.
+  const bodyFields = bodyFieldsOf(route.schema?.body)
+  if (config.door !== undefined && config.door !== 'exempt' && PASSWORD_DOORS.includes(config.door) && config.accountField === undefined) {
+    throw new Error(`${methods.join(',')} ${route.url} checks a password (door '${config.door}') and must name the body field of its account (config.accountField)`)
+  }
+  if (config.accountField !== undefined && !bodyFields.includes(config.accountField)) {
+    throw new Error(`${methods.join(',')} ${route.url} names ${config.accountField} as its account field, which its body does not have`)
+  }
+  if (!config.protectedRoute && changes && bodyFields.includes('password') && config.door !== 'signup' && (config.door === undefined || config.door === 'exempt' || !PASSWORD_DOORS.includes(config.door))) {
+    throw new Error(`${methods.join(',')} ${route.url} takes a password from anyone: it is a door that checks one (config.door: 'login', with its accountField) or sets one ('signup')`)
+  }
+}
+
+export default fp(async (app) => {
+  const gate = app.services.captcha
   const { tokens, users } = app.services
   app.addHook('onRoute', (route) => {
+    assertDoorDeclared(route)
     const door = route.config?.door
     if (door === undefined || door === 'exempt') return
     // The token is taken out of every door's body, and documented, whether or not a provider is set.

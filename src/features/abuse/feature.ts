@@ -1,15 +1,18 @@
 // Abuse protection: CAPTCHA on the doors (sign-up, password login, mailed sign-in and reset
 // requests, invitations) when risk is raised, breached passwords refused, and address domains
 // blocked. The doors' gate is an app plugin (captcha.http.ts) registered before every route.
-import { type Feature, routes } from '../feature.js'
+import { type Feature, requestHook, routes } from '../feature.js'
 import { breachListOf } from './breached-passwords.js'
+import captchaDoors from './captcha.http.js'
 import { CaptchaGate } from './captcha-gate.js'
 import { verifierFor } from './captcha-verifier.js'
 import { EmailDomainPolicy } from './email-domains.js'
 import { emailDomainsFunctions } from './email-domains.repository.js'
 import emailDomainRoutes from './email-domains.v2.routes.js'
+import { abuseErrorCodes } from './errors.js'
 import { PasswordScreen } from './password-screen.js'
 import { RiskSignals } from './risk.js'
+import { type AbuseSettings, abuseSettings } from './settings.js'
 
 interface AbuseServices {
   /** Undefined without a CAPTCHA provider (or with CAPTCHA_MODE=off). */
@@ -20,8 +23,12 @@ interface AbuseServices {
   emailDomains: EmailDomainPolicy
 }
 
-export const abuseFeature: Feature<AbuseServices> = {
+export const abuseFeature: Feature<AbuseServices, { abuse: AbuseSettings }> = {
   name: 'abuse',
+  // Before every route: each route that names a door takes a CAPTCHA token, and (with a provider) the gate.
+  requestHooks: [requestHook('doors', captchaDoors)],
+  settings: (env) => ({ abuse: abuseSettings(env) }),
+  errors: abuseErrorCodes,
   needs: ['security-events', 'rate-limits'],
   create({ config: { abuse }, logger, bind, signals, peers: { securityEvents, rateLimits, limitCounters } }) {
     // The doors' CAPTCHA counts risk in the limiter's shared store.

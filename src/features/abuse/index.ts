@@ -2,7 +2,6 @@
 // else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
 export type { BreachList } from './breached-passwords.js'
 export { breachListOf } from './breached-passwords.js'
-export { default as captchaDoors } from './captcha.http.js'
 export type { CaptchaOutcome } from './captcha-gate.js'
 export { CaptchaGate } from './captcha-gate.js'
 export { SiteverifyClient, verifierFor } from './captcha-verifier.js'

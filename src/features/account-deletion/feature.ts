@@ -4,13 +4,17 @@ import { type Feature, routes } from '../feature.js'
 import { DELETION_PURGE_INTERVAL_MS } from './account-deletion.service.js'
 import { AccountDeletionService } from './account-deletion.service.js'
 import accountDeletionRoutes from './account-deletion.v2.routes.js'
+import { accountDeletionErrorCodes } from './errors.js'
+import { type AccountDeletionSettings, accountDeletionSettings } from './settings.js'
 
 interface AccountDeletionServices {
   accountDeletion: AccountDeletionService
 }
 
-export const accountDeletionFeature: Feature<AccountDeletionServices> = {
+export const accountDeletionFeature: Feature<AccountDeletionServices, { accountDeletion: AccountDeletionSettings }> = {
   name: 'account-deletion',
+  settings: (env) => ({ accountDeletion: accountDeletionSettings(env) }),
+  errors: accountDeletionErrorCodes,
   needs: ['users', 'auth', 'posts', 'security-events', 'mail', 'one-time-secrets'],
   calls: ['orgs'],
   create({ config, logger, peers }) {

@@ -8,7 +8,7 @@ import { assertSuperuser,DomainError } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { UserService } from '../users/index.js'
 import type { ApiKey, ApiKeyGrant, ApiKeyScope } from './api-key.js'
-import { parseScopes, toApiKey } from './api-key.js'
+import { grantAllows, parseScopes, toApiKey } from './api-key.js'
 import type { ApiKeysRepository } from './api-keys.repository.js'
 
 export const API_KEY_NOT_FOUND = 'API key not found'
@@ -31,6 +31,11 @@ export class ApiKeyService {
     private readonly keys: ApiKeysRepository,
     private readonly users: UserService,
   ) {}
+
+  /** Whether a key's scopes allow a request of this method (every route, public ones included, asks). */
+  allows(grant: ApiKeyGrant, method: string): boolean {
+    return grantAllows(grant, method)
+  }
 
   /**
    * A deleted user's keys end with the deletion, in its transaction: restoring the user does not

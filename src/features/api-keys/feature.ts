@@ -3,6 +3,7 @@ import { type Feature, routes } from '../feature.js'
 import { apiKeysFunctions } from './api-keys.repository.js'
 import apiKeysRoutes from './api-keys.routes.js'
 import { ApiKeyService } from './api-keys.service.js'
+import { apiKeysErrorCodes } from './errors.js'
 
 interface ApiKeysServices {
   apiKeys: ApiKeyService
@@ -10,6 +11,7 @@ interface ApiKeysServices {
 
 const apiKeys = routes(apiKeysRoutes, { prefix: '/api-keys' })
 export const apiKeysFeature: Feature<ApiKeysServices> = { name: 'api-keys',
+  errors: apiKeysErrorCodes,
   needs: ['users'],
   create: ({ bind, peers }) => ({ apiKeys: new ApiKeyService(bind(apiKeysFunctions), peers.users) }),
  migrations: ['2026-11-22-03-rate-limit-rules-and-api-keys'], routes: { v1: [apiKeys], v2: [apiKeys] } }

@@ -85,6 +85,14 @@ export interface ApiKeyCaller {
 
 export type Caller = TokenCaller | ApiKeyCaller
 
+declare module '../../plugins/authentication.js' {
+  // request.caller, as src/plugins/authentication.ts resolves it for every request.
+  interface CallerTypes {
+    caller: Caller
+    tokenCaller: TokenCaller
+  }
+}
+
 /** A complete sign-in: who, into which session, how, from where, and whether the browser showed this account's device cookie. */
 export interface SignIn {
   userId: number

@@ -4,6 +4,7 @@ import { type Feature, routes } from '../feature.js'
 import { authFunctions } from './auth.repository.js'
 import authRoutes from './auth.routes.js'
 import { AuthService } from './auth.service.js'
+import { authErrorCodes } from './errors.js'
 import jwksRoutes from './jwks.routes.js'
 import { LoginThrottle } from './login-throttle.js'
 import { DatabaseRevocationStore, RedisRevocationStore } from './revocation-store.js'
@@ -23,6 +24,7 @@ interface AuthServices {
 
 export const authFeature: Feature<AuthServices> = {
   name: 'auth',
+  errors: authErrorCodes,
   needs: ['users', 'security-events', 'api-keys', 'rate-limits', 'mfa', 'passkeys'],
   create({ config, secretKey, redis, logger, bind, signals, peers }) {
     const { jwt } = config

@@ -3,13 +3,12 @@
 // which logged in before past the account lockout. Login and the v2 sign-up answer the same way.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 
+import { DEVICE_COOKIE } from '../../api/common/client-info.js'
 import { refuseCrossSite } from '../../api/common/cross-site.js'
 import { corsAllows } from '../../plugins/cors.js'
 import type { BrowserSession, TokenPair } from './auth.service.js'
 
 export const REFRESH_COOKIE = 'refresh_token'
-/** OWASP device cookie: lets a browser that logged in before past the account lockout. */
-export const DEVICE_COOKIE = 'device'
 
 export function tokenReplies(app: FastifyInstance) {
   const { cookieSecure, cookieSameSite } = app.config

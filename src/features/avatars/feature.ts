@@ -4,13 +4,17 @@ import { cleanImage, type ImageLimits, withoutStoredMetadata } from '../files/in
 import { BlobAvatarStorage, DatabaseAvatarStorage } from './avatar-storage.js'
 import { avatarsFunctions } from './avatars.repository.js'
 import { AvatarService } from './avatars.service.js'
+import { avatarsErrorCodes } from './errors.js'
 import mediaRoutes from './media.routes.js'
+import { type AvatarStorageKind, avatarStorageSetting } from './settings.js'
 
 interface AvatarsServices {
   avatars: AvatarService
 }
 
-export const avatarsFeature: Feature<AvatarsServices> = { name: 'avatars',
+export const avatarsFeature: Feature<AvatarsServices, { avatarStorage: AvatarStorageKind }> = { name: 'avatars',
+  settings: (env, config) => ({ avatarStorage: avatarStorageSetting(env, config) }),
+  errors: avatarsErrorCodes,
   needs: ['files'],
   create({ config, bind, peers: { blobStore } }) {
     // Avatars share the files' store (STORAGE), or live in the database (AVATAR_STORAGE); they are

@@ -4,7 +4,9 @@ import { type Feature, routes } from '../feature.js'
 import { DataExportService } from './data-export.service.js'
 import dataExportRoutes from './data-export.v2.routes.js'
 import { dataExportsFunctions } from './data-exports.repository.js'
+import { dataExportErrorCodes } from './errors.js'
 import { exportSourcesOf } from './export-sources.mappers.js'
+import { type DataExportSettings, dataExportSettings } from './settings.js'
 
 interface DataExportServices {
   dataExports: DataExportService
@@ -13,8 +15,10 @@ interface DataExportServices {
 /** How often queued exports are looked for when nothing woke the job (a request wakes it at once). */
 const IDLE_MS = 60_000
 
-export const dataExportFeature: Feature<DataExportServices> = {
+export const dataExportFeature: Feature<DataExportServices, { dataExport: DataExportSettings }> = {
   name: 'data-export',
+  settings: (env) => ({ dataExport: dataExportSettings(env) }),
+  errors: dataExportErrorCodes,
   needs: ['files', 'mail', 'security-events', 'one-time-secrets'],
   // What an export holds is read from each slice once every service exists.
   calls: ['users', 'posts', 'auth', 'device-alerts', 'identities', 'passkeys', 'api-keys', 'orgs'],

@@ -5,13 +5,15 @@ import { DeviceAlertService } from './device-alerts.service.js'
 import deviceAlertRoutes from './device-alerts.v2.routes.js'
 import { knownDevicesFunctions } from './known-devices.repository.js'
 import { Places } from './places.js'
+import { type DeviceAlertSettings, deviceAlertSettings } from './settings.js'
 
 interface DeviceAlertsServices {
   deviceAlerts: DeviceAlertService
 }
 
-export const deviceAlertsFeature: Feature<DeviceAlertsServices> = {
+export const deviceAlertsFeature: Feature<DeviceAlertsServices, { deviceAlerts: DeviceAlertSettings }> = {
   name: 'device-alerts',
+  settings: (env) => ({ deviceAlerts: deviceAlertSettings(env) }),
   needs: ['users', 'auth', 'account', 'mail', 'security-events', 'one-time-secrets'],
   create({ config, logger, bind, unitOfWork, peers }) {
     const settings = config.deviceAlerts

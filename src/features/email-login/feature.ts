@@ -4,14 +4,16 @@ import { RedirectAllowList } from '../../shared/redirect-allow-list.js'
 import { type Feature, routes } from '../feature.js'
 import { EmailLoginService } from './email-login.service.js'
 import emailLoginRoutes from './email-login.v2.routes.js'
+import { type EmailLoginSettings, emailLoginSettings } from './settings.js'
 
 interface EmailLoginServices {
   /** Sign-in by a mailed link or code. */
   emailLogin: EmailLoginService
 }
 
-export const emailLoginFeature: Feature<EmailLoginServices> = {
+export const emailLoginFeature: Feature<EmailLoginServices, { emailLogin: EmailLoginSettings }> = {
   name: 'email-login',
+  settings: (env, { nodeEnv }) => ({ emailLogin: emailLoginSettings(env, nodeEnv === 'development') }),
   needs: ['one-time-secrets', 'users', 'auth', 'mail', 'security-events', 'rate-limits', 'recovery'],
   create({ config, logger, unitOfWork, peers }) {
     const emailLogin = new EmailLoginService({

@@ -3,18 +3,22 @@ import { postgresSignal } from '../../db/change-notifications.js'
 import { isPostgres } from '../../db/dialect.js'
 import { type Feature, routes } from '../feature.js'
 import { LocalSignal } from './change-signal.js'
+import { eventStreamsErrorCodes } from './errors.js'
 import { SESSION_CHECK_MS } from './event-streams.service.js'
 import { EventStreamService } from './event-streams.service.js'
 import eventStreamRoutes from './event-streams.v2.routes.js'
 import { redisSignal } from './redis-signal.js'
+import { type EventStreamSettings, eventStreamSettings } from './settings.js'
 
 interface EventStreamsServices {
   /** Realtime streams of change events (server-sent events). */
   eventStreams: EventStreamService
 }
 
-export const eventStreamsFeature: Feature<EventStreamsServices> = {
+export const eventStreamsFeature: Feature<EventStreamsServices, { eventStreams: EventStreamSettings }> = {
   name: 'event-streams',
+  settings: (env) => ({ eventStreams: eventStreamSettings(env) }),
+  errors: eventStreamsErrorCodes,
   needs: ['one-time-secrets', 'auth', 'change-events', 'rate-limits'],
   calls: ['posts', 'orgs'],
   create({ config, database: { db }, redis, logger, jobs, peers }) {

@@ -1,11 +1,13 @@
 // Files: uploads to local disk or S3, attached to posts, with image variants and quotas; the
 // store's outbox and its reconciling sweep.
 import { type Feature, routes } from '../feature.js'
+import { filesErrorCodes } from './errors.js'
 import adminFilesRoutes from './files.admin.v2.routes.js'
 import { filesFunctions } from './files.repository.js'
 import { FileService } from './files.service.js'
 import filesV2Routes from './files.v2.routes.js'
 import { PostAttachments } from './post-attachments.js'
+import { type FileSettings, fileSettings } from './settings.js'
 import { type BlobStore, createBlobStore } from './storage/index.js'
 import { STORE_RELAY_INTERVAL_MS, STORE_SWEEP_INTERVAL_MS, UPLOAD_EXPIRY_CHECK_MS } from './store-upkeep.js'
 import { StoreUpkeep } from './store-upkeep.js'
@@ -23,8 +25,10 @@ interface FilesServices {
   blobStore: BlobStore
 }
 
-export const filesFeature: Feature<FilesServices> = {
+export const filesFeature: Feature<FilesServices, { files: FileSettings }> = {
   name: 'files',
+  settings: (env, { dataDir }) => ({ files: fileSettings(env, dataDir) }),
+  errors: filesErrorCodes,
   needs: ['change-events', 'tiers'],
   calls: ['posts'],
   create({ config, secretKey, logger, bind, unitOfWork, jobs, peers }) {

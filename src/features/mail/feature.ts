@@ -1,6 +1,7 @@
 // Mail: the outbox written in the change's unit of work, its relay, templates and transports.
 import { type Feature, routes } from '../feature.js'
 import adminMailRoutes from './admin-mail.v2.routes.js'
+import { mailErrorCodes } from './errors.js'
 import { MAIL_RELAY_INTERVAL_MS } from './mail.service.js'
 import { MailService } from './mail.service.js'
 import { outboxFunctions } from './outbox.repository.js'
@@ -12,6 +13,7 @@ interface MailServices {
 
 export const mailFeature: Feature<MailServices> = {
   name: 'mail',
+  errors: mailErrorCodes,
   create: ({ config, logger, bind, jobs }) => ({
     mail: new MailService({
       outbox: bind(outboxFunctions),

@@ -2,18 +2,22 @@
 import { mailedLink } from '../../shared/mailed-link.js'
 import { type Feature, routes } from '../feature.js'
 import { adminOrgsRoutes } from './admin-orgs.v2.routes.js'
+import { orgsErrorCodes } from './errors.js'
 import { invitationsRoutes, receivedInvitationsRoutes } from './invitations.v2.routes.js'
 import { orgsFunctions } from './orgs.repository.js'
 import { OrgService } from './orgs.service.js'
 import orgsRoutes from './orgs.v2.routes.js'
+import { type OrgSettings, orgSettings } from './settings.js'
 
 interface OrgsServices {
   /** Organizations: members with roles, invitations by verified email. */
   orgs: OrgService
 }
 
-export const orgsFeature: Feature<OrgsServices> = {
+export const orgsFeature: Feature<OrgsServices, { orgs: OrgSettings }> = {
   name: 'orgs',
+  settings: (env) => ({ orgs: orgSettings(env) }),
+  errors: orgsErrorCodes,
   needs: ['one-time-secrets', 'users', 'mfa', 'mail', 'security-events', 'rate-limits', 'change-events'],
   create({ config, bind, unitOfWork, peers }) {
     const orgs = new OrgService({

@@ -1,16 +1,20 @@
 // Passkeys (WebAuthn): registration, sign-in, and the second factor.
 import { enrolmentSessions } from '../auth/index.js'
 import { type Feature, routes } from '../feature.js'
+import { passkeysErrorCodes } from './errors.js'
 import { passkeysFunctions } from './passkeys.repository.js'
 import { PasskeyService } from './passkeys.service.js'
 import passkeysRoutes from './passkeys.v2.routes.js'
+import { type PasskeySettings, passkeySettings } from './settings.js'
 
 interface PasskeysServices {
   /** Users' passkeys (WebAuthn): registration, sign-in, and the second factor through secondFactors. */
   passkeys: PasskeyService
 }
 
-export const passkeysFeature: Feature<PasskeysServices> = { name: 'passkeys',
+export const passkeysFeature: Feature<PasskeysServices, { webauthn: PasskeySettings }> = { name: 'passkeys',
+  settings: (env, { mail, nodeEnv }) => ({ webauthn: passkeySettings(env, mail.publicUrl, nodeEnv === 'development') }),
+  errors: passkeysErrorCodes,
   needs: ['one-time-secrets', 'users', 'security-events', 'sign-in-methods'],
   calls: ['auth'],
   create({ config: { webauthn }, bind, unitOfWork, settingWarnings, peers }) {

@@ -1,6 +1,7 @@
 // Posts: create, read, list, search, update and delete, each decided by the post policy
 // (post-policy.ts); version 2 adds visibility, status and organizations.
 import { type Feature, routes } from '../feature.js'
+import { postsErrorCodes } from './errors.js'
 import { toPostRead, toPostReadV2 } from './posts.mappers.js'
 import { postsFunctions } from './posts.repository.js'
 import postsRoutes from './posts.routes.js'
@@ -14,6 +15,7 @@ interface PostsServices {
 
 export const postsFeature: Feature<PostsServices> = {
   name: 'posts',
+  errors: postsErrorCodes,
   needs: ['change-events', 'security-events'],
   calls: ['orgs', 'files'],
   create({ config, bind, unitOfWork, peers }) {

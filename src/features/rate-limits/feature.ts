@@ -1,13 +1,15 @@
 // Rate limits: per-tier rules, the limiter's counters and the budgets of credential flows.
 import type { Job } from '../../shared/scheduler.js'
 import { VERSIONS } from '../../versions.js'
-import { type Feature, routes } from '../feature.js'
+import { type Feature, requestHook, routes } from '../feature.js'
 import { type CounterStore, DatabaseCounterStore, RedisCounterStore } from './counter-store.js'
+import { rateLimitsErrorCodes } from './errors.js'
 import { limitBuckets } from './limit-buckets.js'
 import rateLimitRulesRoutes from './rate-limit-rules.routes.js'
 import { rateLimitsFunctions } from './rate-limits.repository.js'
 import { RULES_REFRESH_MS } from './rate-limits.service.js'
 import { RateLimitService } from './rate-limits.service.js'
+import requestLimits from './request-limits.http.js'
 import { FLUSH_MS } from './shared-limiter.js'
 
 interface RateLimitsServices {
@@ -19,6 +21,8 @@ interface RateLimitsServices {
 const rules = routes(rateLimitRulesRoutes, { prefix: '/tiers' })
 export const rateLimitsFeature: Feature<RateLimitsServices> = {
   name: 'rate-limits',
+  requestHooks: [requestHook('limits', requestLimits)],
+  errors: rateLimitsErrorCodes,
   needs: ['tiers'],
   create({ config, redis, logger, bind, jobs, signals, peers: { tiers } }) {
     const repository = bind(rateLimitsFunctions)

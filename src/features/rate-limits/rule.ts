@@ -4,6 +4,7 @@
 // a longer prefix over a shorter one, a named method over "*". A rule names a resource, not one
 // version's address of it: it applies to the same route in every version (one budget), and HEAD
 // counts as GET, so neither another version nor another method sidesteps it.
+import { normaliseRoutePath } from '../../shared/route-path.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { RateLimitRuleRow } from './rate-limits.repository.js'
 
@@ -31,8 +32,6 @@ export interface Limit {
 
 const METHODS = new Set(['*', 'GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
-/** Route paths compare without a trailing slash (the router ignores it too). */
-export const normaliseRoutePath = (path: string) => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
 
 /** HEAD reads what GET reads, and is limited as GET. */
 export const limitedMethod = (method: string) => (method === 'HEAD' ? 'GET' : method)

@@ -1,5 +1,6 @@
 // Recent proof of identity for sensitive actions.
 import { type Feature, routes } from '../feature.js'
+import { reauthenticationErrorCodes } from './errors.js'
 import { ReauthenticationService } from './reauthentication.service.js'
 import reauthenticationRoutes from './reauthentication.v2.routes.js'
 
@@ -9,6 +10,7 @@ interface ReauthenticationServices {
 }
 
 export const reauthenticationFeature: Feature<ReauthenticationServices> = { name: 'reauthentication',
+  errors: reauthenticationErrorCodes,
   needs: ['auth', 'users', 'mfa', 'passkeys', 'one-time-secrets', 'rate-limits', 'mail', 'security-events'],
   create({ unitOfWork, peers }) {
     const { auth, users, secondFactors, passkeys, oneTimeSecrets, loginThrottle, rateLimits, mail, securityEvents } = peers

@@ -1,6 +1,8 @@
 // Users: reading, updating, deleting and restoring them, their directory and search index.
 import { type Feature, routes } from '../feature.js'
 import { DomainEvents } from './domain-events.js'
+import { ensureAdmin } from './ensure-admin.js'
+import { usersErrorCodes } from './errors.js'
 import { PasswordGuesses } from './password-guesses.js'
 import { PasswordHasher } from './passwords.js'
 import { compactSearchIndex } from './search-index.js'
@@ -24,6 +26,7 @@ interface UsersServices {
 
 export const usersFeature: Feature<UsersServices> = {
   name: 'users',
+  errors: usersErrorCodes,
   needs: ['tiers', 'security-events', 'rate-limits', 'avatars', 'change-events', 'abuse'],
   calls: ['account', 'posts', 'api-keys', 'orgs', 'files', 'data-export'],
   create({ config, logger, bind, unitOfWork, peers }) {
@@ -68,6 +71,10 @@ export const usersFeature: Feature<UsersServices> = {
   },
 
   migrations: ['2026-11-21-01-users-and-tiers', '2026-11-21-05-row-counts', '2026-11-21-06-user-search-index', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-12-06-01-user-locale', '2026-12-07-01-service-accounts'],
+  // The configured administrator exists before the service serves.
+  async prepare({ services, config, logger }) {
+    if (config.admin) await ensureAdmin(logger, services.users, config.admin, config.adminPromoteExisting)
+  },
   routes: { v1: [routes(usersRoutesV1, { prefix: '/users' })], v2: [routes(usersRoutesV2, { prefix: '/users' })] },
   prune: (services) => services.compactSearchIndex(),
 }

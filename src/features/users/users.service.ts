@@ -15,6 +15,7 @@ import type { AvatarService, AvatarUpload } from '../avatars/index.js'
 import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
 import type { TierService } from '../tiers/index.js'
+import { adminAccountProblem } from './admin-account.js'
 import type { BanRow } from './bans.js'
 import { banRefusal } from './bans.js'
 import type { DomainEvents } from './domain-events.js'
@@ -630,6 +631,11 @@ export class UserService {
     }
     await this.avatars.remove(previous.avatarKey)
     return updated
+  }
+
+  /** What is wrong with a superuser's account as given (each field named as its caller knows it), or undefined. */
+  accountProblem(account: AdminAccount, fieldNames: Record<keyof AdminAccount, string>): string | undefined {
+    return adminAccountProblem(account, fieldNames)
   }
 
   /**

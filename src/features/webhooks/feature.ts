@@ -2,6 +2,8 @@
 import { coalesced } from '../../shared/coalesced.js'
 import { SecretBox } from '../../shared/secret-box.js'
 import { type Feature, routes } from '../feature.js'
+import { webhooksErrorCodes } from './errors.js'
+import { type WebhookSettings, webhookSettings } from './settings.js'
 import { WEBHOOK_RELAY_INTERVAL_MS, WebhookRelay } from './webhook-relay.js'
 import { webhooksFunctions } from './webhooks.repository.js'
 import { WebhookService } from './webhooks.service.js'
@@ -17,8 +19,10 @@ interface WebhooksServices {
 /** Commits in a burst wake the webhook relay once. */
 const COMMIT_COALESCE_MS = 50
 
-export const webhooksFeature: Feature<WebhooksServices> = {
+export const webhooksFeature: Feature<WebhooksServices, { webhooks: WebhookSettings }> = {
   name: 'webhooks',
+  settings: (env) => ({ webhooks: webhookSettings(env) }),
+  errors: webhooksErrorCodes,
   needs: ['change-events', 'security-events'],
   create({ config, secretKey, logger, bind, unitOfWork, jobs, peers: { changeEvents, securityEvents } }) {
     const webhooks = bind(webhooksFunctions)

@@ -3,15 +3,17 @@
 // added first to every route as it is registered, so it knows its route template without asking
 // the request for it ("/api/v2/users/{user_id}": every id shares one budget). The caller was
 // resolved before (src/plugins/authentication.ts), and every answer carries
-// RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (IETF draft).
+// RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (IETF draft). With REQUEST_LIMITS=off it
+// only learns the routes, which rules must name.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
 
-import type { LimitDecision, LimitedRequest } from '../features/rate-limits/index.js'
-import { limitIdentity } from '../features/users/index.js'
-import { rateLimited } from '../shared/errors.js'
-import { responseHeadersHook, setResponseHeaders } from './response-headers.js'
-import { routeTemplateOf } from './route-template.js'
+import { responseHeadersHook, setResponseHeaders } from '../../plugins/response-headers.js'
+import { routeTemplateOf } from '../../plugins/route-template.js'
+import { rateLimited } from '../../shared/errors.js'
+import { limitIdentity } from '../users/index.js'
+import type { LimitedRequest } from './rate-limits.service.js'
+import type { LimitDecision } from './shared-limiter.js'
 
 /** Probes for load balancers and orchestrators are never limited. */
 const EXEMPT = new Set(['/health', '/ready'])
@@ -19,6 +21,11 @@ const EXEMPT = new Set(['/health', '/ready'])
 export default fp(
   async (app) => {
     const { rateLimits } = app.services
+    // Every route the service answers, so a rate-limit rule naming none is refused.
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) rateLimits.routes.add(method, routeTemplateOf(route.url))
+    })
+    if (!app.config.rateLimits.enabled) return
     await rateLimits.start()
 
     const limited = (request: FastifyRequest, template: string): LimitedRequest => {

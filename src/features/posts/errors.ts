@@ -1,0 +1,14 @@
+// The error codes this slice adds to the table clients match on (src/shared/errors.ts has the
+// general ones; docs/api.md and both OpenAPI documents list them all). A code once published keeps
+// its meaning.
+
+export const postsErrorCodes = {
+  email_not_verified: 'The caller must verify their email address first (403).',
+  post_not_found: 'No live post with this id that the caller may read (404; never 403, so a post the caller may not read stays unconfirmed).',
+  not_a_member: "The post's author, or the caller moving it, is not a member of the organization it would belong to (403).",
+} as const
+
+declare module '../../shared/errors.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface SliceErrorCodes extends Record<keyof typeof postsErrorCodes, string> {}
+}

@@ -1,0 +1,12 @@
+// The error codes this slice adds to the table clients match on (src/shared/errors.ts has the
+// general ones; docs/api.md and both OpenAPI documents list them all). A code once published keeps
+// its meaning.
+
+export const rateLimitsErrorCodes = {
+  rate_limit_rule_not_found: 'No rate-limit rule with this id (404).',
+} as const
+
+declare module '../../shared/errors.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface SliceErrorCodes extends Record<keyof typeof rateLimitsErrorCodes, string> {}
+}
