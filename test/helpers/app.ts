@@ -21,6 +21,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     database: 'sqlite' | 'postgres'
     postgresUrl: string
+    /** A database migrated once for the run (vitest.config.ts), which test apps' databases are copied from. */
+    postgresTemplate: string
     /** PgBouncer (transaction mode) in front of postgresUrl's server, for the pgbouncer project; else empty. */
     poolerUrl: string
     /** Empty when no Redis is reachable (allowed outside CI only). */
@@ -57,8 +59,12 @@ async function withAdminClient<T>(run: (client: pg.Client) => Promise<T>): Promi
   }
 }
 
-/** A new empty database (and Redis key prefix) for one test file; returns its settings and how to drop it. */
-export async function createTestDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+/**
+ * A new database (and Redis key prefix) for one test file; returns its settings and how to drop
+ * it. Empty by default; `migrated`: on PostgreSQL, a copy of the run's migrated template, which
+ * the app's start then finds up to date.
+ */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'ups-test-'))
   const removeDir = () => rm(dataDir, { recursive: true, force: true })
   // Its own Redis namespace too: test files run side by side against one Redis, and the client
@@ -67,7 +73,8 @@ export async function createTestDatabase(): Promise<{ env: Record<string, string
   if (dialect() === 'sqlite') return { env: { DATA_DIR: dataDir, ...redisEnv }, drop: removeDir }
 
   const name = `ups_test_${process.pid}_${randomBytes(4).toString('hex')}`
-  await withAdminClient((client) => client.query(`create database ${name}`))
+  const template = options.migrated && inject('postgresTemplate') ? ` template ${inject('postgresTemplate')}` : ''
+  await withAdminClient((client) => client.query(`create database ${name}${template}`))
   const url = new URL(inject('postgresUrl'))
   url.pathname = `/${name}`
   const pooler = inject('poolerUrl') ? new URL(inject('poolerUrl')) : undefined
@@ -108,7 +115,7 @@ export async function createTestApp(
   beforeReady?: (app: FastifyInstance) => void,
   appOptions: Pick<AppOptions, 'spanExporter' | 'compileSchemas'> = {},
 ): Promise<TestApp> {
-  const database = await createTestDatabase()
+  const database = await createTestDatabase({ migrated: true })
   const allEnv = { ...TEST_ENV, ...database.env, ...(typeof env === 'function' ? env(database.env) : env) }
   const config = loadConfig(allEnv)
   let app: FastifyInstance
