@@ -46,7 +46,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
       if (redis) await redis.ping()
     },
   }
-  const context: Omit<BuildContext, 'peers'> = {
+  const context: Omit<BuildContext, 'peers' | 'signInMethods'> = {
     config,
     secretKey,
     database,

@@ -10,7 +10,7 @@ import { buildOrder, composeFeatures, sliceGraph } from './composition.js'
 import type { BuildContext, Feature } from './feature.js'
 import { FEATURES } from './index.js'
 
-const context = {} as Omit<BuildContext, 'peers'>
+const context = {} as Omit<BuildContext, 'peers' | 'signInMethods'>
 
 describe('the slice graph', () => {
   it('builds every slice after what it needs, with no circle', () => {

@@ -1,6 +1,7 @@
 // Builds the slices' services from their manifests: each slice after the slices it `needs`
 // (a circle among them is refused at start), each given `peers` that reach only the slices its
 // manifest names, so the manifest is the whole truth about what a slice depends on.
+import type { SignInMethod } from './auth/index.js'
 import type { BuildContext, Feature, Services } from './feature.js'
 
 /** The order the slices are built in: each after what it needs, otherwise in the list's order. */
@@ -26,8 +27,10 @@ export function buildOrder(features: readonly Feature[]): Feature[] {
 }
 
 /** Builds every slice's services; `core` are the composition's own (jobs, signals, readiness). */
-export function composeFeatures(features: readonly Feature[], context: Omit<BuildContext, 'peers'>, core: object): Services {
+export function composeFeatures(features: readonly Feature[], context: Omit<BuildContext, 'peers' | 'signInMethods'>, core: object): Services {
   const services: Record<string, unknown> = { ...core }
+  let methods: readonly SignInMethod[] | undefined
+  const signInMethods = () => (methods ??= features.flatMap((feature) => feature.signInMethods?.(services as unknown as Services) ?? []))
   // Which slice gave each service, so a slice reaches only the slices its manifest names.
   const owner = new Map<string, string>(Object.keys(core).map((key) => [key, 'core']))
   for (const feature of buildOrder(features)) {
@@ -41,7 +44,7 @@ export function composeFeatures(features: readonly Feature[], context: Omit<Buil
         return target[key]
       },
     }) as unknown as Services
-    const provided = feature.create?.({ ...context, peers }) ?? {}
+    const provided = feature.create?.({ ...context, peers, signInMethods }) ?? {}
     for (const [key, value] of Object.entries(provided)) {
       if (owner.has(key)) throw new Error(`the slices ${owner.get(key)} and ${feature.name} both give ${key}`)
       owner.set(key, feature.name)

@@ -17,6 +17,7 @@ import type { Env } from '../shared/settings.js'
 import type { Signals } from '../shared/signals.js'
 import type { WarnOnce } from '../shared/warn-once.js'
 import type { ApiVersion } from '../versions.js'
+import type { SignInMethod } from './auth/index.js'
 import type { DomainEvents } from './users/index.js'
 
 /** A plugin of routes with its options, registered when its setting allows. */
@@ -109,6 +110,8 @@ export interface BuildContext {
    * composition (`(id) => peers.orgs.rolesOf(id)`). Reaching any other slice throws.
    */
   peers: Services
+  /** Every slice's sign-in methods (their manifests' `signInMethods`), read once every service exists. */
+  signInMethods: () => readonly SignInMethod[]
 }
 
 /** What a slice's start-up work is given, once every service exists. */
@@ -131,6 +134,8 @@ export interface Feature<Provided extends object = object, Settings extends obje
    * those of the slices it needs; a bad value throws ConfigError, which stops the start.
    */
   readonly settings?: (env: Env, config: Config) => Settings
+  /** The ways to sign in it offers (the auth slice signs in through them, knowing none by name). */
+  readonly signInMethods?: (services: Services) => readonly SignInMethod[]
   /** The error codes it adds to the published table, with what each means (its errors.ts). */
   readonly errors?: Readonly<Record<string, string>>
   /** Builds its services: the names it adds to app.services. */

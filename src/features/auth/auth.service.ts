@@ -12,8 +12,9 @@ import { accountPendingDeletion, isBanned, limitIdentity, NO_PASSWORD } from '..
 import type { AuthRepository } from './auth.repository.js'
 import type { LoginThrottle } from './login-throttle.js'
 import type { RevocationStore } from './revocation-store.js'
-import type { PasskeyResponse, PasskeySignIn, SecondFactorGate, SecondFactorProof } from './second-factor-gate.js'
+import type { SecondFactorGate, SecondFactorProof } from './second-factor-gate.js'
 import { secondFactorRequired } from './second-factor-gate.js'
+import type { SignInMethod } from './sign-in-method.js'
 import type { TokenActor, TokenService, VerifiedToken } from './tokens.js'
 
 /** Active and not banned (a session that a ban raced past ends with it). */
@@ -30,9 +31,6 @@ export const invalidCredentials = () => new DomainError('unauthenticated', INCOR
  * provider's account: no proof (null).
  */
 export type SessionProof = 'password' | 'second_factor' | 'passkey' | 'email_code'
-
-/** The proof a first factor gives on its own, when the account asks for no second one. */
-const proofOfFirstFactor = (method: LoginMethod): SessionProof | null => (method === 'password' ? 'password' : method === 'passkey' ? 'passkey' : null)
 
 export interface SessionProofState {
   provenAt: Date | null
@@ -118,7 +116,8 @@ export interface AuthServiceDependencies {
   signals: Signals
   throttle: LoginThrottle
   secondFactors: SecondFactorGate
-  passkeys: PasskeySignIn
+  /** Every slice's sign-in methods (their manifests' `signInMethods`), once every service exists. */
+  signInMethods: () => readonly SignInMethod[]
 }
 
 export class AuthService {
@@ -134,7 +133,7 @@ export class AuthService {
   private readonly signals: Signals
   private readonly throttle: LoginThrottle
   private readonly secondFactors: SecondFactorGate
-  private readonly passkeys: PasskeySignIn
+  private readonly signInMethods: () => readonly SignInMethod[]
 
   constructor(dependencies: AuthServiceDependencies) {
     this.repository = dependencies.repository
@@ -147,7 +146,7 @@ export class AuthService {
     this.signals = dependencies.signals
     this.throttle = dependencies.throttle
     this.secondFactors = dependencies.secondFactors
-    this.passkeys = dependencies.passkeys
+    this.signInMethods = dependencies.signInMethods
   }
 
   /** Whether `deviceToken` (a browser's device cookie) shows that browser signed in to the account before. */
@@ -165,11 +164,37 @@ export class AuthService {
    * Counted by the login throttle first (429 once a budget is spent). Same error text and the
    * same hashing work whether the account is unknown or the password is wrong.
    */
-  async login(login: string, password: string, client: ClientInfo): Promise<BrowserSession> {
-    const account = await this.provePassword(login, password, client)
-    // The owner asked to delete the account: the right password learns when, and how to take it back.
-    if (account.deletionDueAt !== null) throw accountPendingDeletion(account.deletionDueAt)
-    return this.startBrowserSession(account.id, client, 'password')
+  login(login: string, password: string, client: ClientInfo): Promise<BrowserSession> {
+    return this.signIn('password', { login, password }, client)
+  }
+
+  /** The auth slice's own sign-in method (its manifest offers it): a login and its password. */
+  readonly password: SignInMethod<{ login: string; password: string }> = {
+    name: 'password',
+    proves: 'password',
+    complete: false,
+    verify: async ({ login, password }, client) => {
+      const account = await this.provePassword(login, password, client)
+      // The owner asked to delete the account: the right password learns when, and how to take it back.
+      if (account.deletionDueAt !== null) throw accountPendingDeletion(account.deletionDueAt)
+      return account.id
+    },
+  }
+
+  /**
+   * A sign-in by one of the methods the slices offer: its proof checked (and counted) by the
+   * method, then the browser's session, or, unless the method is a whole sign-in, the second
+   * factor's challenge when the account has one.
+   */
+  async signIn(name: LoginMethod, proof: unknown, client: ClientInfo): Promise<BrowserSession> {
+    const method = this.signInMethods().find((candidate) => candidate.name === name)
+    if (!method) throw new Error(`no sign-in method is named ${name}`)
+    const userId = await method.verify(proof, client)
+    if (!method.complete) return this.startBrowserSession(userId, client, name)
+    const user = await this.users.find(userId)
+    if (!user || !user.isActive) throw notAuthenticated()
+    await this.users.assertNotBanned(user)
+    return this.openBrowserSession(userId, client, name, method.proves)
   }
 
   /**
@@ -201,17 +226,9 @@ export class AuthService {
     await this.assertMayEnter(userId)
     const challenge = await this.secondFactors.challengeFor(userId, method)
     if (challenge) throw secondFactorRequired(challenge)
-    return this.openBrowserSession(userId, client, method, proofOfFirstFactor(method))
-  }
-
-  /** Sign-in with a passkey, which verified its user: a complete sign-in, never stepped up. */
-  async signInWithPasskey(response: PasskeyResponse, client: ClientInfo): Promise<BrowserSession> {
-    await this.throttle.countPasskey(client.ip ?? '')
-    const userId = await this.passkeys.verifySignIn(response, client)
-    const user = await this.users.find(userId)
-    if (!user || !user.isActive) throw notAuthenticated()
-    await this.users.assertNotBanned(user)
-    return this.openBrowserSession(userId, client, 'passkey', 'passkey')
+    // The proof a first factor gives on its own, when the account asks for no second one (a mailbox or a provider's account: none).
+    const proves = this.signInMethods().find((candidate) => candidate.name === method)?.proves ?? null
+    return this.openBrowserSession(userId, client, method, proves)
   }
 
   /**

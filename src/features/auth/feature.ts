@@ -25,8 +25,9 @@ interface AuthServices {
 export const authFeature: Feature<AuthServices> = {
   name: 'auth',
   errors: authErrorCodes,
-  needs: ['users', 'security-events', 'api-keys', 'rate-limits', 'mfa', 'passkeys'],
-  create({ config, secretKey, redis, logger, bind, signals, peers }) {
+  needs: ['users', 'security-events', 'api-keys', 'rate-limits', 'mfa'],
+  signInMethods: ({ auth }) => [auth.password],
+  create({ config, secretKey, redis, logger, bind, signals, peers, signInMethods }) {
     const { jwt } = config
     const repository = bind(authFunctions)
     // Retired signing keys stay published while tokens they signed live, with a margin for the other processes' minute of caching.
@@ -53,7 +54,7 @@ export const authFeature: Feature<AuthServices> = {
       signals,
       throttle: loginThrottle,
       secondFactors: peers.secondFactors,
-      passkeys: peers.passkeys,
+      signInMethods,
     })
     return { auth, tokens, signingKeys, loginThrottle }
   },

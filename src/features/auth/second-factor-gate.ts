@@ -1,6 +1,6 @@
 // What sign-in asks of second factors, as an interface so that the auth feature does not depend on
 // the mfa feature (which implements it, src/features/mfa/second-factors.service.ts). Every first
-// factor but a passkey goes through AuthService.startBrowserSession, which asks challengeFor.
+// factor but a whole one (a passkey) goes through AuthService.startBrowserSession, which asks challengeFor.
 import { DomainError } from '../../shared/errors.js'
 import type { ClientInfo, LoginMethod, SecondFactorMethod } from '../security-events/index.js'
 
@@ -31,12 +31,6 @@ export interface PasskeyResponse {
 
 /** A second factor as a client presents it. */
 export type SecondFactorProof = { code: string } | { recoveryCode: string } | { passkeyResponse: PasskeyResponse }
-
-/** Sign-in with a passkey: a complete sign-in (the passkey verified its user), never stepped up. */
-export interface PasskeySignIn {
-  /** The user the response proves; 401 invalid_passkey otherwise. */
-  verifySignIn(response: PasskeyResponse, client: ClientInfo): Promise<number>
-}
 
 export interface SecondFactorGate {
   /** A challenge when the user has a second factor (the first factor was `method`); else undefined. */

@@ -9,7 +9,7 @@ import type { BackgroundWork } from '../../shared/background-work.js'
 import { invalidCode, invalidToken } from '../../shared/errors.js'
 import { hashedKey } from '../../shared/hashed-key.js'
 import type { RedirectAllowList } from '../../shared/redirect-allow-list.js'
-import type { AuthService, BrowserSession } from '../auth/index.js'
+import type { AuthService, BrowserSession, SignInMethod } from '../auth/index.js'
 import type { MailService } from '../mail/index.js'
 import { duration } from '../mail/index.js'
 import type { OneTimeSecrets, SecretKind, SpentSecret } from '../one-time-secrets/index.js'
@@ -107,10 +107,25 @@ export class EmailLoginService {
   }
 
   /** Signs in with the link's token (the client's device cookie, if it has one, says whether this browser was here before). */
-  async confirmToken(token: string, client: ClientInfo): Promise<BrowserSession> {
+  confirmToken(token: string, client: ClientInfo): Promise<BrowserSession> {
+    return this.auth.signIn('email_link', token, client)
+  }
+
+  /** Signs in with the mailed code (EMAIL_LOGIN_MAX_ATTEMPTS tries against one request). */
+  confirmCode(email: string, code: string, client: ClientInfo): Promise<BrowserSession> {
+    return this.auth.signIn('email_code', { email, code }, client)
+  }
+
+  /** The two ways in this slice offers (its manifest's `signInMethods`): a mailbox proven, not a person, so they prove no fresh session. */
+  readonly signInMethods: readonly [SignInMethod<string>, SignInMethod<{ email: string; code: string }>] = [
+    { name: 'email_link', proves: null, complete: false, verify: (token, client) => this.verifyToken(token, client) },
+    { name: 'email_code', proves: null, complete: false, verify: ({ email, code }, client) => this.verifyCode(email, code, client) },
+  ]
+
+  private async verifyToken(token: string, client: ClientInfo): Promise<number> {
     const spent = await this.mails.spend(token)
     if (!spent) throw invalidToken()
-    return this.signIn(spent, client, 'email_link')
+    return this.proven(spent, client, 'email_link')
   }
 
   /**
@@ -120,17 +135,18 @@ export class EmailLoginService {
    * registered, has a mail pending, or is unknown: the same lookup, the same UPDATE (for no user
    * when there is none) and the same failure logged (with no user, as a password login logs one).
    */
-  async confirmCode(email: string, code: string, client: ClientInfo): Promise<BrowserSession> {
+  private async verifyCode(email: string, code: string, client: ClientInfo): Promise<number> {
     const user = await this.users.findActiveByEmail(email)
     const spent = await this.mails.spendCode(user?.id ?? NO_USER, code)
     if (!user || !spent) {
       await this.events.record('login_failed', user?.id ?? null, client, { method: 'email_code' })
       throw invalidCode()
     }
-    return this.signIn(spent, client, 'email_code')
+    return this.proven(spent, client, 'email_code')
   }
 
-  private async signIn(spent: SpentSecret<SignInMail>, client: ClientInfo, method: LoginMethod): Promise<BrowserSession> {
+  /** The account a spent mail proves, once its mailbox is the account's: the user to sign in. */
+  private async proven(spent: SpentSecret<SignInMail>, client: ClientInfo, method: LoginMethod): Promise<number> {
     const user = spent.userId === null ? undefined : await this.users.find(spent.userId)
     // Deactivated, deleted or moved to another address since the mail went out.
     const current = user?.isActive === true && user.email.toLowerCase() === spent.data.email.toLowerCase()
@@ -146,7 +162,7 @@ export class EmailLoginService {
     }
     await this.users.markEmailVerified(user.id, spent.data.email)
     await this.mails.retire(user.id)
-    return this.auth.startBrowserSession(user.id, client, method)
+    return user.id
   }
 
   /** A redirect_to the service's sign-in page may send the browser on to, or undefined. */

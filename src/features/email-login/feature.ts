@@ -13,6 +13,7 @@ interface EmailLoginServices {
 
 export const emailLoginFeature: Feature<EmailLoginServices, { emailLogin: EmailLoginSettings }> = {
   name: 'email-login',
+  signInMethods: ({ emailLogin }) => emailLogin.signInMethods,
   settings: (env, { nodeEnv }) => ({ emailLogin: emailLoginSettings(env, nodeEnv === 'development') }),
   needs: ['one-time-secrets', 'users', 'auth', 'mail', 'security-events', 'rate-limits', 'recovery'],
   create({ config, logger, unitOfWork, peers }) {

@@ -2,6 +2,7 @@
 import { enrolmentSessions } from '../auth/index.js'
 import { type Feature, routes } from '../feature.js'
 import { passkeysErrorCodes } from './errors.js'
+import { passkeySignIn } from './passkey-sign-in.js'
 import { passkeysFunctions } from './passkeys.repository.js'
 import { PasskeyService } from './passkeys.service.js'
 import passkeysRoutes from './passkeys.v2.routes.js'
@@ -17,6 +18,7 @@ export const passkeysFeature: Feature<PasskeysServices, { webauthn: PasskeySetti
   errors: passkeysErrorCodes,
   needs: ['one-time-secrets', 'users', 'security-events', 'sign-in-methods'],
   calls: ['auth'],
+  signInMethods: ({ passkeys, loginThrottle }) => [passkeySignIn(passkeys, loginThrottle)],
   create({ config: { webauthn }, bind, unitOfWork, settingWarnings, peers }) {
     const passkeys = new PasskeyService({
       repository: bind(passkeysFunctions),

@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import { DomainError } from '../../shared/errors.js'
 import { toIsoString } from '../../shared/timestamps.js'
-import type { EnrolmentSessions, PasskeyResponse, PasskeySignIn } from '../auth/index.js'
+import type { EnrolmentSessions, PasskeyResponse } from '../auth/index.js'
 import type { OneTimeSecrets, SecretKind } from '../one-time-secrets/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
 import type { SignInMethods } from '../sign-in-methods/index.js'
@@ -76,7 +76,7 @@ export interface PasskeyServiceDependencies {
   misconfigured?: (refusal: Refusal) => void
 }
 
-export class PasskeyService implements PasskeySignIn {
+export class PasskeyService {
   private readonly challenges: Record<ChallengePurpose, SecretKind<ChallengeData>>
 
   private readonly repository: PasskeysRepository

@@ -110,7 +110,7 @@ const passkeysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: TokenResponse, ...errorResponses(401, 403, 422, 429) },
       },
     },
-    async (request, reply) => sendSession(reply, await auth.signInWithPasskey(request.body.response, clientOf(request))),
+    async (request, reply) => sendSession(reply, await auth.signIn('passkey', request.body.response, clientOf(request))),
   )
 }
 
