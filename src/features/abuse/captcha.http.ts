@@ -1,8 +1,9 @@
 // Puts the CAPTCHA gate (captcha-gate.ts) in front of every door: each route that names a door in
 // its config gets the token taken from X-Captcha-Token or the body's `captcha_token` (before the
-// body's schema, which does not list it), the gate's check once the body is valid, and, after the
-// answer, its failures and sign-ups counted towards risk. The OpenAPI documents show the header
-// and the 400 that carries the provider and site key.
+// body's schema, which does not list it), the gate's check once the body is valid, and its
+// failures and sign-ups counted towards risk before the answer goes out, so the client's next
+// request meets them. The OpenAPI documents show the header and the 400 that carries the provider
+// and site key.
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { Type } from 'typebox'
@@ -87,7 +88,7 @@ export default fp(async (app) => {
     const accountField = route.config?.accountField
     route.preHandler = [guard(gate, door, accountField), ...hooksOf(route.preHandler)]
     if (door === 'login') route.onError = [...hooksOf(route.onError), failedLogin(gate, accountField)] as never
-    if (door === 'signup') route.onResponse = [...hooksOf(route.onResponse), signedUp(gate)]
+    if (door === 'signup') route.onSend = [...hooksOf(route.onSend), signedUp(gate)] as never
   })
 
   /**
@@ -132,7 +133,8 @@ export default fp(async (app) => {
       await counting(request, async () => gate.failed({ address: request.ip, subject: (await accountNamed(request, accountField)).subject }))
     }
   }
-  const signedUp = (gate: CaptchaGate) => async (request: FastifyRequest, reply: FastifyReply) => {
+  const signedUp = (gate: CaptchaGate) => async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (reply.statusCode === 201) await counting(request, () => gate.signedUp(request.ip))
+    return payload
   }
 }, { name: 'captcha-doors' })
