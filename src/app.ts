@@ -9,8 +9,8 @@ import type { FastifyContextConfig, FastifyInstance } from 'fastify'
 import Fastify from 'fastify'
 
 import adminConsoleRoutes from './api/admin-console.routes.js'
-import { bodyFieldsOf } from './api/common/body-fields.js'
 import type { WayIn } from './api/common/protected-route.js'
+import { bodyFieldsOf, changesSomething } from './api/common/route-shape.js'
 import healthRoutes from './api/health.routes.js'
 import { registerApiVersions, registerFeatureAppRoutes } from './api/index.js'
 import versionsRoutes from './api/versions.routes.js'
@@ -157,7 +157,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat()
     const config = route.config ?? {}
-    const changes = methods.some((method) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS')
+    const changes = changesSomething(methods)
     if (config.protectedRoute && config.wayIn === undefined && changes) {
       throw new Error(`${methods.join(',')} ${route.url} must declare whether it adds a way into the account (protectedRoute's wayIn: 'adds' or 'none')`)
     }

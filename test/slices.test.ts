@@ -7,7 +7,8 @@ import path from 'node:path'
 import { expect, it } from 'vitest'
 
 import { migrations } from '../src/db/migrations/index.js'
-import { FEATURES } from '../src/features/index.js'
+import { ERROR_CODES, FEATURES } from '../src/features/index.js'
+import { CORE_ERROR_CODES } from '../src/shared/errors.js'
 
 const featuresDir = path.resolve(import.meta.dirname, '../src/features')
 const folders = readdirSync(featuresDir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
@@ -24,4 +25,10 @@ it('gives every migration to a slice, and names only migrations that exist', () 
   const owned = new Set(FEATURES.flatMap((feature) => feature.migrations ?? []))
   expect(Object.keys(migrations).filter((name) => !owned.has(name))).toEqual([])
   expect([...owned].filter((name) => !(name in migrations))).toEqual([])
+})
+
+it("publishes each error code once: no slice redefines a general code or another slice's", () => {
+  const defined = [CORE_ERROR_CODES, ...FEATURES.map((feature) => feature.errors ?? {})].flatMap((codes) => Object.keys(codes))
+  expect(defined.filter((code, index) => defined.indexOf(code) !== index)).toEqual([])
+  expect(Object.keys(ERROR_CODES)).toHaveLength(defined.length)
 })

@@ -8,9 +8,9 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { Type } from 'typebox'
 
-import { bodyFieldsOf } from '../../api/common/body-fields.js'
 import { clientOf } from '../../api/common/client-info.js'
 import { errorResponses } from '../../api/common/responses.js'
+import { bodyFieldsOf, changesSomething } from '../../api/common/route-shape.js'
 import { DomainError } from '../../shared/errors.js'
 import type { CaptchaGate } from './captcha-gate.js'
 import type { Door } from './doors.js'
@@ -56,7 +56,7 @@ function documented(route: RouteOptions): void {
 function assertDoorDeclared(route: RouteOptions): void {
   const methods = [route.method].flat()
   const config = route.config ?? {}
-  const changes = methods.some((method) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS')
+  const changes = changesSomething(methods)
   // Anyone may send these: each is a door bots knock at (a CAPTCHA may guard it) or says it is none.
   if (!config.protectedRoute && changes && config.door === undefined) {
     throw new Error(`${methods.join(',')} ${route.url} takes requests without credentials and must declare its door (config.door: one of ${DOORS.join(', ')}, or 'exempt')`)
