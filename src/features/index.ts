@@ -14,6 +14,7 @@ import { apiKeysFeature } from './api-keys/feature.js'
 import { authFeature } from './auth/feature.js'
 import { avatarsFeature } from './avatars/feature.js'
 import { changeEventsFeature } from './change-events/feature.js'
+import { commentsFeature } from './comments/feature.js'
 import { dataExportFeature } from './data-export/feature.js'
 import { deviceAlertsFeature } from './device-alerts/feature.js'
 import { emailLoginFeature } from './email-login/feature.js'
@@ -29,6 +30,7 @@ import { orgsFeature } from './orgs/feature.js'
 import { passkeysFeature } from './passkeys/feature.js'
 import { postsFeature } from './posts/feature.js'
 import { rateLimitsFeature } from './rate-limits/feature.js'
+import { reactionsFeature } from './reactions/feature.js'
 import { reauthenticationFeature } from './reauthentication/feature.js'
 import { recoveryFeature } from './recovery/feature.js'
 import { securityEventsFeature } from './security-events/feature.js'
@@ -56,6 +58,8 @@ export const FEATURES = [
   passkeysFeature,
   usersFeature,
   postsFeature,
+  commentsFeature,
+  reactionsFeature,
   filesFeature,
   tiersFeature,
   rateLimitsFeature,

@@ -1122,6 +1122,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/posts/{post_id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A post's comments: its threads, each with its first replies (whoever may read the post) */
+        get: operations["getPostsByPostIdComments"];
+        put?: never;
+        /** Comment on a post, or reply to one of its comments */
+        post: operations["postPostsByPostIdComments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/comments/{comment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A comment (whoever may read its post) */
+        get: operations["getCommentsByCommentId"];
+        put?: never;
+        post?: never;
+        /** Delete a comment (its author; a superuser removes anyone’s): its words go, its place in the thread stays */
+        delete: operations["deleteCommentsByCommentId"];
+        options?: never;
+        head?: never;
+        /** Edit a comment (its author) */
+        patch: operations["patchCommentsByCommentId"];
+        trace?: never;
+    };
+    "/api/v2/comments/{comment_id}/replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A comment's replies, oldest first */
+        get: operations["getCommentsByCommentIdReplies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/comments/{comment_id}/hide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hide a comment, with the reason its author is shown (the post's author, its organization's admins, superusers) */
+        post: operations["postCommentsByCommentIdHide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/comments/{comment_id}/unhide": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Show a hidden comment again (as for hiding it) */
+        post: operations["postCommentsByCommentIdUnhide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/posts/{post_id}/reactions/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** React to a post (again: nothing changes) */
+        put: operations["putPostsByPostIdReactionsByKind"];
+        post?: never;
+        /** Take back a reaction to a post (one not there: nothing changes) */
+        delete: operations["deletePostsByPostIdReactionsByKind"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/comments/{comment_id}/reactions/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** React to a comment (again: nothing changes) */
+        put: operations["putCommentsByCommentIdReactionsByKind"];
+        post?: never;
+        /** Take back a reaction to a comment (one not there: nothing changes) */
+        delete: operations["deleteCommentsByCommentIdReactionsByKind"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/files": {
         parameters: {
             query?: never;
@@ -3327,7 +3451,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported" | "comment_hidden" | "comment_unhidden" | "comment_removed";
                 user_id?: number;
             };
             header?: never;
@@ -3347,7 +3471,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported" | "comment_hidden" | "comment_unhidden" | "comment_removed";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -3452,7 +3576,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported" | "comment_hidden" | "comment_unhidden" | "comment_removed";
             };
             header?: never;
             path?: never;
@@ -3471,7 +3595,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported" | "comment_hidden" | "comment_unhidden" | "comment_removed";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -9616,6 +9740,16 @@ export interface operations {
                                 /** Format: date-time */
                                 created_at: string;
                             }[];
+                            /** @description Who may comment: open (any signed-in reader), members (its organization's members and its author), closed (nobody). Never on a draft. */
+                            comments: "open" | "members" | "closed";
+                            /** @description Its visible comments and replies */
+                            comment_count: number;
+                            /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                            reaction_counts: {
+                                [key: string]: number;
+                            };
+                            /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                            my_reactions: string[];
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -9675,6 +9809,8 @@ export interface operations {
                     org_id?: number | null;
                     /** @description Ids of the author's own completed files (POST /files, /uploads); an update replaces the list, detaching the files left out */
                     attachments?: number[];
+                    /** @description Who may comment: open (any signed-in reader), members (its organization's members and its author), closed (nobody). Never on a draft. */
+                    comments?: "open" | "members" | "closed";
                 };
             };
         };
@@ -9723,6 +9859,16 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Who may comment: open (any signed-in reader), members (its organization's members and its author), closed (nobody). Never on a draft. */
+                        comments: "open" | "members" | "closed";
+                        /** @description Its visible comments and replies */
+                        comment_count: number;
+                        /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                        reaction_counts: {
+                            [key: string]: number;
+                        };
+                        /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                        my_reactions: string[];
                     };
                 };
             };
@@ -9878,6 +10024,16 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Who may comment: open (any signed-in reader), members (its organization's members and its author), closed (nobody). Never on a draft. */
+                        comments: "open" | "members" | "closed";
+                        /** @description Its visible comments and replies */
+                        comment_count: number;
+                        /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                        reaction_counts: {
+                            [key: string]: number;
+                        };
+                        /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                        my_reactions: string[];
                     };
                 };
             };
@@ -10075,6 +10231,8 @@ export interface operations {
                     org_id?: number | null;
                     /** @description Ids of the author's own completed files (POST /files, /uploads); an update replaces the list, detaching the files left out */
                     attachments?: number[];
+                    /** @description Who may comment: open (any signed-in reader), members (its organization's members and its author), closed (nobody). Never on a draft. */
+                    comments?: "open" | "members" | "closed";
                 };
             };
         };
@@ -10123,6 +10281,16 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Who may comment: open (any signed-in reader), members (its organization's members and its author), closed (nobody). Never on a draft. */
+                        comments: "open" | "members" | "closed";
+                        /** @description Its visible comments and replies */
+                        comment_count: number;
+                        /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                        reaction_counts: {
+                            [key: string]: number;
+                        };
+                        /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                        my_reactions: string[];
                     };
                 };
             };
@@ -10506,6 +10674,16 @@ export interface operations {
                                 /** Format: date-time */
                                 created_at: string;
                             }[];
+                            /** @description Who may comment: open (any signed-in reader), members (its organization's members and its author), closed (nobody). Never on a draft. */
+                            comments: "open" | "members" | "closed";
+                            /** @description Its visible comments and replies */
+                            comment_count: number;
+                            /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                            reaction_counts: {
+                                [key: string]: number;
+                            };
+                            /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                            my_reactions: string[];
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -10633,6 +10811,16 @@ export interface operations {
                                 /** Format: date-time */
                                 created_at: string;
                             }[];
+                            /** @description Who may comment: open (any signed-in reader), members (its organization's members and its author), closed (nobody). Never on a draft. */
+                            comments: "open" | "members" | "closed";
+                            /** @description Its visible comments and replies */
+                            comment_count: number;
+                            /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                            reaction_counts: {
+                                [key: string]: number;
+                            };
+                            /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                            my_reactions: string[];
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -10640,6 +10828,1565 @@ export interface operations {
                         items_per_page: number;
                         /** @description Pass as cursor for the next page; null on the last page */
                         next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getPostsByPostIdComments: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
+                cursor?: string;
+                /** @description Oldest first (a conversation in order) or newest first */
+                order?: "oldest" | "newest";
+            };
+            header?: never;
+            path: {
+                post_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            post_id: number;
+                            /** @description The top-level comment it answers; null for a top-level comment */
+                            parent_id: number | null;
+                            /** @description Null on a tombstone (deleted, removed, or hidden from the caller) */
+                            author_id: number | null;
+                            /** @description Null on a tombstone: the thread keeps its place, the words are gone */
+                            text: string | null;
+                            /** @description hidden: by the post's author, its organization's admins or a superuser; read whole by its author and them. deleted: by its author. removed: by a superuser. */
+                            status: "visible" | "hidden" | "deleted" | "removed";
+                            /** @description Why it was hidden: told to its author and the moderators only */
+                            hidden_reason: string | null;
+                            /** @description Its visible replies */
+                            reply_count: number;
+                            /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                            reaction_counts: {
+                                [key: string]: number;
+                            };
+                            /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                            my_reactions: string[];
+                            edited_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description Its first replies, oldest first (GET /comments/{id}/replies has the rest) */
+                            replies: {
+                                id: number;
+                                post_id: number;
+                                /** @description The top-level comment it answers; null for a top-level comment */
+                                parent_id: number | null;
+                                /** @description Null on a tombstone (deleted, removed, or hidden from the caller) */
+                                author_id: number | null;
+                                /** @description Null on a tombstone: the thread keeps its place, the words are gone */
+                                text: string | null;
+                                /** @description hidden: by the post's author, its organization's admins or a superuser; read whole by its author and them. deleted: by its author. removed: by a superuser. */
+                                status: "visible" | "hidden" | "deleted" | "removed";
+                                /** @description Why it was hidden: told to its author and the moderators only */
+                                hidden_reason: string | null;
+                                /** @description Its visible replies */
+                                reply_count: number;
+                                /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                                reaction_counts: {
+                                    [key: string]: number;
+                                };
+                                /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                                my_reactions: string[];
+                                edited_at: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postPostsByPostIdComments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example Well said. */
+                    text: string;
+                    /** @description The comment it answers; a reply to a reply joins that reply’s thread */
+                    parent_id?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        post_id: number;
+                        /** @description The top-level comment it answers; null for a top-level comment */
+                        parent_id: number | null;
+                        /** @description Null on a tombstone (deleted, removed, or hidden from the caller) */
+                        author_id: number | null;
+                        /** @description Null on a tombstone: the thread keeps its place, the words are gone */
+                        text: string | null;
+                        /** @description hidden: by the post's author, its organization's admins or a superuser; read whole by its author and them. deleted: by its author. removed: by a superuser. */
+                        status: "visible" | "hidden" | "deleted" | "removed";
+                        /** @description Why it was hidden: told to its author and the moderators only */
+                        hidden_reason: string | null;
+                        /** @description Its visible replies */
+                        reply_count: number;
+                        /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                        reaction_counts: {
+                            [key: string]: number;
+                        };
+                        /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                        my_reactions: string[];
+                        edited_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getCommentsByCommentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        post_id: number;
+                        /** @description The top-level comment it answers; null for a top-level comment */
+                        parent_id: number | null;
+                        /** @description Null on a tombstone (deleted, removed, or hidden from the caller) */
+                        author_id: number | null;
+                        /** @description Null on a tombstone: the thread keeps its place, the words are gone */
+                        text: string | null;
+                        /** @description hidden: by the post's author, its organization's admins or a superuser; read whole by its author and them. deleted: by its author. removed: by a superuser. */
+                        status: "visible" | "hidden" | "deleted" | "removed";
+                        /** @description Why it was hidden: told to its author and the moderators only */
+                        hidden_reason: string | null;
+                        /** @description Its visible replies */
+                        reply_count: number;
+                        /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                        reaction_counts: {
+                            [key: string]: number;
+                        };
+                        /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                        my_reactions: string[];
+                        edited_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteCommentsByCommentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    patchCommentsByCommentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example Well said. */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        post_id: number;
+                        /** @description The top-level comment it answers; null for a top-level comment */
+                        parent_id: number | null;
+                        /** @description Null on a tombstone (deleted, removed, or hidden from the caller) */
+                        author_id: number | null;
+                        /** @description Null on a tombstone: the thread keeps its place, the words are gone */
+                        text: string | null;
+                        /** @description hidden: by the post's author, its organization's admins or a superuser; read whole by its author and them. deleted: by its author. removed: by a superuser. */
+                        status: "visible" | "hidden" | "deleted" | "removed";
+                        /** @description Why it was hidden: told to its author and the moderators only */
+                        hidden_reason: string | null;
+                        /** @description Its visible replies */
+                        reply_count: number;
+                        /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                        reaction_counts: {
+                            [key: string]: number;
+                        };
+                        /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                        my_reactions: string[];
+                        edited_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getCommentsByCommentIdReplies: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                comment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            post_id: number;
+                            /** @description The top-level comment it answers; null for a top-level comment */
+                            parent_id: number | null;
+                            /** @description Null on a tombstone (deleted, removed, or hidden from the caller) */
+                            author_id: number | null;
+                            /** @description Null on a tombstone: the thread keeps its place, the words are gone */
+                            text: string | null;
+                            /** @description hidden: by the post's author, its organization's admins or a superuser; read whole by its author and them. deleted: by its author. removed: by a superuser. */
+                            status: "visible" | "hidden" | "deleted" | "removed";
+                            /** @description Why it was hidden: told to its author and the moderators only */
+                            hidden_reason: string | null;
+                            /** @description Its visible replies */
+                            reply_count: number;
+                            /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                            reaction_counts: {
+                                [key: string]: number;
+                            };
+                            /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                            my_reactions: string[];
+                            edited_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postCommentsByCommentIdHide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example Off topic */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        post_id: number;
+                        /** @description The top-level comment it answers; null for a top-level comment */
+                        parent_id: number | null;
+                        /** @description Null on a tombstone (deleted, removed, or hidden from the caller) */
+                        author_id: number | null;
+                        /** @description Null on a tombstone: the thread keeps its place, the words are gone */
+                        text: string | null;
+                        /** @description hidden: by the post's author, its organization's admins or a superuser; read whole by its author and them. deleted: by its author. removed: by a superuser. */
+                        status: "visible" | "hidden" | "deleted" | "removed";
+                        /** @description Why it was hidden: told to its author and the moderators only */
+                        hidden_reason: string | null;
+                        /** @description Its visible replies */
+                        reply_count: number;
+                        /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                        reaction_counts: {
+                            [key: string]: number;
+                        };
+                        /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                        my_reactions: string[];
+                        edited_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postCommentsByCommentIdUnhide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        post_id: number;
+                        /** @description The top-level comment it answers; null for a top-level comment */
+                        parent_id: number | null;
+                        /** @description Null on a tombstone (deleted, removed, or hidden from the caller) */
+                        author_id: number | null;
+                        /** @description Null on a tombstone: the thread keeps its place, the words are gone */
+                        text: string | null;
+                        /** @description hidden: by the post's author, its organization's admins or a superuser; read whole by its author and them. deleted: by its author. removed: by a superuser. */
+                        status: "visible" | "hidden" | "deleted" | "removed";
+                        /** @description Why it was hidden: told to its author and the moderators only */
+                        hidden_reason: string | null;
+                        /** @description Its visible replies */
+                        reply_count: number;
+                        /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                        reaction_counts: {
+                            [key: string]: number;
+                        };
+                        /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                        my_reactions: string[];
+                        edited_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    putPostsByPostIdReactionsByKind: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: number;
+                /** @description One of REACTIONS */
+                kind: "like" | "love" | "laugh" | "wow" | "sad";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                        reaction_counts: {
+                            [key: string]: number;
+                        };
+                        /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                        my_reactions: string[];
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deletePostsByPostIdReactionsByKind: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: number;
+                /** @description One of REACTIONS */
+                kind: "like" | "love" | "laugh" | "wow" | "sad";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                        reaction_counts: {
+                            [key: string]: number;
+                        };
+                        /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                        my_reactions: string[];
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    putCommentsByCommentIdReactionsByKind: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comment_id: number;
+                /** @description One of REACTIONS */
+                kind: "like" | "love" | "laugh" | "wow" | "sad";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                        reaction_counts: {
+                            [key: string]: number;
+                        };
+                        /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                        my_reactions: string[];
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteCommentsByCommentIdReactionsByKind: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comment_id: number;
+                /** @description One of REACTIONS */
+                kind: "like" | "love" | "laugh" | "wow" | "sad";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                        reaction_counts: {
+                            [key: string]: number;
+                        };
+                        /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                        my_reactions: string[];
                     };
                 };
             };
@@ -16014,7 +17761,7 @@ export interface operations {
                     /** @description http or https; a public address unless WEBHOOK_ALLOW_PRIVATE=true */
                     url: string;
                     /** @description The event types to deliver */
-                    events: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
+                    events: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "comment.created" | "comment.updated" | "comment.deleted" | "comment.hidden" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
                     description?: string;
                 };
             };
@@ -16383,7 +18130,7 @@ export interface operations {
                     /** @description http or https; a public address unless WEBHOOK_ALLOW_PRIVATE=true */
                     url?: string;
                     /** @description The event types to deliver */
-                    events?: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
+                    events?: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "comment.created" | "comment.updated" | "comment.deleted" | "comment.hidden" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
                     description?: string;
                     /** @description true turns a disabled endpoint back on (pending deliveries then go out) */
                     enabled?: boolean;
@@ -18851,7 +20598,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported" | "comment_hidden" | "comment_unhidden" | "comment_removed";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password

@@ -3,6 +3,7 @@ import type { Migration } from 'kysely'
 
 import * as abuseProtection from '../../features/abuse/migrations/2026-12-01-01-abuse-protection.js'
 import * as accountDeletion from '../../features/account-deletion/migrations/2026-12-03-01-account-deletion.js'
+import * as comments from '../../features/comments/migrations/2026-12-09-01-comments.js'
 import * as dataExports from '../../features/data-export/migrations/2026-12-05-01-data-exports.js'
 import * as knownDevices from '../../features/device-alerts/migrations/2026-12-04-01-known-devices.js'
 import * as files from '../../features/files/migrations/2026-11-30-01-files.js'
@@ -11,6 +12,7 @@ import * as moderation from '../../features/moderation/migrations/2026-12-02-01-
 import * as organizations from '../../features/orgs/migrations/2026-11-28-01-organizations.js'
 import * as postVisibility from '../../features/posts/migrations/2026-11-29-01-post-visibility.js'
 import * as keptPostCounts from '../../features/posts/migrations/2026-12-08-01-kept-post-counts.js'
+import * as reactions from '../../features/reactions/migrations/2026-12-09-02-reactions.js'
 import * as userLocale from '../../features/users/migrations/2026-12-06-01-user-locale.js'
 import * as serviceAccounts from '../../features/users/migrations/2026-12-07-01-service-accounts.js'
 import * as usersAndTiers from './2026-11-21-01-users-and-tiers.js'
@@ -70,4 +72,6 @@ export const migrations: Record<string, Migration> = {
   '2026-12-06-01-user-locale': userLocale,
   '2026-12-07-01-service-accounts': serviceAccounts,
   '2026-12-08-01-kept-post-counts': keptPostCounts,
+  '2026-12-09-01-comments': comments,
+  '2026-12-09-02-reactions': reactions,
 }

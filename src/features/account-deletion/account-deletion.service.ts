@@ -47,6 +47,8 @@ export interface AccountDeletionServiceDependencies {
   settings: AccountDeletionSettings & { publicUrl: string }
   logger: Logger
   assertRemovable: RemovalCheck
+  /** The comments slice's part in an anonymized removal: the account's comments stay, under the "Deleted user" author. */
+  comments: { handOverOf(unit: Unit, fromAuthorId: number, toAuthorId: number): Promise<void> }
   now?: () => number
 }
 
@@ -67,6 +69,7 @@ export class AccountDeletionService {
   private readonly settings: AccountDeletionSettings & { publicUrl: string }
   private readonly logger: Logger
   private readonly assertRemovable: RemovalCheck
+  private readonly comments: AccountDeletionServiceDependencies['comments']
   private readonly now: () => number
 
   constructor(dependencies: AccountDeletionServiceDependencies) {
@@ -78,6 +81,7 @@ export class AccountDeletionService {
     this.settings = dependencies.settings
     this.logger = dependencies.logger
     this.assertRemovable = dependencies.assertRemovable
+    this.comments = dependencies.comments
     this.now = dependencies.now ?? Date.now
     const secrets = dependencies.secrets
     this.cancelLinks = secrets.kind('account_deletion_cancel', { seconds: this.settings.graceDays * 86_400, replacesEarlier: true })
@@ -139,6 +143,7 @@ export class AccountDeletionService {
           // "Deleted user" author; drafts and private posts go with the account.
           await this.posts.restoreHiddenWith(unit, id, deletedAt)
           await this.posts.handOverPublishedOf(unit, id, deletedAuthor)
+          await this.comments.handOverOf(unit, id, deletedAuthor)
         })
         this.heldBack.delete(id)
       } catch (error) {

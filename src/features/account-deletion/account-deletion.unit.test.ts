@@ -67,6 +67,7 @@ function fakes(content: AccountDeletionSettings['content'], options: { failing?:
     settings: { graceDays: 14, content, cancelUrl: undefined, publicUrl: 'http://localhost:8000' },
     logger: { warn: (fields: { userId: number }) => void warnings.push(fields.userId) } as unknown as Logger,
     assertRemovable: async (_unit, id) => void calls.push(`may remove ${id}`),
+    comments: { handOverOf: async (_unit, id, to) => void calls.push(`hand ${id}'s comments to ${to}`) },
     now: () => clock.now,
   })
   return { service, calls, warnings, clock, isDue: (id: number) => due.includes(id) }

@@ -16,7 +16,7 @@ export const accountDeletionFeature: Feature<AccountDeletionServices, { accountD
   settings: (env) => ({ accountDeletion: accountDeletionSettings(env) }),
   errors: accountDeletionErrorCodes,
   needs: ['users', 'auth', 'posts', 'security-events', 'mail', 'one-time-secrets'],
-  calls: ['orgs'],
+  calls: ['orgs', 'comments'],
   create({ config, logger, peers }) {
     const accountDeletion = new AccountDeletionService({
       users: peers.users,
@@ -28,6 +28,7 @@ export const accountDeletionFeature: Feature<AccountDeletionServices, { accountD
       settings: { ...config.accountDeletion, publicUrl: config.mail.publicUrl },
       logger,
       assertRemovable: (unit, userId) => peers.orgs.assertNotLastOwner(unit, userId),
+      comments: { handOverOf: (unit, from, to) => peers.comments.handOverOf(unit, from, to) },
     })
     return { accountDeletion }
   },

@@ -3,6 +3,8 @@
 // events go to that user and to superusers; posts are public, so their events go to anyone; an
 // organization's go to its members (and a membership's to its user too).
 import { toIsoString } from '../../shared/timestamps.js'
+import type { CommentEventType } from '../comments/index.js'
+import { COMMENT_EVENT_TYPES } from '../comments/index.js'
 import type { FileEventType } from '../files/index.js'
 import { FILE_EVENT_TYPES } from '../files/index.js'
 import type { OrgEventType } from '../orgs/index.js'
@@ -14,9 +16,9 @@ import { USER_EVENT_TYPES } from '../users/index.js'
 import type { ChangeEventRow } from './change-events.table.js'
 
 /** Every event a change can produce, the catalogue webhooks subscribe from. */
-export const CHANGE_EVENT_TYPES = [...USER_EVENT_TYPES, ...POST_EVENT_TYPES, ...ORG_EVENT_TYPES, ...FILE_EVENT_TYPES] as const
+export const CHANGE_EVENT_TYPES = [...USER_EVENT_TYPES, ...POST_EVENT_TYPES, ...COMMENT_EVENT_TYPES, ...ORG_EVENT_TYPES, ...FILE_EVENT_TYPES] as const
 
-export type { FileEventType, OrgEventType, PostEventType, UserEventType }
+export type { CommentEventType, FileEventType, OrgEventType, PostEventType, UserEventType }
 export type ChangeEventType = (typeof CHANGE_EVENT_TYPES)[number]
 
 export interface ChangeEvent {

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import { afterCommit } from '../../db/unit-of-work.js'
 import { nowIso } from '../../shared/timestamps.js'
+import type { Comment, CommentChangeLog, CommentEventType } from '../comments/index.js'
 import type { FileChangeLog, FileEventType, FileView } from '../files/index.js'
 import type { Membership, MembershipEventType, Org, OrgChangeLog, OrgOnlyEventType } from '../orgs/index.js'
 import type { Post, PostChangeLog, PostEventType } from '../posts/index.js'
@@ -22,12 +23,13 @@ export interface ChangeEventShapes {
   org(org: Org): unknown
   membership(membership: Membership): unknown
   file(file: FileView): unknown
+  comment(comment: Comment): unknown
 }
 
 const FORWARD_BATCH = 100
 
 /** What the users and posts features call inside the unit of work of a change (each declares its half), to record it with the change. */
-export type ChangeLog = UserChangeLog & PostChangeLog & OrgChangeLog & FileChangeLog
+export type ChangeLog = UserChangeLog & PostChangeLog & CommentChangeLog & OrgChangeLog & FileChangeLog
 
 /** Takes a batch of change events inside the unit that marks them forwarded (webhooks make their deliveries). */
 export type ForwardEvents = (unit: Unit, events: ChangeEvent[]) => Promise<void>
@@ -48,6 +50,11 @@ export class ChangeEventService implements ChangeLog {
 
   postChanged(unit: Unit, type: PostEventType, post: Post): Promise<void> {
     return this.record(unit, type, `post:${post.id}`, post.authorId, this.shapes.post(post))
+  }
+
+  /** A comment's events are its author's; who hears them is who may list its post (the data's post_id). */
+  commentChanged(unit: Unit, type: CommentEventType, comment: Comment, about: { authorId: number; postId: number }): Promise<void> {
+    return this.record(unit, type, `comment:${comment.id}`, about.authorId, this.shapes.comment(comment))
   }
 
   /** An organization's events name it as their subject, so one endpoint receives them in order. */

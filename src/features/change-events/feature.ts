@@ -1,8 +1,9 @@
 // What changed (users, posts), written in the change's unit of work, for webhooks and streams.
+import { toCommentEventRead } from '../comments/index.js'
 import type { Feature } from '../feature.js'
 import { toFileRead } from '../files/index.js'
 import { toMembershipRead, toOrgEventRead } from '../orgs/index.js'
-import { toPostReadV2 } from '../posts/index.js'
+import { toPostEventRead } from '../posts/index.js'
 import { bannedUntilRead, toUserReadV2, type User } from '../users/index.js'
 import { changeEventsFunctions } from './change-events.repository.js'
 import { ChangeEventService } from './change-events.service.js'
@@ -21,6 +22,6 @@ const userEventShape = (user: User) => {
 export const changeEventsFeature: Feature<ChangeEventsServices> = { name: 'change-events',
   // Change events carry version 2's read shapes; a superuser's view, so the email is always there.
   create: ({ config, bind, unitOfWork }) => ({
-    changeEvents: new ChangeEventService(bind(changeEventsFunctions), unitOfWork, { user: userEventShape, post: toPostReadV2, org: toOrgEventRead, membership: toMembershipRead, file: toFileRead }, config.events),
+    changeEvents: new ChangeEventService(bind(changeEventsFunctions), unitOfWork, { user: userEventShape, post: toPostEventRead, org: toOrgEventRead, membership: toMembershipRead, file: toFileRead, comment: toCommentEventRead }, config.events),
   }),
  migrations: ['2026-11-24-06-webhooks'], prune: (services) => services.changeEvents.prune() }

@@ -115,12 +115,17 @@ const postIdOf = (event: ChangeEvent) => Number(event.subject.slice('post:'.leng
 /** The events that say a post is gone: on a stream they carry its id alone, never its text. */
 const WITHDRAWALS = new Set<string>(['post.deleted', 'post.removed'])
 
+/** A comment's events carry its post's id: who may list the post now hears them. */
+const commentPostIdOf = (event: ChangeEvent) => Number((event.data as { post_id?: unknown } | null)?.post_id)
+const isCommentEvent = (event: ChangeEvent) => event.type.startsWith('comment.')
+
 /** The facts a batch of events needs (EventContext), in one read per kind. */
 export async function contextOf(facts: Pick<StreamFacts, 'posts' | 'mfaRules'>, events: readonly ChangeEvent[]): Promise<EventContext> {
   const postIds = new Set<number>()
   const orgIds = new Set<number>()
   for (const event of events) {
     if (event.type.startsWith('post.') && !WITHDRAWALS.has(event.type)) postIds.add(postIdOf(event))
+    else if (isCommentEvent(event)) postIds.add(commentPostIdOf(event))
     else if (isMembershipGrant(event)) orgIds.add(orgIdOf(event))
   }
   const [posts, mfaRules] = await Promise.all([
@@ -142,6 +147,11 @@ export function visibleTo(viewer: StreamViewer, event: ChangeEvent, context: Eve
     if (WITHDRAWALS.has(event.type)) return true
     const now = context.posts.get(postIdOf(event))
     return now !== undefined && mayList(viewer, now)
+  }
+  if (isCommentEvent(event)) {
+    // Whoever may list its post as it is now; a post since gone or closed to them takes its comments with it.
+    const post = context.posts.get(commentPostIdOf(event))
+    return post !== undefined && mayList(viewer, post)
   }
   if (viewer.isSuperuser || (viewer.userId !== null && event.userId === viewer.userId)) return true
   return isOrgEvent(event) && viewer.orgRoles.has(orgIdOf(event))

@@ -17,7 +17,7 @@ export const postsFeature: Feature<PostsServices> = {
   name: 'posts',
   errors: postsErrorCodes,
   needs: ['change-events', 'security-events'],
-  calls: ['orgs', 'files'],
+  calls: ['orgs', 'files', 'reactions'],
   create({ config, bind, unitOfWork, peers }) {
     const posts = new PostService({
       posts: bind(postsFunctions),
@@ -32,6 +32,7 @@ export const postsFeature: Feature<PostsServices> = {
         of: (postIds, unit) => peers.attachments.of(postIds, unit),
         removeAllOfPost: (unit, postId) => peers.attachments.removeAllOfPost(unit, postId),
       },
+      reactions: { summariesOf: (target, items, userId) => peers.reactions.summariesOf(target, items, userId) },
       options: { requireVerifiedEmail: config.requireVerifiedEmail },
     })
     return { posts }

@@ -1,10 +1,12 @@
 // The posts feature's public face: what other features and the shared core may use. Everything
 // else in this folder is the feature's own (eslint.config.js refuses a reach past this file).
 export type { Post } from './post.js'
+export { postCallerOf, signedInPostCallerOf } from './post-caller.http.js'
 export type { PostChangeLog, PostEventType } from './post-change-log.js'
 export { POST_EVENT_TYPES } from './post-change-log.js'
-export type { MemberRole, PostFacts, Reader } from './post-policy.js'
-export { mayList, mayRead } from './post-policy.js'
-export { postFactsOf, toPostRead, toPostReadV2 } from './posts.mappers.js'
+export type { CommentSetting, MemberRole, PostFacts, Reader } from './post-policy.js'
+export { mayComment, mayList, mayModerateComments, mayRead } from './post-policy.js'
+export { postFactsOf, toPostEventRead, toPostRead, toPostReadV2 } from './posts.mappers.js'
+export { PostIdParams } from './posts.schemas.js'
 export type { PostCaller, PostFiles, PostMemberships } from './posts.service.js'
 export { PostService } from './posts.service.js'

@@ -25,5 +25,5 @@ export async function postPageV2(request: FastifyRequest, caller: PostCaller | n
   const filter = { ...narrowing, search: filled(query.search), visibility: query.visibility, status: query.status }
   const { posts } = request.server.services
   const page = await posts.list(caller, filter, pageRequest, clientOf(request))
-  return toCursorPageEnvelope({ ...page, items: await posts.withAttachments(page.items) }, pageRequest, toPostReadV2)
+  return toCursorPageEnvelope({ ...page, items: await posts.withDetails(page.items, caller) }, pageRequest, toPostReadV2)
 }

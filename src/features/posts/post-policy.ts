@@ -9,6 +9,10 @@ export type Visibility = (typeof VISIBILITIES)[number]
 export const POST_STATUSES = ['draft', 'published'] as const
 export type PostStatus = (typeof POST_STATUSES)[number]
 
+/** Who may comment on a post: signed-in readers, its organization's members (and its author), or nobody. */
+export const COMMENT_SETTINGS = ['open', 'members', 'closed'] as const
+export type CommentSetting = (typeof COMMENT_SETTINGS)[number]
+
 export const isVisibility = (value: unknown): value is Visibility => (VISIBILITIES as readonly unknown[]).includes(value)
 export const isPostStatus = (value: unknown): value is PostStatus => (POST_STATUSES as readonly unknown[]).includes(value)
 
@@ -106,4 +110,23 @@ export function permissionsOf(reader: Reader, post: PostFacts): Permissions {
 /** The organizations where the reader's role opens an audience, for compiling the grants to SQL. */
 export function orgsOf(reader: Reader, audience: 'org_member' | 'org_admin'): number[] {
   return [...reader.orgRoles].filter(([, role]) => audience === 'org_member' || isAdminRole(role)).map(([orgId]) => orgId)
+}
+
+/**
+ * Who may comment on a post, or reply to its comments: a reader who may write, on a published
+ * post, as its `comments` setting allows (`members`: its organization's members and its author).
+ * Never on a draft; superusers too follow the setting.
+ */
+export function mayComment(reader: Reader, post: PostFacts & { comments: CommentSetting }): boolean {
+  if (!reader.mayWrite || reader.userId === null || post.status !== 'published' || !mayRead(reader, post)) return false
+  if (post.comments === 'open') return true
+  if (post.comments === 'closed') return false
+  return reader.userId === post.authorId || (post.orgId !== null && reader.orgRoles.has(post.orgId))
+}
+
+/** Who hides a post's comments (and sees them hidden, with the reason): its author, its organization's admins and owners, and superusers. */
+export function mayModerateComments(reader: Reader, post: PostFacts): boolean {
+  if (reader.isSuperuser) return true
+  if (reader.userId !== null && reader.userId === post.authorId) return true
+  return post.orgId !== null && isAdminRole(reader.orgRoles.get(post.orgId))
 }

@@ -1,5 +1,6 @@
 // A post's wire shapes: version 1's as the specification has it, version 2's with who may read it.
 import { toFileRead } from '../files/index.js'
+import { NO_REACTIONS } from '../reactions/index.js'
 import type { Post } from './post.js'
 import type { PostFacts } from './post-policy.js'
 import { isPostStatus, isVisibility } from './post-policy.js'
@@ -32,7 +33,17 @@ export function toPostReadV2(post: Post) {
     org_id: post.orgId,
     published_at: post.publishedAt,
     attachments: (post.attachments ?? []).map(toFileRead),
+    comments: post.comments,
+    comment_count: post.commentCount,
+    reaction_counts: (post.reactions ?? NO_REACTIONS).counts,
+    my_reactions: (post.reactions ?? NO_REACTIONS).mine,
   }
+}
+
+/** A post in a change event's data: version 2's shape without a reader's view of its reactions (whose they are depends on who reads). */
+export function toPostEventRead(post: Post) {
+  const { reaction_counts: _counts, my_reactions: _mine, ...shape } = toPostReadV2(post)
+  return shape
 }
 
 /** The policy's facts from a post's version-2 shape (a change event's data); undefined for anything else. */

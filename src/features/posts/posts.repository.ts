@@ -191,12 +191,13 @@ export function insertLivePostQuery(
   visibility: string,
   status: string,
   orgId: number | null,
+  comments: string,
   publishedAt: string | null,
   now: string,
 ) {
   return db
     .insertInto('posts')
-    .columns(['author_id', 'title', 'text', 'media_url', 'visibility', 'status', 'org_id', 'published_at', 'created_at', 'updated_at'])
+    .columns(['author_id', 'title', 'text', 'media_url', 'visibility', 'status', 'org_id', 'comments', 'published_at', 'created_at', 'updated_at'])
     .expression((eb) =>
       eb
         .selectFrom('users')
@@ -208,6 +209,7 @@ export function insertLivePostQuery(
           eb.val(visibility).as('visibility'),
           eb.val(status).as('status'),
           eb.val(orgId).as('org_id'),
+          eb.val(comments).as('comments'),
           eb.val(publishedAt).as('published_at'),
           eb.val(now).as('created_at'),
           eb.val(now).as('updated_at'),
@@ -226,7 +228,7 @@ export const preparedNewestPosts = preparedQuery(2, newestPostsQuery)
 export const preparedFirstPosts = preparedQuery(1, firstPostsQuery)
 export const preparedNewestPostsBefore = preparedQuery(2, newestPostsBeforeQuery)
 export const preparedNewestPostsBy = preparedQuery(3, newestPostsByQuery)
-export const preparedInsertLivePost = preparedQuery(9, insertLivePostQuery)
+export const preparedInsertLivePost = preparedQuery(10, insertLivePostQuery)
 
 export interface NewPostRow {
   author_id: number
@@ -236,6 +238,7 @@ export interface NewPostRow {
   visibility: string
   status: string
   org_id: number | null
+  comments: string
 }
 
 export interface PostRowChanges {
@@ -245,6 +248,7 @@ export interface PostRowChanges {
   visibility?: string
   status?: string
   org_id?: number | null
+  comments?: string
   published_at?: string
 }
 
@@ -426,7 +430,7 @@ export async function countPosts(db: Executor, reader: Reader, filter: PostFilte
 /** Inserts the post while its author is live; undefined when the author is not. */
 export async function insertPost(db: Executor, post: NewPostRow): Promise<PostRow | undefined> {
   const now = nowIso()
-  const [row] = await preparedInsertLivePost(db, post.author_id, post.title, post.text, post.media_url, post.visibility, post.status, post.org_id, post.status === 'published' ? now : null, now)
+  const [row] = await preparedInsertLivePost(db, post.author_id, post.title, post.text, post.media_url, post.visibility, post.status, post.org_id, post.comments, post.status === 'published' ? now : null, now)
   return row
 }
 

@@ -15,7 +15,7 @@ import type { Post, PostChanges, PostInput } from './post.js'
 import { postCallerOf, signedInPostCallerOf } from './post-caller.http.js'
 import type { PostPageQuery } from './post-page.http.js'
 import { postPageV2 } from './post-page.http.js'
-import type { PostStatus, Visibility } from './post-policy.js'
+import type { CommentSetting, PostStatus, Visibility } from './post-policy.js'
 import { PostIdParams, PostListQuery, PostListQueryV2, PostPageV2 } from './posts.schemas.js'
 
 /** A body as either version takes it: v2's also names visibility, status and organization. */
@@ -26,6 +26,7 @@ interface PostBody {
   visibility?: Visibility
   status?: PostStatus
   org_id?: number | null
+  comments?: CommentSetting
   attachments?: number[]
 }
 
@@ -82,8 +83,9 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       },
     },
     async (request) => {
-      const post = await posts.get(postCallerOf(request), request.params.post_id, clientOf(request))
-      return toPostRead(attachments ? (await posts.withAttachments([post]))[0]! : post)
+      const caller = postCallerOf(request)
+      const post = await posts.get(caller, request.params.post_id, clientOf(request))
+      return toPostRead(attachments ? (await posts.withDetails([post], caller))[0]! : post)
     },
   )
 
@@ -114,7 +116,9 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
     }, { wayIn: 'none', impersonation: 'allowed' }),
     async (request) => {
       const changes = fromPostBody(request.body as PostBody)
-      return toPostRead(await posts.update(signedInPostCallerOf(request), request.params.post_id, changes, clientOf(request)))
+      const caller = signedInPostCallerOf(request)
+      const post = await posts.update(caller, request.params.post_id, changes, clientOf(request))
+      return toPostRead(attachments ? (await posts.withDetails([post], caller))[0]! : post)
     },
   )
 

@@ -5,6 +5,7 @@ import { CursorPageEnvelopeSchema, CursorParameter } from '../../api/common/page
 import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
 import { FileRead } from '../files/index.js'
+import { MyReactions, ReactionCounts } from '../reactions/index.js'
 
 // At least one visible character: a title of spaces is as empty as no title.
 const Title = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', examples: ['Hello, world'] })
@@ -59,6 +60,10 @@ export const PostStatus = Type.Union(
   [Type.Literal('draft'), Type.Literal('published')],
   { description: 'A draft is read by its author and, in an organization, by its admins and owners' },
 )
+export const CommentSetting = Type.Union(
+  [Type.Literal('open'), Type.Literal('members'), Type.Literal('closed')],
+  { description: "Who may comment: open (any signed-in reader), members (its organization's members and its author), closed (nobody). Never on a draft." },
+)
 const OrgId = Type.Union([RecordId, Type.Null()], { description: 'The organization the post belongs to (its author must be a member); null for none' })
 
 const Attachments = Type.Array(RecordId, {
@@ -75,17 +80,21 @@ export const PostReadV2 = Type.Object(
     org_id: Type.Union([Type.Integer(), Type.Null()]),
     published_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it was first published; null while it never has been' }),
     attachments: Type.Array(FileRead, { description: "Its files, oldest first; each read under the post's own rule" }),
+    comments: CommentSetting,
+    comment_count: Type.Integer({ description: 'Its visible comments and replies' }),
+    reaction_counts: ReactionCounts,
+    my_reactions: MyReactions,
   },
   { title: 'PostReadV2' },
 )
 
 export const PostCreateV2 = Type.Object(
-  { ...PostCreate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments) },
+  { ...PostCreate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting) },
   { additionalProperties: false, title: 'PostCreateV2' },
 )
 
 export const PostUpdateV2 = Type.Object(
-  { ...PostUpdate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments) },
+  { ...PostUpdate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting) },
   { additionalProperties: false, minProperties: 1, title: 'PostUpdateV2' },
 )
 

@@ -10,6 +10,7 @@ import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
 import { nowIso, toIsoString } from '../../shared/timestamps.js'
 import type { FileView } from '../files/index.js'
+import type { Reactable, ReactionSummary, ReactionTarget } from '../reactions/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
 import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
 import { toPost } from './post.js'
@@ -70,6 +71,8 @@ export interface PostServiceDependencies {
   memberships: PostMemberships
   securityEvents: SecurityEventService
   files: PostFiles
+  /** The reactions slice's summaries of a page of posts, for its reader. */
+  reactions: { summariesOf(target: ReactionTarget, items: readonly Reactable[], userId: number | null): Promise<Map<number, ReactionSummary>> }
   options?: { requireVerifiedEmail: boolean }
 }
 
@@ -80,6 +83,7 @@ export class PostService {
   private readonly memberships: PostMemberships
   private readonly securityEvents: SecurityEventService
   private readonly files: PostFiles
+  private readonly reactions: PostServiceDependencies['reactions']
   private readonly options: { requireVerifiedEmail: boolean }
 
   constructor(dependencies: PostServiceDependencies) {
@@ -89,6 +93,7 @@ export class PostService {
     this.memberships = dependencies.memberships
     this.securityEvents = dependencies.securityEvents
     this.files = dependencies.files
+    this.reactions = dependencies.reactions
     this.options = dependencies.options ?? { requireVerifiedEmail: false }
   }
 
@@ -139,6 +144,15 @@ export class PostService {
     return (await this.readable(caller, id, client)).post
   }
 
+  /**
+   * The post and the caller as its reader (their role in its organization known), 404 when the
+   * policy does not let them read it: what another slice decides on for something of the post's
+   * (its comments, its reactions).
+   */
+  readFor(caller: PostCaller | null, id: number, client: ClientInfo): Promise<{ post: Post; reader: Reader }> {
+    return this.readable(caller, id, client)
+  }
+
   /** Whether the caller may read the post (its files follow the same rule). */
   async canRead(caller: PostCaller | null, id: number, client: ClientInfo): Promise<boolean> {
     try {
@@ -150,11 +164,17 @@ export class PostService {
     }
   }
 
-  /** The posts with their attachments, read in one query, or none when no post has any (version 2's shapes list them). */
-  async withAttachments(posts: readonly Post[]): Promise<Post[]> {
-    const withFiles = posts.filter((post) => post.attachmentCount > 0).map((post) => post.id)
-    const attached = withFiles.length > 0 ? await this.files.of(withFiles) : new Map<number, FileView[]>()
-    return posts.map((post) => ({ ...post, attachments: attached.get(post.id) ?? [] }))
+  /**
+   * The posts as version 2 shows them to the caller: with their attachments (unless read already)
+   * and their reactions, each read in one query side by side, or not at all when no post has any.
+   */
+  async withDetails(posts: readonly Post[], caller: PostCaller | null): Promise<Post[]> {
+    const withFiles = posts.filter((post) => post.attachments === undefined && post.attachmentCount > 0).map((post) => post.id)
+    const [attached, reactions] = await Promise.all([
+      withFiles.length > 0 ? this.files.of(withFiles) : new Map<number, FileView[]>(),
+      this.reactions.summariesOf('post', posts, caller?.id ?? null),
+    ])
+    return posts.map((post) => ({ ...post, attachments: post.attachments ?? attached.get(post.id) ?? [], reactions: reactions.get(post.id) }))
   }
 
   /** What the caller may do with a post they may read; 404 for one they may not. */
@@ -191,6 +211,7 @@ export class PostService {
         visibility,
         status: input.status ?? 'published',
         org_id: orgId,
+        comments: input.comments ?? 'open',
       })
       if (!row) return undefined
       if (input.attachments?.length) await this.files.attach(unit, { id: row.id, authorId: author.id }, input.attachments, author.id)

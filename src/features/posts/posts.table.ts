@@ -19,6 +19,12 @@ export interface PostsTable {
   published_at: NullableTimestamp
   /** Its ready files, kept by triggers on files (migration 2026-12-08-01-kept-post-counts). */
   attachment_count: ColumnType<number, never, never>
+  /** Who may comment on it: open, members or closed (post-policy.ts). */
+  comments: ColumnType<string, string | undefined, string>
+  /** Its visible comments and replies, kept by triggers on comments (migration 2026-12-09-01-comments). */
+  comment_count: ColumnType<number, never, never>
+  /** Its reactions of every kind, kept by triggers on post_reactions (migration 2026-12-09-02-reactions). */
+  reaction_count: ColumnType<number, never, never>
   is_deleted: Flag
   deleted_at: NullableTimestamp
   created_at: Timestamp
@@ -26,7 +32,7 @@ export interface PostsTable {
 }
 
 /** Columns of a post as every read returns it. */
-export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'attachment_count', 'created_at', 'updated_at'] as const
+export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'attachment_count', 'comments', 'comment_count', 'reaction_count', 'created_at', 'updated_at'] as const
 
 export type PostRow = Pick<Selectable<PostsTable>, (typeof POST_COLUMNS)[number]>
 

@@ -69,6 +69,10 @@ export const SECURITY_EVENT_TYPES = [
   // A sign-in from a new device was mailed to the owner (details: browser, os, platform, network), who answered "this wasn't me".
   'new_device_alerted',
   'new_device_reported',
+  // Comments (post_id; details: comment_id, and the reason of a hiding): a moderator hid one or showed it again, a superuser removed one.
+  'comment_hidden',
+  'comment_unhidden',
+  'comment_removed',
 ] as const
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
 

@@ -28,7 +28,7 @@ export const usersFeature: Feature<UsersServices> = {
   name: 'users',
   errors: usersErrorCodes,
   needs: ['tiers', 'security-events', 'rate-limits', 'avatars', 'change-events', 'abuse'],
-  calls: ['account', 'posts', 'api-keys', 'orgs', 'files', 'data-export'],
+  calls: ['account', 'posts', 'comments', 'api-keys', 'orgs', 'files', 'data-export'],
   create({ config, logger, bind, unitOfWork, peers }) {
     const { passwordScreen, emailDomains } = peers
     const passwords = new PasswordHasher(config.passwordHashing)
@@ -38,9 +38,13 @@ export const usersFeature: Feature<UsersServices> = {
       signedUp: (unit, user) => peers.account.welcome(unit, user),
       softDeleted: async (unit, userId) => {
         await peers.posts.hideAllOf(unit, userId)
+        await peers.comments.hideAllOf(unit, userId)
         await peers.apiKeys.revokeAllOfDeleted(unit, userId)
       },
-      restored: (unit, userId, deletedAt) => peers.posts.restoreHiddenWith(unit, userId, deletedAt),
+      restored: async (unit, userId, deletedAt) => {
+        await peers.posts.restoreHiddenWith(unit, userId, deletedAt)
+        await peers.comments.restoreHiddenWith(unit, userId, deletedAt)
+      },
       removing: async (unit, userId) => {
         // An organization keeps an owner (409 last_owner).
         await peers.orgs.assertNotLastOwner(unit, userId)

@@ -1,0 +1,32 @@
+// Comments and replies on posts, read by whoever may read the post (the post policy), written as
+// its `comments` setting allows, hidden by its moderators.
+import { type Feature, routes } from '../feature.js'
+import { commentsFunctions } from './comments.repository.js'
+import { CommentService } from './comments.service.js'
+import commentsV2Routes from './comments.v2.routes.js'
+import { commentsErrorCodes } from './errors.js'
+
+interface CommentsServices {
+  comments: CommentService
+}
+
+export const commentsFeature: Feature<CommentsServices> = {
+  name: 'comments',
+  errors: commentsErrorCodes,
+  needs: ['posts', 'change-events', 'security-events'],
+  calls: ['reactions'],
+  create({ config, bind, unitOfWork, peers }) {
+    const comments = new CommentService({
+      comments: bind(commentsFunctions),
+      unitOfWork,
+      posts: peers.posts,
+      changes: peers.changeEvents,
+      securityEvents: peers.securityEvents,
+      reactions: { summariesOf: (target, items, userId) => peers.reactions.summariesOf(target, items, userId) },
+      options: { requireVerifiedEmail: config.requireVerifiedEmail },
+    })
+    return { comments }
+  },
+  migrations: ['2026-12-09-01-comments'],
+  routes: { v2: [routes(commentsV2Routes)] },
+}

@@ -1,0 +1,83 @@
+// Reactions: a signed-in reader of a published post or a visible comment adds one of the REACTIONS
+// kinds (again: nothing changes) and takes it back. Who may react is who may read the target (the
+// post policy, through the posts and comments slices); 404 otherwise. Counts are kept by the
+// database in the reaction's own statement, so they are exact under any concurrency; a page
+// reads its targets' summaries in one statement, or none when none of them has a reaction.
+import type { ClientInfo } from '../../shared/client-info.js'
+import { DomainError, forbidden } from '../../shared/errors.js'
+import type { Comment, CommentService } from '../comments/index.js'
+import type { PostCaller, PostService } from '../posts/index.js'
+import type { ReactionSummary, ReactionTarget } from './reaction.js'
+import { NO_REACTIONS } from './reaction.js'
+import type { ReactionsRepository } from './reactions.repository.js'
+
+export interface ReactionServiceDependencies {
+  reactions: ReactionsRepository
+  posts: Pick<PostService, 'readFor'>
+  comments: Pick<CommentService, 'get'>
+  kinds: readonly string[]
+  options: { requireVerifiedEmail: boolean }
+}
+
+const notReactable = () => new DomainError('forbidden', 'This takes no reactions', { code: 'not_reactable' })
+
+/** A target of a page: its id and its kept total (0: nothing to read). */
+export interface Reactable {
+  id: number
+  reactionCount: number
+}
+
+export class ReactionService {
+  constructor(private readonly dependencies: ReactionServiceDependencies) {}
+
+  /** Adds the caller's reaction (idempotent); the target's reactions as they are now. */
+  async react(caller: PostCaller, target: ReactionTarget, id: number, kind: string, client: ClientInfo): Promise<ReactionSummary> {
+    await this.assertMayReact(caller, target, id, client)
+    await this.dependencies.reactions.addReaction(target, id, caller.id, kind)
+    return this.summaryOf(target, id, caller.id)
+  }
+
+  /** Takes the caller's reaction back (idempotent). */
+  async unreact(caller: PostCaller, target: ReactionTarget, id: number, kind: string, client: ClientInfo): Promise<ReactionSummary> {
+    await this.assertMayReact(caller, target, id, client)
+    await this.dependencies.reactions.removeReaction(target, id, caller.id, kind)
+    return this.summaryOf(target, id, caller.id)
+  }
+
+  /** The summaries of a page of targets for a reader (null: nobody signed in): one read, none when no target has a reaction. */
+  async summariesOf(target: ReactionTarget, items: readonly Reactable[], userId: number | null): Promise<Map<number, ReactionSummary>> {
+    const ids = items.filter((item) => item.reactionCount > 0).map((item) => item.id)
+    const summaries = new Map<number, ReactionSummary>()
+    if (ids.length === 0) return summaries
+    const rows = await this.dependencies.reactions.summaryRows(target, ids, userId)
+    const order = this.dependencies.kinds
+    for (const row of rows) {
+      const targetId = Number(row.target_id)
+      let summary = summaries.get(targetId)
+      if (!summary) summaries.set(targetId, (summary = { counts: {}, mine: [] }))
+      if (Number(row.mine) === 1) summary.mine.push(row.kind)
+      else summary.counts[row.kind] = Number(row.count)
+    }
+    for (const summary of summaries.values()) summary.mine.sort((a, b) => order.indexOf(a) - order.indexOf(b))
+    return summaries
+  }
+
+  private async summaryOf(target: ReactionTarget, id: number, userId: number): Promise<ReactionSummary> {
+    return (await this.summariesOf(target, [{ id, reactionCount: 1 }], userId)).get(id) ?? NO_REACTIONS
+  }
+
+  /** 404 for a target the caller may not read; 403 for one that takes no reactions, or a caller who may not write. */
+  private async assertMayReact(caller: PostCaller, target: ReactionTarget, id: number, client: ClientInfo): Promise<void> {
+    if (caller.readOnly) throw forbidden()
+    if (this.dependencies.options.requireVerifiedEmail && !caller.isSuperuser && caller.isVerified !== true) {
+      throw new DomainError('forbidden', 'Email not verified', { code: 'email_not_verified' })
+    }
+    if (target === 'post') {
+      const { post } = await this.dependencies.posts.readFor(caller, id, client)
+      if (post.status !== 'published') throw notReactable()
+      return
+    }
+    const comment: Comment = await this.dependencies.comments.get(caller, id, client)
+    if (comment.status !== 'visible') throw notReactable()
+  }
+}
