@@ -70,6 +70,9 @@ const LISTED: Record<SecurityEvent['type'], true> = {
   data_export_downloaded: true,
   new_device_alerted: true,
   new_device_reported: true,
+  comment_hidden: true,
+  comment_unhidden: true,
+  comment_removed: true,
 }
 const TYPES = Object.keys(LISTED) as SecurityEvent['type'][]
 

@@ -85,6 +85,12 @@ export class CommentService {
     return this.seenWithReactions(row, viewer)
   }
 
+  /** One comment as the caller reads it, with its post (what a reaction to it decides on). */
+  async getInPost(caller: PostCaller | null, id: number, client: ClientInfo): Promise<{ comment: Comment; post: Post }> {
+    const { row, post, viewer } = await this.inContext(caller, id, client)
+    return { comment: asSeenBy(row, viewer), post }
+  }
+
   /** A page of a comment's replies, oldest first. */
   async listReplies(caller: PostCaller | null, id: number, request: PageRequest, client: ClientInfo): Promise<Paged<Comment>> {
     const { comments } = this.dependencies

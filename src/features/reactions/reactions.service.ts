@@ -5,7 +5,7 @@
 // reads its targets' summaries in one statement, or none when none of them has a reaction.
 import type { ClientInfo } from '../../shared/client-info.js'
 import { DomainError, forbidden } from '../../shared/errors.js'
-import type { Comment, CommentService } from '../comments/index.js'
+import type { CommentService } from '../comments/index.js'
 import type { PostCaller, PostService } from '../posts/index.js'
 import type { ReactionSummary, ReactionTarget } from './reaction.js'
 import { NO_REACTIONS } from './reaction.js'
@@ -14,7 +14,7 @@ import type { ReactionsRepository } from './reactions.repository.js'
 export interface ReactionServiceDependencies {
   reactions: ReactionsRepository
   posts: Pick<PostService, 'readFor'>
-  comments: Pick<CommentService, 'get'>
+  comments: Pick<CommentService, 'getInPost'>
   kinds: readonly string[]
   options: { requireVerifiedEmail: boolean }
 }
@@ -77,7 +77,8 @@ export class ReactionService {
       if (post.status !== 'published') throw notReactable()
       return
     }
-    const comment: Comment = await this.dependencies.comments.get(caller, id, client)
-    if (comment.status !== 'visible') throw notReactable()
+    // A comment takes them while it is visible on a published post.
+    const { comment, post } = await this.dependencies.comments.getInPost(caller, id, client)
+    if (comment.status !== 'visible' || post.status !== 'published') throw notReactable()
   }
 }
