@@ -14,8 +14,8 @@ import { openStream } from '../../../test/helpers/sse.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin, V2 } from '../../../test/helpers/users.js'
 import { waitFor } from '../../../test/helpers/wait.js'
-import type { MemberRole, PostFacts, PostStatus, Reader, Visibility } from '../posts/post-policy.js'
-import { ANONYMOUS, mayComment, mayList, mayRead, POST_STATUSES, VISIBILITIES } from '../posts/post-policy.js'
+import type { MemberRole, PostFacts, PostStatus, Reader, Visibility } from '../posts/index.js'
+import { ANONYMOUS, mayComment, mayList, mayRead, POST_STATUSES, VISIBILITIES } from '../posts/index.js'
 
 type Actor = 'anonymous' | 'author' | 'another user' | 'member' | 'org admin' | 'non-member' | 'superuser' | 'read-only API key'
 const ACTORS: Actor[] = ['anonymous', 'author', 'another user', 'member', 'org admin', 'non-member', 'superuser', 'read-only API key']
