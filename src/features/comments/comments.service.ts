@@ -21,6 +21,8 @@ import type { CommentRow } from './comments.table.js'
 
 /** How many replies each thread of a page carries; the rest are read from its replies. */
 export const FIRST_REPLIES = 3
+/** An author's comments read per page for their data export. */
+const EXPORT_PAGE = 500
 /** A deletion's erased words: the row keeps the thread's shape. */
 const ERASED = ''
 
@@ -160,6 +162,20 @@ export class CommentService {
   /** A moderator of its post shows a hidden comment again. */
   async unhide(caller: PostCaller, id: number, client: ClientInfo): Promise<Comment> {
     return this.moderate(caller, id, client, { status: 'visible', hidden_reason: null, moderated_by: caller.id }, 'comment_unhidden', { comment_id: id })
+  }
+
+  /** Every comment of an author's, oldest first, whole as they wrote it: their data export, a page in memory at a time. */
+  async *everyCommentOf(authorId: number): AsyncGenerator<Comment> {
+    let after = 0
+    for (;;) {
+      const rows = await this.dependencies.comments.commentsOfAuthorAfter(authorId, after, EXPORT_PAGE)
+      for (const row of rows) {
+        const { hiddenWithAuthor: _hidden, ...comment } = toStoredComment(row)
+        yield comment
+      }
+      if (rows.length < EXPORT_PAGE) return
+      after = rows[rows.length - 1]!.id
+    }
   }
 
   /** An author's comments disappear with their account, in the deletion's unit. */

@@ -24,7 +24,7 @@ beforeAll(async () => {
 })
 afterAll(() => close())
 
-const request = (method: 'GET' | 'POST' | 'DELETE', url: string, who: LoggedIn | undefined, payload?: object) =>
+const request = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, who: LoggedIn | undefined, payload?: object) =>
   t.app.inject({ method, url: `${V2}${url}`, ...(payload ? { payload } : {}), headers: who?.headers ?? {} })
 
 /** Waits for the export to be ready, and answers it. */
@@ -64,6 +64,11 @@ describe('downloading my data', () => {
     const ids: number[] = []
     for (const post of posts) ids.push((await request('POST', '/posts/', who, post)).json().id)
     expect((await request('DELETE', `/posts/${ids[3]}`, who)).statusCode).toBe(200)
+    const said = (await request('POST', `/posts/${ids[0]}/comments`, who, { text: 'My own comment' })).json() as { id: number }
+    const unsaid = (await request('POST', `/posts/${ids[0]}/comments`, who, { text: 'Taken back' })).json() as { id: number }
+    expect((await request('DELETE', `/comments/${unsaid.id}`, who)).statusCode).toBe(200)
+    expect((await request('PUT', `/posts/${ids[0]}/reactions/love`, who)).statusCode).toBe(200)
+    expect((await request('PUT', `/comments/${said.id}/reactions/like`, who)).statusCode).toBe(200)
     const bytes = Buffer.from('my notes, in a file\n')
     const form = multipart([{ field: 'file', filename: '../my notes.txt', contentType: 'text/plain', data: bytes }])
     const uploaded = await t.app.inject({ method: 'POST', url: `${V2}/files`, payload: form.payload, headers: { ...form.headers, ...who.headers } })
@@ -102,7 +107,7 @@ describe('downloading my data', () => {
     const entries = await unzip(downloaded.rawPayload)
     const json = (name: string) => JSON.parse(entries.get(name)!.toString('utf8'))
     expect([...entries.keys()].sort()).toEqual(
-      ['README.txt', 'api-keys.json', 'devices.json', `files/${uploaded.json().id}-my_notes.txt`, 'files.json', 'identities.json', 'organizations.json', 'passkeys.json', 'posts.json', 'profile.json', 'security-events.json', 'sessions.json'].sort(),
+      ['README.txt', 'api-keys.json', 'comments.json', 'devices.json', `files/${uploaded.json().id}-my_notes.txt`, 'files.json', 'identities.json', 'organizations.json', 'passkeys.json', 'posts.json', 'profile.json', 'reactions.json', 'security-events.json', 'sessions.json'].sort(),
     )
     const readme = entries.get('README.txt')!.toString('utf8')
     for (const name of entries.keys()) if (!name.startsWith('files/')) expect(readme).toContain(name === 'README.txt' ? 'Your data' : name)
@@ -117,6 +122,14 @@ describe('downloading my data', () => {
     expect(json('api-keys.json')).toMatchObject([{ name: 'my script', scopes: ['read'] }])
     expect(json('api-keys.json')[0]).not.toHaveProperty('prefix')
     expect(json('organizations.json')).toMatchObject([{ id: org.id, name: 'My Club', role: 'owner' }])
+    expect(json('comments.json')).toMatchObject([
+      { id: said.id, post_id: ids[0], text: 'My own comment', status: 'visible' },
+      { id: unsaid.id, text: '', status: 'deleted' },
+    ])
+    expect((json('reactions.json') as object[]).map((reaction) => ({ ...reaction, created_at: undefined }))).toEqual([
+      { target: 'post', target_id: ids[0], kind: 'love', created_at: undefined },
+      { target: 'comment', target_id: said.id, kind: 'like', created_at: undefined },
+    ])
     expect(Object.keys((json('devices.json') as object[])[0]!).sort()).toEqual(['browser', 'first_seen_at', 'last_seen_at', 'os', 'platform'])
     expect((json('security-events.json') as { type: string }[]).map((event) => event.type)).toContain('data_export_requested')
 

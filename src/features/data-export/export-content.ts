@@ -17,6 +17,8 @@ export interface ExportedFile {
 export interface ExportSources {
   profile(userId: number): Promise<object>
   posts(userId: number): AsyncIterable<object>
+  comments(userId: number): AsyncIterable<object>
+  reactions(userId: number): AsyncIterable<object>
   files(userId: number): AsyncIterable<ExportedFile>
   sessions(userId: number): Promise<readonly object[]>
   devices(userId: number): Promise<readonly object[]>
@@ -41,6 +43,8 @@ export function exportContentOf(sources: ExportSources, userId: number, generate
   const sections: ExportSection[] = [
     { file: 'profile.json', describes: 'Your account: name, username, email, age, avatar, tier, language and when it was made.', object: () => sources.profile(userId) },
     { file: 'posts.json', describes: 'Every post you wrote, in every state: drafts, private, published, and deleted ones (deleted_at says when).', rows: () => sources.posts(userId) },
+    { file: 'comments.json', describes: 'Every comment and reply you wrote, hidden and deleted ones too (a deleted one without its words, which were erased).', rows: () => sources.comments(userId) },
+    { file: 'reactions.json', describes: 'Your reactions to posts and comments: what you chose, on what, and when.', rows: () => sources.reactions(userId) },
     { file: 'files.json', describes: 'The files you uploaded (name, type, size, the post each belongs to); their bytes are in files/, named <id>-<name>.', rows: () => filesOf(sources, userId) },
     { file: 'sessions.json', describes: 'The sessions signed in to your account now: when they began and were last used, from which address and browser.', rows: () => each(sources.sessions(userId)) },
     { file: 'devices.json', describes: 'The devices (browser, system, platform) your account was signed in from, first and last seen.', rows: () => each(sources.devices(userId)) },

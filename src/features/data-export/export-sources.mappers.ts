@@ -4,6 +4,7 @@ import { everyItem } from '../../shared/paging.js'
 import { toApiKeyRead } from '../api-keys/index.js'
 import { toSessionRead } from '../auth/index.js'
 import type { Services } from '../feature.js'
+import { toCommentEventRead } from '../comments/index.js'
 import { toFileRead } from '../files/index.js'
 import { toIdentityRead } from '../identities/index.js'
 import { toOrgRead } from '../orgs/index.js'
@@ -22,6 +23,10 @@ export function exportSourcesOf(peers: Services): ExportSources {
     posts: async function* (userId) {
       for await (const post of peers.posts.everyPostOf(userId)) yield { ...toPostReadV2(post), deleted_at: post.deletedAt }
     },
+    comments: async function* (userId) {
+      for await (const comment of peers.comments.everyCommentOf(userId)) yield toCommentEventRead(comment)
+    },
+    reactions: (userId) => peers.reactions.everyReactionOf(userId),
     files: async function* (userId) {
       for await (const { view, open } of peers.files.everyFileOf(userId)) {
         const { sha256: _sha256, ...read } = toFileRead(view)

@@ -48,6 +48,30 @@ export function summaryRows(db: Executor, target: ReactionTarget, ids: readonly 
 }
 
 
+/** A page of a user's reactions on one kind of target, by target and kind after (`afterId`, `afterKind`): their data export. */
+export function reactionsOfUserAfter(db: Executor, target: ReactionTarget, userId: number, afterId: number, afterKind: string, limit: number) {
+  if (target === 'post') {
+    return db
+      .selectFrom('post_reactions')
+      .select((eb) => [eb.ref('post_id').as('target_id'), 'kind', 'created_at'])
+      .where('user_id', '=', userId)
+      .where((eb) => eb.or([eb('post_id', '>', afterId), eb.and([eb('post_id', '=', afterId), eb('kind', '>', afterKind)])]))
+      .orderBy('post_id')
+      .orderBy('kind')
+      .limit(limit)
+      .execute()
+  }
+  return db
+    .selectFrom('comment_reactions')
+    .select((eb) => [eb.ref('comment_id').as('target_id'), 'kind', 'created_at'])
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('comment_id', '>', afterId), eb.and([eb('comment_id', '=', afterId), eb('kind', '>', afterKind)])]))
+    .orderBy('comment_id')
+    .orderBy('kind')
+    .limit(limit)
+    .execute()
+}
+
 /** This slice's data access for its service (src/db/repository.ts). */
-export const reactionsFunctions = { addReaction, removeReaction, summaryRows }
+export const reactionsFunctions = { addReaction, removeReaction, summaryRows, reactionsOfUserAfter }
 export type ReactionsRepository = Repository<typeof reactionsFunctions>

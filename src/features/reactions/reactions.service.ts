@@ -5,6 +5,7 @@
 // reads its targets' summaries in one statement, or none when none of them has a reaction.
 import type { ClientInfo } from '../../shared/client-info.js'
 import { DomainError, forbidden } from '../../shared/errors.js'
+import { toIsoString } from '../../shared/timestamps.js'
 import type { CommentService } from '../comments/index.js'
 import type { PostCaller, PostService } from '../posts/index.js'
 import type { ReactionSummary, ReactionTarget } from './reaction.js'
@@ -18,6 +19,9 @@ export interface ReactionServiceDependencies {
   kinds: readonly string[]
   options: { requireVerifiedEmail: boolean }
 }
+
+/** A user's reactions read per page for their data export. */
+const EXPORT_PAGE = 500
 
 const notReactable = () => new DomainError('forbidden', 'This takes no reactions', { code: 'not_reactable' })
 
@@ -60,6 +64,22 @@ export class ReactionService {
     }
     for (const summary of summaries.values()) summary.mine.sort((a, b) => order.indexOf(a) - order.indexOf(b))
     return summaries
+  }
+
+  /** Every reaction of a user's, on posts and then on comments: their data export, a page in memory at a time. */
+  async *everyReactionOf(userId: number): AsyncGenerator<{ target: ReactionTarget; target_id: number; kind: string; created_at: string }> {
+    for (const target of ['post', 'comment'] as const) {
+      let afterId = 0
+      let afterKind = ''
+      for (;;) {
+        const rows = await this.dependencies.reactions.reactionsOfUserAfter(target, userId, afterId, afterKind, EXPORT_PAGE)
+        for (const row of rows) yield { target, target_id: Number(row.target_id), kind: row.kind, created_at: toIsoString(row.created_at) }
+        if (rows.length < EXPORT_PAGE) break
+        const last = rows[rows.length - 1]!
+        afterId = Number(last.target_id)
+        afterKind = last.kind
+      }
+    }
   }
 
   private async summaryOf(target: ReactionTarget, id: number, userId: number): Promise<ReactionSummary> {
