@@ -13,6 +13,7 @@ import { adminFeature } from './admin/feature.js'
 import { apiKeysFeature } from './api-keys/feature.js'
 import { authFeature } from './auth/feature.js'
 import { avatarsFeature } from './avatars/feature.js'
+import { blocksFeature } from './blocks/feature.js'
 import { changeEventsFeature } from './change-events/feature.js'
 import { commentsFeature } from './comments/feature.js'
 import { dataExportFeature } from './data-export/feature.js'
@@ -60,6 +61,7 @@ export const FEATURES = [
   postsFeature,
   commentsFeature,
   reactionsFeature,
+  blocksFeature,
   filesFeature,
   tiersFeature,
   rateLimitsFeature,

@@ -3,6 +3,7 @@ import type { Migration } from 'kysely'
 
 import * as abuseProtection from '../../features/abuse/migrations/2026-12-01-01-abuse-protection.js'
 import * as accountDeletion from '../../features/account-deletion/migrations/2026-12-03-01-account-deletion.js'
+import * as blocks from '../../features/blocks/migrations/2026-12-09-03-blocks.js'
 import * as comments from '../../features/comments/migrations/2026-12-09-01-comments.js'
 import * as dataExports from '../../features/data-export/migrations/2026-12-05-01-data-exports.js'
 import * as knownDevices from '../../features/device-alerts/migrations/2026-12-04-01-known-devices.js'
@@ -74,4 +75,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-08-01-kept-post-counts': keptPostCounts,
   '2026-12-09-01-comments': comments,
   '2026-12-09-02-reactions': reactions,
+  '2026-12-09-03-blocks': blocks,
 }

@@ -97,7 +97,7 @@ describe('the deletion schedule', () => {
     expect(deleting.calls).toEqual(['removed 1'])
     const anonymizing = fakes('anonymize', { due: [1] })
     await anonymizing.service.purgeDue()
-    expect(anonymizing.calls).toEqual(['restore posts of 1', `hand 1's published posts to ${DELETED_AUTHOR}`, 'removed 1'])
+    expect(anonymizing.calls).toEqual(['restore posts of 1', `hand 1's published posts to ${DELETED_AUTHOR}`, `hand 1's comments to ${DELETED_AUTHOR}`, 'removed 1'])
   })
 
   it('holds back a removal that failed, a minute and then twice as long each time, logging each try once, while the others go', async () => {

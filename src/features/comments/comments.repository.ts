@@ -15,6 +15,10 @@ import { COMMENT_COLUMNS } from './comments.table.js'
 
 type CommentExpressions = ExpressionBuilder<Database, 'comments'>
 
+/** The comments whose author the viewer has not blocked (the blocks slice's user_blocks, read here as an insert reads users); everything for nobody signed in. */
+const notBlockedBy = (viewer: number | null) =>
+  viewer === null ? sql<SqlBool>`1 = 1` : sql<SqlBool>`not exists (select 1 from user_blocks where user_blocks.blocker_id = ${viewer} and user_blocks.blocked_id = comments.author_id)`
+
 /** Oldest first (a conversation read in order) or newest first. */
 export type CommentOrder = 'oldest' | 'newest'
 
@@ -30,7 +34,12 @@ function seenBy(eb: CommentExpressions, viewer: CommentViewer): Expression<SqlBo
 const threadSeenBy = (viewer: CommentViewer) => (eb: CommentExpressions) => eb.or([seenBy(eb, viewer), eb('comments.reply_count', '>', 0)])
 
 function threadsQuery(db: Executor, postId: number, viewer: CommentViewer) {
-  return db.selectFrom('comments').where('comments.post_id', '=', postId).where('comments.parent_id', 'is', null).where(threadSeenBy(viewer))
+  return db
+    .selectFrom('comments')
+    .where('comments.post_id', '=', postId)
+    .where('comments.parent_id', 'is', null)
+    .where(threadSeenBy(viewer))
+    .where(() => notBlockedBy(viewer.userId))
 }
 
 /** A page of the post's threads in `order`, from `after` (keyset) or at `offset`. */
@@ -50,7 +59,7 @@ export async function countThreads(db: Executor, postId: number, viewer: Comment
 }
 
 function repliesQuery(db: Executor, parentId: number, viewer: CommentViewer) {
-  return db.selectFrom('comments').where('comments.parent_id', '=', parentId).where((eb) => seenBy(eb, viewer))
+  return db.selectFrom('comments').where('comments.parent_id', '=', parentId).where((eb) => seenBy(eb, viewer)).where(() => notBlockedBy(viewer.userId))
 }
 
 /** A page of a comment's replies the viewer sees, oldest first. */
@@ -77,6 +86,7 @@ export async function firstRepliesOf(db: Executor, parentIds: readonly number[],
     .select([...COMMENT_COLUMNS, sql<number>`row_number() over (partition by comments.parent_id order by comments.id)`.as('place')])
     .where('comments.parent_id', 'in', [...parentIds])
     .where((eb) => seenBy(eb, viewer))
+    .where(() => notBlockedBy(viewer.userId))
     .as('ranked')
   const rows = await db.selectFrom(ranked).selectAll().where('ranked.place', '<=', perThread).orderBy('ranked.parent_id').orderBy('ranked.id').execute()
   return rows.map(({ place: _place, ...row }) => row as CommentRow)

@@ -43,6 +43,8 @@ export interface CommentServiceDependencies {
   posts: Pick<PostService, 'readFor'>
   changes: CommentChangeLog
   securityEvents: Pick<SecurityEventService, 'record'>
+  /** The blocks slice's rule: 403 `blocked` when one of these people blocked the user. */
+  blocks: { assertNotBlocked(ownerIds: readonly number[], userId: number): Promise<void> }
   /** The reactions slice's summaries of a page of comments, for its reader. */
   reactions: { summariesOf(target: ReactionTarget, items: readonly Reactable[], userId: number | null): Promise<Map<number, ReactionSummary>> }
   options: { requireVerifiedEmail: boolean }
@@ -113,12 +115,16 @@ export class CommentService {
     if (!mayComment(reader, post)) throw commentsClosed()
     const viewer = viewerOf(reader, post)
     let parentId: number | null = null
+    // Nobody answers the post, or a comment, of someone who blocked them.
+    const owners = [post.authorId]
     if (input.parentId !== undefined) {
       const parent = await comments.findComment(input.parentId)
       // Only a comment of this post that the caller reads whole may be answered.
       if (!parent || parent.post_id !== postId || isTombstone(parent) || asSeenBy(parent, viewer).text === null) commentNotFound()
       parentId = parent.parent_id ?? parent.id
+      owners.push(parent.author_id)
     }
+    await this.dependencies.blocks.assertNotBlocked(owners, caller.id)
     const created = await unitOfWork.run(async (unit) => {
       const row = await comments.in(unit).insertComment({ post_id: postId, author_id: caller.id, parent_id: parentId, text: input.text })
       if (!row) return undefined

@@ -13,7 +13,7 @@ interface CommentsServices {
 export const commentsFeature: Feature<CommentsServices> = {
   name: 'comments',
   errors: commentsErrorCodes,
-  needs: ['posts', 'change-events', 'security-events'],
+  needs: ['posts', 'change-events', 'security-events', 'blocks'],
   calls: ['reactions'],
   create({ config, bind, unitOfWork, peers }) {
     const comments = new CommentService({
@@ -22,6 +22,7 @@ export const commentsFeature: Feature<CommentsServices> = {
       posts: peers.posts,
       changes: peers.changeEvents,
       securityEvents: peers.securityEvents,
+      blocks: peers.blocks,
       reactions: { summariesOf: (target, items, userId) => peers.reactions.summariesOf(target, items, userId) },
       options: { requireVerifiedEmail: config.requireVerifiedEmail },
     })

@@ -27,6 +27,7 @@ export function exportSourcesOf(peers: Services): ExportSources {
       for await (const comment of peers.comments.everyCommentOf(userId)) yield toCommentEventRead(comment)
     },
     reactions: (userId) => peers.reactions.everyReactionOf(userId),
+    blocks: (userId) => peers.blocks.everyBlockOf(userId),
     files: async function* (userId) {
       for await (const { view, open } of peers.files.everyFileOf(userId)) {
         const { sha256: _sha256, ...read } = toFileRead(view)

@@ -36,6 +36,8 @@ export interface StreamViewer extends Reader {
   withheld: Map<number, MemberRole>
   /** Whether the viewer had a second factor when the stream opened. */
   secondFactor: boolean
+  /** The users the viewer blocked: their posts' and comments' events never reach the stream. Read at open, then at every session check. */
+  blocked: ReadonlySet<number>
 }
 
 /** What the streams ask of other features about the present. */
@@ -46,6 +48,8 @@ export interface StreamFacts {
   mfaRules(orgIds: readonly number[]): Promise<ReadonlyMap<number, boolean>>
   /** The user's organization grants: held, withheld by the second-factor rule, and whether they have a second factor. */
   grants(userId: number): Promise<{ roles: Map<number, MemberRole>; withheld: Map<number, MemberRole>; secondFactor: boolean }>
+  /** Everyone each of these users blocked. */
+  blocked(userIds: readonly number[]): Promise<Map<number, Set<number>>>
 }
 
 /** What a stream writes to its client; the API layer puts it on the wire. */
@@ -141,6 +145,9 @@ export async function contextOf(facts: Pick<StreamFacts, 'posts' | 'mfaRules'>, 
  * organization's: those holding its grants.
  */
 export function visibleTo(viewer: StreamViewer, event: ChangeEvent, context: EventContext): boolean {
+  const aboutContent = event.type.startsWith('post.') || isCommentEvent(event)
+  // Whom the viewer blocked says nothing on their stream.
+  if (aboutContent && event.userId !== null && viewer.blocked.has(event.userId)) return false
   if (event.type.startsWith('post.')) {
     const then = postFactsOf(event.data)
     if (then === undefined || !mayList(viewer, then)) return false
@@ -287,12 +294,12 @@ export class EventStreamService {
       return this.viewer(user, token)
     }
     if (caller) return this.viewer(caller.user, caller.token)
-    return { userId: null, isSuperuser: false, mayWrite: false, token: undefined, orgRoles: new Map(), withheld: new Map(), secondFactor: false }
+    return { userId: null, isSuperuser: false, mayWrite: false, token: undefined, orgRoles: new Map(), withheld: new Map(), secondFactor: false, blocked: new Set() }
   }
 
   private async viewer(user: { id: number; isSuperuser: boolean }, token: VerifiedToken): Promise<StreamViewer> {
-    const { roles, withheld, secondFactor } = await this.options.facts.grants(user.id)
-    return { userId: user.id, isSuperuser: user.isSuperuser, mayWrite: false, token, orgRoles: roles, withheld, secondFactor }
+    const [{ roles, withheld, secondFactor }, blocked] = await Promise.all([this.options.facts.grants(user.id), this.options.facts.blocked([user.id])])
+    return { userId: user.id, isSuperuser: user.isSuperuser, mayWrite: false, token, orgRoles: roles, withheld, secondFactor, blocked: blocked.get(user.id) ?? new Set() }
   }
 
   /**
@@ -449,7 +456,20 @@ export class EventStreamService {
         this.logger.warn({ err: error }, 'checking a stream\'s session failed; checking again shortly')
       }
     }
+    await this.refreshBlocks()
     return true
+  }
+
+  /** Whom each signed-in viewer blocked, read again for every stream of the process in one query: a block reaches open streams within a check. */
+  private async refreshBlocks(): Promise<void> {
+    const viewers = [...this.streams].map((stream) => stream.viewer).filter((viewer) => viewer.userId !== null)
+    if (viewers.length === 0) return
+    try {
+      const blocked = await this.options.facts.blocked([...new Set(viewers.map((viewer) => viewer.userId!))])
+      for (const viewer of viewers) viewer.blocked = blocked.get(viewer.userId!) ?? new Set()
+    } catch (error) {
+      this.logger.warn({ err: error }, 'reading the streams\' blocks failed; reading them again shortly')
+    }
   }
 }
 

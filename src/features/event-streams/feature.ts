@@ -20,7 +20,7 @@ export const eventStreamsFeature: Feature<EventStreamsServices, { eventStreams: 
   settings: (env) => ({ eventStreams: eventStreamSettings(env) }),
   errors: eventStreamsErrorCodes,
   needs: ['one-time-secrets', 'auth', 'change-events', 'rate-limits'],
-  calls: ['posts', 'orgs'],
+  calls: ['posts', 'orgs', 'blocks'],
   create({ config, database: { db }, redis, logger, jobs, peers }) {
     const signalError = (error: unknown) => logger.warn({ err: error }, 'the change signal between processes failed; streams fall back to polling')
     const eventStreams = new EventStreamService({
@@ -43,6 +43,7 @@ export const eventStreamsFeature: Feature<EventStreamsServices, { eventStreams: 
           posts: (ids) => peers.posts.liveFactsOf(ids),
           mfaRules: (orgIds) => peers.orgs.mfaRulesOf(orgIds),
           grants: (userId) => peers.orgs.grantsOf(userId),
+          blocked: (userIds) => peers.blocks.blockedByEach(userIds),
         },
       },
       // New events are read at once; a new stream's token joins the next check.

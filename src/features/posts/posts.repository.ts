@@ -26,6 +26,16 @@ import { POST_COLUMNS } from './posts.table.js'
 type PostsExpressions = ExpressionBuilder<Database, 'posts'>
 
 /**
+ * The posts whose author the reader has not blocked (the blocks slice's user_blocks, read here as
+ * an insert reads users): every list leaves them out in its one statement. `reader` is their id, a
+ * value or a prepared query's argument marker.
+ */
+const notBlockedBy = (reader: unknown) => sql<SqlBool>`not exists (select 1 from user_blocks where user_blocks.blocker_id = ${reader} and user_blocks.blocked_id = posts.author_id)`
+
+/** The users the reader blocked, as a subquery. */
+const blockedByReader = (reader: unknown) => sql<number>`(select user_blocks.blocked_id from user_blocks where user_blocks.blocker_id = ${reader})`
+
+/**
  * What a signed-in reader's listing is compiled with: their id and their organizations by
  * audience, each list one parameter (src/db/id-list.ts), so that every signed-in reader's
  * unnarrowed page and total are the same two statements, prepared once. Values, or a prepared
@@ -138,6 +148,8 @@ export function filteredPosts(db: Executor, reader: Reader, filter: PostFilter) 
   const pattern = filter.search === undefined ? undefined : likeContains(filter.search)
   return visiblePosts(db)
     .where(listedBy(db, reader, filter))
+    // The authors the reader blocked are in none of their lists.
+    .$if(reader.userId !== null, (qb) => qb.where(() => notBlockedBy(reader.userId)))
     .$if(filter.authorId !== undefined, (qb) => qb.where('posts.author_id', '=', filter.authorId ?? 0))
     .$if(filter.orgId !== undefined, (qb) => qb.where('posts.org_id', '=', filter.orgId ?? 0))
     .$if(filter.visibility !== undefined, (qb) => qb.where('posts.visibility', '=', filter.visibility ?? 'public'))
@@ -315,13 +327,27 @@ function readerTotal(db: Executor, reader: ReaderArguments) {
     ...others.filter((grant) => grant.audience !== 'anyone').map((grant) => sql`(${keptOrgCount(db, grant, grant.audience === 'org_admin' ? reader.adminOrgs : reader.memberOrgs)})`),
     sql`(${own})`,
   ]
-  return sql<number | string>`${sql.join(parts, sql` + `)}`
+  return sql<number | string>`${sql.join(parts, sql` + `)} - ${blockedAuthorsCount(db, reader.userId, (eb) => anyOf(eb, db, grants, reader))}`
+}
+
+/**
+ * The live posts of the authors the reader blocked that the reader's grants open (`listed`), as a
+ * value: what an unnarrowed total, kept for everyone, leaves out for them. Read through the blocked
+ * authors' own index entries; nothing for a reader who blocked nobody.
+ */
+function blockedAuthorsCount(db: Executor, userId: unknown, listed: (eb: PostsExpressions) => Expression<SqlBool>) {
+  return sql<number | string>`(${db
+    .selectFrom('posts')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('posts.author_id', 'in', blockedByReader(userId))
+    .where('posts.is_deleted', '=', 0)
+    .where(listed)})`
 }
 
 /** How many posts the reader may list with the filter, as a value: kept counts where the list is unnarrowed, a count of the rows otherwise. */
 function totalOf(db: Executor, reader: Reader, filter: PostFilter) {
   if (unnarrowed(filter)) {
-    if (reader.isSuperuser) return keptTotal(db, 'posts')
+    if (reader.isSuperuser) return sql<number | string>`${keptTotal(db, 'posts')} - ${blockedAuthorsCount(db, reader.userId, () => sql<SqlBool>`1 = 1`)}`
     if (reader.userId === null) return keptTotal(db, 'listed_posts')
     return readerTotal(db, readerArguments(db, reader))
   }
@@ -333,6 +359,7 @@ export function readerPageQuery(db: Executor, userId: number, memberOrgs: unknow
   return visiblePosts(db)
     .select(POST_COLUMNS)
     .where((eb) => anyOf(eb, db, grantsFor(true), { userId, memberOrgs, adminOrgs }))
+    .where(() => notBlockedBy(userId))
     .orderBy('posts.id', 'desc')
     .limit(limit)
     .offset(offset)
@@ -343,6 +370,7 @@ export function readerPageBeforeQuery(db: Executor, userId: number, memberOrgs: 
   return visiblePosts(db)
     .select(POST_COLUMNS)
     .where((eb) => anyOf(eb, db, grantsFor(true), { userId, memberOrgs, adminOrgs }))
+    .where(() => notBlockedBy(userId))
     .where('posts.id', '<', before)
     .orderBy('posts.id', 'desc')
     .limit(limit)
@@ -422,7 +450,8 @@ export async function countPosts(db: Executor, reader: Reader, filter: PostFilte
     const [row] = await preparedReaderTotal(db, userId as number, memberOrgs, adminOrgs)
     return Number(row?.total ?? 0)
   }
-  if (unnarrowed(filter)) return liveRowCount(db, reader.isSuperuser ? 'posts' : 'listed_posts')
+  // A superuser's total leaves out the authors they blocked (totalOf).
+  if (unnarrowed(filter) && !reader.isSuperuser) return liveRowCount(db, 'listed_posts')
   const { total } = await db.selectNoFrom(totalOf(db, reader, filter).as('total')).executeTakeFirstOrThrow()
   return Number(total ?? 0)
 }

@@ -15,12 +15,13 @@ export const reactionsFeature: Feature<ReactionsServices, { reactions: ReactionS
   name: 'reactions',
   settings: (env) => ({ reactions: reactionSettings(env) }),
   errors: reactionsErrorCodes,
-  needs: ['posts', 'comments'],
+  needs: ['posts', 'comments', 'blocks'],
   create({ config, bind, peers }) {
     const reactions = new ReactionService({
       reactions: bind(reactionsFunctions),
       posts: peers.posts,
       comments: peers.comments,
+      blocks: peers.blocks,
       kinds: config.reactions.kinds,
       options: { requireVerifiedEmail: config.requireVerifiedEmail },
     })

@@ -16,6 +16,8 @@ export interface ReactionServiceDependencies {
   reactions: ReactionsRepository
   posts: Pick<PostService, 'readFor'>
   comments: Pick<CommentService, 'getInPost'>
+  /** The blocks slice's rule: 403 `blocked` when the target's author blocked the caller. */
+  blocks: { assertNotBlocked(ownerIds: readonly number[], userId: number): Promise<void> }
   kinds: readonly string[]
   options: { requireVerifiedEmail: boolean }
 }
@@ -95,10 +97,12 @@ export class ReactionService {
     if (target === 'post') {
       const { post } = await this.dependencies.posts.readFor(caller, id, client)
       if (post.status !== 'published') throw notReactable()
+      await this.dependencies.blocks.assertNotBlocked([post.authorId], caller.id)
       return
     }
     // A comment takes them while it is visible on a published post.
     const { comment, post } = await this.dependencies.comments.getInPost(caller, id, client)
     if (comment.status !== 'visible' || post.status !== 'published') throw notReactable()
+    await this.dependencies.blocks.assertNotBlocked([comment.authorId!], caller.id)
   }
 }
