@@ -34,6 +34,7 @@ import { rateLimitsFeature } from './rate-limits/feature.js'
 import { reactionsFeature } from './reactions/feature.js'
 import { reauthenticationFeature } from './reauthentication/feature.js'
 import { recoveryFeature } from './recovery/feature.js'
+import { reportsFeature } from './reports/feature.js'
 import { securityEventsFeature } from './security-events/feature.js'
 import { signInMethodsFeature } from './sign-in-methods/feature.js'
 import { signUpFeature } from './sign-up/feature.js'
@@ -68,6 +69,7 @@ export const FEATURES = [
   apiKeysFeature,
   adminFeature,
   moderationFeature,
+  reportsFeature,
   mailFeature,
   changeEventsFeature,
   webhooksFeature,

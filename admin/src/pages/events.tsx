@@ -73,6 +73,7 @@ const LISTED: Record<SecurityEvent['type'], true> = {
   comment_hidden: true,
   comment_unhidden: true,
   comment_removed: true,
+  report_resolved: true,
 }
 const TYPES = Object.keys(LISTED) as SecurityEvent['type'][]
 

@@ -1821,6 +1821,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Report a post, a comment or a user (one open report per target) */
+        post: operations["postReports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The reports queue, oldest first (superusers) */
+        get: operations["getAdminReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/reports/{report_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resolve a report: dismiss, hide, remove or ban; every open report on its target with it (superusers) */
+        post: operations["postAdminReportsByReportIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/orgs/{org}/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The reports of an organization's posts and their comments, oldest first (its admins and owners) */
+        get: operations["getOrgsByOrgReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/orgs/{org}/reports/{report_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resolve a report in an organization's queue: dismiss, or hide (its admins and owners) */
+        post: operations["postOrgsByOrgReportsByReportIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/admin/mail-templates": {
         parameters: {
             query?: never;
@@ -3486,7 +3571,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported" | "comment_hidden" | "comment_unhidden" | "comment_removed";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported" | "comment_hidden" | "comment_unhidden" | "comment_removed" | "report_resolved";
                 user_id?: number;
             };
             header?: never;
@@ -3506,7 +3591,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported" | "comment_hidden" | "comment_unhidden" | "comment_removed";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported" | "comment_hidden" | "comment_unhidden" | "comment_removed" | "report_resolved";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -3611,7 +3696,7 @@ export interface operations {
                 page?: number;
                 limit?: number;
                 /** @description What happened */
-                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported" | "comment_hidden" | "comment_unhidden" | "comment_removed";
+                type?: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported" | "comment_hidden" | "comment_unhidden" | "comment_removed" | "report_resolved";
             };
             header?: never;
             path?: never;
@@ -3630,7 +3715,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported" | "comment_hidden" | "comment_unhidden" | "comment_removed";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported" | "comment_hidden" | "comment_unhidden" | "comment_removed" | "report_resolved";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password
@@ -17599,6 +17684,735 @@ export interface operations {
             };
         };
     };
+    postReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What is reported */
+                    target: "post" | "comment" | "user";
+                    id: number;
+                    /** @description Why */
+                    reason: "spam" | "harassment" | "hate" | "violence" | "sexual" | "self_harm" | "misinformation" | "other";
+                    /** @description What the moderators should know */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description What is reported */
+                        target: "post" | "comment" | "user";
+                        target_id: number;
+                        /** @description Why */
+                        reason: "spam" | "harassment" | "hate" | "violence" | "sexual" | "self_harm" | "misinformation" | "other";
+                        /** @description open until a moderator resolves it */
+                        status: "open" | "dismissed" | "actioned";
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getAdminReports: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
+                cursor?: string;
+                status?: "open" | "dismissed" | "actioned";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /** @description What is reported */
+                            target: "post" | "comment" | "user";
+                            target_id: number;
+                            /** @description The author of the post or comment, or the user reported */
+                            target_owner_id: number;
+                            /** @description The organization whose admins' queue it is in, besides superusers' */
+                            org_id: number | null;
+                            /** @description Why */
+                            reason: "spam" | "harassment" | "hate" | "violence" | "sexual" | "self_harm" | "misinformation" | "other";
+                            note: string | null;
+                            reporter_id: number;
+                            /** @description open until a moderator resolves it */
+                            status: "open" | "dismissed" | "actioned";
+                            action: ("dismiss" | "hide" | "remove" | "ban") | null;
+                            resolved_by: number | null;
+                            resolved_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postAdminReportsByReportIdResolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                report_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description dismiss; hide (a comment hidden, a post deleted); remove (for good); ban (its author). An organization's admins dismiss or hide. */
+                    action: "dismiss" | "hide" | "remove" | "ban";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description What is reported */
+                        target: "post" | "comment" | "user";
+                        target_id: number;
+                        /** @description The author of the post or comment, or the user reported */
+                        target_owner_id: number;
+                        /** @description The organization whose admins' queue it is in, besides superusers' */
+                        org_id: number | null;
+                        /** @description Why */
+                        reason: "spam" | "harassment" | "hate" | "violence" | "sexual" | "self_harm" | "misinformation" | "other";
+                        note: string | null;
+                        reporter_id: number;
+                        /** @description open until a moderator resolves it */
+                        status: "open" | "dismissed" | "actioned";
+                        action: ("dismiss" | "hide" | "remove" | "ban") | null;
+                        resolved_by: number | null;
+                        resolved_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Conflict with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getOrgsByOrgReports: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+                /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
+                cursor?: string;
+                status?: "open" | "dismissed" | "actioned";
+            };
+            header?: never;
+            path: {
+                /** @description The organization's id or its slug */
+                org: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /** @description What is reported */
+                            target: "post" | "comment" | "user";
+                            target_id: number;
+                            /** @description The author of the post or comment, or the user reported */
+                            target_owner_id: number;
+                            /** @description The organization whose admins' queue it is in, besides superusers' */
+                            org_id: number | null;
+                            /** @description Why */
+                            reason: "spam" | "harassment" | "hate" | "violence" | "sexual" | "self_harm" | "misinformation" | "other";
+                            note: string | null;
+                            reporter_id: number;
+                            /** @description open until a moderator resolves it */
+                            status: "open" | "dismissed" | "actioned";
+                            action: ("dismiss" | "hide" | "remove" | "ban") | null;
+                            resolved_by: number | null;
+                            resolved_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postOrgsByOrgReportsByReportIdResolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization's id or its slug */
+                org: string;
+                report_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description dismiss; hide (a comment hidden, a post deleted); remove (for good); ban (its author). An organization's admins dismiss or hide. */
+                    action: "dismiss" | "hide" | "remove" | "ban";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description What is reported */
+                        target: "post" | "comment" | "user";
+                        target_id: number;
+                        /** @description The author of the post or comment, or the user reported */
+                        target_owner_id: number;
+                        /** @description The organization whose admins' queue it is in, besides superusers' */
+                        org_id: number | null;
+                        /** @description Why */
+                        reason: "spam" | "harassment" | "hate" | "violence" | "sexual" | "self_harm" | "misinformation" | "other";
+                        note: string | null;
+                        reporter_id: number;
+                        /** @description open until a moderator resolves it */
+                        status: "open" | "dismissed" | "actioned";
+                        action: ("dismiss" | "hide" | "remove" | "ban") | null;
+                        resolved_by: number | null;
+                        resolved_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
     getAdminMailTemplates: {
         parameters: {
             query?: never;
@@ -20902,7 +21716,7 @@ export interface operations {
                             id: string;
                             user_id: number | null;
                             /** @description What happened */
-                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported" | "comment_hidden" | "comment_unhidden" | "comment_removed";
+                            type: "user_signed_up" | "login_succeeded" | "login_failed" | "logout" | "refresh_token_reused" | "password_changed" | "password_reset_requested" | "email_login_requested" | "identity_linked" | "identity_unlinked" | "password_reset" | "email_changed" | "email_change_undone" | "email_verified" | "session_revoked" | "mfa_enabled" | "mfa_disabled" | "mfa_verified" | "mfa_failed" | "recovery_codes_regenerated" | "recovery_code_used" | "mfa_reset_by_admin" | "passkey_added" | "passkey_removed" | "passkey_counter_refused" | "user_deleted_permanently" | "reauthenticated" | "reauthentication_failed" | "ways_in_ended" | "webhook_created" | "webhook_deleted" | "webhook_secret_rotated" | "webhook_disabled" | "post_read_as_superuser" | "post_changed_as_superuser" | "posts_listed_as_superuser" | "org_created" | "org_updated" | "member_added" | "member_role_changed" | "member_removed" | "member_left" | "invitation_sent" | "invitation_accepted" | "invitation_declined" | "invitation_revoked" | "captcha_failed" | "password_breached_refused" | "email_domain_blocked" | "breached_password_check_failed" | "user_banned" | "user_unbanned" | "impersonation_started" | "impersonation_ended" | "account_deletion_requested" | "account_deletion_cancelled" | "data_export_requested" | "data_export_downloaded" | "new_device_alerted" | "new_device_reported" | "comment_hidden" | "comment_unhidden" | "comment_removed" | "report_resolved";
                             /**
                              * @description How a login was made (login_succeeded, login_failed): `password`, `email_link`, `email_code`, `github` or `oidc:<provider>`; the provider on identity_linked; null for other events
                              * @example password

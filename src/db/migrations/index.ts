@@ -14,6 +14,7 @@ import * as organizations from '../../features/orgs/migrations/2026-11-28-01-org
 import * as postVisibility from '../../features/posts/migrations/2026-11-29-01-post-visibility.js'
 import * as keptPostCounts from '../../features/posts/migrations/2026-12-08-01-kept-post-counts.js'
 import * as reactions from '../../features/reactions/migrations/2026-12-09-02-reactions.js'
+import * as reports from '../../features/reports/migrations/2026-12-09-04-reports.js'
 import * as userLocale from '../../features/users/migrations/2026-12-06-01-user-locale.js'
 import * as serviceAccounts from '../../features/users/migrations/2026-12-07-01-service-accounts.js'
 import * as usersAndTiers from './2026-11-21-01-users-and-tiers.js'
@@ -76,4 +77,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-09-01-comments': comments,
   '2026-12-09-02-reactions': reactions,
   '2026-12-09-03-blocks': blocks,
+  '2026-12-09-04-reports': reports,
 }

@@ -71,6 +71,7 @@ describe('downloading my data', () => {
     expect((await request('PUT', `/comments/${said.id}/reactions/like`, who)).statusCode).toBe(200)
     const blocked = await seedAndLogin(t.app)
     expect((await request('POST', '/users/me/blocks', who, { user_id: blocked.user.id })).statusCode).toBe(201)
+    expect((await request('POST', '/reports', who, { target: 'user', id: blocked.user.id, reason: 'spam' })).statusCode).toBe(201)
     const bytes = Buffer.from('my notes, in a file\n')
     const form = multipart([{ field: 'file', filename: '../my notes.txt', contentType: 'text/plain', data: bytes }])
     const uploaded = await t.app.inject({ method: 'POST', url: `${V2}/files`, payload: form.payload, headers: { ...form.headers, ...who.headers } })
@@ -109,7 +110,7 @@ describe('downloading my data', () => {
     const entries = await unzip(downloaded.rawPayload)
     const json = (name: string) => JSON.parse(entries.get(name)!.toString('utf8'))
     expect([...entries.keys()].sort()).toEqual(
-      ['README.txt', 'api-keys.json', 'blocks.json', 'comments.json', 'devices.json', `files/${uploaded.json().id}-my_notes.txt`, 'files.json', 'identities.json', 'organizations.json', 'passkeys.json', 'posts.json', 'profile.json', 'reactions.json', 'security-events.json', 'sessions.json'].sort(),
+      ['README.txt', 'api-keys.json', 'blocks.json', 'comments.json', 'devices.json', `files/${uploaded.json().id}-my_notes.txt`, 'files.json', 'identities.json', 'organizations.json', 'passkeys.json', 'posts.json', 'profile.json', 'reactions.json', 'reports.json', 'security-events.json', 'sessions.json'].sort(),
     )
     const readme = entries.get('README.txt')!.toString('utf8')
     for (const name of entries.keys()) if (!name.startsWith('files/')) expect(readme).toContain(name === 'README.txt' ? 'Your data' : name)
@@ -129,6 +130,7 @@ describe('downloading my data', () => {
       { id: unsaid.id, text: '', status: 'deleted' },
     ])
     expect(json('blocks.json')).toMatchObject([{ user_id: blocked.user.id }])
+    expect(json('reports.json')).toMatchObject([{ target: 'user', target_id: blocked.user.id, reason: 'spam', status: 'open' }])
     expect((json('reactions.json') as object[]).map((reaction) => ({ ...reaction, created_at: undefined }))).toEqual([
       { target: 'post', target_id: ids[0], kind: 'love', created_at: undefined },
       { target: 'comment', target_id: said.id, kind: 'like', created_at: undefined },

@@ -20,6 +20,7 @@ export interface ExportSources {
   comments(userId: number): AsyncIterable<object>
   reactions(userId: number): AsyncIterable<object>
   blocks(userId: number): AsyncIterable<object>
+  reports(userId: number): AsyncIterable<object>
   files(userId: number): AsyncIterable<ExportedFile>
   sessions(userId: number): Promise<readonly object[]>
   devices(userId: number): Promise<readonly object[]>
@@ -47,6 +48,7 @@ export function exportContentOf(sources: ExportSources, userId: number, generate
     { file: 'comments.json', describes: 'Every comment and reply you wrote, hidden and deleted ones too (a deleted one without its words, which were erased).', rows: () => sources.comments(userId) },
     { file: 'reactions.json', describes: 'Your reactions to posts and comments: what you chose, on what, and when.', rows: () => sources.reactions(userId) },
     { file: 'blocks.json', describes: 'The people you blocked, and when.', rows: () => sources.blocks(userId) },
+    { file: 'reports.json', describes: 'The reports you filed: what, why, and what came of them.', rows: () => sources.reports(userId) },
     { file: 'files.json', describes: 'The files you uploaded (name, type, size, the post each belongs to); their bytes are in files/, named <id>-<name>.', rows: () => filesOf(sources, userId) },
     { file: 'sessions.json', describes: 'The sessions signed in to your account now: when they began and were last used, from which address and browser.', rows: () => each(sources.sessions(userId)) },
     { file: 'devices.json', describes: 'The devices (browser, system, platform) your account was signed in from, first and last seen.', rows: () => each(sources.devices(userId)) },

@@ -10,6 +10,7 @@ import { toIdentityRead } from '../identities/index.js'
 import { toOrgRead } from '../orgs/index.js'
 import { toPasskeyRead } from '../passkeys/index.js'
 import { toPostReadV2 } from '../posts/index.js'
+import { toOwnReportRead } from '../reports/index.js'
 import { toSecurityEventRead } from '../security-events/index.js'
 import { toUserReadV2 } from '../users/index.js'
 import type { ExportSources } from './export-content.js'
@@ -28,6 +29,9 @@ export function exportSourcesOf(peers: Services): ExportSources {
     },
     reactions: (userId) => peers.reactions.everyReactionOf(userId),
     blocks: (userId) => peers.blocks.everyBlockOf(userId),
+    reports: async function* (userId) {
+      for await (const report of peers.reports.everyReportOf(userId)) yield toOwnReportRead(report)
+    },
     files: async function* (userId) {
       for await (const { view, open } of peers.files.everyFileOf(userId)) {
         const { sha256: _sha256, ...read } = toFileRead(view)

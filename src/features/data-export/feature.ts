@@ -21,7 +21,7 @@ export const dataExportFeature: Feature<DataExportServices, { dataExport: DataEx
   errors: dataExportErrorCodes,
   needs: ['files', 'mail', 'security-events', 'one-time-secrets'],
   // What an export holds is read from each slice once every service exists.
-  calls: ['users', 'posts', 'comments', 'reactions', 'blocks', 'auth', 'device-alerts', 'identities', 'passkeys', 'api-keys', 'orgs'],
+  calls: ['users', 'posts', 'comments', 'reactions', 'blocks', 'reports', 'auth', 'device-alerts', 'identities', 'passkeys', 'api-keys', 'orgs'],
   create({ config, logger, bind, unitOfWork, jobs, peers }) {
     const dataExports = new DataExportService({
       exports: bind(dataExportsFunctions),

@@ -28,6 +28,7 @@ export const TEMPLATE_NAMES: readonly MailTemplateName[] = [
   'account-deletion-scheduled',
   'new-device-sign-in',
   'data-export-ready',
+  'report-resolved',
 ]
 
 

@@ -73,6 +73,8 @@ export const SECURITY_EVENT_TYPES = [
   'comment_hidden',
   'comment_unhidden',
   'comment_removed',
+  // A moderator resolved a report (details: report_id, target, target_id, action, and how many open reports on it were resolved with it).
+  'report_resolved',
 ] as const
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number]
 
