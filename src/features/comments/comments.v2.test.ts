@@ -257,3 +257,21 @@ describe('account deletion', () => {
     expect((await send(null, 'GET', `/comments/${said.id}`)).json()).toMatchObject({ status: 'visible', text: 'Bye' })
   })
 })
+
+describe('limits', () => {
+  it("holds a tier's rules on commenting and reacting, as on any route", async () => {
+    const tier = (await send(superuser, 'POST', '/tiers/', { name: `talkative_${process.pid}` })).json<{ id: number }>()
+    for (const route of ['POST /api/v2/posts/{post_id}/comments', 'PUT /api/v2/posts/{post_id}/reactions/{kind}']) {
+      const rule = await send(superuser, 'POST', `/tiers/${tier.id}/rate-limits`, { route, limit: 2, period_seconds: 60 })
+      expect(rule.statusCode, rule.body).toBe(201)
+    }
+    const limited = await seedAndLogin(t.app)
+    expect((await t.app.inject({ method: 'PATCH', url: `/services/v1/users/${limited.user.id}/tier`, payload: { tier_id: tier.id }, headers: superuser.headers })).statusCode).toBe(200)
+    const postId = await newPost()
+    const comments = [await send(limited, 'POST', `/posts/${postId}/comments`, { text: 'One' }), await send(limited, 'POST', `/posts/${postId}/comments`, { text: 'Two' }), await send(limited, 'POST', `/posts/${postId}/comments`, { text: 'Three' })]
+    expect(comments.map((response) => response.statusCode)).toEqual([201, 201, 429])
+    expect(comments[2]!.json()).toMatchObject({ code: 'rate_limited' })
+    const reactions = [await send(limited, 'PUT', `/posts/${postId}/reactions/like`), await send(limited, 'PUT', `/posts/${postId}/reactions/love`), await send(limited, 'PUT', `/posts/${postId}/reactions/wow`)]
+    expect(reactions.map((response) => response.statusCode)).toEqual([200, 200, 429])
+  })
+})
