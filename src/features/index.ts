@@ -26,6 +26,7 @@ import { identitiesFeature } from './identities/feature.js'
 import { mailFeature } from './mail/feature.js'
 import { mfaFeature } from './mfa/feature.js'
 import { moderationFeature } from './moderation/feature.js'
+import { notificationsFeature } from './notifications/feature.js'
 import { oneTimeSecretsFeature } from './one-time-secrets/feature.js'
 import { orgsFeature } from './orgs/feature.js'
 import { passkeysFeature } from './passkeys/feature.js'
@@ -70,6 +71,7 @@ export const FEATURES = [
   adminFeature,
   moderationFeature,
   reportsFeature,
+  notificationsFeature,
   mailFeature,
   changeEventsFeature,
   webhooksFeature,

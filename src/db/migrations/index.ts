@@ -9,6 +9,7 @@ import * as dataExports from '../../features/data-export/migrations/2026-12-05-0
 import * as knownDevices from '../../features/device-alerts/migrations/2026-12-04-01-known-devices.js'
 import * as files from '../../features/files/migrations/2026-11-30-01-files.js'
 import * as moderation from '../../features/moderation/migrations/2026-12-02-01-moderation.js'
+import * as notifications from '../../features/notifications/migrations/2026-12-09-05-notifications.js'
 // A slice's own migrations live in its folder (src/features/<name>/migrations/).
 import * as organizations from '../../features/orgs/migrations/2026-11-28-01-organizations.js'
 import * as postVisibility from '../../features/posts/migrations/2026-11-29-01-post-visibility.js'
@@ -78,4 +79,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-09-02-reactions': reactions,
   '2026-12-09-03-blocks': blocks,
   '2026-12-09-04-reports': reports,
+  '2026-12-09-05-notifications': notifications,
 }

@@ -9,6 +9,7 @@ import { DomainError, forbidden, notAuthenticated } from '../../shared/errors.js
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
+import type { Reply } from '../notifications/index.js'
 import type { Post, PostCaller, PostService, Reader } from '../posts/index.js'
 import { mayComment, mayModerateComments } from '../posts/index.js'
 import type { Reactable, ReactionSummary, ReactionTarget } from '../reactions/index.js'
@@ -43,6 +44,8 @@ export interface CommentServiceDependencies {
   posts: Pick<PostService, 'readFor'>
   changes: CommentChangeLog
   securityEvents: Pick<SecurityEventService, 'record'>
+  /** The notifications slice: the reply's mails, queued in its unit. */
+  notifications: { replied(unit: Unit, reply: Reply): Promise<void> }
   /** The blocks slice's rule: 403 `blocked` when one of these people blocked the user. */
   blocks: { assertNotBlocked(ownerIds: readonly number[], userId: number): Promise<void> }
   /** The reactions slice's summaries of a page of comments, for its reader. */
@@ -125,10 +128,14 @@ export class CommentService {
       owners.push(parent.author_id)
     }
     await this.dependencies.blocks.assertNotBlocked(owners, caller.id)
+    // Who hears of it by mail: the post's author, and the answered comment's while they may still read the post.
+    const recipients = [post.authorId]
+    if (owners.length > 1 && (await this.mayStillRead(owners[1]!, postId, client))) recipients.push(owners[1]!)
     const created = await unitOfWork.run(async (unit) => {
       const row = await comments.in(unit).insertComment({ post_id: postId, author_id: caller.id, parent_id: parentId, text: input.text })
       if (!row) return undefined
       await this.changed(unit, 'comment.created', row, post)
+      await this.dependencies.notifications.replied(unit, { postId, postTitle: post.title, replierId: caller.id, text: input.text, recipients })
       return row
     })
     // The caller's account was deleted while the request was on its way.
@@ -168,6 +175,17 @@ export class CommentService {
   /** A moderator of its post shows a hidden comment again. */
   async unhide(caller: PostCaller, id: number, client: ClientInfo): Promise<Comment> {
     return this.moderate(caller, id, client, { status: 'visible', hidden_reason: null, moderated_by: caller.id }, 'comment_unhidden', { comment_id: id })
+  }
+
+  /** Whether a comment's author may still read its post (it may have been closed to them since). */
+  private async mayStillRead(userId: number, postId: number, client: ClientInfo): Promise<boolean> {
+    try {
+      await this.dependencies.posts.readFor({ id: userId, isSuperuser: false }, postId, client)
+      return true
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'post_not_found') return false
+      throw error
+    }
   }
 
   /** Every comment of an author's, oldest first, whole as they wrote it: their data export, a page in memory at a time. */

@@ -14,7 +14,7 @@ export const commentsFeature: Feature<CommentsServices> = {
   name: 'comments',
   errors: commentsErrorCodes,
   needs: ['posts', 'change-events', 'security-events', 'blocks'],
-  calls: ['reactions'],
+  calls: ['reactions', 'notifications'],
   create({ config, bind, unitOfWork, peers }) {
     const comments = new CommentService({
       comments: bind(commentsFunctions),
@@ -23,6 +23,7 @@ export const commentsFeature: Feature<CommentsServices> = {
       changes: peers.changeEvents,
       securityEvents: peers.securityEvents,
       blocks: peers.blocks,
+      notifications: { replied: (unit, reply) => peers.notifications.replied(unit, reply) },
       reactions: { summariesOf: (target, items, userId) => peers.reactions.summariesOf(target, items, userId) },
       options: { requireVerifiedEmail: config.requireVerifiedEmail },
     })

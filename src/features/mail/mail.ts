@@ -15,7 +15,7 @@ export interface MailTransport {
   close(): void
 }
 
-export type MailTemplateName = 'verify-email' | 'reset-password' | 'email-changed' | 'email-login' | 'reauthentication-code' | 'ways-in-ended' | 'org-invitation' | 'impersonation-started' | 'account-deletion-scheduled' | 'new-device-sign-in' | 'data-export-ready' | 'report-resolved'
+export type MailTemplateName = 'verify-email' | 'reset-password' | 'email-changed' | 'email-login' | 'reauthentication-code' | 'ways-in-ended' | 'org-invitation' | 'impersonation-started' | 'account-deletion-scheduled' | 'new-device-sign-in' | 'data-export-ready' | 'report-resolved' | 'new-reply'
 
 export const MAIL_PREVIEW_OFF = 'Mail preview is off (MAIL_PREVIEW)'
 

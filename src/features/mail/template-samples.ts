@@ -33,5 +33,6 @@ export const TEMPLATE_SAMPLES: Record<MailTemplateName, MailValues> = {
     valid_for: duration(7 * 1440),
   },
   'data-export-ready': { name: 'Ada Lovelace', link: LINK, valid_for: duration(48 * 60), expires: new Date('2026-12-04T10:15:00Z') },
+  'new-reply': { name: 'Ada Lovelace', who: 'Charles Babbage', title: 'On the Analytical Engine', text: 'The engine weaves algebraic patterns as the Jacquard loom weaves flowers and leaves.' },
   'report-resolved': { name: 'Ada Lovelace', target: phrase('report.target.comment'), outcome: phrase('report.outcome.actioned') },
 }

@@ -29,6 +29,7 @@ export const TEMPLATE_NAMES: readonly MailTemplateName[] = [
   'new-device-sign-in',
   'data-export-ready',
   'report-resolved',
+  'new-reply',
 ]
 
 
