@@ -17,6 +17,7 @@ export const CHANGE_EVENT_TYPES = [
   'post.published',
   'post.deleted',
   'post.removed',
+  'post.reactions_changed',
   'comment.created',
   'comment.updated',
   'comment.deleted',

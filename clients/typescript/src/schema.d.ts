@@ -19020,7 +19020,7 @@ export interface operations {
                     /** @description http or https; a public address unless WEBHOOK_ALLOW_PRIVATE=true */
                     url: string;
                     /** @description The event types to deliver */
-                    events: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "comment.created" | "comment.updated" | "comment.deleted" | "comment.hidden" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
+                    events: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "post.reactions_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "comment.hidden" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
                     description?: string;
                 };
             };
@@ -19389,7 +19389,7 @@ export interface operations {
                     /** @description http or https; a public address unless WEBHOOK_ALLOW_PRIVATE=true */
                     url?: string;
                     /** @description The event types to deliver */
-                    events?: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "comment.created" | "comment.updated" | "comment.deleted" | "comment.hidden" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
+                    events?: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "post.reactions_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "comment.hidden" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
                     description?: string;
                     /** @description true turns a disabled endpoint back on (pending deliveries then go out) */
                     enabled?: boolean;

@@ -52,6 +52,11 @@ export class ChangeEventService implements ChangeLog {
     return this.record(unit, type, `post:${post.id}`, post.authorId, this.shapes.post(post))
   }
 
+  /** A post's reactions changed (coalesced: one event for however many came): the post, with its counts by kind. */
+  postReactionsChanged(unit: Unit, post: Post, counts: Record<string, number>): Promise<void> {
+    return this.record(unit, 'post.reactions_changed', `post:${post.id}`, post.authorId, { ...(this.shapes.post(post) as object), reaction_counts: counts })
+  }
+
   /** A comment's events are its author's; who hears them is who may list its post (the data's post_id). */
   commentChanged(unit: Unit, type: CommentEventType, comment: Comment, about: { authorId: number; postId: number }): Promise<void> {
     return this.record(unit, type, `comment:${comment.id}`, about.authorId, this.shapes.comment(comment))

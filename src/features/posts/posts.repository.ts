@@ -504,6 +504,11 @@ export function deletePostPermanently(db: Executor, id: number): Promise<PostRow
   return db.deleteFrom('posts').where('id', '=', id).returning(POST_COLUMNS).executeTakeFirst()
 }
 
+/** The live posts among `ids`, whole. */
+export function findLivePosts(db: Executor, ids: readonly number[]): Promise<PostRow[]> {
+  return visiblePosts(db).select(POST_COLUMNS).where('posts.id', 'in', [...ids]).orderBy('posts.id').execute()
+}
+
 /** The live posts among `ids` (not deleted, nor hidden with their author), with what the policy looks at. */
 export function findLivePostFacts(db: Executor, ids: readonly number[]) {
   return db.selectFrom('posts').select(['id', 'author_id', 'visibility', 'status', 'org_id']).where('id', 'in', [...ids]).where('is_deleted', '=', 0).execute()
@@ -531,5 +536,5 @@ export function postsOfAuthorAfter(db: Executor, authorId: number, after: number
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const postsFunctions = { postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsWithTotal, countPosts, insertPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
+export const postsFunctions = { findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsWithTotal, countPosts, insertPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
 export type PostsRepository = Repository<typeof postsFunctions>

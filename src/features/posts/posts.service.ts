@@ -122,6 +122,12 @@ export class PostService {
     return new Map(rows.map((row) => [row.id, { authorId: row.author_id, visibility: row.visibility as Visibility, status: row.status as PostStatus, orgId: row.org_id }]))
   }
 
+  /** The live posts among `ids`, read in the unit (an event written there carries them). */
+  async livePostsIn(unit: Unit, ids: readonly number[]): Promise<Post[]> {
+    if (ids.length === 0) return []
+    return (await this.posts.in(unit).findLivePosts(ids)).map(toPost)
+  }
+
   /** Every post of an author's in every state, oldest first, with when it was deleted (null while it is not): their data export, a page in memory at a time. */
   async *everyPostOf(authorId: number): AsyncGenerator<Post & { deletedAt: string | null }> {
     let after = 0

@@ -3,7 +3,7 @@
 import { type Feature, routes } from '../feature.js'
 import { reactionsErrorCodes } from './errors.js'
 import { reactionsFunctions } from './reactions.repository.js'
-import { ReactionService } from './reactions.service.js'
+import { REACTION_EVENTS_INTERVAL_MS, ReactionService } from './reactions.service.js'
 import reactionsV2Routes from './reactions.v2.routes.js'
 import { type ReactionSettings, reactionSettings } from './settings.js'
 
@@ -15,10 +15,12 @@ export const reactionsFeature: Feature<ReactionsServices, { reactions: ReactionS
   name: 'reactions',
   settings: (env) => ({ reactions: reactionSettings(env) }),
   errors: reactionsErrorCodes,
-  needs: ['posts', 'comments', 'blocks'],
-  create({ config, bind, peers }) {
+  needs: ['posts', 'comments', 'blocks', 'change-events'],
+  create({ config, bind, unitOfWork, peers }) {
     const reactions = new ReactionService({
       reactions: bind(reactionsFunctions),
+      unitOfWork,
+      changes: peers.changeEvents,
       posts: peers.posts,
       comments: peers.comments,
       blocks: peers.blocks,
@@ -29,4 +31,8 @@ export const reactionsFeature: Feature<ReactionsServices, { reactions: ReactionS
   },
   migrations: ['2026-12-09-02-reactions'],
   routes: { v2: [routes(reactionsV2Routes)] },
+  jobs: ({ services }) => [
+    // A fixed rhythm: what it coalesces is what comes within one interval.
+    { name: 'reaction-events', intervalMs: REACTION_EVENTS_INTERVAL_MS, run: () => services.reactions.announceChanges() },
+  ],
 }

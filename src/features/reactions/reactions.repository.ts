@@ -2,6 +2,7 @@
 // trigger in the same transaction (migration 2026-12-09-02-reactions).
 import { sql } from 'kysely'
 
+import { isPostgres } from '../../db/dialect.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -48,6 +49,16 @@ export function summaryRows(db: Executor, target: ReactionTarget, ids: readonly 
 }
 
 
+/**
+ * Takes up to `limit` posts whose reactions changed, oldest change first, deleting their marks: one
+ * process takes each (SKIP LOCKED on PostgreSQL; SQLite's one writer). Inside a unit of work.
+ */
+export async function takeChangedPosts(db: Executor, limit: number): Promise<number[]> {
+  const taken = db.selectFrom('post_reaction_changes').select('post_id').orderBy('changed_at').limit(limit).$if(isPostgres(db), (qb) => qb.forUpdate().skipLocked())
+  const rows = await db.deleteFrom('post_reaction_changes').where('post_id', 'in', taken).returning('post_id').execute()
+  return rows.map((row) => Number(row.post_id))
+}
+
 /** A page of a user's reactions on one kind of target, by target and kind after (`afterId`, `afterKind`): their data export. */
 export function reactionsOfUserAfter(db: Executor, target: ReactionTarget, userId: number, afterId: number, afterKind: string, limit: number) {
   if (target === 'post') {
@@ -73,5 +84,5 @@ export function reactionsOfUserAfter(db: Executor, target: ReactionTarget, userI
 }
 
 /** This slice's data access for its service (src/db/repository.ts). */
-export const reactionsFunctions = { addReaction, removeReaction, summaryRows, reactionsOfUserAfter }
+export const reactionsFunctions = { addReaction, removeReaction, summaryRows, reactionsOfUserAfter, takeChangedPosts }
 export type ReactionsRepository = Repository<typeof reactionsFunctions>

@@ -3,9 +3,11 @@
 // post policy, through the posts and comments slices); 404 otherwise. Counts are kept by the
 // database in the reaction's own statement, so they are exact under any concurrency; a page
 // reads its targets' summaries in one statement, or none when none of them has a reaction.
+import type { UnitOfWork } from '../../db/unit-of-work.js'
 import type { ClientInfo } from '../../shared/client-info.js'
 import { DomainError, forbidden } from '../../shared/errors.js'
 import { toIsoString } from '../../shared/timestamps.js'
+import type { ChangeEventService } from '../change-events/index.js'
 import type { CommentService } from '../comments/index.js'
 import type { PostCaller, PostService } from '../posts/index.js'
 import type { ReactionSummary, ReactionTarget } from './reaction.js'
@@ -14,13 +16,21 @@ import type { ReactionsRepository } from './reactions.repository.js'
 
 export interface ReactionServiceDependencies {
   reactions: ReactionsRepository
-  posts: Pick<PostService, 'readFor'>
+  unitOfWork: UnitOfWork
+  /** Writes `post.reactions_changed` in the unit that takes the marks. */
+  changes: Pick<ChangeEventService, 'postReactionsChanged'>
+  posts: Pick<PostService, 'readFor' | 'livePostsIn'>
   comments: Pick<CommentService, 'getInPost'>
   /** The blocks slice's rule: 403 `blocked` when the target's author blocked the caller. */
   blocks: { assertNotBlocked(ownerIds: readonly number[], userId: number): Promise<void> }
   kinds: readonly string[]
   options: { requireVerifiedEmail: boolean }
 }
+
+/** Posts announced per run of the reaction-events job. */
+const ANNOUNCE_BATCH = 100
+/** How often the posts whose reactions changed are announced: the most a `post.reactions_changed` lags, and what it coalesces. */
+export const REACTION_EVENTS_INTERVAL_MS = 2_000
 
 /** A user's reactions read per page for their data export. */
 const EXPORT_PAGE = 500
@@ -66,6 +76,29 @@ export class ReactionService {
     }
     for (const summary of summaries.values()) summary.mine.sort((a, b) => order.indexOf(a) - order.indexOf(b))
     return summaries
+  }
+
+  /**
+   * The `reaction-events` job's run: one `post.reactions_changed` for each post whose reactions
+   * changed since the last, with its counts as they are now, written in the unit that takes the
+   * marks (a crash before it commits leaves them for the next run, in any process). True while
+   * more may wait.
+   */
+  async announceChanges(): Promise<boolean> {
+    const { reactions, unitOfWork, posts, changes } = this.dependencies
+    return unitOfWork.run(async (unit) => {
+      const ids = await reactions.in(unit).takeChangedPosts(ANNOUNCE_BATCH)
+      const live = await posts.livePostsIn(unit, ids)
+      if (live.length > 0) {
+        const counts = new Map<number, Record<string, number>>()
+        for (const row of await reactions.in(unit).summaryRows('post', live.map((post) => post.id), null)) {
+          const id = Number(row.target_id)
+          counts.set(id, { ...counts.get(id), [row.kind]: Number(row.count) })
+        }
+        for (const post of live) await changes.postReactionsChanged(unit, post, counts.get(post.id) ?? {})
+      }
+      return ids.length === ANNOUNCE_BATCH
+    })
   }
 
   /** Every reaction of a user's, on posts and then on comments: their data export, a page in memory at a time. */

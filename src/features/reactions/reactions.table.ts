@@ -30,6 +30,11 @@ export interface CommentReactionCountsTable {
   count: ColumnType<number, never, never>
 }
 
+export interface PostReactionChangesTable {
+  post_id: number
+  changed_at: Timestamp
+}
+
 // This slice's tables in the database's type (src/db/schema.ts). The targets' kept totals
 // (posts.reaction_count, comments.reaction_count) are theirs.
 declare module '../../db/schema.js' {
@@ -38,5 +43,6 @@ declare module '../../db/schema.js' {
     comment_reactions: CommentReactionsTable
     post_reaction_counts: PostReactionCountsTable
     comment_reaction_counts: CommentReactionCountsTable
+    post_reaction_changes: PostReactionChangesTable
   }
 }

@@ -125,3 +125,24 @@ describe('counts under concurrency', () => {
     expect(await t.db.selectFrom('post_reaction_counts').select('kind').where('post_id', '=', postId).execute()).toEqual([])
   })
 })
+
+describe('post.reactions_changed', () => {
+  it('announces a post whose reactions changed, coalesced, with its counts as they are and its author', async () => {
+    const postId = await newPost()
+    const hidden = await newPost({ visibility: 'private' })
+    await send(fan, 'PUT', `/posts/${postId}/reactions/like`)
+    await send(stranger, 'PUT', `/posts/${postId}/reactions/like`)
+    await send(author, 'PUT', `/posts/${hidden}/reactions/wow`)
+    await send(fan, 'PUT', `/posts/${postId}/reactions/wow`)
+    await t.app.services.jobs.job('reaction-events')!.drain()
+    const events = await t.db.selectFrom('change_events').select(['data', 'user_id']).where('type', '=', 'post.reactions_changed').where('subject', '=', `post:${postId}`).orderBy('id').execute()
+    // However the runs fell between the three reactions, fewer events than reactions, the last with the final counts.
+    expect(events.length).toBeGreaterThanOrEqual(1)
+    expect(events.length).toBeLessThanOrEqual(3)
+    expect(JSON.parse(events[events.length - 1]!.data)).toMatchObject({ id: postId, author_id: author.user.id, visibility: 'public', reaction_counts: { like: 2, wow: 1 } })
+    expect(JSON.parse(events[0]!.data)).not.toHaveProperty('my_reactions')
+    expect(Number(events[0]!.user_id)).toBe(author.user.id)
+    // Nothing is left to announce.
+    expect(await t.db.selectFrom('post_reaction_changes').select('post_id').execute()).toEqual([])
+  })
+})

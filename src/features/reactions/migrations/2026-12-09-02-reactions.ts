@@ -11,8 +11,15 @@ import { isPostgres, timestampType } from '../../../db/migrations/dialect.js'
 // - `posts.reaction_count`, `comments.reaction_count`: all of a target's reactions. A page whose
 //   posts have none asks nothing of the counts.
 //
+// - `post_reaction_changes`: the posts whose reactions changed since the last `post.reactions_changed`
+//   event, one row each however many reactions came (the event is coalesced): the reactions job turns
+//   them into events. No foreign key: a post gone meanwhile is skipped.
+//
 // Each table has its target's foreign key: a target removed for good takes its reactions and
 // counts with it (a count's trigger then updates a row that is gone, which changes nothing).
+/** SQLite's trigger statement that marks the post's reactions changed. */
+const changed = (row: 'new' | 'old') => `insert into post_reaction_changes (post_id, changed_at) values (${row}.post_id, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) on conflict (post_id) do nothing;`
+
 const TARGETS = [
   { target: 'post', table: 'posts', column: 'post_id' },
   { target: 'comment', table: 'comments', column: 'comment_id' },
@@ -20,6 +27,11 @@ const TARGETS = [
 
 export async function up(db: Kysely<any>): Promise<void> {
   const postgres = isPostgres(db)
+  await db.schema
+    .createTable('post_reaction_changes')
+    .addColumn('post_id', 'integer', (col) => col.primaryKey())
+    .addColumn('changed_at', timestampType(db), (col) => col.notNull())
+    .execute()
   for (const { target, table, column } of TARGETS) {
     await db.schema.alterTable(table).addColumn('reaction_count', 'integer', (col) => col.notNull().defaultTo(0)).execute()
     await db.schema
@@ -48,9 +60,11 @@ export async function up(db: Kysely<any>): Promise<void> {
             insert into ${target}_reaction_counts (${column}, kind, count) values (new.${column}, new.kind, 1)
               on conflict (${column}, kind) do update set count = ${target}_reaction_counts.count + 1;
             update ${table} set reaction_count = reaction_count + 1 where id = new.${column};
+            ${target === 'post' ? "insert into post_reaction_changes (post_id, changed_at) values (new.post_id, now()) on conflict (post_id) do nothing;" : ''}
           else
             update ${target}_reaction_counts set count = count - 1 where ${column} = old.${column} and kind = old.kind;
             update ${table} set reaction_count = reaction_count - 1 where id = old.${column};
+            ${target === 'post' ? "insert into post_reaction_changes (post_id, changed_at) values (old.post_id, now()) on conflict (post_id) do nothing;" : ''}
           end if;
           return null;
         end $$;
@@ -63,10 +77,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       insert into ${target}_reaction_counts (${column}, kind, count) values (new.${column}, new.kind, 1)
         on conflict (${column}, kind) do update set count = count + 1;
       update ${table} set reaction_count = reaction_count + 1 where id = new.${column};
+      ${target === 'post' ? changed('new') : ''}
     end`).execute(db)
     await sql.raw(`create trigger ${target}_reactions_count_delete after delete on ${target}_reactions begin
       update ${target}_reaction_counts set count = count - 1 where ${column} = old.${column} and kind = old.kind;
       update ${table} set reaction_count = reaction_count - 1 where id = old.${column};
+      ${target === 'post' ? changed('old') : ''}
     end`).execute(db)
   }
 }
@@ -80,4 +96,5 @@ export async function down(db: Kysely<any>): Promise<void> {
     await db.schema.dropTable(`${target}_reactions`).execute()
     await db.schema.alterTable(table).dropColumn('reaction_count').execute()
   }
+  await db.schema.dropTable('post_reaction_changes').execute()
 }
