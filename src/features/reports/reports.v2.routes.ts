@@ -45,7 +45,7 @@ const reportsV2Routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/orgs/:org/reports',
-    orgRoute(app, { tags, summary: "The reports of an organization's posts and their comments, oldest first (its admins and owners)", params: OrgParams, querystring: ReportQueueQuery, response: { 200: ReportPage, ...errorResponses(422) } }, { role: 'admin' }),
+    orgRoute(app, { tags, summary: "The reports of an organization's posts and their comments, oldest first (its admins and owners)", params: OrgParams, querystring: ReportQueueQuery, response: { 200: ReportPage, ...errorResponses(422) } }, { role: 'admin', apiKeys: true }),
     async (request) => {
       const pageRequest = cursorPageRequest(request.query)
       return toCursorPageEnvelope(await reports.list({ kind: 'org', orgId: orgOf(request).id }, request.query.status, pageRequest), pageRequest, toReportRead)
