@@ -58,7 +58,7 @@ export class ChangeEventService implements ChangeLog {
   }
 
   /** A comment's events are its author's; who hears them is who may list its post (the data's post_id). */
-  commentChanged(unit: Unit, type: CommentEventType, comment: Comment, about: { authorId: number; postId: number }): Promise<void> {
+  commentChanged(unit: Unit, type: CommentEventType, comment: Comment, about: { authorId: number | null; postId: number }): Promise<void> {
     return this.record(unit, type, `comment:${comment.id}`, about.authorId, this.shapes.comment(comment))
   }
 

@@ -9,5 +9,5 @@ export type CommentEventType = (typeof COMMENT_EVENT_TYPES)[number]
 
 export interface CommentChangeLog {
   /** `about`: whose comment it is, and its post (the event's subject, which decides who hears it). */
-  commentChanged(unit: Unit, type: CommentEventType, comment: Comment, about: { authorId: number; postId: number }): Promise<void>
+  commentChanged(unit: Unit, type: CommentEventType, comment: Comment, about: { authorId: number | null; postId: number }): Promise<void>
 }

@@ -39,7 +39,7 @@ export interface CommentViewer {
 }
 
 /** The row as it stands (what rules decide on), before it is shown to anyone. */
-export function toStoredComment(row: CommentRow): Comment & { authorId: number; text: string; hiddenWithAuthor: boolean } {
+export function toStoredComment(row: CommentRow): Comment & { text: string; hiddenWithAuthor: boolean } {
   return {
     id: row.id,
     postId: row.post_id,

@@ -159,6 +159,11 @@ export async function handOverCommentsOf(db: Executor, fromAuthorId: number, toA
   await db.updateTable('comments').set({ author_id: toAuthorId, is_deleted: 0, deleted_at: null }).where('author_id', '=', fromAuthorId).where('status', 'in', ['visible', 'hidden']).execute()
 }
 
+/** Erases every comment of an account removed for good: its words go, its place in the threads stays (the row outlives the account, without an author). */
+export async function eraseCommentsOf(db: Executor, authorId: number): Promise<void> {
+  await db.updateTable('comments').set({ text: '', status: 'deleted', hidden_reason: null, updated_at: nowIso() }).where('author_id', '=', authorId).execute()
+}
+
 /** An author's comments, oldest first, after the id `after`: their data export's pages. */
 export function commentsOfAuthorAfter(db: Executor, authorId: number, after: number, limit: number): Promise<CommentRow[]> {
   return db.selectFrom('comments').select(COMMENT_COLUMNS).where('author_id', '=', authorId).where('id', '>', after).orderBy('id').limit(limit).execute()
@@ -178,6 +183,7 @@ export const commentsFunctions = {
   hideCommentsOf,
   unhideCommentsOf,
   handOverCommentsOf,
+  eraseCommentsOf,
   commentsOfAuthorAfter,
 }
 export type CommentsRepository = Repository<typeof commentsFunctions>

@@ -125,7 +125,7 @@ export class CommentService {
       // Only a comment of this post that the caller reads whole may be answered.
       if (!parent || parent.post_id !== postId || isTombstone(parent) || asSeenBy(parent, viewer).text === null) commentNotFound()
       parentId = parent.parent_id ?? parent.id
-      owners.push(parent.author_id)
+      if (parent.author_id !== null) owners.push(parent.author_id)
     }
     await this.dependencies.blocks.assertNotBlocked(owners, caller.id)
     // Who hears of it by mail: the post's author, and the answered comment's while they may still read the post.
@@ -210,6 +210,11 @@ export class CommentService {
   /** Only the comments hidden with the account (at `deletedAt` or later) come back with it. */
   async restoreHiddenWith(unit: Unit, authorId: number, deletedAt: string | null): Promise<void> {
     if (deletedAt !== null) await this.dependencies.comments.in(unit).unhideCommentsOf(authorId, deletedAt)
+  }
+
+  /** An account removed for good: what it still holds is erased, in the removal's unit (anonymize hands the comments others read over first). */
+  async eraseAllOf(unit: Unit, authorId: number): Promise<void> {
+    await this.dependencies.comments.in(unit).eraseCommentsOf(authorId)
   }
 
   /** An account removed with ACCOUNT_DELETION_CONTENT=anonymize: its comments stay, under the "Deleted user" author. */

@@ -6,7 +6,8 @@ import type { Flag, NullableTimestamp, Timestamp } from '../../db/column-types.j
 export interface CommentsTable {
   id: Generated<number>
   post_id: number
-  author_id: number
+  /** Null once its author's account was removed for good (a tombstone). */
+  author_id: number | null
   /** The top-level comment a reply answers; null for a top-level comment. */
   parent_id: number | null
   /** Erased ('') once deleted or removed. */

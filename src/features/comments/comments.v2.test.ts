@@ -275,3 +275,20 @@ describe('limits', () => {
     expect(reactions.map((response) => response.statusCode)).toEqual([200, 200, 429])
   })
 })
+
+describe('an account removed for good', () => {
+  it("erases its comments' words and keeps their places, so others' replies stay", async () => {
+    const leaving = await seedAndLogin(t.app)
+    const postId = await newPost()
+    const theirs = await comment(leaving, postId, 'My words')
+    const answer = await comment(reader, postId, 'An answer to them', theirs.id)
+    expect(await commentCountOf(postId)).toBe(2)
+    expect((await send(superuser, 'DELETE', `/users/${leaving.user.id}/permanent`)).statusCode).toBe(200)
+    const page = await threads(null, postId)
+    expect(page.data.map((thread) => [thread.id, thread.status, thread.text, thread.author_id])).toEqual([[theirs.id, 'deleted', null, null]])
+    expect(page.data[0]!.replies!.map((reply) => reply.id)).toEqual([answer.id])
+    expect(await commentCountOf(postId)).toBe(1)
+    const stored = await t.db.selectFrom('comments').select(['text', 'author_id']).where('id', '=', theirs.id).executeTakeFirstOrThrow()
+    expect(stored).toEqual({ text: '', author_id: null })
+  })
+})

@@ -46,6 +46,8 @@ export const usersFeature: Feature<UsersServices> = {
         await peers.comments.restoreHiddenWith(unit, userId, deletedAt)
       },
       removing: async (unit, userId) => {
+        // Their comments' words go; the rows stay as tombstones under which others' replies hang.
+        await peers.comments.eraseAllOf(unit, userId)
         // An organization keeps an owner (409 last_owner).
         await peers.orgs.assertNotLastOwner(unit, userId)
         // Their files and data exports go with them, through the store's outbox.

@@ -22,7 +22,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('comments')
     .addColumn('id', 'integer', idColumn(db))
     .addColumn('post_id', 'integer', (col) => col.notNull().references('posts.id').onDelete('cascade'))
-    .addColumn('author_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+    // Null once its author's account is removed for good: their words are erased first (the users
+    // slice's removal calls the comments slice), and the row stays as a tombstone, so the replies
+    // others wrote under it are not taken with it.
+    .addColumn('author_id', 'integer', (col) => col.references('users.id').onDelete('set null'))
     .addColumn('parent_id', 'integer', (col) => col.references('comments.id').onDelete('cascade'))
     .addColumn('text', 'text', (col) => col.notNull())
     .addColumn('status', 'varchar(8)', (col) => col.notNull().defaultTo('visible'))
