@@ -11,6 +11,7 @@ import { MailTemplates } from './pages/mail-templates.js'
 import { Orgs } from './pages/orgs.js'
 import { Overview } from './pages/overview.js'
 import { PostPage, Posts } from './pages/posts.js'
+import { Reports } from './pages/reports.js'
 import { SignIn } from './pages/sign-in.js'
 import { Tiers } from './pages/tiers.js'
 import { UserPage } from './pages/user.js'
@@ -27,6 +28,7 @@ const SECTIONS = [
   ['users', 'Users'],
   ['orgs', 'Organizations'],
   ['posts', 'Posts'],
+  ['reports', 'Reports'],
   ['tiers', 'Tiers'],
   ['events', 'Security events'],
   ['mail', 'Mail'],
@@ -46,6 +48,8 @@ function View({ route }: { route: Route }) {
       return <Orgs route={route} id={recordId} />
     case 'posts':
       return recordId === undefined ? <Posts route={route} /> : <PostPage key={recordId} id={recordId} />
+    case 'reports':
+      return <Reports route={route} />
     case 'tiers':
       return <Tiers />
     case 'events':

@@ -255,6 +255,38 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
     expect(await seriousViolations()).toEqual([])
   })
 
+  it("shows a post's comments and removes one, and works the reports queue", async () => {
+    const writer = { authorization: `Bearer ${(await login(t.app, target.username, target.password)).accessToken}` }
+    const reader = { authorization: `Bearer ${(await login(t.app, member.username, member.password)).accessToken}` }
+    const postId = (await t.app.inject({ method: 'POST', url: `${V2}/posts/`, headers: writer, payload: { title: 'Talk to me', text: 'Comments welcome' } })).json().id as number
+    const say = async (text: string) => (await t.app.inject({ method: 'POST', url: `${V2}/posts/${postId}/comments`, headers: reader, payload: { text } })).json().id as number
+    const spam = await say('Cheap watches here')
+    const kind = await say('A kind word')
+    const report = await t.app.inject({ method: 'POST', url: `${V2}/reports`, headers: writer, payload: { target: 'comment', id: spam, reason: 'spam' } })
+    expect(report.statusCode, report.body).toBe(201)
+
+    await page.goto(`${base}/admin/#/posts/${postId}`)
+    await heading('Talk to me').waitFor()
+    await page.getByText('A kind word').waitFor()
+    expect(await seriousViolations()).toEqual([])
+    await page.getByRole('button', { name: `Remove comment ${kind}…` }).click()
+    await page.getByRole('button', { name: `Yes, remove comment ${kind}` }).click()
+    await page.getByRole('status').filter({ hasText: `Comment ${kind} removed` }).waitFor()
+    expect((await t.app.inject({ url: `${V2}/comments/${kind}` })).json()).toMatchObject({ status: 'removed', text: null })
+
+    await page.getByRole('link', { name: 'Reports', exact: true }).click()
+    await heading('Reports').waitFor()
+    const row = page.getByRole('row').filter({ hasText: `Comment ${spam}` })
+    await row.waitFor()
+    expect(await row.textContent()).toContain('spam')
+    expect(await seriousViolations()).toEqual([])
+    await row.getByRole('button', { name: 'Hide…' }).click()
+    await row.getByRole('button', { name: 'Yes, hide' }).click()
+    await page.getByRole('status').filter({ hasText: `Report ${report.json().id}: hide` }).waitFor()
+    await expect.poll(() => page.getByRole('row').filter({ hasText: `Comment ${spam}` }).count()).toBe(0)
+    expect((await t.app.inject({ url: `${V2}/comments/${spam}` })).json()).toMatchObject({ status: 'hidden', text: null })
+  })
+
   it("lists organizations, shows one's members, and deletes it after typing its slug", async () => {
     const headers = { authorization: `Bearer ${(await login(t.app, target.username, target.password)).accessToken}` }
     const org = (await t.app.inject({ method: 'POST', url: `${V2}/orgs`, headers, payload: { name: 'Analytical Engines', slug: 'engines' } })).json() as { id: number }

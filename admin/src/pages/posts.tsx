@@ -112,6 +112,61 @@ function AnyOf({ id, label, values, value, onChange }: { id: string; label: stri
   )
 }
 
+/** The post's threads, newest first, each with its first replies; a superuser hides or removes any. */
+function PostComments({ id }: { id: number }) {
+  const [version, setVersion] = useState(0)
+  const [done, setDone] = useState<string>()
+  const loaded = useLoad(() => call(() => client.GET('/api/v2/posts/{post_id}/comments', { params: { path: { post_id: id }, query: { order: 'newest', limit: 50 } } })), `comments-${id}-${version}`)
+  const changed = (message: string) => {
+    setDone(message)
+    setVersion(version + 1)
+  }
+  return (
+    <section>
+      <h2>Comments</h2>
+      {done && <Notice text={done} />}
+      <Loading loaded={loaded}>
+        {(found) => (
+          <>
+            <p class="muted">{found.total_count.toLocaleString()} threads, newest first{found.has_more ? ' (the first 50)' : ''}</p>
+            <ul class="comments">
+              {found.data.flatMap((thread) => [thread, ...thread.replies]).map((comment) => (
+                <li key={comment.id} class={comment.parent_id === null ? undefined : 'reply'}>
+                  <p>
+                    <strong>{comment.author_id === null ? 'Nobody' : <a href={href(`/users/${comment.author_id}`)}>User {comment.author_id}</a>}</strong>{' '}
+                    <span class="muted">
+                      {formatTime(comment.created_at)}, {comment.status}
+                      {comment.hidden_reason && <> ({comment.hidden_reason})</>}
+                      {comment.parent_id === null && <>, {comment.reply_count} replies</>}
+                    </span>
+                  </p>
+                  {comment.text !== null && <div class="post-text">{comment.text}</div>}
+                  {comment.status === 'visible' && (
+                    <div class="actions">
+                      <Confirmed
+                        label={`Hide comment ${comment.id}`}
+                        question="Hide this comment? Its author sees why: hidden from the admin console."
+                        run={() => call(() => client.POST('/api/v2/comments/{comment_id}/hide', { params: { path: { comment_id: comment.id } }, body: { reason: 'Hidden from the admin console' } }))}
+                        onDone={() => changed(`Comment ${comment.id} hidden`)}
+                      />
+                      <Confirmed
+                        label={`Remove comment ${comment.id}`}
+                        question="Remove this comment? Its words are erased; its place in the thread stays."
+                        run={() => call(() => client.DELETE('/api/v2/comments/{comment_id}', { params: { path: { comment_id: comment.id } } }))}
+                        onDone={() => changed(`Comment ${comment.id} removed`)}
+                      />
+                    </div>
+                  )}
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </Loading>
+    </section>
+  )
+}
+
 export function PostPage({ id }: { id: number }) {
   const loaded = useLoad(() => call(() => client.GET('/api/v2/posts/{post_id}', { params: { path: { post_id: id } } })), `post-${id}`)
   const [gone, setGone] = useState<string>()
@@ -145,6 +200,7 @@ export function PostPage({ id }: { id: number }) {
                 Media: <a href={post.media_url} rel="noopener noreferrer" target="_blank">{post.media_url}</a>
               </p>
             )}
+            <PostComments id={id} />
             <section>
               <h2>Actions</h2>
               <div class="actions">
