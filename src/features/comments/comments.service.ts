@@ -272,10 +272,15 @@ export class CommentService {
     return (await this.withReactions([asSeenBy(row, viewer)], viewer))[0]!
   }
 
-  /** Records the change in its unit: the event carries the comment whole, or a tombstone once it is deleted or hidden. */
+  /**
+   * Records the change in its unit. The event carries the comment whole while it is visible, and a
+   * tombstone otherwise (deleted, removed, hidden: an edit of a hidden comment included), since
+   * everyone who may list the post hears it.
+   */
   private async changed(unit: Unit, type: CommentEventType, row: CommentRow, post: Post): Promise<void> {
     const stored = toStoredComment(row)
-    const shown = type === 'comment.deleted' || type === 'comment.hidden' ? asSeenBy(row, { userId: null, moderates: false }) : asSeenBy(row, { userId: stored.authorId, moderates: true })
+    const whole = stored.status === 'visible' && !stored.hiddenWithAuthor
+    const shown = asSeenBy(row, whole ? { userId: stored.authorId, moderates: true } : { userId: null, moderates: false })
     await this.dependencies.changes.commentChanged(unit, type, shown, { authorId: stored.authorId, postId: post.id })
   }
 

@@ -225,14 +225,16 @@ describe('moderation', () => {
 })
 
 describe('change events', () => {
-  it('records comment.created, comment.updated, comment.hidden and comment.deleted, a hidden or deleted one without its words', async () => {
+  it('records comment.created, comment.updated, comment.hidden and comment.deleted, a hidden or deleted one (an edit while hidden too) without its words', async () => {
     const postId = await newPost()
     const said = await comment(reader, postId, 'Secret words')
     await send(reader, 'PATCH', `/comments/${said.id}`, { text: 'Other words' })
     await send(author, 'POST', `/comments/${said.id}/hide`, { reason: 'No' })
+    // Its author edits it while hidden: the edit is no one else's to read.
+    await send(reader, 'PATCH', `/comments/${said.id}`, { text: 'Hidden words' })
     await send(reader, 'DELETE', `/comments/${said.id}`)
     const rows = await t.db.selectFrom('change_events').select(['type', 'subject', 'user_id', 'data']).where('subject', '=', `comment:${said.id}`).orderBy('id').execute()
-    expect(rows.map((row) => row.type)).toEqual(['comment.created', 'comment.updated', 'comment.hidden', 'comment.deleted'])
+    expect(rows.map((row) => row.type)).toEqual(['comment.created', 'comment.updated', 'comment.hidden', 'comment.updated', 'comment.deleted'])
     expect(rows.every((row) => Number(row.user_id) === reader.user.id)).toBe(true)
     expect(JSON.parse(rows[1]!.data)).toMatchObject({ id: said.id, post_id: postId, text: 'Other words' })
     for (const row of rows.slice(2)) {
