@@ -11,7 +11,7 @@ import { fetchPaged } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { Reply } from '../notifications/index.js'
 import type { Post, PostCaller, PostService, Reader } from '../posts/index.js'
-import { mayComment, mayModerateComments } from '../posts/index.js'
+import { assertVerifiedWriter, mayComment, mayModerateComments } from '../posts/index.js'
 import type { Reactable, ReactionSummary, ReactionTarget } from '../reactions/index.js'
 import type { SecurityEventService } from '../security-events/index.js'
 import type { Comment, CommentViewer } from './comment.js'
@@ -41,7 +41,7 @@ export interface CommentInput {
 export interface CommentServiceDependencies {
   comments: CommentsRepository
   unitOfWork: UnitOfWork
-  posts: Pick<PostService, 'readFor'>
+  posts: Pick<PostService, 'readFor' | 'canRead'>
   changes: CommentChangeLog
   securityEvents: Pick<SecurityEventService, 'record'>
   /** The notifications slice: the reply's mails, queued in its unit. */
@@ -130,7 +130,7 @@ export class CommentService {
     await this.dependencies.blocks.assertNotBlocked(owners, caller.id)
     // Who hears of it by mail: the post's author, and the answered comment's while they may still read the post.
     const recipients = [post.authorId]
-    if (owners.length > 1 && (await this.mayStillRead(owners[1]!, postId, client))) recipients.push(owners[1]!)
+    if (owners.length > 1 && (await this.dependencies.posts.canRead({ id: owners[1]!, isSuperuser: false }, postId, client))) recipients.push(owners[1]!)
     const created = await unitOfWork.run(async (unit) => {
       const row = await comments.in(unit).insertComment({ post_id: postId, author_id: caller.id, parent_id: parentId, text: input.text })
       if (!row) return undefined
@@ -175,17 +175,6 @@ export class CommentService {
   /** A moderator of its post shows a hidden comment again. */
   async unhide(caller: PostCaller, id: number, client: ClientInfo): Promise<Comment> {
     return this.moderate(caller, id, client, { status: 'visible', hidden_reason: null, moderated_by: caller.id }, 'comment_unhidden', { comment_id: id })
-  }
-
-  /** Whether a comment's author may still read its post (it may have been closed to them since). */
-  private async mayStillRead(userId: number, postId: number, client: ClientInfo): Promise<boolean> {
-    try {
-      await this.dependencies.posts.readFor({ id: userId, isSuperuser: false }, postId, client)
-      return true
-    } catch (error) {
-      if (error instanceof DomainError && error.code === 'post_not_found') return false
-      throw error
-    }
   }
 
   /** Every comment of an author's, oldest first, whole as they wrote it: their data export, a page in memory at a time. */
@@ -286,8 +275,6 @@ export class CommentService {
 
   private assertMayWrite(writer: PostCaller): void {
     if (writer.readOnly) throw forbidden()
-    if (this.dependencies.options.requireVerifiedEmail && !writer.isSuperuser && writer.isVerified !== true) {
-      throw new DomainError('forbidden', 'Email not verified', { code: 'email_not_verified' })
-    }
+    assertVerifiedWriter(writer, this.dependencies.options.requireVerifiedEmail)
   }
 }

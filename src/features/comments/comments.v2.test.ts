@@ -294,3 +294,23 @@ describe('an account removed for good', () => {
     expect(stored).toEqual({ text: '', author_id: null })
   })
 })
+
+describe('REQUIRE_VERIFIED_EMAIL', () => {
+  it('lets only verified users comment and react, as it lets only them write posts', async () => {
+    const strict = await createTestApp({ REQUIRE_VERIFIED_EMAIL: 'true' })
+    try {
+      const writer = await seedAndLogin(strict.app, {}, { verified: true })
+      const unverified = await seedAndLogin(strict.app)
+      const call = (who: LoggedIn, method: 'POST' | 'PUT', url: string, payload?: object) => strict.app.inject({ method, url: `${V2}${url}`, headers: who.headers, ...(payload === undefined ? {} : { payload }) })
+      const postId = (await call(writer, 'POST', '/posts', { title: 'Verified only', text: 'Hello' })).json<{ id: number }>().id
+      for (const refused of [await call(unverified, 'POST', `/posts/${postId}/comments`, { text: 'Me too' }), await call(unverified, 'PUT', `/posts/${postId}/reactions/like`)]) {
+        expect(refused.statusCode).toBe(403)
+        expect(refused.json()).toMatchObject({ code: 'email_not_verified' })
+      }
+      expect((await call(writer, 'POST', `/posts/${postId}/comments`, { text: 'Verified' })).statusCode).toBe(201)
+      expect((await call(writer, 'PUT', `/posts/${postId}/reactions/like`)).statusCode).toBe(200)
+    } finally {
+      await strict.close()
+    }
+  })
+})

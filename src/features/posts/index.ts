@@ -9,4 +9,4 @@ export { ANONYMOUS, mayComment, mayList, mayModerateComments, mayRead, POST_STAT
 export { postFactsOf, toPostEventRead, toPostRead, toPostReadV2 } from './posts.mappers.js'
 export { PostIdParams } from './posts.schemas.js'
 export type { PostCaller, PostFiles, PostMemberships } from './posts.service.js'
-export { PostService } from './posts.service.js'
+export { assertVerifiedWriter, PostService } from './posts.service.js'

@@ -343,9 +343,17 @@ export class PostService {
   }
 
   private assertMayWrite(writer: PostCaller): void {
-    if (this.options.requireVerifiedEmail && !writer.isSuperuser && writer.isVerified !== true) {
-      throw new DomainError('forbidden', EMAIL_NOT_VERIFIED, { code: 'email_not_verified' })
-    }
+    assertVerifiedWriter(writer, this.options.requireVerifiedEmail)
+  }
+}
+
+/**
+ * With REQUIRE_VERIFIED_EMAIL, only verified users (and superusers) write posts, comments and
+ * reactions (403 `email_not_verified`): the one check every writing path of content calls.
+ */
+export function assertVerifiedWriter(writer: PostCaller, requireVerifiedEmail: boolean): void {
+  if (requireVerifiedEmail && !writer.isSuperuser && writer.isVerified !== true) {
+    throw new DomainError('forbidden', EMAIL_NOT_VERIFIED, { code: 'email_not_verified' })
   }
 }
 

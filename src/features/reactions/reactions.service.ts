@@ -10,6 +10,7 @@ import { toIsoString } from '../../shared/timestamps.js'
 import type { ChangeEventService } from '../change-events/index.js'
 import type { CommentService } from '../comments/index.js'
 import type { PostCaller, PostService } from '../posts/index.js'
+import { assertVerifiedWriter } from '../posts/index.js'
 import type { ReactionSummary, ReactionTarget } from './reaction.js'
 import { NO_REACTIONS } from './reaction.js'
 import type { ReactionsRepository } from './reactions.repository.js'
@@ -124,9 +125,7 @@ export class ReactionService {
   /** 404 for a target the caller may not read; 403 for one that takes no reactions, or a caller who may not write. */
   private async assertMayReact(caller: PostCaller, target: ReactionTarget, id: number, client: ClientInfo): Promise<void> {
     if (caller.readOnly) throw forbidden()
-    if (this.dependencies.options.requireVerifiedEmail && !caller.isSuperuser && caller.isVerified !== true) {
-      throw new DomainError('forbidden', 'Email not verified', { code: 'email_not_verified' })
-    }
+    assertVerifiedWriter(caller, this.dependencies.options.requireVerifiedEmail)
     if (target === 'post') {
       const { post } = await this.dependencies.posts.readFor(caller, id, client)
       if (post.status !== 'published') throw notReactable()
