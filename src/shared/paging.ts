@@ -72,3 +72,17 @@ export async function* everyItem<T>(fetch: (request: PageRequest) => Promise<Pag
     if (items.length < limit) return
   }
 }
+
+/**
+ * Every row of a keyset-paged source, page after page (an export's sections): `read` gives the
+ * rows after a key (`first` to begin), `keyOf` the key a row ends its page at. Memory holds one page.
+ */
+export async function* everyRowAfter<Row, Key>(read: (after: Key, limit: number) => Promise<Row[]>, keyOf: (row: Row) => Key, first: Key, limit = 500): AsyncGenerator<Row> {
+  let after = first
+  for (;;) {
+    const rows = await read(after, limit)
+    yield* rows
+    if (rows.length < limit) return
+    after = keyOf(rows[rows.length - 1]!)
+  }
+}

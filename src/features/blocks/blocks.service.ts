@@ -5,7 +5,7 @@
 import type { ClientInfo } from '../../shared/client-info.js'
 import { DomainError, RuleViolation } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
-import { fetchPaged } from '../../shared/paging.js'
+import { everyRowAfter, fetchPaged } from '../../shared/paging.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { UserService } from '../users/index.js'
 import type { BlocksRepository } from './blocks.repository.js'
@@ -64,12 +64,7 @@ export class BlockService {
 
   /** Every block of a user's, for their data export. */
   async *everyBlockOf(userId: number): AsyncGenerator<{ user_id: number; created_at: string }> {
-    let after: number | undefined
-    for (;;) {
-      const rows = await this.dependencies.blocks.blocksPage(userId, { offset: 0, limit: 500, ...(after === undefined ? {} : { after }) })
-      for (const row of rows) yield { user_id: Number(row.blocked_id), created_at: toIsoString(row.created_at) }
-      if (rows.length < 500) return
-      after = Number(rows[rows.length - 1]!.blocked_id)
-    }
+    const rows = everyRowAfter((after: number, limit) => this.dependencies.blocks.blocksPage(userId, { offset: 0, limit, after }), (row) => Number(row.blocked_id), 0)
+    for await (const row of rows) yield { user_id: Number(row.blocked_id), created_at: toIsoString(row.created_at) }
   }
 }

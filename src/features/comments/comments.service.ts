@@ -7,7 +7,7 @@ import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import type { ClientInfo } from '../../shared/client-info.js'
 import { DomainError, forbidden, notAuthenticated } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
-import { fetchPaged } from '../../shared/paging.js'
+import { everyRowAfter, fetchPaged } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { Reply } from '../notifications/index.js'
 import type { Post, PostCaller, PostService, Reader } from '../posts/index.js'
@@ -22,8 +22,6 @@ import type { CommentRow } from './comments.table.js'
 
 /** How many replies each thread of a page carries; the rest are read from its replies. */
 export const FIRST_REPLIES = 3
-/** An author's comments read per page for their data export. */
-const EXPORT_PAGE = 500
 /** A deletion's erased words: the row keeps the thread's shape. */
 const ERASED = ''
 
@@ -179,15 +177,10 @@ export class CommentService {
 
   /** Every comment of an author's, oldest first, whole as they wrote it: their data export, a page in memory at a time. */
   async *everyCommentOf(authorId: number): AsyncGenerator<Comment> {
-    let after = 0
-    for (;;) {
-      const rows = await this.dependencies.comments.commentsOfAuthorAfter(authorId, after, EXPORT_PAGE)
-      for (const row of rows) {
-        const { hiddenWithAuthor: _hidden, ...comment } = toStoredComment(row)
-        yield comment
-      }
-      if (rows.length < EXPORT_PAGE) return
-      after = rows[rows.length - 1]!.id
+    const rows = everyRowAfter((after: number, limit) => this.dependencies.comments.commentsOfAuthorAfter(authorId, after, limit), (row) => row.id, 0)
+    for await (const row of rows) {
+      const { hiddenWithAuthor: _hidden, ...comment } = toStoredComment(row)
+      yield comment
     }
   }
 

@@ -7,7 +7,7 @@
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import { assertSuperuser, DomainError, forbidden, notAuthenticated, RuleViolation } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
-import { fetchPaged } from '../../shared/paging.js'
+import { everyRowAfter, fetchPaged } from '../../shared/paging.js'
 import { nowIso, toIsoString } from '../../shared/timestamps.js'
 import type { FileView } from '../files/index.js'
 import type { Reactable, ReactionSummary, ReactionTarget } from '../reactions/index.js'
@@ -130,13 +130,8 @@ export class PostService {
 
   /** Every post of an author's in every state, oldest first, with when it was deleted (null while it is not): their data export, a page in memory at a time. */
   async *everyPostOf(authorId: number): AsyncGenerator<Post & { deletedAt: string | null }> {
-    let after = 0
-    for (;;) {
-      const rows = await this.posts.postsOfAuthorAfter(authorId, after, EXPORT_PAGE)
-      for (const row of rows) yield { ...toPost(row), deletedAt: row.deleted_at === null ? null : toIsoString(row.deleted_at) }
-      if (rows.length < EXPORT_PAGE) return
-      after = rows[rows.length - 1]!.id
-    }
+    const rows = everyRowAfter((after: number, limit) => this.posts.postsOfAuthorAfter(authorId, after, limit), (row) => row.id, 0, EXPORT_PAGE)
+    for await (const row of rows) yield { ...toPost(row), deletedAt: row.deleted_at === null ? null : toIsoString(row.deleted_at) }
   }
 
   /** The reader a caller is, with every organization they belong to (what a list compiles). */

@@ -6,6 +6,7 @@
 import type { UnitOfWork } from '../../db/unit-of-work.js'
 import type { ClientInfo } from '../../shared/client-info.js'
 import { DomainError, forbidden } from '../../shared/errors.js'
+import { everyRowAfter } from '../../shared/paging.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { ChangeEventService } from '../change-events/index.js'
 import type { CommentService } from '../comments/index.js'
@@ -32,9 +33,6 @@ export interface ReactionServiceDependencies {
 const ANNOUNCE_BATCH = 100
 /** How often the posts whose reactions changed are announced: the most a `post.reactions_changed` lags, and what it coalesces. */
 export const REACTION_EVENTS_INTERVAL_MS = 2_000
-
-/** A user's reactions read per page for their data export. */
-const EXPORT_PAGE = 500
 
 const notReactable = () => new DomainError('forbidden', 'This takes no reactions', { code: 'not_reactable' })
 
@@ -105,16 +103,12 @@ export class ReactionService {
   /** Every reaction of a user's, on posts and then on comments: their data export, a page in memory at a time. */
   async *everyReactionOf(userId: number): AsyncGenerator<{ target: ReactionTarget; target_id: number; kind: string; created_at: string }> {
     for (const target of ['post', 'comment'] as const) {
-      let afterId = 0
-      let afterKind = ''
-      for (;;) {
-        const rows = await this.dependencies.reactions.reactionsOfUserAfter(target, userId, afterId, afterKind, EXPORT_PAGE)
-        for (const row of rows) yield { target, target_id: Number(row.target_id), kind: row.kind, created_at: toIsoString(row.created_at) }
-        if (rows.length < EXPORT_PAGE) break
-        const last = rows[rows.length - 1]!
-        afterId = Number(last.target_id)
-        afterKind = last.kind
-      }
+      const rows = everyRowAfter(
+        (after: { id: number; kind: string }, limit) => this.dependencies.reactions.reactionsOfUserAfter(target, userId, after.id, after.kind, limit),
+        (row) => ({ id: Number(row.target_id), kind: row.kind }),
+        { id: 0, kind: '' },
+      )
+      for await (const row of rows) yield { target, target_id: Number(row.target_id), kind: row.kind, created_at: toIsoString(row.created_at) }
     }
   }
 

@@ -9,7 +9,7 @@ import type { UnitOfWork } from '../../db/unit-of-work.js'
 import type { ClientInfo } from '../../shared/client-info.js'
 import { DomainError, forbidden, RuleViolation } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
-import { fetchPaged } from '../../shared/paging.js'
+import { everyRowAfter, fetchPaged } from '../../shared/paging.js'
 import type { CommentService } from '../comments/index.js'
 import type { MailPhrase, MailService } from '../mail/index.js'
 import { phrase } from '../mail/index.js'
@@ -117,13 +117,7 @@ export class ReportService {
 
   /** Every report a user filed, for their data export. */
   async *everyReportOf(reporterId: number): AsyncGenerator<Report> {
-    let after = 0
-    for (;;) {
-      const rows = await this.dependencies.reports.reportsOfAfter(reporterId, after, 500)
-      for (const row of rows) yield toReport(row)
-      if (rows.length < 500) return
-      after = rows[rows.length - 1]!.id
-    }
+    for await (const row of everyRowAfter((after: number, limit) => this.dependencies.reports.reportsOfAfter(reporterId, after, limit), (row) => row.id, 0)) yield toReport(row)
   }
 
   /** Does the action through the slice that owns the target. Something gone already is fine: the report resolves all the same. */
