@@ -63,6 +63,8 @@ describe('reacting to a post', () => {
     const response = await send(fan, 'PUT', `/posts/${postId}/reactions/angry`)
     expect(response.statusCode).toBe(422)
     expect(response.json()).toMatchObject({ code: 'validation_failed' })
+    // The refusal names every kind the setting allows, not just the first.
+    expect(response.json<{ detail: string }>().detail).toBe('Invalid request: path.kind: Input should be one of "like", "love", "laugh", "wow", "sad"')
   })
 
   it('answers 404 for a post the caller may not read, 403 on a draft, 401 for nobody and 403 through a read-only key', async () => {

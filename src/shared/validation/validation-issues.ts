@@ -61,10 +61,20 @@ function locationOf(error: ErrorObject, context: ValidationContext): (string | n
 export function toValidationIssues(errors: ErrorObject[], context: ValidationContext): ValidationIssue[] {
   // anyOf reports each failed branch and then itself; the branches' own errors say it better.
   const relevant = errors.length > 1 ? errors.filter((error) => error.keyword !== 'anyOf') : errors
+  // A union of literals (a visibility, a reaction kind) fails once per literal: one issue names them all.
+  const literals = new Map<string, unknown[]>()
+  for (const error of relevant) {
+    if (error.keyword !== 'const') continue
+    const key = JSON.stringify(locationOf(error, context))
+    literals.set(key, [...(literals.get(key) ?? []), (error.params as { allowedValue?: unknown }).allowedValue])
+  }
   const seen = new Set<string>()
   const issues: ValidationIssue[] = []
   for (const error of relevant) {
-    const issue = { loc: locationOf(error, context), ...describe(error) }
+    const loc = locationOf(error, context)
+    const allowed = error.keyword === 'const' ? literals.get(JSON.stringify(loc)) : undefined
+    const described = allowed !== undefined && allowed.length > 1 ? { msg: `Input should be one of ${allowed.map((value) => JSON.stringify(value)).join(', ')}`, type: 'literal_error' } : describe(error)
+    const issue = { loc, ...described }
     const key = JSON.stringify(issue.loc) + issue.type
     if (!seen.has(key)) {
       seen.add(key)
