@@ -25,6 +25,7 @@ import { migrateToLatest } from '../src/db/migrate.js'
 import SqliteDatabase from '../src/db/sqlite-driver.js'
 import { PASSWORD_HASH_PARAMETERS } from '../src/features/users/index.js'
 import { benchAbuse } from './lib/abuse.js'
+import { benchComments } from './lib/comments.js'
 import type { EventsBenchTools } from './lib/events.js'
 import { benchStreamFanOut, benchWebhooks } from './lib/events.js'
 import { benchExport } from './lib/export.js'
@@ -49,17 +50,23 @@ const { values: args } = parseArgs({
     // `--only events`: webhook deliveries and the event stream's fan-out alone.
     // `--only orgs`: an organization's routes (the membership check, its members) beside reading a user.
     // `--only posts`: reading posts (a list page, one post) beside the bare and minimal Fastify servers.
+    // `--only comments`: one post's comments (a page, a deep page, one, replies) and reaction PUTs beside a get of the post, at 10,000 and 1,000,000 comments.
     // `--only visibility`: the v2 post list's first page for every kind of caller at 10,000 and 1,000,000 posts, beside a get and the same-work reference, with plans.
     // `--only abuse`: password logins and sign-ups with each abuse check on against all off.
     // `--only export`: a data export of a user with 1,000 posts and of one with 100,000: the time, the ZIP and the service's peak memory.
     // `--only files`: upload throughput through the service against a plain fs write, and an image variant's first and cached latency.
     only: { type: 'string' },
     'soak-seconds': { type: 'string' },
-    // `--only visibility`: the numbers of posts to measure the lists at (default 10000,1000000; 10000 with --quick).
+    // `--only visibility` and `--only comments`: the numbers of posts (of comments) to measure at (default 10000,1000000; 10000 with --quick).
     'list-sizes': { type: 'string' },
+    // `--only visibility --baseline DIR`: the reference is the service built in DIR (an earlier
+    // checkout, `npm run build` there, its migrate.ts returning early when BENCH_SKIP_MIGRATE=1),
+    // serving this build's database in the same alternating rounds: before and after, measured
+    // at once. Its answers lack what was added since, so they are not compared.
+    baseline: { type: 'string' },
   },
 })
-const ONLY_MODES = ['startup', 'soak', 'events', 'orgs', 'posts', 'visibility', 'files', 'abuse', 'export']
+const ONLY_MODES = ['startup', 'soak', 'events', 'orgs', 'posts', 'visibility', 'comments', 'files', 'abuse', 'export']
 if (args.only !== undefined && !ONLY_MODES.includes(args.only)) throw new Error(`--only takes ${ONLY_MODES.join(', ')}, got ${args.only}`)
 const SOAK_SECONDS = Number(args['soak-seconds'] ?? 600)
 const quick = args.quick ?? false
@@ -1080,6 +1087,17 @@ function writeReport<R extends { dialect: string; mode: string; date: string }>(
   return json
 }
 
+/** The requests in alternating rounds on one process, each warmed up first; each one's medians. */
+async function alternatingRounds(server: Server, specs: Record<string, Scenario['spec']>): Promise<Record<string, LoadResult>> {
+  const pid = server.process.pid as number
+  const perRequest: Record<string, LoadResult[]> = Object.fromEntries(Object.keys(specs).map((name) => [name, []]))
+  for (const spec of Object.values(specs)) await load({ ...spec, url: server.url, connections: CONNECTIONS, duration: WARMUP }, pid)
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, spec] of Object.entries(specs)) perRequest[name]?.push(await load({ ...spec, url: server.url, connections: CONNECTIONS, duration: DURATION }, pid))
+  }
+  return Object.fromEntries(Object.entries(perRequest).map(([name, rounds]) => [name, summarise(rounds)]))
+}
+
 /**
  * `--only orgs`: what a request on an organization costs next to reading a user by id (v2, signed
  * in, so both pay the caller's resolution): the organization with the caller's role (the check
@@ -1094,17 +1112,11 @@ async function benchOrgs(target: SeedTarget) {
     const created = await fetch(`${server.url}/api/v2/orgs`, { method: 'POST', headers, body: JSON.stringify({ name: 'Bench org', slug: 'bench-org' }) })
     if (created.status !== 201 && created.status !== 409) throw new Error(`bench: creating the organization answered ${created.status}`)
     const auth = { authorization: `Bearer ${token}` }
-    const specs: Record<string, Scenario['spec']> = {
+    const results = await alternatingRounds(server, {
       'GET /api/v2/users/{id}': { path: '/api/v2/users/:id', randomUserId: true, maxUserId: BASE_ROWS, headers: auth },
       'GET /api/v2/orgs/{org}': { path: '/api/v2/orgs/bench-org', headers: auth },
       'GET /api/v2/orgs/{org}/members': { path: '/api/v2/orgs/bench-org/members?limit=10', headers: auth },
-    }
-    const perRoute: Record<string, LoadResult[]> = Object.fromEntries(Object.keys(specs).map((name) => [name, []]))
-    for (const spec of Object.values(specs)) await load({ ...spec, url: server.url, connections: CONNECTIONS, duration: WARMUP }, server.process.pid as number)
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, spec] of Object.entries(specs)) perRoute[name]?.push(await load({ ...spec, url: server.url, connections: CONNECTIONS, duration: DURATION }, server.process.pid as number))
-    }
-    const results = Object.fromEntries(Object.entries(perRoute).map(([name, rounds]) => [name, summarise(rounds)]))
+    })
     const base = results['GET /api/v2/users/{id}'] as LoadResult
     for (const [name, result] of Object.entries(results)) {
       const ratio = result.requestsPerSecond / base.requestsPerSecond
@@ -1147,19 +1159,35 @@ async function benchPosts(target: SeedTarget) {
   return results
 }
 
+/** --list-sizes: 10,000 and 1,000,000 (10,000 alone with --quick). */
+const listSizes = () => (args['list-sizes'] ?? (quick ? String(BASE_ROWS) : `${BASE_ROWS},${SCALE_ROWS}`)).split(',').map(Number)
+
 /** `--only visibility`: the v2 post list's first page for every kind of caller, beside a get and the same-work reference (bench/lib/lists.ts). */
 function benchVisibility(target: SeedTarget) {
-  const sizes = (args['list-sizes'] ?? (quick ? String(BASE_ROWS) : `${BASE_ROWS},${SCALE_ROWS}`)).split(',').map(Number)
   return benchLists({
     target,
     baseRows: BASE_ROWS,
-    sizes,
+    sizes: listSizes(),
     startService: () => startService(target, undefined, FRESH_OUR_PORT),
     startReference: (statementsFile) =>
-      startProcess(path.join(root, 'bench/bare/list-reference.mjs'), CEILING_PORT, { ...referenceEnv(target), BENCH_LIST_STATEMENTS: statementsFile }, '/api/v2/posts/?limit=1'),
+      args.baseline === undefined
+        ? startProcess(path.join(root, 'bench/bare/list-reference.mjs'), CEILING_PORT, { ...referenceEnv(target), BENCH_LIST_STATEMENTS: statementsFile }, '/api/v2/posts/?limit=1')
+        : startProcess(path.join(path.resolve(args.baseline), 'dist/server.js'), CEILING_PORT, serviceEnv(target, undefined, { BENCH_SKIP_MIGRATE: '1' }), '/health', SERVICE_NODE_FLAGS),
     login,
     together: async (starters, spec, check) => (await measureTogether(starters as Starter[], spec, ROUNDS, check as ((servers: Server[]) => Promise<void>) | undefined)).map((measured) => measured.result),
-    sameAnswers: (servers, name, spec) => checkSameResponses(servers as Server[], name, spec),
+    sameAnswers: (servers, name, spec) => (args.baseline === undefined ? checkSameResponses(servers as Server[], name, spec) : Promise.resolve()),
+    fmt,
+  })
+}
+
+/** `--only comments`: the conversation under one post at each of --list-sizes comments (bench/lib/comments.ts). */
+function benchCommentsOf(target: SeedTarget) {
+  return benchComments({
+    target,
+    sizes: listSizes(),
+    startService: () => startService(target),
+    login,
+    rounds: (server, requests) => alternatingRounds(server as Server, requests),
     fmt,
   })
 }
@@ -1179,6 +1207,7 @@ if (args.only !== undefined) {
     } else if (mode === 'soak') writeReport({ ...report, soak: await benchSoak(target) })
     else if (mode === 'orgs') writeReport({ ...report, orgs: await benchOrgs(target) })
     else if (mode === 'posts') writeReport({ ...report, posts: await benchPosts(target) })
+    else if (mode === 'comments') writeReport({ ...report, comments: await benchCommentsOf(target) })
     else if (mode === 'visibility') writeReport({ ...report, visibility: await benchVisibility(target) })
     else if (mode === 'abuse') writeReport({ ...report, abuse: await benchAbuse({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rounds: ROUNDS }) })
     else if (mode === 'files') writeReport({ ...report, files: await benchFiles({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rssMb, rounds: ROUNDS }) })

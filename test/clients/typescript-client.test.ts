@@ -90,6 +90,50 @@ describe('the typed client', () => {
     expect(afterLogout.response.status).toBe(401)
   })
 
+  it("holds a post's conversation: threads page after page, replies, edits, reactions, blocks, reports and the reply mail setting", async () => {
+    const writer = createClient({ baseUrl })
+    const answerer = createClient({ baseUrl })
+    await writer.auth.signUp({ ...userFields(), accept_terms: true })
+    const them = await answerer.auth.signUp({ ...userFields(), accept_terms: true })
+    const post = await unwrap(writer.api.POST('/api/v2/posts/', { body: { title: 'Talk', text: 'to me' } }))
+    const said = []
+    for (let i = 0; i < 5; i++) said.push(await answerer.conversation.comment(post.id, `Comment ${i}`))
+    const reply = await writer.conversation.comment(post.id, 'Thanks', said[0]!.id)
+    expect(reply).toMatchObject({ parent_id: said[0]!.id, text: 'Thanks' })
+    // Two to a page: every thread comes, in order, the first with its reply.
+    const threads = []
+    for await (const thread of writer.conversation.threads(post.id, 'oldest', 2)) threads.push(thread)
+    expect(threads.map((thread) => thread.text)).toEqual(said.map((comment) => comment.text))
+    expect(threads[0]!.replies.map((answer) => answer.id)).toEqual([reply.id])
+    const newest = []
+    for await (const thread of writer.conversation.threads(post.id, 'newest')) newest.push(thread.id)
+    expect(newest).toEqual(said.map((comment) => comment.id).reverse())
+    const replies = []
+    for await (const answer of answerer.conversation.replies(said[0]!.id, 1)) replies.push(answer.id)
+    expect(replies).toEqual([reply.id])
+
+    expect(await answerer.conversation.edit(said[1]!.id, 'Edited')).toMatchObject({ text: 'Edited' })
+    expect((await answerer.conversation.react('post', post.id, 'like')).my_reactions).toEqual(['like'])
+    expect((await writer.conversation.react('comment', said[1]!.id, 'love')).reaction_counts).toEqual({ love: 1 })
+    expect((await writer.conversation.unreact('comment', said[1]!.id, 'love')).reaction_counts).toEqual({})
+    expect(await writer.conversation.hide(said[2]!.id, 'Off topic')).toMatchObject({ status: 'hidden', hidden_reason: 'Off topic' })
+    expect(await writer.conversation.unhide(said[2]!.id)).toMatchObject({ status: 'visible' })
+    await answerer.conversation.remove(said[3]!.id)
+    expect(await writer.conversation.get(said[3]!.id)).toMatchObject({ status: 'deleted', text: null })
+    expect(await writer.conversation.get(said[4]!.id)).toMatchObject({ text: 'Comment 4' })
+
+    await writer.conversation.blocks.block(them.id)
+    expect((await writer.conversation.blocks.list()).data.map((block) => block.user_id)).toEqual([them.id])
+    await expect(answerer.conversation.comment(post.id, 'Still here')).rejects.toMatchObject({ status: 403, code: 'blocked' })
+    await writer.conversation.blocks.unblock(them.id)
+    expect((await writer.conversation.blocks.list()).data).toEqual([])
+
+    expect(await writer.conversation.report({ target: 'comment', id: said[4]!.id, reason: 'spam' })).toMatchObject({ target: 'comment', status: 'open' })
+    await expect(writer.conversation.report({ target: 'comment', id: said[4]!.id, reason: 'spam' })).rejects.toMatchObject({ status: 409, code: 'report_exists' })
+    expect(await writer.conversation.notifications.set({ reply_mail: false })).toEqual({ reply_mail: false })
+    expect(await writer.conversation.notifications.get()).toEqual({ reply_mail: false })
+  })
+
   it('refreshes an expired access token once, for every request waiting on it, and resumes from a stored refresh token', async () => {
     const fields = userFields()
     const first = createClient({ baseUrl })

@@ -10,6 +10,7 @@ import createFetchClient from 'openapi-fetch'
 import { ApiError, unwrap } from './errors.js'
 import type { StreamOptions, Subscription } from './events.js'
 import { subscribe } from './events.js'
+import { allItems } from './paging.js'
 import type { paths } from './paths.js'
 import type { operations } from './schema.js'
 import type { Session, SessionStore, SignOutReason } from './session.js'
@@ -32,6 +33,12 @@ export { browserCeremonies } from './webauthn.js'
 
 export type SignUpFields = operations['postSignup']['requestBody']['content']['application/json']
 export type User = operations['getUsersMe']['responses'][200]['content']['application/json']
+export type ThreadOrder = NonNullable<NonNullable<operations['getPostsByPostIdComments']['parameters']['query']>['order']>
+export type ReactionTarget = 'post' | 'comment'
+/** One of the service's REACTIONS (the default set, as its OpenAPI document names them). */
+export type ReactionKind = operations['putPostsByPostIdReactionsByKind']['parameters']['path']['kind']
+export type ReportFields = operations['postReports']['requestBody']['content']['application/json']
+export type NotificationSettings = operations['patchUsersMeNotifications']['requestBody']['content']['application/json']
 /** The token from a sign-in link, or the email and the 6-digit code from the mail. */
 export type EmailLoginProof = operations['postLoginEmailConfirm']['requestBody']['content']['application/json']
 /** A proof for POST /reauthenticate without a ceremony: `{password}`, `{code}`, `{recovery_code}` or `{email_code}`. */
@@ -420,7 +427,49 @@ export function createClient(options: ClientOptions) {
     remove: async (id: number) => void (await unwrap(api.DELETE('/api/v2/files/{file_id}', { params: { path: { file_id: id } } }))),
   }
 
-  return { api, auth, account, events, files }
+  /** A post's conversation: its comments and replies, reactions, and the signed-in user's blocks and reports. */
+  const conversation = {
+    /** Every thread of the post (a top-level comment with its first `replies`), oldest or newest first, fetching page after page as they are used. */
+    threads: (postId: number, order: ThreadOrder = 'oldest', limit = 50) =>
+      allItems((cursor) => unwrap(api.GET('/api/v2/posts/{post_id}/comments', { params: { path: { post_id: postId }, query: { order, limit, ...(cursor === undefined ? {} : { cursor }) } } }))),
+    /** Every reply to a top-level comment, oldest first. */
+    replies: (commentId: number, limit = 50) =>
+      allItems((cursor) => unwrap(api.GET('/api/v2/comments/{comment_id}/replies', { params: { path: { comment_id: commentId }, query: { limit, ...(cursor === undefined ? {} : { cursor }) } } }))),
+    get: (commentId: number) => unwrap(api.GET('/api/v2/comments/{comment_id}', { params: { path: { comment_id: commentId } } })),
+    /** Comments on the post, or replies to `parentId` (a reply to a reply joins its thread). */
+    comment: (postId: number, text: string, parentId?: number) =>
+      unwrap(api.POST('/api/v2/posts/{post_id}/comments', { params: { path: { post_id: postId } }, body: { text, ...(parentId === undefined ? {} : { parent_id: parentId }) } })),
+    edit: (commentId: number, text: string) => unwrap(api.PATCH('/api/v2/comments/{comment_id}', { params: { path: { comment_id: commentId } }, body: { text } })),
+    /** Its author's delete: a tombstone keeps the thread's shape, the words go. */
+    remove: async (commentId: number) => void (await unwrap(api.DELETE('/api/v2/comments/{comment_id}', { params: { path: { comment_id: commentId } } }))),
+    /** A moderator's (the post's author, its organization's admins): hidden from all but its author and the moderators, with the reason. */
+    hide: (commentId: number, reason: string) => unwrap(api.POST('/api/v2/comments/{comment_id}/hide', { params: { path: { comment_id: commentId } }, body: { reason } })),
+    unhide: (commentId: number) => unwrap(api.POST('/api/v2/comments/{comment_id}/unhide', { params: { path: { comment_id: commentId } } })),
+    /** Reacts (once per kind: asking again changes nothing); answers the target's `reaction_counts` and the caller's `my_reactions`. */
+    react: (target: ReactionTarget, id: number, kind: ReactionKind) =>
+      target === 'post'
+        ? unwrap(api.PUT('/api/v2/posts/{post_id}/reactions/{kind}', { params: { path: { post_id: id, kind } } }))
+        : unwrap(api.PUT('/api/v2/comments/{comment_id}/reactions/{kind}', { params: { path: { comment_id: id, kind } } })),
+    unreact: (target: ReactionTarget, id: number, kind: ReactionKind) =>
+      target === 'post'
+        ? unwrap(api.DELETE('/api/v2/posts/{post_id}/reactions/{kind}', { params: { path: { post_id: id, kind } } }))
+        : unwrap(api.DELETE('/api/v2/comments/{comment_id}/reactions/{kind}', { params: { path: { comment_id: id, kind } } })),
+    /** The signed-in user's blocks: a blocked person's posts and comments leave their lists, and they cannot answer or react to the blocker's. */
+    blocks: {
+      list: () => unwrap(api.GET('/api/v2/users/me/blocks')),
+      block: (userId: number) => unwrap(api.POST('/api/v2/users/me/blocks', { body: { user_id: userId } })),
+      unblock: async (userId: number) => void (await unwrap(api.DELETE('/api/v2/users/me/blocks/{user_id}', { params: { path: { user_id: userId } } }))),
+    },
+    /** Reports a post, a comment or a user to the moderators (one open report per reporter and target: 409 report_exists); the outcome comes by mail. */
+    report: (report: ReportFields) => unwrap(api.POST('/api/v2/reports', { body: report })),
+    /** Whether a reply to the user's posts and comments mails them (it always reaches their stream). */
+    notifications: {
+      get: () => unwrap(api.GET('/api/v2/users/me/notifications')),
+      set: (settings: NotificationSettings) => unwrap(api.PATCH('/api/v2/users/me/notifications', { body: settings })),
+    },
+  }
+
+  return { api, auth, account, events, files, conversation }
 }
 
 export type Client = ReturnType<typeof createClient>

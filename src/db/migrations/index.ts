@@ -5,6 +5,7 @@ import * as abuseProtection from '../../features/abuse/migrations/2026-12-01-01-
 import * as accountDeletion from '../../features/account-deletion/migrations/2026-12-03-01-account-deletion.js'
 import * as blocks from '../../features/blocks/migrations/2026-12-09-03-blocks.js'
 import * as comments from '../../features/comments/migrations/2026-12-09-01-comments.js'
+import * as commentThreadCounts from '../../features/comments/migrations/2026-12-10-01-comment-thread-counts.js'
 import * as dataExports from '../../features/data-export/migrations/2026-12-05-01-data-exports.js'
 import * as knownDevices from '../../features/device-alerts/migrations/2026-12-04-01-known-devices.js'
 import * as files from '../../features/files/migrations/2026-11-30-01-files.js'
@@ -80,4 +81,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-09-03-blocks': blocks,
   '2026-12-09-04-reports': reports,
   '2026-12-09-05-notifications': notifications,
+  '2026-12-10-01-comment-thread-counts': commentThreadCounts,
 }

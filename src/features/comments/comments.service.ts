@@ -72,7 +72,7 @@ export class CommentService {
     const viewer = viewerOf(reader, post)
     const page = await fetchPaged(
       request,
-      { rows: (window: RowWindow) => comments.threadsPage(postId, viewer, order, window), count: () => comments.countThreads(postId, viewer), keyOf: (row) => row.id },
+      { rows: (window: RowWindow) => comments.threadsPage(postId, viewer, order, window), count: () => comments.totalSeen(postId, null, viewer), keyOf: (row) => row.id },
       (row) => row,
     )
     const withReplies = page.items.filter((row) => Number(row.reply_count) > 0).map((row) => row.id)
@@ -102,7 +102,7 @@ export class CommentService {
     const { row, viewer } = await this.inContext(caller, id, client)
     const page = await fetchPaged(
       request,
-      { rows: (window: RowWindow) => comments.repliesPage(row.id, viewer, window), count: () => comments.countReplies(row.id, viewer), keyOf: (reply) => reply.id },
+      { rows: (window: RowWindow) => comments.repliesPage(row.id, viewer, window), count: () => comments.totalSeen(row.post_id, row.id, viewer), keyOf: (reply) => reply.id },
       (reply) => asSeenBy(reply, viewer),
     )
     return { ...page, items: await this.withReactions(page.items, viewer) }

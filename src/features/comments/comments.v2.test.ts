@@ -224,6 +224,64 @@ describe('moderation', () => {
   })
 })
 
+describe('totals', () => {
+  it('answers every viewer a total_count of exactly the threads and replies they page through, as a thread is hidden, deleted, blocked, emptied and restored', async () => {
+    const blocker = await seedAndLogin(t.app)
+    const leaving = await seedAndLogin(t.app)
+    const postId = await newPost()
+    const plain = await comment(reader, postId, 'Plain')
+    const hiddenAlone = await comment(reader, postId, 'Hidden, no replies')
+    const hiddenAnswered = await comment(other, postId, 'Hidden, answered')
+    const deletedAnswered = await comment(other, postId, 'Deleted, answered')
+    const deletedAlone = await comment(other, postId, 'Deleted, alone')
+    const byBlocked = await comment(other, postId, 'By someone blocked')
+    const byLeaving = await comment(leaving, postId, 'Leaving soon')
+    await comment(reader, postId, 'Answer', hiddenAnswered.id)
+    const answerToDeleted = await comment(author, postId, 'Answer', deletedAnswered.id)
+    await comment(other, postId, 'Blocked answer', plain.id)
+    const hiddenReply = await comment(other, postId, 'Hidden answer', plain.id)
+    await comment(reader, postId, 'Answer', plain.id)
+    for (const [id, reason] of [[hiddenAlone.id, 'No'], [hiddenAnswered.id, 'No'], [hiddenReply.id, 'No']] as const) {
+      expect((await send(author, 'POST', `/comments/${id}/hide`, { reason })).statusCode).toBe(200)
+    }
+    for (const id of [deletedAnswered.id, deletedAlone.id]) expect((await send(other, 'DELETE', `/comments/${id}`)).statusCode).toBe(200)
+    expect((await send(blocker, 'POST', '/users/me/blocks', { user_id: other.user.id })).statusCode).toBe(201)
+    expect(byBlocked.id).toBeGreaterThan(0)
+
+    const viewers: [string, LoggedIn | null][] = [['nobody signed in', null], ['the hidden comments\' author', reader], ['a moderator', author], ['a superuser', superuser], ['a blocker', blocker], ['the blocked', other]]
+    const holdsForEveryone = async (when: string) => {
+      for (const [name, viewer] of viewers) {
+        const page = await threads(viewer, postId, '?limit=100')
+        expect(page.total_count, `${name}, ${when}: threads`).toBe(page.data.length)
+        for (const thread of [plain, hiddenAnswered, deletedAnswered]) {
+          const replies = await send(viewer, 'GET', `/comments/${thread.id}/replies?limit=100`)
+          if (replies.statusCode === 404) continue
+          const body = replies.json<Page<CommentBody>>()
+          expect(body.total_count, `${name}, ${when}: replies of ${thread.text}`).toBe(body.data.length)
+        }
+      }
+    }
+    await holdsForEveryone('at first')
+    expect((await threads(null, postId, '?limit=100')).total_count).toBe(5)
+    expect((await threads(author, postId, '?limit=100')).total_count).toBe(6)
+
+    // The only answer under a deleted comment goes: the tombstone leaves the threads of those who do not moderate.
+    expect((await send(author, 'DELETE', `/comments/${answerToDeleted.id}`)).statusCode).toBe(200)
+    await holdsForEveryone('after its answer went')
+    expect((await threads(null, postId, '?limit=100')).total_count).toBe(4)
+    // An account's comments go with it and come back with it.
+    expect((await send(superuser, 'DELETE', `/users/${leaving.user.id}`)).statusCode).toBe(200)
+    await holdsForEveryone('with an account deleted')
+    expect((await threads(null, postId, '?limit=100')).total_count).toBe(3)
+    expect((await send(superuser, 'POST', `/users/${leaving.user.id}/restore`)).statusCode).toBe(200)
+    await holdsForEveryone('with it restored')
+    expect((await send(author, 'POST', `/comments/${hiddenAlone.id}/unhide`)).statusCode).toBe(200)
+    expect((await send(blocker, 'DELETE', `/users/me/blocks/${other.user.id}`)).statusCode).toBe(200)
+    await holdsForEveryone('unhidden and unblocked')
+    expect(byLeaving.id).toBeGreaterThan(0)
+  })
+})
+
 describe('change events', () => {
   it('records comment.created, comment.updated, comment.hidden and comment.deleted, a hidden or deleted one (an edit while hidden too) without its words', async () => {
     const postId = await newPost()

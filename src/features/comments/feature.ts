@@ -29,6 +29,6 @@ export const commentsFeature: Feature<CommentsServices> = {
     })
     return { comments }
   },
-  migrations: ['2026-12-09-01-comments'],
+  migrations: ['2026-12-09-01-comments', '2026-12-10-01-comment-thread-counts'],
   routes: { v2: [routes(commentsV2Routes)] },
 }

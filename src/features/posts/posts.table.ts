@@ -23,6 +23,8 @@ export interface PostsTable {
   comments: ColumnType<string, string | undefined, string>
   /** Its visible comments and replies, kept by triggers on comments (migration 2026-12-09-01-comments). */
   comment_count: ColumnType<number, never, never>
+  /** Its top-level comments everyone who reads it sees in its threads, kept by triggers on comments for the comments slice's totals (migration 2026-12-10-01-comment-thread-counts). */
+  thread_count: ColumnType<number, never, never>
   /** Its reactions of every kind, kept by triggers on post_reactions (migration 2026-12-09-02-reactions). */
   reaction_count: ColumnType<number, never, never>
   is_deleted: Flag

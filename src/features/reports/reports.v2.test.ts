@@ -18,7 +18,7 @@ let reporter: LoggedIn
 let german: LoggedIn
 let superuser: LoggedIn
 
-const send = (who: LoggedIn | null, method: 'GET' | 'POST', url: string, payload?: object) =>
+const send = (who: LoggedIn | null, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
   t.app.inject({ method, url: `${V2}${url}`, headers: who?.headers ?? {}, ...(payload === undefined ? {} : { payload }) })
 
 async function newPost(fields: object = {}, who: LoggedIn = author): Promise<number> {
@@ -114,6 +114,18 @@ describe('the queues', () => {
     expect((await send(null, 'GET', `/posts/${outside}`)).statusCode).toBe(200)
     const mails = await smtp.waitFor(reporter.user.email, 3)
     expect(mails.some((mail) => mail.text.includes('it does not break the rules, so it stays.'))).toBe(true)
+
+    // Made private after the report: the organization's admins read it no more, so they cannot hide it, and the report stays open for a superuser.
+    const madePrivate = await newPost({ org_id: org.id })
+    const ofPrivate = (await report(reporter, 'post', madePrivate, 'spam')).json<{ id: number }>()
+    expect((await send(author, 'PATCH', `/posts/${madePrivate}`, { visibility: 'private' })).statusCode).toBe(200)
+    const refused = await send(admin, 'POST', `/orgs/${org.slug}/reports/${ofPrivate.id}/resolve`, { action: 'hide' })
+    expect(refused.json()).toMatchObject({ code: 'post_not_found' })
+    expect((await send(author, 'GET', `/posts/${madePrivate}`)).statusCode).toBe(200)
+    const open = (await send(superuser, 'GET', '/admin/reports?status=open&limit=100')).json<{ data: { id: number }[] }>()
+    expect(open.data.map((entry) => entry.id)).toContain(ofPrivate.id)
+    expect((await send(superuser, 'POST', `/admin/reports/${ofPrivate.id}/resolve`, { action: 'hide' })).json()).toMatchObject({ status: 'actioned' })
+    expect((await send(author, 'GET', `/posts/${madePrivate}`)).statusCode).toBe(404)
   })
 
   it("bans a reported user, and refuses what a user cannot be given", async () => {
