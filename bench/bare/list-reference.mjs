@@ -67,6 +67,7 @@ const postRead = (row, files) => ({
   status: row.status,
   org_id: row.org_id === null ? null : Number(row.org_id),
   published_at: row.published_at,
+  slug: row.slug,
   attachments: files.filter((file) => file.post_id === row.id).map(fileRead),
   comments: row.comments,
   comment_count: Number(row.comment_count),
@@ -89,7 +90,7 @@ const PostRead = {
   properties: {
     id: { type: 'integer' }, title: { type: 'string' }, text: { type: 'string' }, media_url: nullable('string'), author_id: { type: 'integer' },
     created_at: { type: 'string' }, updated_at: { type: 'string' }, visibility: { type: 'string' }, status: { type: 'string' }, org_id: nullable('integer'),
-    published_at: nullable('string'), attachments: { type: 'array', items: FileRead },
+    published_at: nullable('string'), slug: { type: 'string' }, attachments: { type: 'array', items: FileRead },
     comments: { type: 'string' }, comment_count: { type: 'integer' }, reaction_counts: { type: 'object', additionalProperties: { type: 'integer' } }, my_reactions: { type: 'array', items: { type: 'string' } },
   },
 }

@@ -76,15 +76,15 @@ export async function seedMixedPostsUpTo(target: SeedTarget, from: number, total
       db.pragma('synchronous = OFF')
       db.prepare(
         `with recursive series(g) as (select ? union all select g + 1 from series where g < ?)
-         insert into posts (author_id, title, text, visibility, status, org_id, published_at, created_at, updated_at)
-         select 1 + (g % ?), 'Mixed ' || g, ? || g, ${columns(NOW.sqlite)} from series`,
+         insert into posts (author_id, title, text, slug, slug_scope, visibility, status, org_id, published_at, created_at, updated_at)
+         select 1 + (g % ?), 'Mixed ' || g, ? || g, 'mixed-' || g, 'bench', ${columns(NOW.sqlite)} from series`,
       ).run(from + 1, total, authors, TEXT)
       db.exec('analyze')
     },
     async (client) => {
       await client.query(
-        `insert into posts (author_id, title, text, visibility, status, org_id, published_at, created_at, updated_at)
-         select 1 + (g % $3::int), 'Mixed ' || g, $4 || g, ${columns(NOW.postgres)} from generate_series($1::int, $2::int) as g`,
+        `insert into posts (author_id, title, text, slug, slug_scope, visibility, status, org_id, published_at, created_at, updated_at)
+         select 1 + (g % $3::int), 'Mixed ' || g, $4 || g, 'mixed-' || g, 'bench', ${columns(NOW.postgres)} from generate_series($1::int, $2::int) as g`,
         [from + 1, total, authors, TEXT],
       )
       await client.query('vacuum analyze')

@@ -49,7 +49,8 @@ function seedSqlite(dataDir: string, from: number, to: number, needles: number[]
      values (?, ?, ?, ?, ?, '/media/avatars/default.svg', ?, ?)`,
   )
   // Post ids are left to the database: the benchmark itself writes posts between seedings.
-  const insertPost = db.prepare(`insert into posts (author_id, title, text, created_at, updated_at) values (?, ?, ?, ?, ?)`)
+  // Each post's slug is its title's (post-<n>), in its author's scope, as the service would make it.
+  const insertPost = db.prepare(`insert into posts (author_id, title, text, slug, slug_scope, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)`)
   const needleSet = new Set(needles)
   db.transaction(() => {
     for (let i = from; i <= to; i++) {
@@ -57,7 +58,7 @@ function seedSqlite(dataDir: string, from: number, to: number, needles: number[]
       insertUser.run(i, name, `u${i}`, `u${i}@bench.example`, hash, now, now)
     }
     // Authors are spread over every user, so all of them must exist first.
-    for (let i = from; i <= to; i++) insertPost.run(1 + (i % to), `Post ${i}`, `${POST_TEXT}${i}`, now, now)
+    for (let i = from; i <= to; i++) insertPost.run(1 + (i % to), `Post ${i}`, `${POST_TEXT}${i}`, `post-${i}`, `u:${1 + (i % to)}`, now, now)
   })()
   db.exec('analyze')
   db.close()
@@ -77,8 +78,8 @@ async function seedPostgres(url: string, from: number, to: number, needles: numb
       [from, to, hash, needles],
     )
     await client.query(
-      `insert into posts (author_id, title, text, created_at, updated_at)
-       select 1 + (g % $2::int), 'Post ' || g, $3 || g, now(), now() from generate_series($1::int, $2::int) as g`,
+      `insert into posts (author_id, title, text, slug, slug_scope, created_at, updated_at)
+       select 1 + (g % $2::int), 'Post ' || g, $3 || g, 'post-' || g, 'u:' || (1 + (g % $2::int)), now(), now() from generate_series($1::int, $2::int) as g`,
       [from, to, POST_TEXT],
     )
     // The users identity must continue after the explicit ids.

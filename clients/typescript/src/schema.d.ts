@@ -1088,6 +1088,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/posts/by-slug/{owner}/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A post by its address: its organization's slug or its author's username, and its slug
+         * @description As GET /posts/{post_id} reads it. An old slug of the owner answers 308 to the post it now stands for (/api/v2/posts/{post_id}), when the caller may read that post.
+         */
+        get: operations["getPostsBySlugByOwnerBySlug"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/users/me/posts": {
         parameters: {
             query?: never;
@@ -9857,6 +9877,8 @@ export interface operations {
                             org_id: number | null;
                             /** @description When it was first published; null while it never has been */
                             published_at: string | null;
+                            /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
+                            slug: string;
                             /** @description Its files, oldest first; each read under the post's own rule */
                             attachments: {
                                 id: number;
@@ -9949,6 +9971,8 @@ export interface operations {
                     attachments?: number[];
                     /** @description Who may comment: open (any signed-in reader), members (its organization's members and its author), closed (nobody). Never on a draft. */
                     comments?: "open" | "members" | "closed";
+                    /** @description Its address under its owner (GET /posts/by-slug/{owner}/{slug}): lowercase letters and digits in words joined by hyphens, unique among the owner's posts (409 post_slug_taken). Made from the title when left out; an old one keeps finding the post */
+                    slug?: string;
                 };
             };
         };
@@ -9976,6 +10000,8 @@ export interface operations {
                         org_id: number | null;
                         /** @description When it was first published; null while it never has been */
                         published_at: string | null;
+                        /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
+                        slug: string;
                         /** @description Its files, oldest first; each read under the post's own rule */
                         attachments: {
                             id: number;
@@ -10141,6 +10167,8 @@ export interface operations {
                         org_id: number | null;
                         /** @description When it was first published; null while it never has been */
                         published_at: string | null;
+                        /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
+                        slug: string;
                         /** @description Its files, oldest first; each read under the post's own rule */
                         attachments: {
                             id: number;
@@ -10371,6 +10399,8 @@ export interface operations {
                     attachments?: number[];
                     /** @description Who may comment: open (any signed-in reader), members (its organization's members and its author), closed (nobody). Never on a draft. */
                     comments?: "open" | "members" | "closed";
+                    /** @description Its address under its owner (GET /posts/by-slug/{owner}/{slug}): lowercase letters and digits in words joined by hyphens, unique among the owner's posts (409 post_slug_taken). Made from the title when left out; an old one keeps finding the post */
+                    slug?: string;
                 };
             };
         };
@@ -10398,6 +10428,8 @@ export interface operations {
                         org_id: number | null;
                         /** @description When it was first published; null while it never has been */
                         published_at: string | null;
+                        /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
+                        slug: string;
                         /** @description Its files, oldest first; each read under the post's own rule */
                         attachments: {
                             id: number;
@@ -10747,6 +10779,135 @@ export interface operations {
             };
         };
     };
+    getPostsBySlugByOwnerBySlug: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's organization's slug, or its author's username */
+                owner: string;
+                /** @description Its slug, or one it had */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        title: string;
+                        text: string;
+                        media_url: string | null;
+                        author_id: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                        visibility: "public" | "unlisted" | "org" | "private";
+                        /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                        status: "draft" | "published";
+                        org_id: number | null;
+                        /** @description When it was first published; null while it never has been */
+                        published_at: string | null;
+                        /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
+                        slug: string;
+                        /** @description Its files, oldest first; each read under the post's own rule */
+                        attachments: {
+                            id: number;
+                            name: string;
+                            /** @description Sniffed from the content, never taken from the name or the client. */
+                            content_type: string;
+                            /** @description Bytes as stored (an image without its metadata). */
+                            size: number;
+                            /** @description Hex SHA-256 of the stored bytes; the download ETag. */
+                            sha256: string;
+                            /** @description GET it (with the caller credentials) for the bytes: 302 to a short-lived store URL on S3, the bytes themselves on local disk. */
+                            url: string;
+                            /** @description Preset name to URL; images only. */
+                            variants: {
+                                [key: string]: string;
+                            };
+                            /** @description The post the file is attached to; null when it is its owner's alone. */
+                            post_id: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        /** @description Who may comment: open (any signed-in reader), members (its organization's members and its author), closed (nobody). Never on a draft. */
+                        comments: "open" | "members" | "closed";
+                        /** @description Its visible comments and replies */
+                        comment_count: number;
+                        /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                        reaction_counts: {
+                            [key: string]: number;
+                        };
+                        /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                        my_reactions: string[];
+                    };
+                };
+            };
+            /** @description To the post an old slug stands for */
+            308: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
     getUsersMePosts: {
         parameters: {
             query?: {
@@ -10791,6 +10952,8 @@ export interface operations {
                             org_id: number | null;
                             /** @description When it was first published; null while it never has been */
                             published_at: string | null;
+                            /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
+                            slug: string;
                             /** @description Its files, oldest first; each read under the post's own rule */
                             attachments: {
                                 id: number;
@@ -10928,6 +11091,8 @@ export interface operations {
                             org_id: number | null;
                             /** @description When it was first published; null while it never has been */
                             published_at: string | null;
+                            /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
+                            slug: string;
                             /** @description Its files, oldest first; each read under the post's own rule */
                             attachments: {
                                 id: number;

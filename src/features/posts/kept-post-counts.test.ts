@@ -4,6 +4,8 @@
 // published or taken back, deleted softly (one by one, or all of an author's at once as a deleted
 // account hides them), restored and removed; and each post's ready files (posts.attachment_count),
 // through files attached, detached, made ready and removed, and posts removed.
+import { randomUUID } from 'node:crypto'
+
 import fc from 'fast-check'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -48,7 +50,7 @@ async function apply(step: Change): Promise<void> {
     case 'insert':
       await t.db
         .insertInto('posts')
-        .values({ author_id: authors[step.author]!.user.id, title: 'Counted', text: 'x', visibility: step.visibility, status: step.status, org_id: step.org === null ? null : orgIds[step.org]!, is_deleted: flag(step.deleted), created_at: now, updated_at: now })
+        .values({ author_id: authors[step.author]!.user.id, title: 'Counted', slug: `counted-${randomUUID()}`, slug_scope: 'tests', text: 'x', visibility: step.visibility, status: step.status, org_id: step.org === null ? null : orgIds[step.org]!, is_deleted: flag(step.deleted), created_at: now, updated_at: now })
         .execute()
       return
     case 'move':

@@ -1,7 +1,7 @@
 // Who reads a post, as a matrix: every actor (anonymous, the author, another user, a member, an
 // admin of the post's organization, a member of another organization, a superuser, the admin's
 // read-only API key) × every visibility × every status, with and without an organization, on
-// every path that returns or announces posts (get, permissions, both versions' lists, search,
+// every path that returns or announces posts (get, the address by slug, permissions, both versions' lists, search,
 // cursor pages, counts, the author's list, the caller's own, the organization's, the realtime
 // stream, the admin overview), and every post's attached files (their bytes and variants). Each
 // cell is checked against the policy's own answer (post-policy.ts). The paths are checked against
@@ -26,6 +26,7 @@ const ACTORS: Actor[] = ['anonymous', 'author', 'another user', 'member', 'org a
 /** Every path the matrix walks, by the route it calls; the route-table check holds the documents to this list. */
 const PATHS = {
   get: 'GET /api/v2/posts/{post_id}',
+  bySlug: 'GET /api/v2/posts/by-slug/{owner}/{slug}',
   permissions: 'GET /api/v2/posts/{post_id}/permissions',
   list: 'GET /api/v2/posts',
   ownList: 'GET /api/v2/users/me/posts',
@@ -46,6 +47,7 @@ const DATA_EXPORT_DOWNLOAD = 'GET /api/v2/exports/download'
 interface MatrixPost extends PostFacts {
   id: number
   title: string
+  slug: string
   /** Its attachments: a text file and an image. */
   fileId: number
   imageId: number
@@ -154,8 +156,8 @@ beforeAll(async () => {
         const payload = { title: `${marker} ${visibility} ${status}${inOrg ? ' org' : ''}`, text: 'Matrix post', visibility, status, attachments: [fileId, imageId], ...(inOrg ? { org_id: org.id } : {}) }
         const response = await t.app.inject({ method: 'POST', url: `${V2}/posts`, headers: people.author.headers, payload })
         expect(response.statusCode, JSON.stringify(payload)).toBe(201)
-        const created = json<{ id: number; title: string; author_id: number; visibility: Visibility; status: PostStatus; org_id: number | null }>(response)
-        posts.push({ id: created.id, title: created.title, authorId: created.author_id, visibility: created.visibility, status: created.status, orgId: created.org_id, fileId, imageId })
+        const created = json<{ id: number; title: string; slug: string; author_id: number; visibility: Visibility; status: PostStatus; org_id: number | null }>(response)
+        posts.push({ id: created.id, title: created.title, slug: created.slug, authorId: created.author_id, visibility: created.visibility, status: created.status, orgId: created.org_id, fileId, imageId })
       }
     }
   }
@@ -176,15 +178,18 @@ describe('who reads a post: the matrix', () => {
     expect(posts).toHaveLength(14)
   })
 
-  it.each(ACTORS)('get and permissions, as %s: 404 unless the policy lets them read, and its answer otherwise', async (actor) => {
+  it.each(ACTORS)('get, permissions and the address by slug, as %s: 404 unless the policy lets them read, and its answer otherwise', async (actor) => {
     const reader = readerOf(actor)
     const wrong: string[] = []
     for (const post of posts) {
       const got = await call(actor, `${V2}/posts/${post.id}`)
       const v1 = await call(actor, `${V1}/posts/${post.id}`)
       const permissions = await call(actor, `${V2}/posts/${post.id}/permissions`)
+      // Its address: its organization's slug, or its author's username.
+      const bySlug = await call(actor, `${V2}/posts/by-slug/${post.orgId === null ? people.author.user.username : org.slug}/${post.slug}`)
       const readable = mayRead(reader, post)
-      for (const [path, response] of [['get', got], ['v1 get', v1], ['permissions', permissions]] as const) {
+      if (readable && json<{ id: number }>(bySlug).id !== post.id) wrong.push(`by slug ${label(post)}: another post`)
+      for (const [path, response] of [['get', got], ['v1 get', v1], ['permissions', permissions], ['by slug', bySlug]] as const) {
         const expected = readable ? 200 : 404
         if (response.statusCode !== expected) wrong.push(`${path} ${label(post)}: ${response.statusCode}, expected ${expected}`)
         if (!readable && json<{ code?: string }>(response).code !== 'post_not_found') wrong.push(`${path} ${label(post)}: not post_not_found`)

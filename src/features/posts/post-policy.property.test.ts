@@ -3,6 +3,8 @@
 // any user, a superuser) sees in any list, search, cursor page or count a post the policy does
 // not list to them, nor misses one it does. The rows are written straight to the database, so
 // the property holds for whatever data is there, not only what the API lets in.
+import { randomUUID } from 'node:crypto'
+
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -63,6 +65,8 @@ async function writeWorld(roles: (MemberRole | null)[][], posts: RandomPost[]): 
       .values({
         author_id: users[post.author]!.user.id,
         title: 'Random post',
+        slug: `random-${randomUUID()}`,
+        slug_scope: 'tests',
         text: 'fast-check',
         media_url: null,
         visibility: post.visibility,

@@ -8,6 +8,8 @@ import type { PostRow } from './posts.table.js'
 export interface Post extends PostFacts {
   id: number
   title: string
+  /** Its address under its owner (`/posts/by-slug/{owner}/{slug}`), unique among the owner's posts. */
+  slug: string
   text: string
   mediaUrl: string | null
   /** When it was first published; null while it never has been. */
@@ -36,6 +38,8 @@ export interface PostInput {
   status?: PostStatus
   orgId?: number | null
   comments?: CommentSetting
+  /** Its address; made from the title when left out. */
+  slug?: string
   /** Ids of the author's files to attach. */
   attachments?: readonly number[]
 }
@@ -49,6 +53,8 @@ export interface PostChanges {
   /** null takes the post out of its organization. */
   orgId?: number | null
   comments?: CommentSetting
+  /** A new address: the old one redirects to it. */
+  slug?: string
   /** The post's files from now on: the others are detached. */
   attachments?: readonly number[]
 }
@@ -66,6 +72,7 @@ export function toPost(row: PostRow): Post {
   return {
     id: row.id,
     title: row.title,
+    slug: row.slug,
     text: row.text,
     mediaUrl: row.media_url,
     authorId: row.author_id,

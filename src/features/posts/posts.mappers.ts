@@ -32,6 +32,7 @@ export function toPostReadV2(post: Post) {
     status: post.status,
     org_id: post.orgId,
     published_at: post.publishedAt,
+    slug: post.slug,
     attachments: (post.attachments ?? []).map(toFileRead),
     comments: post.comments,
     comment_count: post.commentCount,

@@ -206,10 +206,12 @@ export function insertLivePostQuery(
   comments: string,
   publishedAt: string | null,
   now: string,
+  slug: string,
+  slugScope: string,
 ) {
   return db
     .insertInto('posts')
-    .columns(['author_id', 'title', 'text', 'media_url', 'visibility', 'status', 'org_id', 'comments', 'published_at', 'created_at', 'updated_at'])
+    .columns(['author_id', 'title', 'text', 'media_url', 'visibility', 'status', 'org_id', 'comments', 'published_at', 'created_at', 'updated_at', 'slug', 'slug_scope'])
     .expression((eb) =>
       eb
         .selectFrom('users')
@@ -225,6 +227,8 @@ export function insertLivePostQuery(
           eb.val(publishedAt).as('published_at'),
           eb.val(now).as('created_at'),
           eb.val(now).as('updated_at'),
+          eb.val(slug).as('slug'),
+          eb.val(slugScope).as('slug_scope'),
         ])
         .where('users.id', '=', authorId)
         .where('users.is_deleted', '=', 0)
@@ -240,7 +244,7 @@ export const preparedNewestPosts = preparedQuery(2, newestPostsQuery)
 export const preparedFirstPosts = preparedQuery(1, firstPostsQuery)
 export const preparedNewestPostsBefore = preparedQuery(2, newestPostsBeforeQuery)
 export const preparedNewestPostsBy = preparedQuery(3, newestPostsByQuery)
-export const preparedInsertLivePost = preparedQuery(10, insertLivePostQuery)
+export const preparedInsertLivePost = preparedQuery(12, insertLivePostQuery)
 
 export interface NewPostRow {
   author_id: number
@@ -251,6 +255,8 @@ export interface NewPostRow {
   status: string
   org_id: number | null
   comments: string
+  slug: string
+  slug_scope: string
 }
 
 export interface PostRowChanges {
@@ -262,6 +268,8 @@ export interface PostRowChanges {
   org_id?: number | null
   comments?: string
   published_at?: string
+  slug?: string
+  slug_scope?: string
 }
 
 export async function findPostById(db: Executor, id: number): Promise<PostRow | undefined> {
@@ -462,8 +470,61 @@ export async function countPosts(db: Executor, reader: Reader, filter: PostFilte
 /** Inserts the post while its author is live; undefined when the author is not. */
 export async function insertPost(db: Executor, post: NewPostRow): Promise<PostRow | undefined> {
   const now = nowIso()
-  const [row] = await preparedInsertLivePost(db, post.author_id, post.title, post.text, post.media_url, post.visibility, post.status, post.org_id, post.comments, post.status === 'published' ? now : null, now)
+  const [row] = await preparedInsertLivePost(db, post.author_id, post.title, post.text, post.media_url, post.visibility, post.status, post.org_id, post.comments, post.status === 'published' ? now : null, now, post.slug, post.slug_scope)
   return row
+}
+
+/**
+ * Holds a slug scope until the unit ends (PostgreSQL, by a transaction's advisory lock; SQLite runs
+ * one writer at a time), so two posts given slugs in one scope at once never pick the same one.
+ */
+export async function lockSlugScope(db: Executor, scope: string): Promise<void> {
+  if (isPostgres(db)) await sql`select pg_advisory_xact_lock(hashtext(${`post-slug ${scope}`}))`.execute(db)
+}
+
+/** Which of these slugs posts of the scope have, the post `except` aside: exact probes of the unique index. */
+export async function takenSlugs(db: Executor, scope: string, slugs: readonly string[], except: number | null): Promise<string[]> {
+  const rows = await db
+    .selectFrom('posts')
+    .select('slug')
+    .where('slug_scope', '=', scope)
+    .where('slug', 'in', [...slugs])
+    .$if(except !== null, (qb) => qb.where('id', '<>', except ?? 0))
+    .execute()
+  return rows.map((row) => row.slug)
+}
+
+/** The slug scopes an owner's name opens: the organization with that slug, the user with that username. */
+export async function slugScopesOf(db: Executor, owner: string): Promise<string[]> {
+  const name = owner.toLowerCase()
+  const [org, user] = await Promise.all([
+    db.selectFrom('organizations').select('id').where('slug', '=', name).executeTakeFirst(),
+    db.selectFrom('users').select('id').where('username', '=', name).where('is_deleted', '=', 0).executeTakeFirst(),
+  ])
+  return [...(org ? [`o:${org.id}`] : []), ...(user ? [`u:${user.id}`] : [])]
+}
+
+/** The live posts with the slug in these scopes. */
+export function postsWithSlug(db: Executor, scopes: readonly string[], slug: string): Promise<PostRow[]> {
+  if (scopes.length === 0) return Promise.resolve([])
+  return visiblePosts(db).select(POST_COLUMNS).where('posts.slug_scope', 'in', [...scopes]).where('posts.slug', '=', slug).execute()
+}
+
+/** The posts these scopes' old slug `slug` now stands for. */
+export async function redirectedSlug(db: Executor, scopes: readonly string[], slug: string): Promise<{ slug_scope: string; post_id: number }[]> {
+  if (scopes.length === 0) return []
+  return db.selectFrom('post_slug_redirects').select(['slug_scope', 'post_id']).where('slug_scope', 'in', [...scopes]).where('slug', '=', slug).execute()
+}
+
+/** The scope the post's slug was given in (kept when its organization goes, unlike org_id). */
+export async function slugScopeOfPost(db: Executor, id: number): Promise<string | undefined> {
+  return (await db.selectFrom('posts').select('slug_scope').where('id', '=', id).executeTakeFirst())?.slug_scope
+}
+
+/** Keeps a post's earlier slug finding it (the latest post to leave a slug takes it). */
+export async function recordOldSlug(db: Executor, scope: string, slug: string, postId: number): Promise<void> {
+  await db.deleteFrom('post_slug_redirects').where('slug_scope', '=', scope).where('slug', '=', slug).execute()
+  await db.insertInto('post_slug_redirects').values({ slug_scope: scope, slug, post_id: postId, created_at: nowIso() }).execute()
 }
 
 /** Brings back the author's posts soft-deleted at or after `since` (with the author), not those deleted before. */
@@ -539,5 +600,5 @@ export function postsOfAuthorAfter(db: Executor, authorId: number, after: number
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const postsFunctions = { findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsWithTotal, countPosts, insertPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
+export const postsFunctions = { findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsWithTotal, countPosts, insertPost, lockSlugScope, takenSlugs, slugScopesOf, postsWithSlug, redirectedSlug, recordOldSlug, slugScopeOfPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
 export type PostsRepository = Repository<typeof postsFunctions>

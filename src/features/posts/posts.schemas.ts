@@ -6,6 +6,7 @@ import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
 import { FileRead } from '../files/index.js'
 import { MyReactions, ReactionCounts } from '../reactions/index.js'
+import { SLUG_MAX_LENGTH, SLUG_PATTERN } from './slugs.js'
 
 // At least one visible character: a title of spaces is as empty as no title.
 const Title = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', examples: ['Hello, world'] })
@@ -72,6 +73,18 @@ const Attachments = Type.Array(RecordId, {
   description: "Ids of the author's own completed files (POST /files, /uploads); an update replaces the list, detaching the files left out",
 })
 
+const Slug = Type.String({
+  minLength: 1,
+  maxLength: SLUG_MAX_LENGTH,
+  pattern: SLUG_PATTERN,
+  description: "Its address under its owner (GET /posts/by-slug/{owner}/{slug}): lowercase letters and digits in words joined by hyphens, unique among the owner's posts (409 post_slug_taken). Made from the title when left out; an old one keeps finding the post",
+})
+
+export const PostBySlugParams = Type.Object({
+  owner: Type.String({ minLength: 1, maxLength: 100, description: "The post's organization's slug, or its author's username" }),
+  slug: Type.String({ minLength: 1, maxLength: SLUG_MAX_LENGTH, pattern: '^[a-z0-9-]+$', description: 'Its slug, or one it had' }),
+})
+
 export const PostReadV2 = Type.Object(
   {
     ...PostRead.properties,
@@ -79,6 +92,7 @@ export const PostReadV2 = Type.Object(
     status: PostStatus,
     org_id: Type.Union([Type.Integer(), Type.Null()]),
     published_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it was first published; null while it never has been' }),
+    slug: Type.String({ description: "Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username" }),
     attachments: Type.Array(FileRead, { description: "Its files, oldest first; each read under the post's own rule" }),
     comments: CommentSetting,
     comment_count: Type.Integer({ description: 'Its visible comments and replies' }),
@@ -89,12 +103,12 @@ export const PostReadV2 = Type.Object(
 )
 
 export const PostCreateV2 = Type.Object(
-  { ...PostCreate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting) },
+  { ...PostCreate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug) },
   { additionalProperties: false, title: 'PostCreateV2' },
 )
 
 export const PostUpdateV2 = Type.Object(
-  { ...PostUpdate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting) },
+  { ...PostUpdate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug) },
   { additionalProperties: false, minProperties: 1, title: 'PostUpdateV2' },
 )
 

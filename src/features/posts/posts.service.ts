@@ -18,6 +18,7 @@ import type { PostChangeLog, PostEventType } from './post-change-log.js'
 import type { MemberRole, Permissions, PostFacts, PostStatus, Reader, Visibility } from './post-policy.js'
 import { ANONYMOUS, mayEdit, mayRead, permissionsOf, readsAsUser } from './post-policy.js'
 import type { PostRowChanges, PostsRepository } from './posts.repository.js'
+import { numberedSlugs, randomSlugs, slugFromTitle, slugScope } from './slugs.js'
 
 export const POST_NOT_FOUND = 'Post not found'
 export const EMAIL_NOT_VERIFIED = 'Email not verified'
@@ -54,10 +55,11 @@ function postNotFound(): never {
 }
 
 const notAMember = () => new DomainError('forbidden', NOT_A_MEMBER, { code: 'not_a_member' })
+const slugTaken = () => new DomainError('conflict', 'Another post of the same owner has this slug', { code: 'post_slug_taken' })
 /** An author's posts read per page for their data export. */
 const EXPORT_PAGE = 500
 
-const toRowChanges = ({ mediaUrl, orgId, attachments: _attachments, ...rest }: PostChanges): PostRowChanges => ({
+const toRowChanges = ({ mediaUrl, orgId, attachments: _attachments, slug: _slug, ...rest }: PostChanges): PostRowChanges => ({
   ...rest,
   ...(mediaUrl === undefined ? {} : { media_url: mediaUrl }),
   ...(orgId === undefined ? {} : { org_id: orgId }),
@@ -204,7 +206,11 @@ export class PostService {
     if (visibility === 'org' && orgId === null) throw orgIdRequired()
     const post = await this.unitOfWork.run(async (unit) => {
       if (orgId !== null && (await this.memberships.roleIn(unit, orgId, author.id)) === undefined) throw notAMember()
+      const scope = slugScope(orgId, author.id)
+      const slug = await this.slugIn(unit, scope, input.slug ?? null, slugFromTitle(input.title), null)
       const row = await this.posts.in(unit).insertPost({
+        slug,
+        slug_scope: scope,
         author_id: author.id,
         title: input.title,
         text: input.text,
@@ -240,7 +246,7 @@ export class PostService {
       if (changes.status !== undefined && changes.status !== post.status && !permissionsOf(reader, post).publish) throw forbidden()
       if (orgId !== post.orgId) await this.assertMayMove(unit, reader, post, orgId)
       const publishes = post.status === 'draft' && changes.status === 'published'
-      const rowChanges = { ...toRowChanges(changes), ...(publishes && post.publishedAt === null ? { published_at: nowIso() } : {}) }
+      const rowChanges = { ...toRowChanges(changes), ...(publishes && post.publishedAt === null ? { published_at: nowIso() } : {}), ...(await this.readdressed(unit, post, orgId, changes.slug)) }
       const row = await this.posts.in(unit).updatePost(id, rowChanges)
       if (!row) postNotFound()
       if (changes.attachments !== undefined) await this.files.attach(unit, { id, authorId: post.authorId }, changes.attachments, caller.id)
@@ -294,6 +300,63 @@ export class PostService {
     if (!mayRead(reader, post)) postNotFound()
     if (!mayEdit(reader, post)) throw forbidden()
     return { post, reader }
+  }
+
+  /** A post by its owner's name (its organization's slug, or its author's username) and its slug, as get reads it; or the post an old slug of theirs now stands for. */
+  async getBySlug(caller: PostCaller | null, owner: string, slug: string, client: ClientInfo): Promise<{ post: Post } | { movedTo: number }> {
+    const scopes = await this.posts.slugScopesOf(owner)
+    // An organization's and a user's of the same name: the organization's post first.
+    const rows = (await this.posts.postsWithSlug(scopes, slug)).sort((a, b) => scopes.indexOf(slugScope(a.org_id, a.author_id)) - scopes.indexOf(slugScope(b.org_id, b.author_id)))
+    for (const row of rows) {
+      const readable = await this.readableOrNone(caller, row.id, client)
+      if (readable) return { post: readable.post }
+    }
+    for (const old of await this.posts.redirectedSlug(scopes, slug)) {
+      if (await this.readableOrNone(caller, old.post_id, client)) return { movedTo: old.post_id }
+    }
+    postNotFound()
+  }
+
+  private async readableOrNone(caller: PostCaller | null, id: number, client: ClientInfo): Promise<{ post: Post; reader: Reader } | undefined> {
+    try {
+      return await this.readable(caller, id, client)
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'post_not_found') return undefined
+      throw error
+    }
+  }
+
+  /**
+   * The slug a post gets in the scope, the scope held for the rest of the unit: the one asked for
+   * (409 post_slug_taken when another post of the scope has it), or the first of `base`, `base-2` to
+   * `base-9` that none has, or else `base-` and six random characters: a few probes of the unique
+   * index however many posts share a title.
+   */
+  private async slugIn(unit: Unit, scope: string, asked: string | null, base: string, postId: number | null): Promise<string> {
+    const posts = this.posts.in(unit)
+    await posts.lockSlugScope(scope)
+    for (const candidates of asked === null ? [numberedSlugs(base), randomSlugs(base)] : [[asked]]) {
+      const taken = new Set(await posts.takenSlugs(scope, candidates, postId))
+      const free = candidates.find((candidate) => !taken.has(candidate))
+      if (free !== undefined) return free
+    }
+    throw slugTaken()
+  }
+
+  /**
+   * The slug columns of an edit that gives the post a new slug or moves it to another scope (its
+   * slug kept when free there), with its old slug kept finding it; nothing otherwise.
+   */
+  private async readdressed(unit: Unit, post: Post, orgId: number | null, asked: string | undefined): Promise<Pick<PostRowChanges, 'slug' | 'slug_scope'>> {
+    if (asked === undefined && orgId === post.orgId) return {}
+    const scope = slugScope(orgId, post.authorId)
+    const posts = this.posts.in(unit)
+    const oldScope = await posts.slugScopeOfPost(post.id)
+    if (scope === oldScope && (asked === undefined || asked === post.slug)) return {}
+    const slug = await this.slugIn(unit, scope, asked ?? null, post.slug, post.id)
+    // A row written without a slug (by hand, not by this service) has no old address to keep.
+    if (oldScope && post.slug) await posts.recordOldSlug(oldScope, post.slug, post.id)
+    return { slug, slug_scope: scope }
   }
 
   /** The caller as a reader, knowing their roles in the named organizations only. */

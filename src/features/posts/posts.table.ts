@@ -27,6 +27,10 @@ export interface PostsTable {
   thread_count: ColumnType<number, never, never>
   /** Its reactions of every kind, kept by triggers on post_reactions (migration 2026-12-09-02-reactions). */
   reaction_count: ColumnType<number, never, never>
+  /** Its address under its owner, unique in `slug_scope` (slugs.ts; migration 2026-12-10-02-post-slugs). */
+  slug: ColumnType<string, string, string>
+  /** The scope its slug was given in: `o:<org id>` or `u:<author id>`. */
+  slug_scope: ColumnType<string, string, string>
   is_deleted: Flag
   deleted_at: NullableTimestamp
   created_at: Timestamp
@@ -34,7 +38,7 @@ export interface PostsTable {
 }
 
 /** Columns of a post as every read returns it. */
-export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'attachment_count', 'comments', 'comment_count', 'reaction_count', 'created_at', 'updated_at'] as const
+export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'attachment_count', 'comments', 'comment_count', 'reaction_count', 'slug', 'created_at', 'updated_at'] as const
 
 export type PostRow = Pick<Selectable<PostsTable>, (typeof POST_COLUMNS)[number]>
 
@@ -46,10 +50,19 @@ export interface OrgPostCountsTable {
   count: ColumnType<number | string, number, number>
 }
 
+/** A post's earlier slug in the scope it was in: an old address still finds the post. */
+export interface PostSlugRedirectsTable {
+  slug_scope: string
+  slug: string
+  post_id: number
+  created_at: Timestamp
+}
+
 // This slice's tables in the database's type (src/db/schema.ts).
 declare module '../../db/schema.js' {
   interface Database {
     posts: PostsTable
     org_post_counts: OrgPostCountsTable
+    post_slug_redirects: PostSlugRedirectsTable
   }
 }

@@ -1,6 +1,7 @@
 // Version 2's questions about posts: what the caller may do with one, their own posts in any
 // state, and an organization's posts for its members. Each answer is the post policy's.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
 
 import { clientOf } from '../../api/common/client-info.js'
 import { protectedRoute } from '../../api/common/protected-route.js'
@@ -9,7 +10,8 @@ import { optionalBearerOrApiKey } from '../../api/common/security-scheme.js'
 import { orgOf, OrgParams, orgRoute } from '../orgs/index.js'
 import { postCallerOf, signedInPostCallerOf } from './post-caller.http.js'
 import { postPageV2 } from './post-page.http.js'
-import { PostIdParams, PostListQueryV2, PostPageV2, PostPermissions } from './posts.schemas.js'
+import { toPostReadV2 } from './posts.mappers.js'
+import { PostBySlugParams, PostIdParams, PostListQueryV2, PostPageV2, PostPermissions, PostReadV2 } from './posts.schemas.js'
 
 const tags = ['posts']
 
@@ -28,6 +30,26 @@ const postsV2Routes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => posts.permissions(postCallerOf(request), request.params.post_id, clientOf(request)),
+  )
+
+  app.get(
+    '/posts/by-slug/:owner/:slug',
+    {
+      schema: {
+        tags,
+        summary: "A post by its address: its organization's slug or its author's username, and its slug",
+        description: 'As GET /posts/{post_id} reads it. An old slug of the owner answers 308 to the post it now stands for (/api/v2/posts/{post_id}), when the caller may read that post.',
+        security: optionalBearerOrApiKey,
+        params: PostBySlugParams,
+        response: { 200: PostReadV2, 308: Type.Null({ description: 'To the post an old slug stands for' }), ...errorResponses(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const caller = postCallerOf(request)
+      const found = await posts.getBySlug(caller, request.params.owner, request.params.slug, clientOf(request))
+      if ('movedTo' in found) return reply.redirect(`/api/v2/posts/${found.movedTo}`, 308)
+      return toPostReadV2((await posts.withDetails([found.post], caller))[0]!)
+    },
   )
 
   app.get(
