@@ -3,11 +3,11 @@
 import path from 'node:path'
 
 import type { KyselyConfig } from 'kysely'
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely'
+import { Kysely, PostgresDialect } from 'kysely'
 
 import { registerDirectExecutor } from './fast-path/direct-executor.js'
 import { usePlainPath } from './fast-path/prepared.js'
-import { QueuedSqliteDialect } from './fast-path/sqlite-dialect.js'
+import { ImmediateSqliteDialect, QueuedSqliteDialect } from './fast-path/sqlite-dialect.js'
 import { keepDataDirPrivate } from './private-data-dir.js'
 import { queryObserverOf } from './query-observer.js'
 import { registerReadWorker, SqliteReadWorker } from './read-worker.js'
@@ -79,7 +79,7 @@ function createSqlite(dataDir: string, options: DatabaseOptions): DatabaseHandle
     await db.destroy()
   }
   if (options.fastPath === false) {
-    const db: Kysely<Database> = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log: queryLog(options, () => db) })
+    const db: Kysely<Database> = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }), log: queryLog(options, () => db) })
     usePlainPath(db)
     registerReadWorker(db, reads)
     return { db, dialect: 'sqlite', location: file, close: () => close(db) }

@@ -17,6 +17,14 @@ import type { DirectExecutor } from './direct-executor.js'
 // Our queries have a bounded set of shapes; the cap only guards against unbounded distinct SQL.
 const STATEMENT_CACHE_LIMIT = 1000
 
+/**
+ * A unit of work takes the write lock when it begins, waiting its turn (busy_timeout) as a write
+ * does. A unit begun as a reader (plain BEGIN) that writes after another process has committed
+ * cannot take the lock at all on a WAL database (SQLITE_BUSY_SNAPSHOT, answered 503): an edit
+ * reads its post before changing it. Within one process units already run one at a time.
+ */
+export const BEGIN_UNIT = 'begin immediate'
+
 class FifoLock {
   locked = false
   private readonly waiters: (() => void)[] = []
@@ -111,7 +119,7 @@ class QueuedSqliteDriver implements Driver, DirectExecutor {
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin'))
+    await connection.executeQuery(CompiledQuery.raw(BEGIN_UNIT))
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -165,3 +173,13 @@ export class QueuedSqliteDialect extends SqliteDialect {
   }
 }
 
+/** Kysely's own SQLite dialect (the path without the speed layer), its units begun as above. */
+export class ImmediateSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver()
+    driver.beginTransaction = async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw(BEGIN_UNIT))
+    }
+    return driver
+  }
+}
