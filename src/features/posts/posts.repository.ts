@@ -516,11 +516,6 @@ export async function redirectedSlug(db: Executor, scopes: readonly string[], sl
   return db.selectFrom('post_slug_redirects').select(['slug_scope', 'post_id']).where('slug_scope', 'in', [...scopes]).where('slug', '=', slug).execute()
 }
 
-/** Gives a post just written its slug (in place of its placeholder), as part of its writing: its `updated_at` stays its `created_at`. */
-export function giveSlug(db: Executor, id: number, slug: string): Promise<PostRow | undefined> {
-  return db.updateTable('posts').set({ slug }).where('id', '=', id).returning(POST_COLUMNS).executeTakeFirst()
-}
-
 /** The scope the post's slug was given in (kept when its organization goes, unlike org_id). */
 export async function slugScopeOfPost(db: Executor, id: number): Promise<string | undefined> {
   return (await db.selectFrom('posts').select('slug_scope').where('id', '=', id).executeTakeFirst())?.slug_scope
@@ -605,5 +600,5 @@ export function postsOfAuthorAfter(db: Executor, authorId: number, after: number
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const postsFunctions = { findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsWithTotal, countPosts, insertPost, lockSlugScope, takenSlugs, slugScopesOf, postsWithSlug, redirectedSlug, recordOldSlug, slugScopeOfPost, giveSlug, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
+export const postsFunctions = { findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsWithTotal, countPosts, insertPost, lockSlugScope, takenSlugs, slugScopesOf, postsWithSlug, redirectedSlug, recordOldSlug, slugScopeOfPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
 export type PostsRepository = Repository<typeof postsFunctions>

@@ -4,8 +4,6 @@
 // removes permanently. No HTTP here. Each change is recorded in the change log in its own unit of
 // work (its change event commits with it), and so is a superuser's change of a post no rule
 // opened to them.
-import { randomUUID } from 'node:crypto'
-
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import { assertSuperuser, DomainError, forbidden, notAuthenticated, RuleViolation } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
@@ -209,11 +207,9 @@ export class PostService {
     const post = await this.unitOfWork.run(async (unit) => {
       if (orgId !== null && (await this.memberships.roleIn(unit, orgId, author.id)) === undefined) throw notAMember()
       const scope = slugScope(orgId, author.id)
-      // Written first, with a placeholder slug, and given its slug after: on SQLite a unit that
-      // reads before it writes cannot take the write lock once another process has committed
-      // since its read (SQLITE_BUSY_SNAPSHOT, answered 503), where a write first waits its turn.
-      const inserted = await this.posts.in(unit).insertPost({
-        slug: `pending-${randomUUID()}`,
+      const slug = await this.slugIn(unit, scope, input.slug ?? null, slugFromTitle(input.title), null)
+      const row = await this.posts.in(unit).insertPost({
+        slug,
         slug_scope: scope,
         author_id: author.id,
         title: input.title,
@@ -224,10 +220,7 @@ export class PostService {
         org_id: orgId,
         comments: input.comments ?? 'open',
       })
-      if (!inserted) return undefined
-      const slug = await this.slugIn(unit, scope, input.slug ?? null, slugFromTitle(input.title), inserted.id)
-      const row = await this.posts.in(unit).giveSlug(inserted.id, slug)
-      if (!row) postNotFound()
+      if (!row) return undefined
       if (input.attachments?.length) await this.files.attach(unit, { id: row.id, authorId: author.id }, input.attachments, author.id)
       return this.changed(unit, ['post.created'], await this.attachedIn(unit, toPost(row), Boolean(input.attachments?.length)))
     })
