@@ -72,7 +72,7 @@ const databaseTests = [
 // A feature's browser test, the storage drivers' contract, the image functions and the slices'
 // unit tests (a service on fakes of its store, *.unit.test.ts) exercise no database code of their
 // own: one run is enough.
-const sqliteOnlyTests = ['src/features/**/*.unit.test.ts', 'src/features/event-streams/event-streams.browser.test.ts', 'src/features/files/files.browser.test.ts', 'src/features/abuse/captcha.browser.test.ts', 'src/features/files/storage/blob-store.contract.test.ts', 'src/features/files/images/*.test.ts']
+const sqliteOnlyTests = ['src/features/**/*.unit.test.ts', 'src/features/event-streams/event-streams.browser.test.ts', 'src/features/files/files.browser.test.ts', 'src/features/abuse/captcha.browser.test.ts', 'src/features/posts/markdown.browser.test.ts', 'src/features/files/storage/blob-store.contract.test.ts', 'src/features/files/images/*.test.ts']
 
 // The tests of the data paths (users, auth, posts, sessions, the mail outbox, rate limits and
 // keys, and the event stream's listener) run a third time through PgBouncer in transaction mode

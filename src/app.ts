@@ -47,6 +47,8 @@ export interface RouteTableEntry {
   config: Readonly<FastifyContextConfig>
   /** The fields its body schema names, at the top level (every branch of a union). */
   bodyFields: readonly string[]
+  /** The largest body it reads, where it raises or lowers the app's JSON_BODY_LIMIT_BYTES. */
+  bodyLimit: number | undefined
 }
 
 declare module 'fastify' {
@@ -166,7 +168,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
     const bodyFields = bodyFieldsOf(route.schema?.body)
     for (const method of methods) {
-      routeTable.push({ method, url: route.url, protectedRoute: config.protectedRoute === true, wayIn: config.wayIn, reauthenticate: config.reauthenticate === true, config, bodyFields })
+      routeTable.push({ method, url: route.url, protectedRoute: config.protectedRoute === true, wayIn: config.wayIn, reauthenticate: config.reauthenticate === true, config, bodyFields, bodyLimit: route.bodyLimit })
     }
     const handler = route.handler
     route.handler = function trackedHandler(this: FastifyInstance, request, reply) {

@@ -13,6 +13,7 @@ import { queryObserverOf } from './query-observer.js'
 import { registerReadWorker, SqliteReadWorker } from './read-worker.js'
 import type { Database } from './schema.js'
 import SqliteDatabase from './sqlite-driver.js'
+import { registerSqliteConnection } from './sqlite-schema-writes.js'
 
 export type DialectName = 'sqlite' | 'postgres'
 
@@ -82,12 +83,14 @@ function createSqlite(dataDir: string, options: DatabaseOptions): DatabaseHandle
     const db: Kysely<Database> = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }), log: queryLog(options, () => db) })
     usePlainPath(db)
     registerReadWorker(db, reads)
+    registerSqliteConnection(db, sqlite)
     return { db, dialect: 'sqlite', location: file, close: () => close(db) }
   }
   const dialect = new QueuedSqliteDialect(sqlite)
   const db: Kysely<Database> = new Kysely<Database>({ dialect, log: queryLog(options, () => db) })
   registerDirectExecutor(db, dialect.driver)
   registerReadWorker(db, reads)
+  registerSqliteConnection(db, sqlite)
   return { db, dialect: 'sqlite', location: file, close: () => close(db) }
 }
 

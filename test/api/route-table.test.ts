@@ -5,8 +5,11 @@
 //   it must not offer the API-key scheme, and refuses every key, a superuser's included; and
 //   with REQUIRE_MFA_FOR_SUPERUSERS (on here) it refuses a superuser with no second factor.
 // - A tier rule on a GET route applies to its HEAD and to the same route in the other version.
+// - No route reads a body larger than JSON_BODY_LIMIT_BYTES but those listed here, each for its reason.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { JSON_BODY_LIMIT_BYTES } from '../../src/app.js'
+import { POST_BODY_LIMIT_BYTES } from '../../src/features/posts/posts.schemas.js'
 import type { TestApp } from '../helpers/app.js'
 import { createTestApp } from '../helpers/app.js'
 import { enrolTotp } from '../helpers/totp.js'
@@ -77,6 +80,15 @@ const call = (operation: Operation, headers: Record<string, string>, method = op
 const offersApiKeys = (operation: Operation) => operation.security?.some((scheme) => 'ApiKeyHeader' in scheme) ?? false
 
 describe('the route table', () => {
+  it('reads no body larger than 1 MiB but a v2 post\'s (its 100,000-character text) and an upload\'s bytes', () => {
+    const raised = t.app.routeTable.filter((route) => (route.bodyLimit ?? 0) > JSON_BODY_LIMIT_BYTES).map((route) => `${route.method} ${route.url} ${route.bodyLimit}`)
+    expect(raised.sort()).toEqual([
+      `PATCH ${V2}/posts/:post_id ${POST_BODY_LIMIT_BYTES}`,
+      `POST ${V2}/posts ${POST_BODY_LIMIT_BYTES}`,
+      `PUT ${V2}/uploads/:upload_id/content ${t.app.config.files.maxBytes}`,
+    ])
+  })
+
   it('documents operations of both versions', () => {
     expect(operations.filter((operation) => operation.version === 'v1').length).toBeGreaterThan(20)
     expect(operations.filter((operation) => operation.version === 'v2').length).toBeGreaterThan(20)

@@ -9879,6 +9879,10 @@ export interface operations {
                             published_at: string | null;
                             /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                             slug: string;
+                            /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
+                            format: "plain" | "markdown";
+                            /** @description A Markdown post's text as sanitized HTML, safe to put in a page as it is: no script, no event handler, links and images over http(s) only (mailto links too), and `rel="noopener nofollow ugc"` on links to other sites. Null for a plain post */
+                            html: string | null;
                             /** @description Its files, oldest first; each read under the post's own rule */
                             attachments: {
                                 id: number;
@@ -9957,10 +9961,15 @@ export interface operations {
                 "application/json": {
                     /** @example Hello, world */
                     title: string;
-                    /** @example My first post. */
+                    /**
+                     * @description Plain text, or Markdown when `format` is markdown
+                     * @example My first post.
+                     */
                     text: string;
                     /** @description An http(s) URL, or null for none */
                     media_url?: string | null;
+                    /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
+                    format?: "plain" | "markdown";
                     /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                     visibility?: "public" | "unlisted" | "org" | "private";
                     /** @description A draft is read by its author and, in an organization, by its admins and owners */
@@ -10002,6 +10011,10 @@ export interface operations {
                         published_at: string | null;
                         /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                         slug: string;
+                        /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
+                        format: "plain" | "markdown";
+                        /** @description A Markdown post's text as sanitized HTML, safe to put in a page as it is: no script, no event handler, links and images over http(s) only (mailto links too), and `rel="noopener nofollow ugc"` on links to other sites. Null for a plain post */
+                        html: string | null;
                         /** @description Its files, oldest first; each read under the post's own rule */
                         attachments: {
                             id: number;
@@ -10108,6 +10121,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
             /** @description Default Response */
             422: {
                 headers: {
@@ -10169,6 +10206,10 @@ export interface operations {
                         published_at: string | null;
                         /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                         slug: string;
+                        /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
+                        format: "plain" | "markdown";
+                        /** @description A Markdown post's text as sanitized HTML, safe to put in a page as it is: no script, no event handler, links and images over http(s) only (mailto links too), and `rel="noopener nofollow ugc"` on links to other sites. Null for a plain post */
+                        html: string | null;
                         /** @description Its files, oldest first; each read under the post's own rule */
                         attachments: {
                             id: number;
@@ -10385,10 +10426,15 @@ export interface operations {
                 "application/json": {
                     /** @example Hello, world */
                     title?: string;
-                    /** @example My first post. */
+                    /**
+                     * @description Plain text, or Markdown when `format` is markdown
+                     * @example My first post.
+                     */
                     text?: string;
                     /** @description An http(s) URL, or null for none */
                     media_url?: string | null;
+                    /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
+                    format?: "plain" | "markdown";
                     /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                     visibility?: "public" | "unlisted" | "org" | "private";
                     /** @description A draft is read by its author and, in an organization, by its admins and owners */
@@ -10430,6 +10476,10 @@ export interface operations {
                         published_at: string | null;
                         /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                         slug: string;
+                        /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
+                        format: "plain" | "markdown";
+                        /** @description A Markdown post's text as sanitized HTML, safe to put in a page as it is: no script, no event handler, links and images over http(s) only (mailto links too), and `rel="noopener nofollow ugc"` on links to other sites. Null for a plain post */
+                        html: string | null;
                         /** @description Its files, oldest first; each read under the post's own rule */
                         attachments: {
                             id: number;
@@ -10538,6 +10588,30 @@ export interface operations {
             };
             /** @description Conflict with an existing record */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Payload too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10818,6 +10892,10 @@ export interface operations {
                         published_at: string | null;
                         /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                         slug: string;
+                        /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
+                        format: "plain" | "markdown";
+                        /** @description A Markdown post's text as sanitized HTML, safe to put in a page as it is: no script, no event handler, links and images over http(s) only (mailto links too), and `rel="noopener nofollow ugc"` on links to other sites. Null for a plain post */
+                        html: string | null;
                         /** @description Its files, oldest first; each read under the post's own rule */
                         attachments: {
                             id: number;
@@ -10954,6 +11032,10 @@ export interface operations {
                             published_at: string | null;
                             /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                             slug: string;
+                            /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
+                            format: "plain" | "markdown";
+                            /** @description A Markdown post's text as sanitized HTML, safe to put in a page as it is: no script, no event handler, links and images over http(s) only (mailto links too), and `rel="noopener nofollow ugc"` on links to other sites. Null for a plain post */
+                            html: string | null;
                             /** @description Its files, oldest first; each read under the post's own rule */
                             attachments: {
                                 id: number;
@@ -11093,6 +11175,10 @@ export interface operations {
                             published_at: string | null;
                             /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                             slug: string;
+                            /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
+                            format: "plain" | "markdown";
+                            /** @description A Markdown post's text as sanitized HTML, safe to put in a page as it is: no script, no event handler, links and images over http(s) only (mailto links too), and `rel="noopener nofollow ugc"` on links to other sites. Null for a plain post */
+                            html: string | null;
                             /** @description Its files, oldest first; each read under the post's own rule */
                             attachments: {
                                 id: number;

@@ -1,6 +1,7 @@
 import { toIsoString } from '../../shared/timestamps.js'
 import type { FileView } from '../files/index.js'
 import type { ReactionSummary } from '../reactions/index.js'
+import type { PostFormat } from './markdown.js'
 import type { CommentSetting, PostFacts, PostStatus, Visibility } from './post-policy.js'
 import type { PostRow } from './posts.table.js'
 
@@ -11,6 +12,10 @@ export interface Post extends PostFacts {
   /** Its address under its owner (`/posts/by-slug/{owner}/{slug}`), unique among the owner's posts. */
   slug: string
   text: string
+  /** How its text is written: plain, or Markdown with `html` rendered from it. */
+  format: PostFormat
+  /** A Markdown post's sanitized HTML (markdown.ts); null for a plain post. */
+  html: string | null
   mediaUrl: string | null
   /** When it was first published; null while it never has been. */
   publishedAt: string | null
@@ -33,6 +38,8 @@ export interface Post extends PostFacts {
 export interface PostInput {
   title: string
   text: string
+  /** plain when left out. */
+  format?: PostFormat
   mediaUrl?: string | null
   visibility?: Visibility
   status?: PostStatus
@@ -47,6 +54,7 @@ export interface PostInput {
 export interface PostChanges {
   title?: string
   text?: string
+  format?: PostFormat
   mediaUrl?: string | null
   visibility?: Visibility
   status?: PostStatus
@@ -74,6 +82,8 @@ export function toPost(row: PostRow): Post {
     title: row.title,
     slug: row.slug,
     text: row.text,
+    format: row.format as PostFormat,
+    html: row.html,
     mediaUrl: row.media_url,
     authorId: row.author_id,
     visibility: row.visibility as Visibility,

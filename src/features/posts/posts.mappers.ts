@@ -33,6 +33,8 @@ export function toPostReadV2(post: Post) {
     org_id: post.orgId,
     published_at: post.publishedAt,
     slug: post.slug,
+    format: post.format,
+    html: post.html,
     attachments: (post.attachments ?? []).map(toFileRead),
     comments: post.comments,
     comment_count: post.commentCount,

@@ -208,10 +208,12 @@ export function insertLivePostQuery(
   now: string,
   slug: string,
   slugScope: string,
+  format: string,
+  html: string | null,
 ) {
   return db
     .insertInto('posts')
-    .columns(['author_id', 'title', 'text', 'media_url', 'visibility', 'status', 'org_id', 'comments', 'published_at', 'created_at', 'updated_at', 'slug', 'slug_scope'])
+    .columns(['author_id', 'title', 'text', 'media_url', 'visibility', 'status', 'org_id', 'comments', 'published_at', 'created_at', 'updated_at', 'slug', 'slug_scope', 'format', 'html'])
     .expression((eb) =>
       eb
         .selectFrom('users')
@@ -229,6 +231,8 @@ export function insertLivePostQuery(
           eb.val(now).as('updated_at'),
           eb.val(slug).as('slug'),
           eb.val(slugScope).as('slug_scope'),
+          eb.val(format).as('format'),
+          eb.val(html).as('html'),
         ])
         .where('users.id', '=', authorId)
         .where('users.is_deleted', '=', 0)
@@ -244,7 +248,7 @@ export const preparedNewestPosts = preparedQuery(2, newestPostsQuery)
 export const preparedFirstPosts = preparedQuery(1, firstPostsQuery)
 export const preparedNewestPostsBefore = preparedQuery(2, newestPostsBeforeQuery)
 export const preparedNewestPostsBy = preparedQuery(3, newestPostsByQuery)
-export const preparedInsertLivePost = preparedQuery(12, insertLivePostQuery)
+export const preparedInsertLivePost = preparedQuery(14, insertLivePostQuery)
 
 export interface NewPostRow {
   author_id: number
@@ -257,6 +261,8 @@ export interface NewPostRow {
   comments: string
   slug: string
   slug_scope: string
+  format: string
+  html: string | null
 }
 
 export interface PostRowChanges {
@@ -270,6 +276,8 @@ export interface PostRowChanges {
   published_at?: string
   slug?: string
   slug_scope?: string
+  format?: string
+  html?: string | null
 }
 
 export async function findPostById(db: Executor, id: number): Promise<PostRow | undefined> {
@@ -470,7 +478,7 @@ export async function countPosts(db: Executor, reader: Reader, filter: PostFilte
 /** Inserts the post while its author is live; undefined when the author is not. */
 export async function insertPost(db: Executor, post: NewPostRow): Promise<PostRow | undefined> {
   const now = nowIso()
-  const [row] = await preparedInsertLivePost(db, post.author_id, post.title, post.text, post.media_url, post.visibility, post.status, post.org_id, post.comments, post.status === 'published' ? now : null, now, post.slug, post.slug_scope)
+  const [row] = await preparedInsertLivePost(db, post.author_id, post.title, post.text, post.media_url, post.visibility, post.status, post.org_id, post.comments, post.status === 'published' ? now : null, now, post.slug, post.slug_scope, post.format, post.html)
   return row
 }
 

@@ -11,17 +11,19 @@ import { protectedRoute, superusersOnly } from '../../api/common/protected-route
 import { errorResponses, MessageResponse } from '../../api/common/responses.js'
 import { optionalBearerOrApiKey } from '../../api/common/security-scheme.js'
 import { filled } from '../../shared/filters.js'
+import type { PostFormat } from './markdown.js'
 import type { Post, PostChanges, PostInput } from './post.js'
 import { postCallerOf, signedInPostCallerOf } from './post-caller.http.js'
 import type { PostPageQuery } from './post-page.http.js'
 import { postPageV2 } from './post-page.http.js'
 import type { CommentSetting, PostStatus, Visibility } from './post-policy.js'
-import { PostIdParams, PostListQuery, PostListQueryV2, PostPageV2 } from './posts.schemas.js'
+import { POST_BODY_LIMIT_BYTES, PostIdParams, PostListQuery, PostListQueryV2, PostPageV2 } from './posts.schemas.js'
 
 /** A body as either version takes it: v2's also names visibility, status and organization. */
 interface PostBody {
   title?: string
   text?: string
+  format?: PostFormat
   media_url?: string | null
   visibility?: Visibility
   status?: PostStatus
@@ -50,6 +52,8 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
   const { posts } = app.services
   const envelope = list === 'envelope'
   const PostListQueryByAuthor = Type.Object({ ...PostListQueryV2.properties, author_id: PostListQuery.properties.author_id })
+  // Version 2's texts are ten times longer than the 1 MiB every other JSON body is held to allows for.
+  const bodyLimit = envelope ? { bodyLimit: POST_BODY_LIMIT_BYTES } : {}
 
   app.get(
     '/',
@@ -91,13 +95,16 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
 
   app.post(
     '/',
-    protectedRoute(app, {
-      tags,
-      summary: 'Write a post as the caller',
-      body: schemas.create,
-      // Attached files may belong to another post (409).
-      response: { 201: schemas.read, ...errorResponses(...(attachments ? [403, 409, 422] : [403, 422])) },
-    }, { wayIn: 'none', impersonation: 'allowed' }),
+    {
+      ...protectedRoute(app, {
+        tags,
+        summary: 'Write a post as the caller',
+        body: schemas.create,
+        // Attached files may belong to another post (409).
+        response: { 201: schemas.read, ...errorResponses(...(attachments ? [403, 409, 413, 422] : [403, 422])) },
+      }, { wayIn: 'none', impersonation: 'allowed' }),
+      ...bodyLimit,
+    },
     async (request, reply) => {
       const { title = '', text = '', ...rest } = fromPostBody(request.body as PostBody)
       const input: PostInput = { title, text, ...rest }
@@ -107,13 +114,16 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
 
   app.patch(
     '/:post_id',
-    protectedRoute(app, {
-      tags,
-      summary: 'Edit a post (its author, its organization’s admins and owners, or a superuser)',
-      params: PostIdParams,
-      body: schemas.update,
-      response: { 200: schemas.read, ...errorResponses(...(attachments ? [403, 404, 409, 422] : [403, 404, 422])) },
-    }, { wayIn: 'none', impersonation: 'allowed' }),
+    {
+      ...protectedRoute(app, {
+        tags,
+        summary: 'Edit a post (its author, its organization’s admins and owners, or a superuser)',
+        params: PostIdParams,
+        body: schemas.update,
+        response: { 200: schemas.read, ...errorResponses(...(attachments ? [403, 404, 409, 413, 422] : [403, 404, 422])) },
+      }, { wayIn: 'none', impersonation: 'allowed' }),
+      ...bodyLimit,
+    },
     async (request) => {
       const changes = fromPostBody(request.body as PostBody)
       const caller = signedInPostCallerOf(request)

@@ -11,6 +11,23 @@ import { SLUG_MAX_LENGTH, SLUG_PATTERN } from './slugs.js'
 // At least one visible character: a title of spaces is as empty as no title.
 const Title = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', examples: ['Hello, world'] })
 const Text = Type.String({ minLength: 1, maxLength: 10_000, pattern: '\\S', examples: ['My first post.'] })
+/** Version 2's longer texts (a Markdown article): at most this many characters (Unicode code points). */
+export const TEXT_MAX_LENGTH_V2 = 100_000
+const TextV2 = Type.String({
+  minLength: 1,
+  maxLength: TEXT_MAX_LENGTH_V2,
+  pattern: '\\S',
+  examples: ['My first post.'],
+  description: 'Plain text, or Markdown when `format` is markdown',
+})
+/**
+ * The body limit of a v2 post's create and edit: its longest text as JSON can write it (every
+ * character an escaped surrogate pair, 12 bytes) and room for the rest; other JSON bodies keep 1 MiB.
+ */
+export const POST_BODY_LIMIT_BYTES = 1.5 * 1024 * 1024
+const Format = Type.Union([Type.Literal('plain'), Type.Literal('markdown')], {
+  description: 'How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written',
+})
 const MediaUrl = Type.Union(
   [Type.String({ format: 'uri', maxLength: 2048, pattern: '^https?://', examples: ['https://example.com/cat.jpg'] }), Type.Null()],
   { description: 'An http(s) URL, or null for none' },
@@ -93,6 +110,10 @@ export const PostReadV2 = Type.Object(
     org_id: Type.Union([Type.Integer(), Type.Null()]),
     published_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it was first published; null while it never has been' }),
     slug: Type.String({ description: "Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username" }),
+    format: Format,
+    html: Type.Union([Type.String(), Type.Null()], {
+      description: "A Markdown post's text as sanitized HTML, safe to put in a page as it is: no script, no event handler, links and images over http(s) only (mailto links too), and `rel=\"noopener nofollow ugc\"` on links to other sites. Null for a plain post",
+    }),
     attachments: Type.Array(FileRead, { description: "Its files, oldest first; each read under the post's own rule" }),
     comments: CommentSetting,
     comment_count: Type.Integer({ description: 'Its visible comments and replies' }),
@@ -103,12 +124,12 @@ export const PostReadV2 = Type.Object(
 )
 
 export const PostCreateV2 = Type.Object(
-  { ...PostCreate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug) },
+  { ...PostCreate.properties, text: TextV2, format: Type.Optional(Format), visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug) },
   { additionalProperties: false, title: 'PostCreateV2' },
 )
 
 export const PostUpdateV2 = Type.Object(
-  { ...PostUpdate.properties, visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug) },
+  { ...PostUpdate.properties, text: Type.Optional(TextV2), format: Type.Optional(Format), visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug) },
   { additionalProperties: false, minProperties: 1, title: 'PostUpdateV2' },
 )
 

@@ -12,6 +12,7 @@ import { nowIso, toIsoString } from '../../shared/timestamps.js'
 import type { FileView } from '../files/index.js'
 import type { Reactable, ReactionSummary, ReactionTarget } from '../reactions/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
+import { htmlOf } from './markdown.js'
 import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
 import { toPost } from './post.js'
 import type { PostChangeLog, PostEventType } from './post-change-log.js'
@@ -64,6 +65,12 @@ const toRowChanges = ({ mediaUrl, orgId, attachments: _attachments, slug: _slug,
   ...(mediaUrl === undefined ? {} : { media_url: mediaUrl }),
   ...(orgId === undefined ? {} : { org_id: orgId }),
 })
+
+/** The `html` of an edit that changes a post's text or format: rendered again from the text it will have. */
+function rendered(post: Post, changes: PostChanges): Pick<PostRowChanges, 'html'> {
+  if (changes.text === undefined && (changes.format === undefined || changes.format === post.format)) return {}
+  return { html: htmlOf(changes.format ?? post.format, changes.text ?? post.text) }
+}
 
 /** What PostService is built from. */
 export interface PostServiceDependencies {
@@ -204,6 +211,9 @@ export class PostService {
     const visibility = input.visibility ?? 'public'
     const orgId = input.orgId ?? null
     if (visibility === 'org' && orgId === null) throw orgIdRequired()
+    const format = input.format ?? 'plain'
+    // Rendered before the unit: nothing else waits on it (on SQLite the unit holds the write lock).
+    const html = htmlOf(format, input.text)
     const post = await this.unitOfWork.run(async (unit) => {
       if (orgId !== null && (await this.memberships.roleIn(unit, orgId, author.id)) === undefined) throw notAMember()
       const scope = slugScope(orgId, author.id)
@@ -214,6 +224,8 @@ export class PostService {
         author_id: author.id,
         title: input.title,
         text: input.text,
+        format,
+        html,
         media_url: input.mediaUrl ?? null,
         visibility,
         status: input.status ?? 'published',
@@ -246,7 +258,7 @@ export class PostService {
       if (changes.status !== undefined && changes.status !== post.status && !permissionsOf(reader, post).publish) throw forbidden()
       if (orgId !== post.orgId) await this.assertMayMove(unit, reader, post, orgId)
       const publishes = post.status === 'draft' && changes.status === 'published'
-      const rowChanges = { ...toRowChanges(changes), ...(publishes && post.publishedAt === null ? { published_at: nowIso() } : {}), ...(await this.readdressed(unit, post, orgId, changes.slug)) }
+      const rowChanges = { ...toRowChanges(changes), ...rendered(post, changes), ...(publishes && post.publishedAt === null ? { published_at: nowIso() } : {}), ...(await this.readdressed(unit, post, orgId, changes.slug)) }
       const row = await this.posts.in(unit).updatePost(id, rowChanges)
       if (!row) postNotFound()
       if (changes.attachments !== undefined) await this.files.attach(unit, { id, authorId: post.authorId }, changes.attachments, caller.id)

@@ -31,6 +31,10 @@ export interface PostsTable {
   slug: ColumnType<string, string, string>
   /** The scope its slug was given in: `o:<org id>` or `u:<author id>`. */
   slug_scope: ColumnType<string, string, string>
+  /** plain or markdown (markdown.ts). */
+  format: ColumnType<string, string | undefined, string>
+  /** A Markdown post's sanitized HTML, rendered when its text was written; null for a plain post (migration 2026-12-11-01-post-format). */
+  html: string | null
   is_deleted: Flag
   deleted_at: NullableTimestamp
   created_at: Timestamp
@@ -38,7 +42,7 @@ export interface PostsTable {
 }
 
 /** Columns of a post as every read returns it. */
-export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'attachment_count', 'comments', 'comment_count', 'reaction_count', 'slug', 'created_at', 'updated_at'] as const
+export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'attachment_count', 'comments', 'comment_count', 'reaction_count', 'slug', 'format', 'html', 'created_at', 'updated_at'] as const
 
 export type PostRow = Pick<Selectable<PostsTable>, (typeof POST_COLUMNS)[number]>
 
