@@ -9845,6 +9845,11 @@ export interface operations {
                 visibility?: "public" | "unlisted" | "org" | "private";
                 /** @description A draft is read by its author and, in an organization, by its admins and owners */
                 status?: "draft" | "published";
+                /**
+                 * @description Related records to return inline in each post's `expand`, comma-separated: `author` (the author as GET /users/{user_id} reads them), `org` (the organization as GET /orgs/{org} reads it; null for a caller who may not read it), `attachments` (always inline, accepted for symmetry). One query per relation per page
+                 * @example author,org
+                 */
+                expand?: string;
                 author_id?: number;
             };
             header?: never;
@@ -9914,6 +9919,39 @@ export interface operations {
                             };
                             /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                             my_reactions: string[];
+                            /**
+                             * PostExpansions
+                             * @description Present when `expand` asks for a relation
+                             */
+                            expand?: {
+                                /** @description Null once the author is deleted */
+                                author?: {
+                                    id: number;
+                                    name: string;
+                                    username: string;
+                                    /** @description Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public */
+                                    email?: string;
+                                    avatar_url: string;
+                                    /** @description The tier's name, or null */
+                                    subscription_tier: string | null;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    is_verified: boolean;
+                                    /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                                    locale?: string | null;
+                                } | null;
+                                /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
+                                org?: {
+                                    id: number;
+                                    name: string;
+                                    slug: string;
+                                    require_mfa: boolean;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    /** @description The caller's role; null for a superuser who is not a member */
+                                    role: ("member" | "admin" | "owner") | null;
+                                } | null;
+                            };
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -10046,6 +10084,39 @@ export interface operations {
                         };
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
+                        /**
+                         * PostExpansions
+                         * @description Present when `expand` asks for a relation
+                         */
+                        expand?: {
+                            /** @description Null once the author is deleted */
+                            author?: {
+                                id: number;
+                                name: string;
+                                username: string;
+                                /** @description Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public */
+                                email?: string;
+                                avatar_url: string;
+                                /** @description The tier's name, or null */
+                                subscription_tier: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                is_verified: boolean;
+                                /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                                locale?: string | null;
+                            } | null;
+                            /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
+                            org?: {
+                                id: number;
+                                name: string;
+                                slug: string;
+                                require_mfa: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description The caller's role; null for a superuser who is not a member */
+                                role: ("member" | "admin" | "owner") | null;
+                            } | null;
+                        };
                     };
                 };
             };
@@ -10172,7 +10243,13 @@ export interface operations {
     };
     getPostsByPostId: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Related records to return inline in each post's `expand`, comma-separated: `author` (the author as GET /users/{user_id} reads them), `org` (the organization as GET /orgs/{org} reads it; null for a caller who may not read it), `attachments` (always inline, accepted for symmetry). One query per relation per page
+                 * @example author,org
+                 */
+                expand?: string;
+            };
             header?: never;
             path: {
                 post_id: number;
@@ -10241,6 +10318,39 @@ export interface operations {
                         };
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
+                        /**
+                         * PostExpansions
+                         * @description Present when `expand` asks for a relation
+                         */
+                        expand?: {
+                            /** @description Null once the author is deleted */
+                            author?: {
+                                id: number;
+                                name: string;
+                                username: string;
+                                /** @description Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public */
+                                email?: string;
+                                avatar_url: string;
+                                /** @description The tier's name, or null */
+                                subscription_tier: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                is_verified: boolean;
+                                /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                                locale?: string | null;
+                            } | null;
+                            /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
+                            org?: {
+                                id: number;
+                                name: string;
+                                slug: string;
+                                require_mfa: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description The caller's role; null for a superuser who is not a member */
+                                role: ("member" | "admin" | "owner") | null;
+                            } | null;
+                        };
                     };
                 };
             };
@@ -10511,6 +10621,39 @@ export interface operations {
                         };
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
+                        /**
+                         * PostExpansions
+                         * @description Present when `expand` asks for a relation
+                         */
+                        expand?: {
+                            /** @description Null once the author is deleted */
+                            author?: {
+                                id: number;
+                                name: string;
+                                username: string;
+                                /** @description Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public */
+                                email?: string;
+                                avatar_url: string;
+                                /** @description The tier's name, or null */
+                                subscription_tier: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                is_verified: boolean;
+                                /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                                locale?: string | null;
+                            } | null;
+                            /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
+                            org?: {
+                                id: number;
+                                name: string;
+                                slug: string;
+                                require_mfa: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description The caller's role; null for a superuser who is not a member */
+                                role: ("member" | "admin" | "owner") | null;
+                            } | null;
+                        };
                     };
                 };
             };
@@ -10855,7 +10998,13 @@ export interface operations {
     };
     getPostsBySlugByOwnerBySlug: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Related records to return inline in each post's `expand`, comma-separated: `author` (the author as GET /users/{user_id} reads them), `org` (the organization as GET /orgs/{org} reads it; null for a caller who may not read it), `attachments` (always inline, accepted for symmetry). One query per relation per page
+                 * @example author,org
+                 */
+                expand?: string;
+            };
             header?: never;
             path: {
                 /** @description The post's organization's slug, or its author's username */
@@ -10927,6 +11076,39 @@ export interface operations {
                         };
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
+                        /**
+                         * PostExpansions
+                         * @description Present when `expand` asks for a relation
+                         */
+                        expand?: {
+                            /** @description Null once the author is deleted */
+                            author?: {
+                                id: number;
+                                name: string;
+                                username: string;
+                                /** @description Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public */
+                                email?: string;
+                                avatar_url: string;
+                                /** @description The tier's name, or null */
+                                subscription_tier: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                is_verified: boolean;
+                                /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                                locale?: string | null;
+                            } | null;
+                            /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
+                            org?: {
+                                id: number;
+                                name: string;
+                                slug: string;
+                                require_mfa: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description The caller's role; null for a superuser who is not a member */
+                                role: ("member" | "admin" | "owner") | null;
+                            } | null;
+                        };
                     };
                 };
             };
@@ -10999,6 +11181,11 @@ export interface operations {
                 visibility?: "public" | "unlisted" | "org" | "private";
                 /** @description A draft is read by its author and, in an organization, by its admins and owners */
                 status?: "draft" | "published";
+                /**
+                 * @description Related records to return inline in each post's `expand`, comma-separated: `author` (the author as GET /users/{user_id} reads them), `org` (the organization as GET /orgs/{org} reads it; null for a caller who may not read it), `attachments` (always inline, accepted for symmetry). One query per relation per page
+                 * @example author,org
+                 */
+                expand?: string;
             };
             header?: never;
             path?: never;
@@ -11067,6 +11254,39 @@ export interface operations {
                             };
                             /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                             my_reactions: string[];
+                            /**
+                             * PostExpansions
+                             * @description Present when `expand` asks for a relation
+                             */
+                            expand?: {
+                                /** @description Null once the author is deleted */
+                                author?: {
+                                    id: number;
+                                    name: string;
+                                    username: string;
+                                    /** @description Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public */
+                                    email?: string;
+                                    avatar_url: string;
+                                    /** @description The tier's name, or null */
+                                    subscription_tier: string | null;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    is_verified: boolean;
+                                    /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                                    locale?: string | null;
+                                } | null;
+                                /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
+                                org?: {
+                                    id: number;
+                                    name: string;
+                                    slug: string;
+                                    require_mfa: boolean;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    /** @description The caller's role; null for a superuser who is not a member */
+                                    role: ("member" | "admin" | "owner") | null;
+                                } | null;
+                            };
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -11139,6 +11359,11 @@ export interface operations {
                 visibility?: "public" | "unlisted" | "org" | "private";
                 /** @description A draft is read by its author and, in an organization, by its admins and owners */
                 status?: "draft" | "published";
+                /**
+                 * @description Related records to return inline in each post's `expand`, comma-separated: `author` (the author as GET /users/{user_id} reads them), `org` (the organization as GET /orgs/{org} reads it; null for a caller who may not read it), `attachments` (always inline, accepted for symmetry). One query per relation per page
+                 * @example author,org
+                 */
+                expand?: string;
             };
             header?: never;
             path: {
@@ -11210,6 +11435,39 @@ export interface operations {
                             };
                             /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                             my_reactions: string[];
+                            /**
+                             * PostExpansions
+                             * @description Present when `expand` asks for a relation
+                             */
+                            expand?: {
+                                /** @description Null once the author is deleted */
+                                author?: {
+                                    id: number;
+                                    name: string;
+                                    username: string;
+                                    /** @description Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public */
+                                    email?: string;
+                                    avatar_url: string;
+                                    /** @description The tier's name, or null */
+                                    subscription_tier: string | null;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    is_verified: boolean;
+                                    /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                                    locale?: string | null;
+                                } | null;
+                                /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
+                                org?: {
+                                    id: number;
+                                    name: string;
+                                    slug: string;
+                                    require_mfa: boolean;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    /** @description The caller's role; null for a superuser who is not a member */
+                                    role: ("member" | "admin" | "owner") | null;
+                                } | null;
+                            };
                         }[];
                         total_count: number;
                         has_more: boolean;

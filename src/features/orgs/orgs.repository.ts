@@ -19,6 +19,11 @@ export function findOrgById(db: Executor, id: number): Promise<OrganizationRow |
   return db.selectFrom('organizations').select(ORG_COLUMNS).where('id', '=', id).executeTakeFirst()
 }
 
+/** The organizations of `ids`, in one statement. */
+export function findOrgsByIds(db: Executor, ids: readonly number[]): Promise<OrganizationRow[]> {
+  return db.selectFrom('organizations').select(ORG_COLUMNS).where('id', 'in', [...ids]).execute()
+}
+
 export function findOrgBySlug(db: Executor, slug: string): Promise<OrganizationRow | undefined> {
   return db.selectFrom('organizations').select(ORG_COLUMNS).where('slug', '=', slug).executeTakeFirst()
 }
@@ -370,6 +375,7 @@ export function listPendingInvitationsTo(db: Executor, email: string): Promise<(
 export const orgsFunctions = {
   insertOrg,
   findOrgById,
+  findOrgsByIds,
   findOrgBySlug,
   findOrgWithRole,
   slugTaken,

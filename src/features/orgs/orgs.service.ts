@@ -393,6 +393,17 @@ export class OrgService {
   }
 
   /**
+   * The organizations of `ids` the caller may read, as they see them: those whose grants they hold
+   * (`roles`, from rolesOf: the `member` rule of the organization's own routes), or every one for
+   * a superuser. Only the readable ones are read, in one query.
+   */
+  async readableOf(ids: Iterable<number>, caller: { isSuperuser: boolean; roles: ReadonlyMap<number, OrgRole> }): Promise<OrgView[]> {
+    const readable = [...new Set(ids)].filter((id) => caller.isSuperuser || caller.roles.has(id))
+    if (readable.length === 0) return []
+    return (await this.repository.findOrgsByIds(readable)).map((row) => ({ ...toOrg(row), role: caller.roles.get(Number(row.id)) ?? null }))
+  }
+
+  /**
    * The organizations whose grants the user holds, with their role in each: who reads an
    * organization's posts, their files and its events. The one source of them: a member who does
    * not meet an organization's rule (a second factor, with `require_mfa`) holds none of its grants

@@ -17,7 +17,7 @@ export const postsFeature: Feature<PostsServices> = {
   name: 'posts',
   errors: postsErrorCodes,
   needs: ['change-events', 'security-events'],
-  calls: ['orgs', 'files', 'reactions'],
+  calls: ['orgs', 'files', 'reactions', 'users'],
   create({ config, bind, unitOfWork, peers }) {
     const posts = new PostService({
       posts: bind(postsFunctions),
@@ -33,6 +33,8 @@ export const postsFeature: Feature<PostsServices> = {
         removeAllOfPost: (unit, postId) => peers.attachments.removeAllOfPost(unit, postId),
       },
       reactions: { summariesOf: (target, items, userId) => peers.reactions.summariesOf(target, items, userId) },
+      // What `expand` returns inline: each record under its own slice's read rule.
+      related: { authors: (ids) => peers.users.findMany(ids), orgs: (ids, caller) => peers.orgs.readableOf(ids, caller) },
       options: { requireVerifiedEmail: config.requireVerifiedEmail },
     })
     return { posts }

@@ -238,6 +238,36 @@ describe('who reads a post: the matrix', () => {
     }
   })
 
+  it.each(ACTORS)('expand=author,org on the get, the address and the lists, as %s: the author as users are read, the organization only to its members and superusers', async (actor) => {
+    const reader = readerOf(actor)
+    const seesOrg = reader.isSuperuser || reader.orgRoles.has(org.id)
+    const seesEmail = reader.isSuperuser || reader.userId === people.author.user.id
+    const wrong: string[] = []
+    const check = (where: string, read: { id: number; org_id: number | null; expand?: { author?: { id: number; email?: string } | null; org?: { id: number; role: string | null } | null } }) => {
+      const post = posts.find((one) => one.id === read.id)
+      if (!post) return
+      const { author, org: expandedOrg } = read.expand ?? {}
+      if (author?.id !== people.author.user.id) wrong.push(`${where} ${label(post)}: author ${JSON.stringify(author)}`)
+      if ((author?.email !== undefined) !== seesEmail) wrong.push(`${where} ${label(post)}: email ${author?.email === undefined ? 'hidden' : 'shown'}`)
+      const orgExpected = post.orgId !== null && seesOrg
+      if ((expandedOrg !== null && expandedOrg !== undefined) !== orgExpected) wrong.push(`${where} ${label(post)}: org ${JSON.stringify(expandedOrg)}`)
+      if (expandedOrg && expandedOrg.role !== (reader.orgRoles.get(org.id) ?? null)) wrong.push(`${where} ${label(post)}: role ${expandedOrg.role}`)
+    }
+    for (const post of posts.filter((one) => mayRead(reader, one))) {
+      check('get', json(await call(actor, `${V2}/posts/${post.id}?expand=author,org`)))
+      check('by slug', json(await call(actor, `${V2}/posts/by-slug/${post.orgId === null ? people.author.user.username : org.slug}/${post.slug}?expand=org,author`)))
+    }
+    const lists = [`${V2}/posts?limit=100&expand=author,org`, `${V2}/orgs/${org.slug}/posts?limit=100&expand=author,org`, `${V2}/users/me/posts?limit=100&expand=author,org`]
+    for (const url of lists) {
+      const response = await call(actor, url)
+      if (response.statusCode === 200) for (const read of json<{ data: Parameters<typeof check>[1][] }>(response).data) check(url, read)
+    }
+    expect(wrong).toEqual([])
+    // Asked for nothing, a post has no `expand`; asked for a relation it does not know, 422.
+    expect(json<Record<string, unknown>>(await call(actor, `${V2}/posts?limit=1`)).data).not.toContainEqual(expect.objectContaining({ expand: expect.anything() }))
+    expect((await call(actor, `${V2}/posts?expand=author,password_hash`)).statusCode).toBe(422)
+  })
+
   it.each(ACTORS)("the caller's own posts and the organization's, as %s", async (actor) => {
     const reader = readerOf(actor)
     const own = await call(actor, `${V2}/users/me/posts?limit=100`)

@@ -7,8 +7,8 @@ import { clientOf } from '../../api/common/client-info.js'
 import { cursorPageRequest, toCursorPageEnvelope } from '../../api/common/page-envelope.js'
 import { filled } from '../../shared/filters.js'
 import type { PostFilter } from './post.js'
+import { postReadsFor } from './post-expansions.http.js'
 import type { PostStatus, Visibility } from './post-policy.js'
-import { toPostReadV2 } from './posts.mappers.js'
 import type { PostCaller } from './posts.service.js'
 
 export interface PostPageQuery {
@@ -18,6 +18,7 @@ export interface PostPageQuery {
   search?: string
   visibility?: Visibility
   status?: PostStatus
+  expand?: string
 }
 
 export async function postPageV2(request: FastifyRequest, caller: PostCaller | null, query: PostPageQuery, narrowing: Pick<PostFilter, 'authorId' | 'orgId'>) {
@@ -25,5 +26,6 @@ export async function postPageV2(request: FastifyRequest, caller: PostCaller | n
   const filter = { ...narrowing, search: filled(query.search), visibility: query.visibility, status: query.status }
   const { posts } = request.server.services
   const page = await posts.list(caller, filter, pageRequest, clientOf(request))
-  return toCursorPageEnvelope({ ...page, items: await posts.withDetails(page.items, caller) }, pageRequest, toPostReadV2)
+  const items = await posts.withDetails(page.items, caller)
+  return toCursorPageEnvelope({ ...page, items }, pageRequest, await postReadsFor(request, caller, items, query.expand))
 }

@@ -14,10 +14,11 @@ import { filled } from '../../shared/filters.js'
 import type { PostFormat } from './markdown.js'
 import type { Post, PostChanges, PostInput } from './post.js'
 import { postCallerOf, signedInPostCallerOf } from './post-caller.http.js'
+import { postReadsFor } from './post-expansions.http.js'
 import type { PostPageQuery } from './post-page.http.js'
 import { postPageV2 } from './post-page.http.js'
 import type { CommentSetting, PostStatus, Visibility } from './post-policy.js'
-import { POST_BODY_LIMIT_BYTES, PostIdParams, PostListQuery, PostListQueryV2, PostPageV2 } from './posts.schemas.js'
+import { ExpandQuery, POST_BODY_LIMIT_BYTES, PostIdParams, PostListQuery, PostListQueryV2, PostPageV2 } from './posts.schemas.js'
 
 /** A body as either version takes it: v2's also names visibility, status and organization. */
 interface PostBody {
@@ -83,13 +84,16 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
         summary: 'Get a post the caller may read',
         security: optionalBearerOrApiKey,
         params: PostIdParams,
+        ...(envelope ? { querystring: ExpandQuery } : {}),
         response: { 200: schemas.read, ...errorResponses(404, 422) },
       },
     },
     async (request) => {
       const caller = postCallerOf(request)
       const post = await posts.get(caller, request.params.post_id, clientOf(request))
-      return toPostRead(attachments ? (await posts.withDetails([post], caller))[0]! : post)
+      if (!attachments) return toPostRead(post)
+      const [detailed] = await posts.withDetails([post], caller)
+      return (await postReadsFor(request, caller, [detailed!], (request.query as { expand?: string }).expand))(detailed!)
     },
   )
 

@@ -5,7 +5,10 @@ import { CursorPageEnvelopeSchema, CursorParameter } from '../../api/common/page
 import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
 import { FileRead } from '../files/index.js'
+import { OrgRead } from '../orgs/index.js'
 import { MyReactions, ReactionCounts } from '../reactions/index.js'
+import { UserReadV2 } from '../users/index.js'
+import { POST_RELATIONS } from './post-relations.js'
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from './slugs.js'
 
 // At least one visible character: a title of spaces is as empty as no title.
@@ -102,6 +105,24 @@ export const PostBySlugParams = Type.Object({
   slug: Type.String({ minLength: 1, maxLength: SLUG_MAX_LENGTH, pattern: '^[a-z0-9-]+$', description: 'Its slug, or one it had' }),
 })
 
+const relationNames = POST_RELATIONS.join('|')
+/** `expand`: the related records to return inline, each read under its own rule. */
+export const Expand = Type.String({
+  maxLength: 40,
+  pattern: `^(?:${relationNames})(?:,(?:${relationNames}))*$`,
+  description: "Related records to return inline in each post's `expand`, comma-separated: `author` (the author as GET /users/{user_id} reads them), `org` (the organization as GET /orgs/{org} reads it; null for a caller who may not read it), `attachments` (always inline, accepted for symmetry). One query per relation per page",
+  examples: ['author,org'],
+})
+export const ExpandQuery = Type.Object({ expand: Type.Optional(Expand) })
+
+const PostExpansions = Type.Object(
+  {
+    author: Type.Optional(Type.Union([UserReadV2, Type.Null()], { description: 'Null once the author is deleted' })),
+    org: Type.Optional(Type.Union([OrgRead, Type.Null()], { description: 'Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may)' })),
+  },
+  { title: 'PostExpansions', description: 'Present when `expand` asks for a relation' },
+)
+
 export const PostReadV2 = Type.Object(
   {
     ...PostRead.properties,
@@ -119,6 +140,7 @@ export const PostReadV2 = Type.Object(
     comment_count: Type.Integer({ description: 'Its visible comments and replies' }),
     reaction_counts: ReactionCounts,
     my_reactions: MyReactions,
+    expand: Type.Optional(PostExpansions),
   },
   { title: 'PostReadV2' },
 )
@@ -153,4 +175,5 @@ export const PostListQueryV2 = Type.Object({
   search: Type.Optional(PostSearch),
   visibility: Type.Optional(Visibility),
   status: Type.Optional(PostStatus),
+  expand: Type.Optional(Expand),
 })

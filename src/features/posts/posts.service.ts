@@ -18,6 +18,7 @@ import { toPost } from './post.js'
 import type { PostChangeLog, PostEventType } from './post-change-log.js'
 import type { MemberRole, Permissions, PostFacts, PostStatus, Reader, Visibility } from './post-policy.js'
 import { ANONYMOUS, mayEdit, mayRead, permissionsOf, readsAsUser } from './post-policy.js'
+import type { PostRelated, PostRelation, PostRelations } from './post-relations.js'
 import type { PostRowChanges, PostsRepository } from './posts.repository.js'
 import { numberedSlugs, randomSlugs, slugFromTitle, slugScope } from './slugs.js'
 
@@ -82,6 +83,8 @@ export interface PostServiceDependencies {
   files: PostFiles
   /** The reactions slice's summaries of a page of posts, for its reader. */
   reactions: { summariesOf(target: ReactionTarget, items: readonly Reactable[], userId: number | null): Promise<Map<number, ReactionSummary>> }
+  /** The users and organizations posts name, for `expand`; none are read without it. */
+  related?: PostRelated
   options?: { requireVerifiedEmail: boolean }
 }
 
@@ -93,6 +96,7 @@ export class PostService {
   private readonly securityEvents: SecurityEventService
   private readonly files: PostFiles
   private readonly reactions: PostServiceDependencies['reactions']
+  private readonly related: PostRelated | undefined
   private readonly options: { requireVerifiedEmail: boolean }
 
   constructor(dependencies: PostServiceDependencies) {
@@ -103,6 +107,7 @@ export class PostService {
     this.securityEvents = dependencies.securityEvents
     this.files = dependencies.files
     this.reactions = dependencies.reactions
+    this.related = dependencies.related
     this.options = dependencies.options ?? { requireVerifiedEmail: false }
   }
 
@@ -185,6 +190,22 @@ export class PostService {
       this.reactions.summariesOf('post', posts, caller?.id ?? null),
     ])
     return posts.map((post) => ({ ...post, attachments: post.attachments ?? attached.get(post.id) ?? [], reactions: reactions.get(post.id) }))
+  }
+
+  /**
+   * The records a page of posts names that the caller asked for, each under its own slice's rule:
+   * one query per relation for the whole page, none for a relation no post of it has.
+   */
+  async relationsOf(posts: readonly Post[], caller: PostCaller | null, relations: ReadonlySet<PostRelation>): Promise<PostRelations> {
+    const related = this.related
+    const authorIds = relations.has('author') ? [...new Set(posts.map((post) => post.authorId))] : []
+    const orgIds = relations.has('org') ? [...new Set(posts.flatMap((post) => (post.orgId === null ? [] : [post.orgId])))] : []
+    const [authors, orgs] = await Promise.all([
+      related && authorIds.length > 0 ? related.authors(authorIds) : [],
+      // Nobody anonymous reads an organization.
+      related && caller && orgIds.length > 0 ? this.readerOf(caller).then((reader) => related.orgs(orgIds, { isSuperuser: reader.isSuperuser, roles: reader.orgRoles })) : [],
+    ])
+    return { authors: new Map(authors.map((author) => [author.id, author])), orgs: new Map(orgs.map((org) => [org.id, org])) }
   }
 
   /** What the caller may do with a post they may read; 404 for one they may not. */

@@ -9,9 +9,9 @@ import { errorResponses } from '../../api/common/responses.js'
 import { optionalBearerOrApiKey } from '../../api/common/security-scheme.js'
 import { orgOf, OrgParams, orgRoute } from '../orgs/index.js'
 import { postCallerOf, signedInPostCallerOf } from './post-caller.http.js'
+import { postReadsFor } from './post-expansions.http.js'
 import { postPageV2 } from './post-page.http.js'
-import { toPostReadV2 } from './posts.mappers.js'
-import { PostBySlugParams, PostIdParams, PostListQueryV2, PostPageV2, PostPermissions, PostReadV2 } from './posts.schemas.js'
+import { ExpandQuery, PostBySlugParams, PostIdParams, PostListQueryV2, PostPageV2, PostPermissions, PostReadV2 } from './posts.schemas.js'
 
 const tags = ['posts']
 
@@ -41,6 +41,7 @@ const postsV2Routes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'As GET /posts/{post_id} reads it. An old slug of the owner answers 308 to the post it now stands for (/api/v2/posts/{post_id}), when the caller may read that post.',
         security: optionalBearerOrApiKey,
         params: PostBySlugParams,
+        querystring: ExpandQuery,
         response: { 200: PostReadV2, 308: Type.Null({ description: 'To the post an old slug stands for' }), ...errorResponses(404, 422) },
       },
     },
@@ -48,7 +49,8 @@ const postsV2Routes: FastifyPluginAsyncTypebox = async (app) => {
       const caller = postCallerOf(request)
       const found = await posts.getBySlug(caller, request.params.owner, request.params.slug, clientOf(request))
       if ('movedTo' in found) return reply.redirect(`/api/v2/posts/${found.movedTo}`, 308)
-      return toPostReadV2((await posts.withDetails([found.post], caller))[0]!)
+      const [post] = await posts.withDetails([found.post], caller)
+      return (await postReadsFor(request, caller, [post!], request.query.expand))(post!)
     },
   )
 

@@ -173,6 +173,18 @@ export async function findUserById(db: Executor, id: number): Promise<UserRow | 
   return row
 }
 
+/** The live users of `ids`, in one statement (the authors of a page of posts). */
+export function findUsersByIds(db: Executor, ids: readonly number[]): Promise<UserRow[]> {
+  return db
+    .selectFrom('users')
+    .leftJoin('tiers', 'tiers.id', 'users.tier_id')
+    .select(USER_TABLE_COLUMNS.map((column) => `users.${column}` as const))
+    .select('tiers.name as tier_name')
+    .where('users.id', 'in', [...ids])
+    .where('users.is_deleted', '=', 0)
+    .execute()
+}
+
 /** A user whether soft-deleted or not (the last shape of one being deleted or removed, for its change event). */
 export function findAnyUserById(db: Executor, id: number): Promise<UserRow | undefined> {
   return db
@@ -508,5 +520,5 @@ export async function setUserTier(db: Executor, id: number, tierId: number | nul
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const usersFunctions = { findUserById, findAnyUserById, findUserInLiveSession, findCaller, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, findMailboxProven, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier, setBan, clearBan, findExpiredBans, clearExpiredBan, findBanMessage, scheduleDeletion, cancelScheduledDeletion, findDueDeletions, findScheduledDeletion, findServiceAccount, insertServiceAccount }
+export const usersFunctions = { findUserById, findUsersByIds, findAnyUserById, findUserInLiveSession, findCaller, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, findMailboxProven, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier, setBan, clearBan, findExpiredBans, clearExpiredBan, findBanMessage, scheduleDeletion, cancelScheduledDeletion, findDueDeletions, findScheduledDeletion, findServiceAccount, insertServiceAccount }
 export type UsersRepository = Repository<typeof usersFunctions>

@@ -209,6 +209,11 @@ export class UserService {
     return row && toUser(row)
   }
 
+  /** The live users of `ids` (any order; the deleted left out), in one query. */
+  async findMany(ids: readonly number[]): Promise<User[]> {
+    return ids.length === 0 ? [] : (await this.users.findUsersByIds(ids)).map(toUser)
+  }
+
   /**
    * A live user whose login session `sessionId` is live too (the caller of a request), or
    * undefined; with `unrevokedJti`, also undefined when that access token is revoked in the
