@@ -26,6 +26,7 @@ import SqliteDatabase from '../src/db/sqlite-driver.js'
 import { PASSWORD_HASH_PARAMETERS } from '../src/features/users/index.js'
 import { benchAbuse } from './lib/abuse.js'
 import { benchComments } from './lib/comments.js'
+import { benchContent } from './lib/content.js'
 import type { EventsBenchTools } from './lib/events.js'
 import { benchStreamFanOut, benchWebhooks } from './lib/events.js'
 import { benchExport } from './lib/export.js'
@@ -51,6 +52,7 @@ const { values: args } = parseArgs({
     // `--only orgs`: an organization's routes (the membership check, its members) beside reading a user.
     // `--only posts`: reading posts (a list page, one post) beside the bare and minimal Fastify servers.
     // `--only comments`: one post's comments (a page, a deep page, one, replies) and reaction PUTs beside a get of the post, at 10,000 and 1,000,000 comments.
+    // `--only content`: sorted, expanded and filtered v2 post pages beside the newest-first page, and a 10 KB post written as plain text and as Markdown, at 10,000 and 1,000,000 posts.
     // `--only visibility`: the v2 post list's first page for every kind of caller at 10,000 and 1,000,000 posts, beside a get and the same-work reference, with plans.
     // `--only abuse`: password logins and sign-ups with each abuse check on against all off.
     // `--only export`: a data export of a user with 1,000 posts and of one with 100,000: the time, the ZIP and the service's peak memory.
@@ -66,7 +68,7 @@ const { values: args } = parseArgs({
     baseline: { type: 'string' },
   },
 })
-const ONLY_MODES = ['startup', 'soak', 'events', 'orgs', 'posts', 'visibility', 'comments', 'files', 'abuse', 'export']
+const ONLY_MODES = ['startup', 'soak', 'events', 'orgs', 'posts', 'visibility', 'comments', 'content', 'files', 'abuse', 'export']
 if (args.only !== undefined && !ONLY_MODES.includes(args.only)) throw new Error(`--only takes ${ONLY_MODES.join(', ')}, got ${args.only}`)
 const SOAK_SECONDS = Number(args['soak-seconds'] ?? 600)
 const quick = args.quick ?? false
@@ -1192,6 +1194,19 @@ function benchCommentsOf(target: SeedTarget) {
   })
 }
 
+/** `--only content`: the content model's reads and writes at each of --list-sizes posts (bench/lib/content.ts). */
+function benchContentOf(target: SeedTarget) {
+  return benchContent({
+    target,
+    baseRows: BASE_ROWS,
+    sizes: listSizes(),
+    startService: () => startService(target),
+    login,
+    rounds: (server, requests) => alternatingRounds(server as Server, requests),
+    fmt,
+  })
+}
+
 // `--only <mode>`: seed, measure that part alone, write its report, and nothing else.
 if (args.only !== undefined) {
   const mode = args.only
@@ -1208,6 +1223,7 @@ if (args.only !== undefined) {
     else if (mode === 'orgs') writeReport({ ...report, orgs: await benchOrgs(target) })
     else if (mode === 'posts') writeReport({ ...report, posts: await benchPosts(target) })
     else if (mode === 'comments') writeReport({ ...report, comments: await benchCommentsOf(target) })
+    else if (mode === 'content') writeReport({ ...report, content: await benchContentOf(target) })
     else if (mode === 'visibility') writeReport({ ...report, visibility: await benchVisibility(target) })
     else if (mode === 'abuse') writeReport({ ...report, abuse: await benchAbuse({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rounds: ROUNDS }) })
     else if (mode === 'files') writeReport({ ...report, files: await benchFiles({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rssMb, rounds: ROUNDS }) })

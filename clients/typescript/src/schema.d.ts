@@ -9850,6 +9850,8 @@ export interface operations {
                  * @example author,org
                  */
                 expand?: string;
+                /** @description The order of the list: up to 3 of `created_at`, `updated_at`, `title`, `comment_count`, `reaction_count`, comma-separated, `-` before one for descending; ties are broken by id, in the first key's direction. Newest first (by id) when left out. Cursor pages continue in the same order; a cursor from another sort is 422 */
+                sort?: string;
                 author_id?: number;
             };
             header?: never;
@@ -11186,6 +11188,8 @@ export interface operations {
                  * @example author,org
                  */
                 expand?: string;
+                /** @description The order of the list: up to 3 of `created_at`, `updated_at`, `title`, `comment_count`, `reaction_count`, comma-separated, `-` before one for descending; ties are broken by id, in the first key's direction. Newest first (by id) when left out. Cursor pages continue in the same order; a cursor from another sort is 422 */
+                sort?: string;
             };
             header?: never;
             path?: never;
@@ -11364,6 +11368,8 @@ export interface operations {
                  * @example author,org
                  */
                 expand?: string;
+                /** @description The order of the list: up to 3 of `created_at`, `updated_at`, `title`, `comment_count`, `reaction_count`, comma-separated, `-` before one for descending; ties are broken by id, in the first key's direction. Newest first (by id) when left out. Cursor pages continue in the same order; a cursor from another sort is 422 */
+                sort?: string;
             };
             header?: never;
             path: {

@@ -26,7 +26,8 @@ const CURSOR_PREFIX = 'k'
 /** The cursor query parameter of a v2 list. */
 export const CursorParameter = Type.String({
   minLength: 1,
-  maxLength: 64,
+  // A sorted list's cursor carries the last item's values of its sort keys (a title among them).
+  maxLength: 1024,
   description: 'Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored.',
 })
 

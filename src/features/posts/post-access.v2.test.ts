@@ -220,6 +220,10 @@ describe('who reads a post: the matrix', () => {
     const everything = await allPages(actor, `${V2}/posts`)
     expect(ours(everything.ids), 'list').toEqual(listed)
     expect(everything.total, 'count').toBe(everything.ids.length)
+    // Sorted, and walked by its own cursors: the same posts.
+    const sorted = await allPages(actor, `${V2}/posts?sort=-reaction_count,title`)
+    expect(ours([...sorted.ids].sort((a, b) => a - b)), 'sorted list').toEqual(listed)
+    expect(sorted.total, 'sorted count').toBe(everything.total)
     const searched = await allPages(actor, `${V2}/posts?search=${marker}`)
     expect(searched.ids.sort((a, b) => a - b), 'search').toEqual(listed)
     expect(searched.total, 'search count').toBe(listed.length)

@@ -20,6 +20,7 @@ import { nowIso } from '../../shared/timestamps.js'
 import type { PostFilter } from './post.js'
 import type { Audience, Reader, ReadGrant } from './post-policy.js'
 import { ANONYMOUS, orgsOf, POST_STATUSES, READ_GRANTS, VISIBILITIES } from './post-policy.js'
+import type { SortedAfter, SortKey } from './post-sort.js'
 import type { PostRow } from './posts.table.js'
 import { POST_COLUMNS } from './posts.table.js'
 
@@ -293,6 +294,37 @@ export function postPageQuery(db: Executor, reader: Reader, filter: PostFilter, 
     .orderBy('posts.id', 'desc')
     .limit(limit)
     .offset(offset)
+}
+
+/** Which rows a sorted page reads: `limit` from `offset`, or after the last post of the previous page. */
+export interface SortedWindow {
+  offset: number
+  limit: number
+  after?: SortedAfter
+}
+
+/**
+ * A page of the posts the reader may list in the order of `keys`, the id last (in the first key's
+ * direction) so that the order is total; after `after`, the values and id of the previous page's
+ * last post, by the keyset condition "a later key decides where all earlier ones are equal".
+ */
+export function sortedPostPageQuery(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], { offset, limit, after }: SortedWindow) {
+  const ordered = [...keys.map((key) => ({ column: `posts.${key.column}` as const, descending: key.descending })), { column: 'posts.id' as const, descending: keys[0]?.descending ?? true }]
+  return filteredPosts(db, reader, filter)
+    .select(POST_COLUMNS)
+    .$if(after !== undefined, (qb) =>
+      qb.where((eb) => {
+        const values = [...(after?.values ?? []), after?.id ?? 0]
+        return eb.or(ordered.map((key, i) => eb.and([...ordered.slice(0, i).map((earlier, j) => eb(earlier.column, '=', values[j]!)), eb(key.column, key.descending ? '<' : '>', values[i]!)])))
+      }),
+    )
+    .$call((qb) => ordered.reduce((query, key) => query.orderBy(key.column, key.descending ? 'desc' : 'asc'), qb))
+    .limit(limit)
+    .offset(offset)
+}
+
+export function listPostsSorted(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], window: SortedWindow): Promise<PostRow[]> {
+  return sortedPostPageQuery(db, reader, filter, keys, window).execute()
 }
 
 /** The live post, held until the unit ends in PostgreSQL (SQLite runs one writer at a time): a change decides on the post as it is. */
@@ -608,5 +640,5 @@ export function postsOfAuthorAfter(db: Executor, authorId: number, after: number
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const postsFunctions = { findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsWithTotal, countPosts, insertPost, lockSlugScope, takenSlugs, slugScopesOf, postsWithSlug, redirectedSlug, recordOldSlug, slugScopeOfPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
+export const postsFunctions = { findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsSorted, listPostsWithTotal, countPosts, insertPost, lockSlugScope, takenSlugs, slugScopesOf, postsWithSlug, redirectedSlug, recordOldSlug, slugScopeOfPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
 export type PostsRepository = Repository<typeof postsFunctions>

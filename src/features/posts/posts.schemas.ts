@@ -9,6 +9,7 @@ import { OrgRead } from '../orgs/index.js'
 import { MyReactions, ReactionCounts } from '../reactions/index.js'
 import { UserReadV2 } from '../users/index.js'
 import { POST_RELATIONS } from './post-relations.js'
+import { MAX_SORT_KEYS, SORT_COLUMNS } from './post-sort.js'
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from './slugs.js'
 
 // At least one visible character: a title of spaces is as empty as no title.
@@ -115,6 +116,15 @@ export const Expand = Type.String({
 })
 export const ExpandQuery = Type.Object({ expand: Type.Optional(Expand) })
 
+const sortKey = `-?(?:${SORT_COLUMNS.join('|')})`
+/** `sort`: up to three columns, `-` for descending. */
+export const Sort = Type.String({
+  maxLength: 80,
+  pattern: `^${sortKey}(?:,${sortKey}){0,${MAX_SORT_KEYS - 1}}$`,
+  description: `The order of the list: up to ${MAX_SORT_KEYS} of ${SORT_COLUMNS.map((column) => `\`${column}\``).join(', ')}, comma-separated, \`-\` before one for descending; ties are broken by id, in the first key's direction. Newest first (by id) when left out. Cursor pages continue in the same order; a cursor from another sort is 422`,
+  examples: ['-reaction_count,-created_at', 'title'],
+})
+
 const PostExpansions = Type.Object(
   {
     author: Type.Optional(Type.Union([UserReadV2, Type.Null()], { description: 'Null once the author is deleted' })),
@@ -176,4 +186,5 @@ export const PostListQueryV2 = Type.Object({
   visibility: Type.Optional(Visibility),
   status: Type.Optional(PostStatus),
   expand: Type.Optional(Expand),
+  sort: Type.Optional(Sort),
 })

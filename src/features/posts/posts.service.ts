@@ -19,6 +19,7 @@ import type { PostChangeLog, PostEventType } from './post-change-log.js'
 import type { MemberRole, Permissions, PostFacts, PostStatus, Reader, Visibility } from './post-policy.js'
 import { ANONYMOUS, mayEdit, mayRead, permissionsOf, readsAsUser } from './post-policy.js'
 import type { PostRelated, PostRelation, PostRelations } from './post-relations.js'
+import type { SortedAfter, SortKey } from './post-sort.js'
 import type { PostRowChanges, PostsRepository } from './posts.repository.js'
 import { numberedSlugs, randomSlugs, slugFromTitle, slugScope } from './slugs.js'
 
@@ -71,6 +72,13 @@ const toRowChanges = ({ mediaUrl, orgId, attachments: _attachments, slug: _slug,
 function rendered(post: Post, changes: PostChanges): Pick<PostRowChanges, 'html'> {
   if (changes.text === undefined && (changes.format === undefined || changes.format === post.format)) return {}
   return { html: htmlOf(changes.format ?? post.format, changes.text ?? post.text) }
+}
+
+/** A sorted page: by its number, or after the previous page's last post. */
+export interface SortedPageRequest {
+  page: number
+  limit: number
+  after?: SortedAfter
 }
 
 /** What PostService is built from. */
@@ -224,6 +232,23 @@ export class PostService {
       await this.securityEvents.record('posts_listed_as_superuser', caller.id, client)
     }
     return page
+  }
+
+  /**
+   * The posts the caller may list (list's rule and narrowing) in the order of `keys`: a page from
+   * its number, or after the last post of the previous one; with the total, and the page's last
+   * post when more follow (where the next page continues).
+   */
+  async listSorted(caller: PostCaller | null, filter: PostFilter, keys: readonly SortKey[], request: SortedPageRequest, client: ClientInfo): Promise<{ items: Post[]; total: number; last: Post | undefined }> {
+    const reader = await this.readerOf(caller)
+    const { page, limit, after } = request
+    const window = { offset: after === undefined ? (page - 1) * limit : 0, limit: limit + 1, after }
+    const [rows, total] = await Promise.all([this.posts.listPostsSorted(reader, filter, keys, window), this.posts.countPosts(reader, filter)])
+    const items = rows.slice(0, limit).map(toPost)
+    if (reader.isSuperuser && caller && items.some((post) => !readsAsUser(reader, post))) {
+      await this.securityEvents.record('posts_listed_as_superuser', caller.id, client)
+    }
+    return { items, total, last: rows.length > limit ? items.at(-1) : undefined }
   }
 
   /** The author is always the caller; a client cannot write as someone else. */

@@ -1,0 +1,97 @@
+// `npm run bench -- --only content`: what the content model costs, at 10,000 posts and at
+// 1,000,000 (--list-sizes), in alternating rounds on one process beside the list's first page
+// newest first (the ratio is to it): the first page sorted by a kept count and by title, with
+// expand=author,org, filtered, sorted and expanded at once; and writing a post of 10 KB as plain
+// text against the same as Markdown (rendered and sanitized on write).
+import { patternSeededPosts, seedMixedPostsUpTo, seedOrganizations } from './lists-seed.js'
+import type { SeedTarget } from './seed.js'
+
+export interface ContentLoad {
+  requestsPerSecond: number
+  p99: number
+  non2xx: number
+  cpuMicrosPerRequest?: number
+  databaseCpuMicrosPerRequest?: number
+}
+
+export interface ContentServer {
+  url: string
+  stop(): Promise<void>
+}
+
+export interface ContentRequest {
+  path: string
+  method?: string
+  headers?: Record<string, string>
+  body?: unknown
+}
+
+export interface ContentBenchTools {
+  target: SeedTarget
+  baseRows: number
+  sizes: number[]
+  startService(): Promise<ContentServer>
+  login(url: string, username: string): Promise<string>
+  rounds(server: ContentServer, requests: Record<string, ContentRequest>): Promise<Record<string, ContentLoad>>
+  fmt(value: number, digits?: number): string
+}
+
+export interface ContentBenchResult {
+  posts: number
+  rows: { name: string; load: ContentLoad; ofFirstPage: number }[]
+}
+
+const FIRST_PAGE = 'first page, newest first (anonymous)'
+
+/** About 10 KB of Markdown of the kinds a post has: headings, emphasis, lists, links, code, a table. */
+function markdownOf(bytes: number): string {
+  const section = (n: number) =>
+    `## Part ${n}\n\nSome *emphasis*, some **strong** text and a [link](https://example.com/${n}) to read.\n\n- one item\n- another, with \`code\`\n\n` +
+    `\`\`\`ts\nconst part = ${n}\n\`\`\`\n\n| a | b |\n|---|---|\n| ${n} | ${n + 1} |\n\n> A quote to end part ${n}.\n\n`
+  let text = '# A long post\n\n'
+  for (let n = 1; text.length < bytes; n++) text += section(n)
+  return text.slice(0, bytes)
+}
+
+export async function benchContent(tools: ContentBenchTools): Promise<ContentBenchResult[]> {
+  const { target, fmt } = tools
+  await seedOrganizations(target)
+  await patternSeededPosts(target, tools.baseRows)
+  const results: ContentBenchResult[] = []
+  let seeded = tools.baseRows
+  const markdown = markdownOf(10_000)
+  const plain = 'x'.repeat(10_000)
+  for (const size of tools.sizes) {
+    process.stdout.write(`   seeding posts of mixed visibility up to ${fmt(size)} ... `)
+    await seedMixedPostsUpTo(target, seeded, size, tools.baseRows)
+    seeded = Math.max(seeded, size)
+    console.log('done')
+    const server = await tools.startService()
+    try {
+      const reader = { authorization: `Bearer ${await tools.login(server.url, 'u2')}` }
+      const writer = { authorization: `Bearer ${await tools.login(server.url, 'u3')}`, 'content-type': 'application/json' }
+      const requests: Record<string, ContentRequest> = {
+        [FIRST_PAGE]: { path: '/api/v2/posts?limit=10' },
+        'sort=-reaction_count (anonymous)': { path: '/api/v2/posts?limit=10&sort=-reaction_count' },
+        'sort=title (anonymous)': { path: '/api/v2/posts?limit=10&sort=title' },
+        'expand=author,org (signed in)': { path: '/api/v2/posts?limit=10&expand=author,org', headers: reader },
+        'visibility=public, sort=-comment_count,title, expand=author,org (signed in)': { path: '/api/v2/posts?limit=10&visibility=public&sort=-comment_count,title&expand=author,org', headers: reader },
+        'create, 10 KB plain': { path: '/api/v2/posts', method: 'POST', headers: writer, body: { title: 'Plain {n}', text: plain } },
+        'create, 10 KB Markdown': { path: '/api/v2/posts', method: 'POST', headers: writer, body: { title: 'Markdown {n}', text: markdown, format: 'markdown' } },
+      }
+      const measured = await tools.rounds(server, requests)
+      const first = measured[FIRST_PAGE]!
+      const rows = Object.entries(measured).map(([name, load]) => ({ name, load, ofFirstPage: load.requestsPerSecond / first.requestsPerSecond }))
+      for (const row of rows) {
+        const database = row.load.databaseCpuMicrosPerRequest === undefined ? '' : `, database ${fmt(row.load.databaseCpuMicrosPerRequest)} µs`
+        console.log(
+          `   ${fmt(size)} posts, ${row.name}: ${fmt(row.load.requestsPerSecond)} req/s (${fmt(row.ofFirstPage, 2)} of the first page), p99 ${row.load.p99} ms, CPU ${fmt(row.load.cpuMicrosPerRequest ?? 0)} µs${database}${row.load.non2xx ? `, ${row.load.non2xx} non-2xx` : ''}`,
+        )
+      }
+      results.push({ posts: size, rows })
+    } finally {
+      await server.stop()
+    }
+  }
+  return results
+}

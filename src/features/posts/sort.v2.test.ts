@@ -1,0 +1,135 @@
+// Sorted post lists through HTTP on both databases: every documented column in both directions
+// and in combination, walked page by page with cursors, gives the same order as one page holding
+// them all, with ties broken by id so no post is read twice or missed; that order is the one the
+// values say; a cursor continues only the sort it was written for; bad sorts are 422.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import type { TestApp } from '../../../test/helpers/app.js'
+import { createTestApp } from '../../../test/helpers/app.js'
+import type { LoggedIn } from '../../../test/helpers/users.js'
+import { seedAndLogin, V2 } from '../../../test/helpers/users.js'
+
+interface Listed {
+  id: number
+  title: string
+  created_at: string
+  updated_at: string
+  comment_count: number
+  reaction_counts: Record<string, number>
+}
+interface Page {
+  data: Listed[]
+  total_count: number
+  has_more: boolean
+  next_cursor: string | null
+}
+
+let t: TestApp
+let author: LoggedIn
+let readers: LoggedIn[]
+const marker = `sorted${Date.now()}`
+
+const get = (url: string, who: LoggedIn | null = author) => t.app.inject({ url: `${V2}${url}`, headers: who?.headers ?? {} })
+
+/** Every post of a sorted list, page after page by cursor. */
+async function walk(sort: string, limit: number): Promise<{ ids: number[]; pages: Page[] }> {
+  const pages: Page[] = []
+  let cursor: string | null = null
+  do {
+    const response = await get(`/posts?search=${marker}&sort=${sort}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`)
+    expect(response.statusCode, response.body).toBe(200)
+    const page = response.json<Page>()
+    pages.push(page)
+    cursor = page.next_cursor
+    expect(page.has_more).toBe(cursor !== null)
+  } while (cursor !== null)
+  return { ids: pages.flatMap((page) => page.data.map((post) => post.id)), pages }
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ DEFAULT_RATE_LIMIT: '100000/60' })
+  author = await seedAndLogin(t.app)
+  readers = [await seedAndLogin(t.app), await seedAndLogin(t.app), await seedAndLogin(t.app)]
+  // Eleven posts, with titles, reactions and comments that tie in places, and some edited later.
+  const titles = ['delta', 'alpha', 'charlie', 'alpha', 'bravo', 'echo', 'bravo', 'alpha', 'foxtrot', 'delta', 'golf']
+  const ids: number[] = []
+  for (const title of titles) {
+    const response = await t.app.inject({ method: 'POST', url: `${V2}/posts`, headers: author.headers, payload: { title: `${marker} ${title}`, text: 'Body' } })
+    expect(response.statusCode, response.body).toBe(201)
+    ids.push(response.json<{ id: number }>().id)
+  }
+  for (const [i, id] of ids.entries()) {
+    for (const reader of readers.slice(0, i % 4)) {
+      expect((await t.app.inject({ method: 'PUT', url: `${V2}/posts/${id}/reactions/like`, headers: reader.headers })).statusCode).toBe(200)
+    }
+    if (i % 3 === 0) expect((await t.app.inject({ method: 'POST', url: `${V2}/posts/${id}/comments`, headers: readers[0]!.headers, payload: { text: 'Nice' } })).statusCode).toBe(201)
+  }
+  for (const id of [ids[4]!, ids[1]!]) expect((await t.app.inject({ method: 'PATCH', url: `${V2}/posts/${id}`, headers: author.headers, payload: { text: 'Edited' } })).statusCode).toBe(200)
+})
+
+afterAll(async () => {
+  await t.close()
+})
+
+const likes = (post: Listed) => post.reaction_counts.like ?? 0
+/** Compares two posts by a sort's keys as the database does for these values (ASCII titles), then by id in the first key's direction. */
+function comparator(sort: string) {
+  const keys = sort.split(',').map((part) => ({ column: part.replace(/^-/, ''), sign: part.startsWith('-') ? -1 : 1 }))
+  const value = (post: Listed, column: string): string | number => (column === 'reaction_count' ? likes(post) : (post as unknown as Record<string, string | number>)[column]!)
+  return (a: Listed, b: Listed) => {
+    for (const { column, sign } of keys) {
+      const [x, y] = [value(a, column), value(b, column)]
+      if (x !== y) return (x < y ? -1 : 1) * sign
+    }
+    return (a.id - b.id) * keys[0]!.sign
+  }
+}
+
+describe('sorted post lists', () => {
+  it.each(['title', '-title', 'reaction_count', '-reaction_count,title', 'comment_count,-reaction_count', '-updated_at', 'created_at', '-comment_count,title,-created_at'])(
+    'sort=%s: pages by cursor give the order of the values, ties by id, each post once',
+    async (sort) => {
+      const whole = (await get(`/posts?search=${marker}&sort=${sort}&limit=100`)).json<Page>()
+      expect(whole.total_count).toBe(11)
+      expect(whole.data.map((post) => post.id)).toEqual([...whole.data].sort(comparator(sort)).map((post) => post.id))
+      for (const limit of [1, 3, 4]) {
+        const { ids, pages } = await walk(sort, limit)
+        expect(ids).toEqual(whole.data.map((post) => post.id))
+        expect(pages.every((page) => page.total_count === 11)).toBe(true)
+      }
+      // Numbered pages give the same order.
+      const second = (await get(`/posts?search=${marker}&sort=${sort}&limit=4&page=2`)).json<Page>()
+      expect(second.data.map((post) => post.id)).toEqual(whole.data.slice(4, 8).map((post) => post.id))
+    },
+  )
+
+  it('lists under the policy as the unsorted list does', async () => {
+    const hidden = await t.app.inject({ method: 'POST', url: `${V2}/posts`, headers: author.headers, payload: { title: `${marker} private`, text: 'Mine', visibility: 'private' } })
+    const privateId = hidden.json<{ id: number }>().id
+    const asOther = (await get(`/posts?search=${marker}&sort=-reaction_count&limit=100`, readers[0]!)).json<Page>()
+    expect(asOther.data.map((post) => post.id)).not.toContain(privateId)
+    expect(asOther.total_count).toBe(11)
+    const asAuthor = (await get(`/posts?search=${marker}&sort=-reaction_count&limit=100`)).json<Page>()
+    expect(asAuthor.data.map((post) => post.id)).toContain(privateId)
+    const anonymous = (await get(`/posts?search=${marker}&sort=title&limit=100`, null)).json<Page>()
+    expect(anonymous.data.map((post) => post.id)).not.toContain(privateId)
+    await t.app.inject({ method: 'DELETE', url: `${V2}/posts/${privateId}`, headers: author.headers })
+  })
+
+  it('refuses an unknown column, a column twice, four keys, and a cursor of another sort (422)', async () => {
+    for (const sort of ['author_id', 'title,-title', 'title,created_at,updated_at,comment_count', '--title', 'title,']) {
+      const response = await get(`/posts?sort=${sort}`)
+      expect(response.statusCode, sort).toBe(422)
+      expect(response.json().detail).toMatch(/sort/)
+    }
+    const cursor = (await get(`/posts?search=${marker}&sort=title&limit=2`)).json<Page>().next_cursor
+    expect(cursor).not.toBeNull()
+    for (const url of [`/posts?search=${marker}&sort=-title&cursor=${cursor}`, `/posts?search=${marker}&cursor=${cursor}`, `/posts?search=${marker}&sort=title&cursor=${cursor}x`]) {
+      const response = await get(url)
+      expect(response.statusCode, url).toBe(422)
+      expect(response.json().detail).toMatch(/cursor/i)
+    }
+    const unsorted = (await get(`/posts?search=${marker}&limit=2`)).json<Page>().next_cursor
+    expect((await get(`/posts?search=${marker}&sort=title&cursor=${unsorted}`)).statusCode).toBe(422)
+  })
+})
