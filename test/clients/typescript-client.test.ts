@@ -80,6 +80,12 @@ describe('the typed client', () => {
     const updated = await unwrap(api.PATCH('/api/v2/posts/{post_id}', { params: { path: { post_id: post.id } }, body: { title: 'Typed again' } }))
     expect(updated.title).toBe('Typed again')
 
+    // The content model, typed: a Markdown post's html, a sorted list with its author inline.
+    const article = await unwrap(api.POST('/api/v2/posts/', { body: { title: 'Notes', text: '# Hi\n\nFrom *my* app', format: 'markdown' } }))
+    expect(article.html).toBe('<h1>Hi</h1>\n<p>From <em>my</em> app</p>\n')
+    const sorted = await unwrap(api.GET('/api/v2/posts', { params: { query: { author_id: user.id, sort: 'title', expand: 'author' } } }))
+    expect(sorted.data.map((item) => [item.title, item.expand?.author?.username])).toEqual([['Notes', fields.username], ['Typed again', fields.username]])
+
     const gone = api.GET('/api/v2/posts/{post_id}', { params: { path: { post_id: post.id + 1000 } } })
     await expect(unwrap(gone)).rejects.toMatchObject({ name: 'ApiError', status: 404, code: 'post_not_found', detail: 'Post not found' })
 

@@ -9964,7 +9964,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Validation failed, or the sort is too broad */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9973,11 +9973,8 @@ export interface operations {
                     "application/json": {
                         /** @description A readable sentence naming each failing field. */
                         detail: string;
-                        /**
-                         * @description Always `validation_failed` for a 422.
-                         * @enum {string}
-                         */
-                        code: "validation_failed";
+                        /** @description `validation_failed`, or `sort_too_broad` for a sort by more than one key of a list of more than 10,000 posts. */
+                        code: "validation_failed" | "sort_too_broad";
                         errors: {
                             /** @description Where: body, query or path, then the field. */
                             loc: (string | number)[];
@@ -11325,7 +11322,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Validation failed, or the sort is too broad */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11334,11 +11331,8 @@ export interface operations {
                     "application/json": {
                         /** @description A readable sentence naming each failing field. */
                         detail: string;
-                        /**
-                         * @description Always `validation_failed` for a 422.
-                         * @enum {string}
-                         */
-                        code: "validation_failed";
+                        /** @description `validation_failed`, or `sort_too_broad` for a sort by more than one key of a list of more than 10,000 posts. */
+                        code: "validation_failed" | "sort_too_broad";
                         errors: {
                             /** @description Where: body, query or path, then the field. */
                             loc: (string | number)[];
@@ -11556,7 +11550,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Validation failed, or the sort is too broad */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11565,11 +11559,8 @@ export interface operations {
                     "application/json": {
                         /** @description A readable sentence naming each failing field. */
                         detail: string;
-                        /**
-                         * @description Always `validation_failed` for a 422.
-                         * @enum {string}
-                         */
-                        code: "validation_failed";
+                        /** @description `validation_failed`, or `sort_too_broad` for a sort by more than one key of a list of more than 10,000 posts. */
+                        code: "validation_failed" | "sort_too_broad";
                         errors: {
                             /** @description Where: body, query or path, then the field. */
                             loc: (string | number)[];

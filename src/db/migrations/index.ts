@@ -17,6 +17,7 @@ import * as postVisibility from '../../features/posts/migrations/2026-11-29-01-p
 import * as keptPostCounts from '../../features/posts/migrations/2026-12-08-01-kept-post-counts.js'
 import * as postSlugs from '../../features/posts/migrations/2026-12-10-02-post-slugs.js'
 import * as postFormat from '../../features/posts/migrations/2026-12-11-01-post-format.js'
+import * as postSortIndexes from '../../features/posts/migrations/2026-12-11-02-post-sort-indexes.js'
 import * as reactions from '../../features/reactions/migrations/2026-12-09-02-reactions.js'
 import * as reports from '../../features/reports/migrations/2026-12-09-04-reports.js'
 import * as userLocale from '../../features/users/migrations/2026-12-06-01-user-locale.js'
@@ -86,4 +87,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-10-01-comment-thread-counts': commentThreadCounts,
   '2026-12-10-02-post-slugs': postSlugs,
   '2026-12-11-01-post-format': postFormat,
+  '2026-12-11-02-post-sort-indexes': postSortIndexes,
 }

@@ -2,6 +2,7 @@
 // with the post's id as the last key so that every order is total and a cursor page continues
 // exactly after its last post (the cursor carries the sort and the last post's values of it).
 import { RuleViolation } from '../../shared/errors.js'
+import { MAX_ID } from '../../shared/record-id.js'
 import type { Post } from './post.js'
 
 /** The columns a post list sorts on, and what a post's value of each is. */
@@ -15,6 +16,12 @@ export const SORTABLE = {
 export type SortColumn = keyof typeof SORTABLE
 export const SORT_COLUMNS = Object.keys(SORTABLE) as SortColumn[]
 export const MAX_SORT_KEYS = 3
+/**
+ * The most posts a sort by several keys may choose from. Only the first key is read from an index
+ * in its order; the posts that tie on it are sorted by the others, and a count's ties are most of
+ * the posts (most have none): beyond this, a page would sort them all (docs/api.md "Sort").
+ */
+export const MULTI_KEY_SORT_MAX_POSTS = 10_000
 
 export interface SortKey {
   column: SortColumn
@@ -34,11 +41,30 @@ export function sortKeysOf(sort: string): SortKey[] {
   return keys
 }
 
+/** 422 for a sort by several keys of more posts than it may sort. */
+export const sortTooBroad = () =>
+  new RuleViolation('sort', `A sort by more than one key is for lists of at most ${MULTI_KEY_SORT_MAX_POSTS.toLocaleString('en')} posts: narrow the list (author, organization, search), or sort by one key`, 'sort_too_broad', {
+    location: 'query',
+    code: 'sort_too_broad',
+  })
+
 /** The sort a cursor was written for, as it is compared: the keys in order with their directions. */
 const signatureOf = (keys: readonly SortKey[]) => keys.map((key) => `${key.descending ? '-' : ''}${key.column}`).join(',')
 
 const CURSOR_PREFIX = 's'
 const INVALID_CURSOR = 'Invalid cursor'
+
+/** A value the database's integer columns hold (a crafted cursor must not make a query fail). */
+const isRowNumber = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= MAX_ID
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/
+
+/** Whether a cursor's value is one the column can have: what the database compares it with never fails. */
+function fitsColumn(column: SortColumn, value: unknown): boolean {
+  if (column === 'comment_count' || column === 'reaction_count') return isRowNumber(value)
+  if (typeof value !== 'string') return false
+  if (column === 'title') return value.length <= 100 && !value.includes('\u0000')
+  return TIMESTAMP.test(value) && Number.isFinite(Date.parse(value))
+}
 
 /** The cursor of a sorted page: opaque to clients, it names the sort it continues. */
 export function encodeSortedCursor(keys: readonly SortKey[], post: Post): string {
@@ -61,8 +87,7 @@ export function decodeSortedCursor(keys: readonly SortKey[], cursor: string): So
   if (!Array.isArray(parsed) || parsed.length !== keys.length + 2 || parsed[0] !== signatureOf(keys)) throw invalid()
   const values = parsed.slice(1, -1) as unknown[]
   const id = parsed.at(-1) as unknown
-  const counted = (column: SortColumn) => column === 'comment_count' || column === 'reaction_count'
-  const fits = values.every((value, i) => (counted(keys[i]!.column) ? Number.isSafeInteger(value) : typeof value === 'string' && value.length <= 100))
-  if (!fits || !Number.isSafeInteger(id) || (id as number) < 1) throw invalid()
+  const fits = values.every((value, i) => fitsColumn(keys[i]!.column, value))
+  if (!fits || !isRowNumber(id) || (id as number) < 1) throw invalid()
   return { values: values as (string | number)[], id: id as number }
 }

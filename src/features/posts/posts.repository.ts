@@ -5,7 +5,7 @@
 // `listedBy`, the post policy's grants compiled to SQL (post-policy.ts): nothing is filtered
 // after the query.
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely'
-import { sql } from 'kysely'
+import { CompiledQuery, sql } from 'kysely'
 
 import { isPostgres } from '../../db/dialect.js'
 import { preparedQuery } from '../../db/fast-path/prepared.js'
@@ -303,28 +303,53 @@ export interface SortedWindow {
   after?: SortedAfter
 }
 
+/** The SQLite index each first sort key walks (migration 2026-12-11-02-post-sort-indexes). */
+const SORT_INDEXES: Record<SortKey['column'], string> = {
+  title: 'posts_title_sort_idx',
+  updated_at: 'posts_updated_at_sort_idx',
+  created_at: 'posts_created_at_sort_idx',
+  reaction_count: 'posts_reaction_count_sort_idx',
+  comment_count: 'posts_comment_count_sort_idx',
+}
+
 /**
- * A page of the posts the reader may list in the order of `keys`, the id last (in the first key's
- * direction) so that the order is total; after `after`, the values and id of the previous page's
- * last post, by the keyset condition "a later key decides where all earlier ones are equal".
+ * The ids of a page of the posts the reader may list in the order of `keys`, the id last (in the
+ * first key's direction) so that the order is total; after `after`, the values and id of the
+ * previous page's last post. Where every key goes one way, "after" is one row-value comparison an
+ * index range starts at; otherwise "a later key decides where all earlier ones are equal".
  */
-export function sortedPostPageQuery(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], { offset, limit, after }: SortedWindow) {
+function sortedPostIdsQuery(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], { offset, limit, after }: SortedWindow) {
   const ordered = [...keys.map((key) => ({ column: `posts.${key.column}` as const, descending: key.descending })), { column: 'posts.id' as const, descending: keys[0]?.descending ?? true }]
-  return filteredPosts(db, reader, filter)
-    .select(POST_COLUMNS)
+  const oneWay = ordered.every((key) => key.descending === ordered[0]!.descending)
+  const query = filteredPosts(db, reader, filter)
+    .select('posts.id')
     .$if(after !== undefined, (qb) =>
       qb.where((eb) => {
         const values = [...(after?.values ?? []), after?.id ?? 0]
+        if (oneWay) return sql<SqlBool>`(${sql.join(ordered.map((key) => sql.ref(key.column)))}) ${sql.raw(ordered[0]!.descending ? '<' : '>')} (${sql.join(values)})`
         return eb.or(ordered.map((key, i) => eb.and([...ordered.slice(0, i).map((earlier, j) => eb(earlier.column, '=', values[j]!)), eb(key.column, key.descending ? '<' : '>', values[i]!)])))
       }),
     )
-    .$call((qb) => ordered.reduce((query, key) => query.orderBy(key.column, key.descending ? 'desc' : 'asc'), qb))
-    .limit(limit)
-    .offset(offset)
+  return ordered.reduce((sorted, key) => sorted.orderBy(key.column, key.descending ? 'desc' : 'asc'), query).limit(limit).offset(offset)
 }
 
-export function listPostsSorted(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], window: SortedWindow): Promise<PostRow[]> {
-  return sortedPostPageQuery(db, reader, filter, keys, window).execute()
+/**
+ * A sorted page: its ids (sorting keys and ids, not whole rows), then its rows in that order.
+ * Where nothing narrows the list to an author, an organization or a search, SQLite is told to walk
+ * the first key's index in its order and stop after the page: its planner otherwise filtered every
+ * listable post through the visibility index and sorted them all, which held its only connection
+ * for seconds at 1,000,000 posts (docs/performance.md). PostgreSQL's planner weighs the LIMIT itself.
+ */
+export async function listPostsSorted(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], window: SortedWindow): Promise<PostRow[]> {
+  const ids = sortedPostIdsQuery(db, reader, filter, keys, window).compile()
+  const walk = !isPostgres(db) && filter.authorId === undefined && filter.orgId === undefined && filter.search === undefined && keys[0] !== undefined
+  const text = walk ? ids.sql.replace(/^(select "posts"\."id" from "posts") /, `$1 indexed by "${SORT_INDEXES[keys[0]!.column]}" `) : ids.sql
+  if (walk && text === ids.sql) throw new Error(`the sorted ids query no longer begins as listPostsSorted expects: ${ids.sql.slice(0, 60)}`)
+  const { rows } = await db.executeQuery<{ id: number }>(CompiledQuery.raw(text, [...ids.parameters]))
+  if (rows.length === 0) return []
+  const found = await db.selectFrom('posts').select(POST_COLUMNS).where('posts.id', 'in', rows.map((row) => row.id)).execute()
+  const byId = new Map(found.map((row) => [Number(row.id), row]))
+  return rows.flatMap((row) => byId.get(Number(row.id)) ?? [])
 }
 
 /** The live post, held until the unit ends in PostgreSQL (SQLite runs one writer at a time): a change decides on the post as it is. */

@@ -18,7 +18,7 @@ import { postReadsFor } from './post-expansions.http.js'
 import type { PostPageQuery } from './post-page.http.js'
 import { postPageV2 } from './post-page.http.js'
 import type { CommentSetting, PostStatus, Visibility } from './post-policy.js'
-import { ExpandQuery, POST_BODY_LIMIT_BYTES, PostIdParams, PostListQuery, PostListQueryV2, PostPageV2 } from './posts.schemas.js'
+import { ExpandQuery, POST_BODY_LIMIT_BYTES, PostIdParams, PostListQuery, PostListQueryV2, PostListRefusedResponse, PostPageV2 } from './posts.schemas.js'
 
 /** A body as either version takes it: v2's also names visibility, status and organization. */
 interface PostBody {
@@ -64,7 +64,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
         summary: 'List the posts the caller may see, newest first',
         security: optionalBearerOrApiKey,
         querystring: envelope ? PostListQueryByAuthor : PostListQuery,
-        response: { 200: envelope ? PostPageV2 : Type.Array(schemas.read), ...errorResponses(422) },
+        response: { 200: envelope ? PostPageV2 : Type.Array(schemas.read), ...errorResponses(422), ...(envelope ? { 422: PostListRefusedResponse } : {}) },
       },
     },
     async (request) => {

@@ -2,6 +2,7 @@
 import { Type } from 'typebox'
 
 import { CursorPageEnvelopeSchema, CursorParameter } from '../../api/common/page-envelope.js'
+import { ValidationErrorResponse } from '../../api/common/responses.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
 import { FileRead } from '../files/index.js'
@@ -176,6 +177,17 @@ export const PostPermissions = Type.Object(
 )
 
 export const PostPageV2 = CursorPageEnvelopeSchema(PostReadV2, 'PostPage')
+
+/** A 422 of a v2 post list: a broken parameter, or (sort_too_broad) a sort by several keys of too large a list. */
+export const PostListRefusedResponse = Type.Object(
+  {
+    ...ValidationErrorResponse.properties,
+    code: Type.Union([Type.Literal('validation_failed'), Type.Literal('sort_too_broad')], {
+      description: '`validation_failed`, or `sort_too_broad` for a sort by more than one key of a list of more than 10,000 posts.',
+    }),
+  },
+  { title: 'PostListRefusedResponse', description: 'Validation failed, or the sort is too broad' },
+)
 
 /** A v2 listing: page or cursor, limit, search, and narrowing by visibility and status. */
 export const PostListQueryV2 = Type.Object({

@@ -11,7 +11,7 @@ import { orgOf, OrgParams, orgRoute } from '../orgs/index.js'
 import { postCallerOf, signedInPostCallerOf } from './post-caller.http.js'
 import { postReadsFor } from './post-expansions.http.js'
 import { postPageV2 } from './post-page.http.js'
-import { ExpandQuery, PostBySlugParams, PostIdParams, PostListQueryV2, PostPageV2, PostPermissions, PostReadV2 } from './posts.schemas.js'
+import { ExpandQuery, PostBySlugParams, PostIdParams, PostListQueryV2, PostListRefusedResponse, PostPageV2, PostPermissions, PostReadV2 } from './posts.schemas.js'
 
 const tags = ['posts']
 
@@ -56,7 +56,7 @@ const postsV2Routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/users/me/posts',
-    protectedRoute(app, { tags, summary: "The caller's own posts in any visibility and status, newest first", querystring: PostListQueryV2, response: { 200: PostPageV2, ...errorResponses(422) } }),
+    protectedRoute(app, { tags, summary: "The caller's own posts in any visibility and status, newest first", querystring: PostListQueryV2, response: { 200: PostPageV2, ...errorResponses(422), 422: PostListRefusedResponse } }),
     async (request) => {
       const caller = signedInPostCallerOf(request)
       return postPageV2(request, caller, request.query, { authorId: caller.id })
@@ -67,7 +67,7 @@ const postsV2Routes: FastifyPluginAsyncTypebox = async (app) => {
     '/orgs/:org/posts',
     orgRoute(
       app,
-      { tags, summary: "An organization's posts its members may see, newest first", params: OrgParams, querystring: PostListQueryV2, response: { 200: PostPageV2, ...errorResponses(422) } },
+      { tags, summary: "An organization's posts its members may see, newest first", params: OrgParams, querystring: PostListQueryV2, response: { 200: PostPageV2, ...errorResponses(422), 422: PostListRefusedResponse } },
       { role: 'member', apiKeys: true },
     ),
     async (request) => postPageV2(request, postCallerOf(request), request.query, { orgId: orgOf(request).id }),

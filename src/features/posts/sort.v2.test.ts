@@ -2,12 +2,14 @@
 // and in combination, walked page by page with cursors, gives the same order as one page holding
 // them all, with ties broken by id so no post is read twice or missed; that order is the one the
 // values say; a cursor continues only the sort it was written for; bad sorts are 422.
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin, V2 } from '../../../test/helpers/users.js'
+import { MULTI_KEY_SORT_MAX_POSTS } from './post-sort.js'
 
 interface Listed {
   id: number
@@ -44,6 +46,18 @@ async function walk(sort: string, limit: number): Promise<{ ids: number[]; pages
     expect(page.has_more).toBe(cursor !== null)
   } while (cursor !== null)
   return { ids: pages.flatMap((page) => page.data.map((post) => post.id)), pages }
+}
+
+/** Every post of a list, by its cursors, from `url` on. */
+async function walkAll(url: string): Promise<number[]> {
+  const ids: number[] = []
+  let cursor: string | null = null
+  do {
+    const page: Page = (await get(`${url}${cursor ? `&cursor=${cursor}` : ''}`)).json<Page>()
+    ids.push(...page.data.map((post) => post.id))
+    cursor = page.next_cursor
+  } while (cursor !== null)
+  return ids
 }
 
 beforeAll(async () => {
@@ -97,6 +111,9 @@ describe('sorted post lists', () => {
         expect(ids).toEqual(whole.data.map((post) => post.id))
         expect(pages.every((page) => page.total_count === 11)).toBe(true)
       }
+      // Unnarrowed, SQLite walks the first key's index in its order (posts.repository.ts): the same posts in the same order, page after page.
+      const unnarrowed = await walkAll(`/posts?sort=${sort}&limit=3`)
+      expect(unnarrowed).toEqual(whole.data.map((post) => post.id))
       // Numbered pages give the same order.
       const second = (await get(`/posts?search=${marker}&sort=${sort}&limit=4&page=2`)).json<Page>()
       expect(second.data.map((post) => post.id)).toEqual(whole.data.slice(4, 8).map((post) => post.id))
@@ -116,6 +133,30 @@ describe('sorted post lists', () => {
     await t.app.inject({ method: 'DELETE', url: `${V2}/posts/${privateId}`, headers: author.headers })
   })
 
+  it('refuses a crafted cursor whose values its columns cannot hold (422, never a database error), and follows one that they can', async () => {
+    const craft = (values: unknown[]) => `s${Buffer.from(JSON.stringify(values)).toString('base64url')}`
+    const refused: [string, string][] = [
+      ['-created_at', craft(['-created_at', 'yesterday', 5])],
+      ['-created_at', craft(['-created_at', '2026-13-45T99:99:99Z', 5])],
+      ['reaction_count', craft(['reaction_count', 2 ** 40, 5])],
+      ['reaction_count', craft(['reaction_count', -1, 5])],
+      ['reaction_count', craft(['reaction_count', 1.5, 5])],
+      ['title', craft(['title', 'a\u0000b', 5])],
+      ['title', craft(['title', 'x'.repeat(101), 5])],
+      ['title', craft(['title', 'a', 2 ** 31])],
+      ['title', craft(['title', 'a', '5'])],
+      ['title', craft(['title', 'a'])],
+      ['title', 'snot-base64!'],
+    ]
+    for (const [sort, cursor] of refused) {
+      const response = await get(`/posts?sort=${sort}&cursor=${encodeURIComponent(cursor)}`)
+      expect(response.statusCode, `${sort} ${cursor}`).toBe(422)
+      expect(response.json().detail).toMatch(/cursor/i)
+    }
+    const fromTheFuture = await get(`/posts?search=${marker}&sort=-created_at&limit=100&cursor=${craft(['-created_at', '2999-01-01T00:00:00.000Z', 1])}`)
+    expect(fromTheFuture.json<Page>().data).toHaveLength(11)
+  })
+
   it('refuses an unknown column, a column twice, four keys, and a cursor of another sort (422)', async () => {
     for (const sort of ['author_id', 'title,-title', 'title,created_at,updated_at,comment_count', '--title', 'title,']) {
       const response = await get(`/posts?sort=${sort}`)
@@ -131,5 +172,26 @@ describe('sorted post lists', () => {
     }
     const unsorted = (await get(`/posts?search=${marker}&limit=2`)).json<Page>().next_cursor
     expect((await get(`/posts?search=${marker}&sort=title&cursor=${unsorted}`)).statusCode).toBe(422)
+  })
+})
+
+// Last: it writes more posts than a sort by several keys may choose from.
+describe('a sort by several keys of a large list', () => {
+  it(`is refused past ${MULTI_KEY_SORT_MAX_POSTS.toLocaleString('en')} posts (422 sort_too_broad), while one key, or a narrowed list, still sorts`, async () => {
+    const bulk = await seedAndLogin(t.app)
+    const now = new Date().toISOString()
+    await sql`with recursive series(g) as (select 1 union all select g + 1 from series where g <= ${MULTI_KEY_SORT_MAX_POSTS})
+      insert into posts (author_id, title, text, slug, slug_scope, visibility, status, published_at, created_at, updated_at)
+      select ${bulk.user.id}, 'Bulk', 'Body', 'bulk-' || g, 'bulk', 'public', 'published', ${now}, ${now}, ${now} from series`.execute(t.db)
+    const refused = await get('/posts?sort=-reaction_count,title')
+    expect(refused.statusCode, refused.body).toBe(422)
+    expect(refused.json()).toMatchObject({ code: 'sort_too_broad' })
+    expect(refused.json().detail).toMatch(/narrow/)
+    const oneKey = await get('/posts?sort=-reaction_count&limit=5')
+    expect(oneKey.statusCode, oneKey.body).toBe(200)
+    expect(oneKey.json<Page>().data).toHaveLength(5)
+    const narrowed = await get(`/posts?author_id=${author.user.id}&sort=-reaction_count,title&limit=100`)
+    expect(narrowed.statusCode, narrowed.body).toBe(200)
+    expect(narrowed.json<Page>().total_count).toBe(11)
   })
 })
