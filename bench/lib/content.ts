@@ -75,7 +75,7 @@ export async function benchContent(tools: ContentBenchTools): Promise<ContentBen
         'sort=-reaction_count (anonymous)': { path: '/api/v2/posts?limit=10&sort=-reaction_count' },
         'sort=title (anonymous)': { path: '/api/v2/posts?limit=10&sort=title' },
         'expand=author,org (signed in)': { path: '/api/v2/posts?limit=10&expand=author,org', headers: reader },
-        // Several keys sort the posts tied on the first: a list narrowed to one author's (MULTI_KEY_SORT_MAX_POSTS).
+        // Several keys sort the posts tied on the first: a list narrowed to one author's (UNINDEXED_SORT_MAX_POSTS).
         "an author's, visibility=public, sort=-comment_count,title, expand=author,org (signed in)": { path: '/api/v2/posts?limit=10&author_id=1&visibility=public&sort=-comment_count,title&expand=author,org', headers: reader },
         'create, 10 KB plain': { path: '/api/v2/posts', method: 'POST', headers: writer, body: { title: 'Plain {n}', text: plain } },
         'create, 10 KB Markdown': { path: '/api/v2/posts', method: 'POST', headers: writer, body: { title: 'Markdown {n}', text: markdown, format: 'markdown' } },

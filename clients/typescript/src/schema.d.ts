@@ -9973,7 +9973,7 @@ export interface operations {
                     "application/json": {
                         /** @description A readable sentence naming each failing field. */
                         detail: string;
-                        /** @description `validation_failed`, or `sort_too_broad` for a sort by more than one key of a list of more than 10,000 posts. */
+                        /** @description `validation_failed`, or `sort_too_broad` for a sort not read from an index (several keys; a count on PostgreSQL) of a list of more than 10,000 posts. */
                         code: "validation_failed" | "sort_too_broad";
                         errors: {
                             /** @description Where: body, query or path, then the field. */
@@ -11331,7 +11331,7 @@ export interface operations {
                     "application/json": {
                         /** @description A readable sentence naming each failing field. */
                         detail: string;
-                        /** @description `validation_failed`, or `sort_too_broad` for a sort by more than one key of a list of more than 10,000 posts. */
+                        /** @description `validation_failed`, or `sort_too_broad` for a sort not read from an index (several keys; a count on PostgreSQL) of a list of more than 10,000 posts. */
                         code: "validation_failed" | "sort_too_broad";
                         errors: {
                             /** @description Where: body, query or path, then the field. */
@@ -11559,7 +11559,7 @@ export interface operations {
                     "application/json": {
                         /** @description A readable sentence naming each failing field. */
                         detail: string;
-                        /** @description `validation_failed`, or `sort_too_broad` for a sort by more than one key of a list of more than 10,000 posts. */
+                        /** @description `validation_failed`, or `sort_too_broad` for a sort not read from an index (several keys; a count on PostgreSQL) of a list of more than 10,000 posts. */
                         code: "validation_failed" | "sort_too_broad";
                         errors: {
                             /** @description Where: body, query or path, then the field. */

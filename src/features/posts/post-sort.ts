@@ -17,11 +17,12 @@ export type SortColumn = keyof typeof SORTABLE
 export const SORT_COLUMNS = Object.keys(SORTABLE) as SortColumn[]
 export const MAX_SORT_KEYS = 3
 /**
- * The most posts a sort by several keys may choose from. Only the first key is read from an index
- * in its order; the posts that tie on it are sorted by the others, and a count's ties are most of
- * the posts (most have none): beyond this, a page would sort them all (docs/api.md "Sort").
+ * The most posts a sort that is not read from an index may choose from: several keys (only the
+ * first is indexed, and the posts that tie on it, most of them for a count, are sorted by the
+ * others), or on PostgreSQL a kept count (not indexed there). Beyond it a page would sort them all
+ * (docs/api.md "Sort").
  */
-export const MULTI_KEY_SORT_MAX_POSTS = 10_000
+export const UNINDEXED_SORT_MAX_POSTS = 10_000
 
 export interface SortKey {
   column: SortColumn
@@ -41,9 +42,9 @@ export function sortKeysOf(sort: string): SortKey[] {
   return keys
 }
 
-/** 422 for a sort by several keys of more posts than it may sort. */
+/** 422 for a sort not read from an index, of more posts than it may sort. */
 export const sortTooBroad = () =>
-  new RuleViolation('sort', `A sort by more than one key is for lists of at most ${MULTI_KEY_SORT_MAX_POSTS.toLocaleString('en')} posts: narrow the list (author, organization, search), or sort by one key`, 'sort_too_broad', {
+  new RuleViolation('sort', `This sort is for lists of at most ${UNINDEXED_SORT_MAX_POSTS.toLocaleString('en')} posts (docs/api.md "Sort"): narrow the list (author, organization, search), or sort by one indexed key`, 'sort_too_broad', {
     location: 'query',
     code: 'sort_too_broad',
   })

@@ -334,6 +334,15 @@ function sortedPostIdsQuery(db: Executor, reader: Reader, filter: PostFilter, ke
 }
 
 /**
+ * Whether a sorted page is read from an index in its order: one key, indexed on this database (the
+ * kept counts are on SQLite only). Any other sort sorts the posts it chooses from.
+ */
+export function sortWalksIndex(db: Executor, keys: readonly SortKey[]): boolean {
+  const column = keys[0]?.column
+  return keys.length === 1 && column !== undefined && (!isPostgres(db) || (column !== 'reaction_count' && column !== 'comment_count'))
+}
+
+/**
  * A sorted page: its ids (sorting keys and ids, not whole rows), then its rows in that order.
  * Where nothing narrows the list to an author, an organization or a search, SQLite is told to walk
  * the first key's index in its order and stop after the page: its planner otherwise filtered every
@@ -665,5 +674,5 @@ export function postsOfAuthorAfter(db: Executor, authorId: number, after: number
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const postsFunctions = { findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsSorted, listPostsWithTotal, countPosts, insertPost, lockSlugScope, takenSlugs, slugScopesOf, postsWithSlug, redirectedSlug, recordOldSlug, slugScopeOfPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
+export const postsFunctions = { findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsSorted, sortWalksIndex, listPostsWithTotal, countPosts, insertPost, lockSlugScope, takenSlugs, slugScopesOf, postsWithSlug, redirectedSlug, recordOldSlug, slugScopeOfPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
 export type PostsRepository = Repository<typeof postsFunctions>

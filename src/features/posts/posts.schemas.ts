@@ -178,12 +178,12 @@ export const PostPermissions = Type.Object(
 
 export const PostPageV2 = CursorPageEnvelopeSchema(PostReadV2, 'PostPage')
 
-/** A 422 of a v2 post list: a broken parameter, or (sort_too_broad) a sort by several keys of too large a list. */
+/** A 422 of a v2 post list: a broken parameter, or (sort_too_broad) a sort not read from an index of too large a list. */
 export const PostListRefusedResponse = Type.Object(
   {
     ...ValidationErrorResponse.properties,
     code: Type.Union([Type.Literal('validation_failed'), Type.Literal('sort_too_broad')], {
-      description: '`validation_failed`, or `sort_too_broad` for a sort by more than one key of a list of more than 10,000 posts.',
+      description: '`validation_failed`, or `sort_too_broad` for a sort not read from an index (several keys; a count on PostgreSQL) of a list of more than 10,000 posts.',
     }),
   },
   { title: 'PostListRefusedResponse', description: 'Validation failed, or the sort is too broad' },

@@ -20,7 +20,7 @@ import type { MemberRole, Permissions, PostFacts, PostStatus, Reader, Visibility
 import { ANONYMOUS, mayEdit, mayRead, permissionsOf, readsAsUser } from './post-policy.js'
 import type { PostRelated, PostRelation, PostRelations } from './post-relations.js'
 import type { SortedAfter, SortKey } from './post-sort.js'
-import { MULTI_KEY_SORT_MAX_POSTS, sortTooBroad } from './post-sort.js'
+import { sortTooBroad,UNINDEXED_SORT_MAX_POSTS } from './post-sort.js'
 import type { PostRowChanges, PostsRepository } from './posts.repository.js'
 import { numberedSlugs, randomSlugs, slugFromTitle, slugScope } from './slugs.js'
 
@@ -244,9 +244,9 @@ export class PostService {
     const reader = await this.readerOf(caller)
     const { page, limit, after } = request
     const window = { offset: after === undefined ? (page - 1) * limit : 0, limit: limit + 1, after }
-    // A sort by one key walks its index; by several, it first makes sure the list is small enough to sort.
-    const counted = keys.length > 1 ? await this.posts.countPosts(reader, filter) : undefined
-    if (counted !== undefined && counted > MULTI_KEY_SORT_MAX_POSTS) throw sortTooBroad()
+    // A sort read from an index walks it; any other first makes sure the list is small enough to sort.
+    const counted = this.posts.sortWalksIndex(keys) ? undefined : await this.posts.countPosts(reader, filter)
+    if (counted !== undefined && counted > UNINDEXED_SORT_MAX_POSTS) throw sortTooBroad()
     const [rows, total] = await Promise.all([this.posts.listPostsSorted(reader, filter, keys, window), counted ?? this.posts.countPosts(reader, filter)])
     const items = rows.slice(0, limit).map(toPost)
     if (reader.isSuperuser && caller && items.some((post) => !readsAsUser(reader, post))) {
