@@ -45,9 +45,9 @@ async function sortedPostPage(request: FastifyRequest, caller: PostCaller | null
   return {
     data: items.map(read),
     total_count: sorted.total,
-    has_more: after === undefined ? (page - 1) * limit + items.length < sorted.total : sorted.last !== undefined,
+    has_more: after === undefined ? (page - 1) * limit + items.length < sorted.total : sorted.next !== undefined,
     page,
     items_per_page: limit,
-    next_cursor: sorted.last === undefined ? null : encodeSortedCursor(keys, sorted.last),
+    next_cursor: sorted.next === undefined ? null : encodeSortedCursor(keys, sorted.next),
   }
 }

@@ -3,18 +3,10 @@
 // exactly after its last post (the cursor carries the sort and the last post's values of it).
 import { RuleViolation } from '../../shared/errors.js'
 import { MAX_ID } from '../../shared/record-id.js'
-import type { Post } from './post.js'
 
-/** The columns a post list sorts on, and what a post's value of each is. */
-export const SORTABLE = {
-  created_at: (post: Post) => post.createdAt,
-  updated_at: (post: Post) => post.updatedAt,
-  title: (post: Post) => post.title,
-  comment_count: (post: Post) => post.commentCount,
-  reaction_count: (post: Post) => post.reactionCount,
-} as const
-export type SortColumn = keyof typeof SORTABLE
-export const SORT_COLUMNS = Object.keys(SORTABLE) as SortColumn[]
+/** The columns a post list sorts on. */
+export const SORT_COLUMNS = ['created_at', 'updated_at', 'title', 'comment_count', 'reaction_count'] as const
+export type SortColumn = (typeof SORT_COLUMNS)[number]
 export const MAX_SORT_KEYS = 3
 /**
  * The most posts a sort that is not read from an index may choose from: several keys (only the
@@ -57,19 +49,21 @@ const INVALID_CURSOR = 'Invalid cursor'
 
 /** A value the database's integer columns hold (a crafted cursor must not make a query fail). */
 const isRowNumber = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= MAX_ID
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?Z$/
+/** A timestamp as stored: ISO-8601 UTC (SQLite), or PostgreSQL's text of a timestamptz in a UTC session. */
+const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(?:Z|\+00)$/
 
 /** Whether a cursor's value is one the column can have: what the database compares it with never fails. */
 function fitsColumn(column: SortColumn, value: unknown): boolean {
   if (column === 'comment_count' || column === 'reaction_count') return isRowNumber(value)
   if (typeof value !== 'string') return false
   if (column === 'title') return value.length <= 100 && !value.includes('\u0000')
-  return TIMESTAMP.test(value) && Number.isFinite(Date.parse(value))
+  const [, date, time] = TIMESTAMP.exec(value) ?? []
+  return date !== undefined && Number.isFinite(Date.parse(`${date}T${time}Z`)) && new Date(`${date}T${time}Z`).toISOString().startsWith(`${date}T${time}`)
 }
 
-/** The cursor of a sorted page: opaque to clients, it names the sort it continues. */
-export function encodeSortedCursor(keys: readonly SortKey[], post: Post): string {
-  return CURSOR_PREFIX + Buffer.from(JSON.stringify([signatureOf(keys), ...keys.map((key) => SORTABLE[key.column](post)), post.id])).toString('base64url')
+/** The cursor of a sorted page: opaque to clients, it names the sort it continues and where. */
+export function encodeSortedCursor(keys: readonly SortKey[], after: SortedAfter): string {
+  return CURSOR_PREFIX + Buffer.from(JSON.stringify([signatureOf(keys), ...after.values, after.id])).toString('base64url')
 }
 
 /** Where a sorted cursor continues; 422 for a cursor this service did not write for this sort. */

@@ -303,6 +303,14 @@ export interface SortedWindow {
   after?: SortedAfter
 }
 
+const TIMESTAMP_SORT_KEYS = new Set<SortKey['column']>(['created_at', 'updated_at'])
+
+/** A sorted page's row, and its values of the sort's keys as stored (what its cursor carries). */
+export interface SortedRow {
+  row: PostRow
+  keys: (string | number)[]
+}
+
 /** The SQLite index each first sort key walks (migration 2026-12-11-02-post-sort-indexes). */
 const SORT_INDEXES: Record<SortKey['column'], string> = {
   title: 'posts_title_sort_idx',
@@ -323,6 +331,9 @@ function sortedPostIdsQuery(db: Executor, reader: Reader, filter: PostFilter, ke
   const oneWay = ordered.every((key) => key.descending === ordered[0]!.descending)
   const query = filteredPosts(db, reader, filter)
     .select('posts.id')
+    // Each key's value as stored, for the cursor: a PostgreSQL timestamp as its own text (read as
+    // a value it would keep milliseconds only, and a cursor cut short would skip what follows).
+    .select(keys.map((key, i) => (isPostgres(db) && TIMESTAMP_SORT_KEYS.has(key.column) ? sql<string>`${sql.ref(`posts.${key.column}`)}::text` : sql.ref(`posts.${key.column}`)).as(`key_${i}`)))
     .$if(after !== undefined, (qb) =>
       qb.where((eb) => {
         const values = [...(after?.values ?? []), after?.id ?? 0]
@@ -349,16 +360,19 @@ export function sortWalksIndex(db: Executor, keys: readonly SortKey[]): boolean 
  * listable post through the visibility index and sorted them all, which held its only connection
  * for seconds at 1,000,000 posts (docs/performance.md). PostgreSQL's planner weighs the LIMIT itself.
  */
-export async function listPostsSorted(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], window: SortedWindow): Promise<PostRow[]> {
+export async function listPostsSorted(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], window: SortedWindow): Promise<SortedRow[]> {
   const ids = sortedPostIdsQuery(db, reader, filter, keys, window).compile()
   const walk = !isPostgres(db) && filter.authorId === undefined && filter.orgId === undefined && filter.search === undefined && keys[0] !== undefined
-  const text = walk ? ids.sql.replace(/^(select "posts"\."id" from "posts") /, `$1 indexed by "${SORT_INDEXES[keys[0]!.column]}" `) : ids.sql
+  const text = walk ? ids.sql.replace(/^(select .+? from "posts") /, `$1 indexed by "${SORT_INDEXES[keys[0]!.column]}" `) : ids.sql
   if (walk && text === ids.sql) throw new Error(`the sorted ids query no longer begins as listPostsSorted expects: ${ids.sql.slice(0, 60)}`)
-  const { rows } = await db.executeQuery<{ id: number }>(CompiledQuery.raw(text, [...ids.parameters]))
+  const { rows } = await db.executeQuery<Record<string, string | number>>(CompiledQuery.raw(text, [...ids.parameters]))
   if (rows.length === 0) return []
-  const found = await db.selectFrom('posts').select(POST_COLUMNS).where('posts.id', 'in', rows.map((row) => row.id)).execute()
+  const found = await db.selectFrom('posts').select(POST_COLUMNS).where('posts.id', 'in', rows.map((row) => Number(row.id))).execute()
   const byId = new Map(found.map((row) => [Number(row.id), row]))
-  return rows.flatMap((row) => byId.get(Number(row.id)) ?? [])
+  return rows.flatMap((row) => {
+    const post = byId.get(Number(row.id))
+    return post ? [{ row: post, keys: keys.map((_key, i) => row[`key_${i}`]!) }] : []
+  })
 }
 
 /** The live post, held until the unit ends in PostgreSQL (SQLite runs one writer at a time): a change decides on the post as it is. */

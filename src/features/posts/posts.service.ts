@@ -237,10 +237,10 @@ export class PostService {
 
   /**
    * The posts the caller may list (list's rule and narrowing) in the order of `keys`: a page from
-   * its number, or after the last post of the previous one; with the total, and the page's last
-   * post when more follow (where the next page continues).
+   * its number, or after the last post of the previous one; with the total, and where the next
+   * page continues when more follow (the page's last post's id and values of the keys, as stored).
    */
-  async listSorted(caller: PostCaller | null, filter: PostFilter, keys: readonly SortKey[], request: SortedPageRequest, client: ClientInfo): Promise<{ items: Post[]; total: number; last: Post | undefined }> {
+  async listSorted(caller: PostCaller | null, filter: PostFilter, keys: readonly SortKey[], request: SortedPageRequest, client: ClientInfo): Promise<{ items: Post[]; total: number; next: SortedAfter | undefined }> {
     const reader = await this.readerOf(caller)
     const { page, limit, after } = request
     const window = { offset: after === undefined ? (page - 1) * limit : 0, limit: limit + 1, after }
@@ -248,11 +248,13 @@ export class PostService {
     const counted = this.posts.sortWalksIndex(keys) ? undefined : await this.posts.countPosts(reader, filter)
     if (counted !== undefined && counted > UNINDEXED_SORT_MAX_POSTS) throw sortTooBroad()
     const [rows, total] = await Promise.all([this.posts.listPostsSorted(reader, filter, keys, window), counted ?? this.posts.countPosts(reader, filter)])
-    const items = rows.slice(0, limit).map(toPost)
+    const shown = rows.slice(0, limit)
+    const items = shown.map((sorted) => toPost(sorted.row))
     if (reader.isSuperuser && caller && items.some((post) => !readsAsUser(reader, post))) {
       await this.securityEvents.record('posts_listed_as_superuser', caller.id, client)
     }
-    return { items, total, last: rows.length > limit ? items.at(-1) : undefined }
+    const last = rows.length > limit ? shown.at(-1) : undefined
+    return { items, total, next: last && { values: last.keys, id: Number(last.row.id) } }
   }
 
   /** The author is always the caller; a client cannot write as someone else. */

@@ -120,6 +120,25 @@ describe('sorted post lists', () => {
     },
   )
 
+  it('pages by cursor through posts whose timestamps are finer than a millisecond and share one (rows written by hand)', async () => {
+    const hand = await seedAndLogin(t.app)
+    const stamps = ['2020-01-01 00:00:00.123456+00', '2020-01-01 00:00:00.123789+00', '2020-01-01 00:00:00.123001+00', '2020-01-01 00:00:00.123456+00']
+    // SQLite keeps the text as written; PostgreSQL, the instant.
+    const stored = (stamp: string) => (dialect() === 'sqlite' ? stamp.replace(' ', 'T').replace('+00', 'Z') : stamp)
+    const ids: number[] = []
+    for (const [i, stamp] of stamps.entries()) {
+      const row = { author_id: hand.user.id, title: `${marker} by hand`, text: 'Old', slug: `by-hand-${i}`, slug_scope: `u:${hand.user.id}`, visibility: 'public', status: 'published', published_at: stored(stamp), created_at: stored(stamp), updated_at: stored(stamp) }
+      ids.push((await t.db.insertInto('posts').values(row as never).returning('id').executeTakeFirstOrThrow()).id)
+    }
+    for (const sort of ['-created_at', 'updated_at']) {
+      const whole = (await get(`/posts?author_id=${hand.user.id}&sort=${sort}&limit=100`)).json<Page>().data.map((post) => post.id)
+      expect(whole).toHaveLength(4)
+      expect(await walkAll(`/posts?author_id=${hand.user.id}&sort=${sort}&limit=1`)).toEqual(whole)
+      expect(await walkAll(`/posts?sort=${sort}&limit=1`).then((all) => all.filter((id) => ids.includes(id)))).toEqual(whole)
+    }
+    await t.db.deleteFrom('posts').where('id', 'in', ids).execute()
+  })
+
   it('lists under the policy as the unsorted list does', async () => {
     const hidden = await t.app.inject({ method: 'POST', url: `${V2}/posts`, headers: author.headers, payload: { title: `${marker} private`, text: 'Mine', visibility: 'private' } })
     const privateId = hidden.json<{ id: number }>().id
