@@ -8,6 +8,7 @@ import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin, V1, V2 } from '../../../test/helpers/users.js'
+import { migrateTo } from '../../db/migrate.js'
 import { EXTERNAL_LINK_REL } from './markdown.js'
 import { POST_BODY_LIMIT_BYTES, TEXT_MAX_LENGTH_V2 } from './posts.schemas.js'
 
@@ -101,5 +102,16 @@ describe('Markdown posts', () => {
     const post = await write({ format: 'markdown', text: '**event**' })
     const event = await t.db.selectFrom('change_events').select('data').where('subject', '=', `post:${post.id}`).where('type', '=', 'post.created').executeTakeFirstOrThrow()
     expect(JSON.parse(event.data)).toMatchObject({ format: 'markdown', html: '<p><strong>event</strong></p>\n' })
+  })
+})
+
+// Last: it tries to take the migration back.
+describe('the migration', () => {
+  it('will not go back to the 10,000-character schema while a longer text is stored', async () => {
+    expect((await send('POST', `${V2}/posts`, { title: 'Long', text: 'b'.repeat(TEXT_MAX_LENGTH_V2) })).statusCode).toBe(201)
+    const down = await migrateTo(t.db, '2026-12-10-02-post-slugs')
+    expect(String(down.error)).toMatch(/longer than 10,000 characters/)
+    // Nothing was taken back: the schema still takes a long text.
+    expect((await send('POST', `${V2}/posts`, { title: 'Long again', text: 'c'.repeat(TEXT_MAX_LENGTH_V2), format: 'markdown' })).statusCode).toBe(201)
   })
 })
