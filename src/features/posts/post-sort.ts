@@ -56,7 +56,8 @@ const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?(?
 function fitsColumn(column: SortColumn, value: unknown): boolean {
   if (column === 'comment_count' || column === 'reaction_count') return isRowNumber(value)
   if (typeof value !== 'string') return false
-  if (column === 'title') return value.length <= 100 && !value.includes('\u0000')
+  // A title is at most 100 characters, counted as its schema counts them (code points, not UTF-16 units).
+  if (column === 'title') return [...value].length <= 100 && !value.includes('\u0000')
   const [, date, time] = TIMESTAMP.exec(value) ?? []
   return date !== undefined && Number.isFinite(Date.parse(`${date}T${time}Z`)) && new Date(`${date}T${time}Z`).toISOString().startsWith(`${date}T${time}`)
 }

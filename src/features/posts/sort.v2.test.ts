@@ -139,6 +139,19 @@ describe('sorted post lists', () => {
     await t.db.deleteFrom('posts').where('id', 'in', ids).execute()
   })
 
+  it('pages by title through titles of 100 characters outside the Basic Multilingual Plane', async () => {
+    const emoji = await seedAndLogin(t.app)
+    const ids: number[] = []
+    for (const title of ['😀'.repeat(100), '😁'.repeat(100), '😀'.repeat(99) + 'a']) {
+      const response = await t.app.inject({ method: 'POST', url: `${V2}/posts`, headers: emoji.headers, payload: { title, text: 'Wide' } })
+      expect(response.statusCode, response.body).toBe(201)
+      ids.push(response.json<{ id: number }>().id)
+    }
+    const walked = await walkAll(`/posts?author_id=${emoji.user.id}&sort=title&limit=1`)
+    expect([...walked].sort((a, b) => a - b)).toEqual(ids)
+    for (const id of ids) await t.app.inject({ method: 'DELETE', url: `${V2}/posts/${id}`, headers: emoji.headers })
+  })
+
   it('lists under the policy as the unsorted list does', async () => {
     const hidden = await t.app.inject({ method: 'POST', url: `${V2}/posts`, headers: author.headers, payload: { title: `${marker} private`, text: 'Mine', visibility: 'private' } })
     const privateId = hidden.json<{ id: number }>().id
