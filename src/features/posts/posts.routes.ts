@@ -53,7 +53,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
   const { posts } = app.services
   const envelope = list === 'envelope'
   const PostListQueryByAuthor = Type.Object({ ...PostListQueryV2.properties, author_id: PostListQuery.properties.author_id })
-  // Version 2's texts are ten times longer than the 1 MiB every other JSON body is held to allows for.
+  // Version 2's texts are ten times version 1's: their bodies may pass the 1 MiB every other JSON body is held to.
   const bodyLimit = envelope ? { bodyLimit: POST_BODY_LIMIT_BYTES } : {}
 
   app.get(

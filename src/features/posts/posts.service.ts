@@ -229,9 +229,7 @@ export class PostService {
     const rows = (window: RowWindow) => this.posts.listPosts(reader, filter, window)
     const rowsWithTotal = (window: RowWindow) => this.posts.listPostsWithTotal(reader, filter, window)
     const page = await fetchPaged(request, { rows, rowsWithTotal, count: () => this.posts.countPosts(reader, filter), keyOf: (row) => row.id }, toPost)
-    if (reader.isSuperuser && caller && page.items.some((post) => !readsAsUser(reader, post))) {
-      await this.securityEvents.record('posts_listed_as_superuser', caller.id, client)
-    }
+    await this.recordSuperuserListing(reader, caller, page.items, client)
     return page
   }
 
@@ -250,9 +248,7 @@ export class PostService {
     const [rows, total] = await Promise.all([this.posts.listPostsSorted(reader, filter, keys, window), counted ?? this.posts.countPosts(reader, filter)])
     const shown = rows.slice(0, limit)
     const items = shown.map((sorted) => toPost(sorted.row))
-    if (reader.isSuperuser && caller && items.some((post) => !readsAsUser(reader, post))) {
-      await this.securityEvents.record('posts_listed_as_superuser', caller.id, client)
-    }
+    await this.recordSuperuserListing(reader, caller, items, client)
     const last = rows.length > limit ? shown.at(-1) : undefined
     return { items, total, next: last && { values: last.keys, id: Number(last.row.id) } }
   }
@@ -339,6 +335,13 @@ export class PostService {
       await this.auditChange(unit, await this.readerFor(unit, caller, [post.orgId]), post, client)
       await this.changed(unit, ['post.removed'], post)
     })
+  }
+
+  /** A superuser's list holding a post only their superuser rights open is recorded, in every order. */
+  private async recordSuperuserListing(reader: Reader, caller: PostCaller | null, items: readonly Post[], client: ClientInfo): Promise<void> {
+    if (reader.isSuperuser && caller && items.some((post) => !readsAsUser(reader, post))) {
+      await this.securityEvents.record('posts_listed_as_superuser', caller.id, client)
+    }
   }
 
   /** The post and the caller as a reader of it, or 404 when the policy does not let them read it. */
