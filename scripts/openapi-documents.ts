@@ -13,10 +13,11 @@ const SNAPSHOT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..
 
 export const snapshotFile = (version: string) => path.join(SNAPSHOT_DIR, `${version}.json`)
 
-export async function servedOpenApiDocuments(): Promise<Record<string, string>> {
+/** `contentSchema`: a CONTENT_SCHEMA setting, for documents that carry a deployment's declared fields. */
+export async function servedOpenApiDocuments(contentSchema?: string): Promise<Record<string, string>> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'ups-openapi-'))
   const secretKey = 'openapi-snapshot-key-that-is-long-enough-000'
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: dataDir, SECRET_KEY: secretKey })
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: dataDir, SECRET_KEY: secretKey, ...(contentSchema === undefined ? {} : { CONTENT_SCHEMA: contentSchema }) })
   const app = await buildApp({ config, secretKey })
   try {
     const documents: Record<string, string> = {}

@@ -16,6 +16,7 @@ import { avatarsFeature } from './avatars/feature.js'
 import { blocksFeature } from './blocks/feature.js'
 import { changeEventsFeature } from './change-events/feature.js'
 import { commentsFeature } from './comments/feature.js'
+import { contentFieldsFeature } from './content-fields/feature.js'
 import { dataExportFeature } from './data-export/feature.js'
 import { deviceAlertsFeature } from './device-alerts/feature.js'
 import { emailLoginFeature } from './email-login/feature.js'
@@ -59,6 +60,7 @@ export const FEATURES = [
   identitiesFeature,
   mfaFeature,
   passkeysFeature,
+  contentFieldsFeature,
   usersFeature,
   postsFeature,
   commentsFeature,

@@ -19,4 +19,12 @@ describe('OpenAPI snapshots', () => {
     const served = await servedOpenApiDocuments()
     expect(await clientTypes(served.v2 ?? ''), `${CLIENT_TYPES_FILE} is out of date: run npm run openapi`).toBe(await readFile(CLIENT_TYPES_FILE, 'utf8'))
   })
+
+  it("carry a deployment's declared custom fields into the client's types when CONTENT_SCHEMA is set (npm run openapi)", async () => {
+    const schema = { posts: { properties: { rating: { type: 'integer', minimum: 1, maximum: 5, visibility: 'public' }, kind: { enum: ['news', 'howto'], visibility: 'private' } }, required: ['kind'] } }
+    const types = await clientTypes((await servedOpenApiDocuments(JSON.stringify(schema))).v2 ?? '')
+    // The read shape lists both as optional (a reader may not see them); the create requires kind.
+    expect(types).toMatch(/fields: \{\s*\/\*\*[^/]*\*\/\s*rating\?: number;\s*\/\*\*[^/]*\*\/\s*kind\?: "news" \| "howto";/)
+    expect(types).toMatch(/fields: \{\s*\/\*\*[^/]*\*\/\s*rating\?: number;\s*\/\*\*[^/]*\*\/\s*kind: "news" \| "howto";/)
+  })
 })

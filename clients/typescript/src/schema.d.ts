@@ -9922,6 +9922,11 @@ export interface operations {
                             /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                             my_reactions: string[];
                             /**
+                             * PostFields
+                             * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                             */
+                            fields: Record<string, never>;
+                            /**
                              * PostExpansions
                              * @description Present when `expand` asks for a relation
                              */
@@ -10019,6 +10024,11 @@ export interface operations {
                     comments?: "open" | "members" | "closed";
                     /** @description Its address under its owner (GET /posts/by-slug/{owner}/{slug}): lowercase letters and digits in words joined by hyphens, unique among the owner's posts (409 post_slug_taken). Made from the title when left out; an old one keeps finding the post */
                     slug?: string;
+                    /**
+                     * PostFieldsCreate
+                     * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only. Required ones must be given
+                     */
+                    fields?: Record<string, never>;
                 };
             };
         };
@@ -10083,6 +10093,11 @@ export interface operations {
                         };
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
+                        /**
+                         * PostFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                         /**
                          * PostExpansions
                          * @description Present when `expand` asks for a relation
@@ -10317,6 +10332,11 @@ export interface operations {
                         };
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
+                        /**
+                         * PostFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                         /**
                          * PostExpansions
                          * @description Present when `expand` asks for a relation
@@ -10556,6 +10576,11 @@ export interface operations {
                     comments?: "open" | "members" | "closed";
                     /** @description Its address under its owner (GET /posts/by-slug/{owner}/{slug}): lowercase letters and digits in words joined by hyphens, unique among the owner's posts (409 post_slug_taken). Made from the title when left out; an old one keeps finding the post */
                     slug?: string;
+                    /**
+                     * PostFieldsUpdate
+                     * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only. The fields named replace the stored ones, null takes one away, the others stay
+                     */
+                    fields?: Record<string, never>;
                 };
             };
         };
@@ -10620,6 +10645,11 @@ export interface operations {
                         };
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
+                        /**
+                         * PostFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                         /**
                          * PostExpansions
                          * @description Present when `expand` asks for a relation
@@ -11076,6 +11106,11 @@ export interface operations {
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
                         /**
+                         * PostFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
+                        /**
                          * PostExpansions
                          * @description Present when `expand` asks for a relation
                          */
@@ -11256,6 +11291,11 @@ export interface operations {
                             /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                             my_reactions: string[];
                             /**
+                             * PostFields
+                             * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                             */
+                            fields: Record<string, never>;
+                            /**
                              * PostExpansions
                              * @description Present when `expand` asks for a relation
                              */
@@ -11435,6 +11475,11 @@ export interface operations {
                             };
                             /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                             my_reactions: string[];
+                            /**
+                             * PostFields
+                             * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                             */
+                            fields: Record<string, never>;
                             /**
                              * PostExpansions
                              * @description Present when `expand` asks for a relation

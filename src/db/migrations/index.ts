@@ -18,6 +18,7 @@ import * as keptPostCounts from '../../features/posts/migrations/2026-12-08-01-k
 import * as postSlugs from '../../features/posts/migrations/2026-12-10-02-post-slugs.js'
 import * as postFormat from '../../features/posts/migrations/2026-12-11-01-post-format.js'
 import * as postSortIndexes from '../../features/posts/migrations/2026-12-11-02-post-sort-indexes.js'
+import * as postFields from '../../features/posts/migrations/2026-12-12-01-post-fields.js'
 import * as reactions from '../../features/reactions/migrations/2026-12-09-02-reactions.js'
 import * as reports from '../../features/reports/migrations/2026-12-09-04-reports.js'
 import * as userLocale from '../../features/users/migrations/2026-12-06-01-user-locale.js'
@@ -88,4 +89,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-10-02-post-slugs': postSlugs,
   '2026-12-11-01-post-format': postFormat,
   '2026-12-11-02-post-sort-indexes': postSortIndexes,
+  '2026-12-12-01-post-fields': postFields,
 }

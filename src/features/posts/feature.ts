@@ -5,7 +5,7 @@ import { postsErrorCodes } from './errors.js'
 import { toPostRead, toPostReadV2 } from './posts.mappers.js'
 import { postsFunctions } from './posts.repository.js'
 import postsRoutes from './posts.routes.js'
-import { PostCreate, PostCreateV2, PostRead, PostReadV2, PostUpdate, PostUpdateV2 } from './posts.schemas.js'
+import { PostCreate, PostRead, postShapesV2, PostUpdate } from './posts.schemas.js'
 import { PostService } from './posts.service.js'
 import postsV2Routes from './posts.v2.routes.js'
 
@@ -16,7 +16,7 @@ interface PostsServices {
 export const postsFeature: Feature<PostsServices> = {
   name: 'posts',
   errors: postsErrorCodes,
-  needs: ['change-events', 'security-events'],
+  needs: ['change-events', 'security-events', 'content-fields'],
   calls: ['orgs', 'files', 'reactions', 'users'],
   create({ config, bind, unitOfWork, peers }) {
     const posts = new PostService({
@@ -35,16 +35,17 @@ export const postsFeature: Feature<PostsServices> = {
       reactions: { summariesOf: (target, items, userId) => peers.reactions.summariesOf(target, items, userId) },
       // What `expand` returns inline: each record under its own slice's read rule.
       related: { authors: (ids) => peers.users.findMany(ids), orgs: (ids, caller) => peers.orgs.readableOf(ids, caller) },
+      fields: peers.contentFields.of('posts'),
       options: { requireVerifiedEmail: config.requireVerifiedEmail },
     })
     return { posts }
   },
 
-  migrations: ['2026-11-21-04-posts', '2026-11-21-05-row-counts', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-11-29-01-post-visibility', '2026-12-08-01-kept-post-counts', '2026-12-10-02-post-slugs', '2026-12-11-01-post-format', '2026-12-11-02-post-sort-indexes'],
+  migrations: ['2026-11-21-04-posts', '2026-11-21-05-row-counts', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-11-29-01-post-visibility', '2026-12-08-01-kept-post-counts', '2026-12-10-02-post-slugs', '2026-12-11-01-post-format', '2026-12-11-02-post-sort-indexes', '2026-12-12-01-post-fields'],
   routes: {
-    v1: [routes(postsRoutes, { prefix: '/posts', list: 'array', attachments: false, toPostRead, schemas: { read: PostRead, create: PostCreate, update: PostUpdate } })],
+    v1: [routes(postsRoutes, { prefix: '/posts', list: 'array', attachments: false, toPostRead, schemas: () => ({ read: PostRead, create: PostCreate, update: PostUpdate }) })],
     v2: [
-      routes(postsRoutes, { prefix: '/posts', list: 'envelope', attachments: true, toPostRead: toPostReadV2, schemas: { read: PostReadV2, create: PostCreateV2, update: PostUpdateV2 } }),
+      routes(postsRoutes, { prefix: '/posts', list: 'envelope', attachments: true, toPostRead: toPostReadV2, schemas: (services) => postShapesV2(services.contentFields.shapes('posts')) }),
       routes(postsV2Routes),
     ],
   },

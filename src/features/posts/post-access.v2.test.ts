@@ -3,7 +3,8 @@
 // read-only API key) × every visibility × every status, with and without an organization, on
 // every path that returns or announces posts (get, the address by slug, permissions, both versions' lists, search,
 // cursor pages, counts, the author's list, the caller's own, the organization's, the realtime
-// stream, the admin overview), and every post's attached files (their bytes and variants). Each
+// stream, the admin overview), every post's attached files (their bytes and variants), and its
+// custom fields of each level (public, private, server: CONTENT_SCHEMA) on every read. Each
 // cell is checked against the policy's own answer (post-policy.ts). The paths are checked against
 // the OpenAPI documents: a route added next year that answers with posts, or with a file's bytes,
 // fails here until it is in the matrix.
@@ -18,7 +19,7 @@ import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin, V1, V2 } from '../../../test/helpers/users.js'
 import { waitFor } from '../../../test/helpers/wait.js'
 import type { MemberRole, PostFacts, PostStatus, Reader, Visibility } from './post-policy.js'
-import { ANONYMOUS, mayList, mayRead, permissionsOf, POST_STATUSES, VISIBILITIES } from './post-policy.js'
+import { ANONYMOUS, fieldLevelOf, mayList, mayRead, permissionsOf, POST_STATUSES, VISIBILITIES } from './post-policy.js'
 
 type Actor = 'anonymous' | 'author' | 'another user' | 'member' | 'org admin' | 'non-member' | 'superuser' | 'read-only API key'
 const ACTORS: Actor[] = ['anonymous', 'author', 'another user', 'member', 'org admin', 'non-member', 'superuser', 'read-only API key']
@@ -65,6 +66,20 @@ const streams = new Map<Actor, SseClient>()
 let overviewPosts: number
 
 const json = <T>(response: { json(): unknown }) => response.json() as T
+
+/** A field of each level on every post: the author writes the first two, a superuser the third. */
+const CONTENT_SCHEMA = {
+  posts: {
+    properties: {
+      rating: { type: 'integer', minimum: 1, maximum: 5, visibility: 'public' },
+      note: { type: 'string', maxLength: 100, visibility: 'private' },
+      crm_id: { type: 'string', visibility: 'server' },
+    },
+  },
+}
+const FIELDS_BY_LEVEL = { public: { rating: 3 }, private: { rating: 3, note: 'for editors' }, server: { rating: 3, note: 'for editors', crm_id: 'c-1' } }
+/** The fields a reader sees of a post: those of their level (post-policy.ts fieldLevelOf) and below. */
+const fieldsFor = (reader: Reader, post: PostFacts) => FIELDS_BY_LEVEL[fieldLevelOf(reader, post)]
 
 function headersOf(actor: Actor): Record<string, string> {
   if (actor === 'anonymous') return {}
@@ -117,7 +132,7 @@ const expectedIds = (keep: (post: MatrixPost) => boolean) => posts.filter(keep).
 const label = (post: MatrixPost) => `${post.visibility}/${post.status}${post.orgId === null ? '' : '/org'}`
 
 beforeAll(async () => {
-  t = await createTestApp()
+  t = await createTestApp({ CONTENT_SCHEMA: JSON.stringify(CONTENT_SCHEMA) })
   base = await t.app.listen({ host: '127.0.0.1', port: 0 })
   people = {
     owner: await seedAndLogin(t.app),
@@ -153,11 +168,13 @@ beforeAll(async () => {
       for (const inOrg of visibility === 'org' ? [true] : [false, true]) {
         const fileId = await uploadAsAuthor('notes.txt', 'text/plain', Buffer.from(`${visibility} ${status}`))
         const imageId = await uploadAsAuthor('picture.png', 'image/png', PNG_1X1)
-        const payload = { title: `${marker} ${visibility} ${status}${inOrg ? ' org' : ''}`, text: 'Matrix post', visibility, status, attachments: [fileId, imageId], ...(inOrg ? { org_id: org.id } : {}) }
+        const payload = { title: `${marker} ${visibility} ${status}${inOrg ? ' org' : ''}`, text: 'Matrix post', visibility, status, attachments: [fileId, imageId], fields: { rating: 3, note: 'for editors' }, ...(inOrg ? { org_id: org.id } : {}) }
         const response = await t.app.inject({ method: 'POST', url: `${V2}/posts`, headers: people.author.headers, payload })
         expect(response.statusCode, JSON.stringify(payload)).toBe(201)
         const created = json<{ id: number; title: string; slug: string; author_id: number; visibility: Visibility; status: PostStatus; org_id: number | null }>(response)
         posts.push({ id: created.id, title: created.title, slug: created.slug, authorId: created.author_id, visibility: created.visibility, status: created.status, orgId: created.org_id, fileId, imageId })
+        const serverField = await t.app.inject({ method: 'PATCH', url: `${V2}/posts/${created.id}`, headers: people.superuser.headers, payload: { fields: { crm_id: 'c-1' } } })
+        expect(serverField.statusCode, serverField.body).toBe(200)
       }
     }
   }
@@ -208,6 +225,11 @@ describe('who reads a post: the matrix', () => {
         expect(json(permissions), `${label(post)} as ${actor}`).toEqual(permissionsOf(reader, post))
         expect(json<{ visibility: string }>(got).visibility).toBe(post.visibility)
         expect(json<Record<string, unknown>>(v1)).not.toHaveProperty('visibility')
+        expect(json<Record<string, unknown>>(v1)).not.toHaveProperty('fields')
+        for (const [path, response] of [['get', got], ['by slug', bySlug]] as const) {
+          const fields = json<{ fields: unknown }>(response).fields
+          if (JSON.stringify(fields) !== JSON.stringify(fieldsFor(reader, post))) wrong.push(`${path} ${label(post)}: fields ${JSON.stringify(fields)}`)
+        }
       }
     }
     expect(wrong).toEqual([])
@@ -242,14 +264,15 @@ describe('who reads a post: the matrix', () => {
     }
   })
 
-  it.each(ACTORS)('expand=author,org on the get, the address and the lists, as %s: the author as users are read, the organization only to its members and superusers', async (actor) => {
+  it.each(ACTORS)('expand=author,org and custom fields on the get, the address and the lists, as %s: the author as users are read, the organization only to its members and superusers, the fields of their level', async (actor) => {
     const reader = readerOf(actor)
     const seesOrg = reader.isSuperuser || reader.orgRoles.has(org.id)
     const seesEmail = reader.isSuperuser || reader.userId === people.author.user.id
     const wrong: string[] = []
-    const check = (where: string, read: { id: number; org_id: number | null; expand?: { author?: { id: number; email?: string } | null; org?: { id: number; role: string | null } | null } }) => {
+    const check = (where: string, read: { id: number; org_id: number | null; fields: unknown; expand?: { author?: { id: number; email?: string } | null; org?: { id: number; role: string | null } | null } }) => {
       const post = posts.find((one) => one.id === read.id)
       if (!post) return
+      if (JSON.stringify(read.fields) !== JSON.stringify(fieldsFor(reader, post))) wrong.push(`${where} ${label(post)}: fields ${JSON.stringify(read.fields)}`)
       const { author, org: expandedOrg } = read.expand ?? {}
       if (author?.id !== people.author.user.id) wrong.push(`${where} ${label(post)}: author ${JSON.stringify(author)}`)
       if ((author?.email !== undefined) !== seesEmail) wrong.push(`${where} ${label(post)}: email ${author?.email === undefined ? 'hidden' : 'shown'}`)
@@ -289,14 +312,14 @@ describe('who reads a post: the matrix', () => {
     expect(page.total_count).toBe(expected.length)
   })
 
-  it.each(ACTORS.filter((actor) => actor !== 'read-only API key'))('the realtime stream, as %s: a post.created event for each post the policy lists to them', (actor) => {
+  it.each(ACTORS.filter((actor) => actor !== 'read-only API key'))('the realtime stream, as %s: a post.created event for each post the policy lists to them, carrying its public fields only', (actor) => {
     const reader = readerOf(actor)
-    const heard = streams
-      .get(actor)!
-      .events()
-      .filter((frame) => frame.event === 'post.created')
-      .map((frame) => (JSON.parse(frame.data ?? '{}') as { data: { id: number } }).data.id)
+    const frames = streams.get(actor)!.events().map((frame) => ({ event: frame.event, data: (JSON.parse(frame.data ?? '{}') as { data: { id: number; fields?: unknown } }).data }))
+    const heard = frames.filter((frame) => frame.event === 'post.created').map((frame) => frame.data.id)
     expect(ours(heard)).toEqual(expectedIds((post) => mayList(reader, post)))
+    const ofMatrix = frames.filter((frame) => (frame.event === 'post.created' || frame.event === 'post.updated') && posts.some((post) => post.id === frame.data.id))
+    expect(ofMatrix.length).toBeGreaterThan(0)
+    for (const frame of ofMatrix) expect(frame.data.fields, `${frame.event} ${frame.data.id}`).toEqual(FIELDS_BY_LEVEL.public)
   })
 
   it("counts every live post in the admin overview, as a superuser's list does", async () => {

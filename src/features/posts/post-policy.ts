@@ -88,9 +88,7 @@ export const mayList = (reader: Reader, post: PostFacts) => reader.isSuperuser |
 
 /** Its author, its organization's admins and owners (unless private), and superusers; never a read-only key. */
 export function mayEdit(reader: Reader, post: PostFacts): boolean {
-  if (!reader.mayWrite) return false
-  if (reader.isSuperuser || (reader.userId !== null && reader.userId === post.authorId)) return true
-  return post.visibility !== 'private' && post.orgId !== null && isAdminRole(reader.orgRoles.get(post.orgId))
+  return reader.mayWrite && mayReadPrivateFields(reader, post)
 }
 
 export interface Permissions {
@@ -130,3 +128,23 @@ export function mayModerateComments(reader: Reader, post: PostFacts): boolean {
   if (reader.userId !== null && reader.userId === post.authorId) return true
   return post.orgId !== null && isAdminRole(reader.orgRoles.get(post.orgId))
 }
+
+/**
+ * Who reads a post's private custom fields: its editors (its author, its organization's admins and
+ * owners unless the post is private, superusers), through a read-only key too. mayEdit adds the
+ * key's right to write.
+ */
+export function mayReadPrivateFields(reader: Reader, post: PostFacts): boolean {
+  if (reader.isSuperuser || (reader.userId !== null && reader.userId === post.authorId)) return true
+  return post.visibility !== 'private' && post.orgId !== null && isAdminRole(reader.orgRoles.get(post.orgId))
+}
+
+/** The level of a post's custom fields a reader reads: server (superusers), private (mayReadPrivateFields) or public. */
+export function fieldLevelOf(reader: Reader, post: PostFacts): 'public' | 'private' | 'server' {
+  if (reader.isSuperuser) return 'server'
+  return mayReadPrivateFields(reader, post) ? 'private' : 'public'
+}
+
+/** Whether only the reader's organization roles can tell their level of the post's fields. */
+export const needsRolesForFields = (reader: Reader, post: PostFacts) =>
+  !reader.isSuperuser && reader.userId !== post.authorId && post.orgId !== null && post.visibility !== 'private'

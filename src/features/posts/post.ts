@@ -1,4 +1,6 @@
 import { toIsoString } from '../../shared/timestamps.js'
+import type { FieldValues } from '../content-fields/index.js'
+import { NO_FIELDS, storedFieldsOf } from '../content-fields/index.js'
 import type { FileView } from '../files/index.js'
 import type { ReactionSummary } from '../reactions/index.js'
 import type { PostFormat } from './markdown.js'
@@ -33,6 +35,10 @@ export interface Post extends PostFacts {
   reactions?: ReactionSummary
   /** Its files, oldest first, where they were read (version 2 reads them; version 1 has none). */
   attachments?: readonly FileView[]
+  /** Its custom fields as stored, every level: never shown as they are (`fields` is). */
+  storedFields: FieldValues
+  /** Its custom fields as the one it is given to may read them (PostService decides); none until then. */
+  fields: FieldValues
 }
 
 export interface PostInput {
@@ -49,6 +55,8 @@ export interface PostInput {
   slug?: string
   /** Ids of the author's files to attach. */
   attachments?: readonly number[]
+  /** Its custom fields (declared in CONTENT_SCHEMA, checked by the route's schema). */
+  fields?: FieldValues
 }
 
 export interface PostChanges {
@@ -65,6 +73,8 @@ export interface PostChanges {
   slug?: string
   /** The post's files from now on: the others are detached. */
   attachments?: readonly number[]
+  /** The custom fields it changes: null takes one away, the others stay. */
+  fields?: FieldValues
 }
 
 export interface PostFilter {
@@ -101,5 +111,7 @@ export function toPost(row: PostRow): Post {
     // took 90 ns a post against 4 (docs/performance.md).
     attachments: undefined,
     reactions: undefined,
+    storedFields: storedFieldsOf(row.fields),
+    fields: NO_FIELDS,
   }
 }

@@ -40,6 +40,7 @@ export function toPostReadV2(post: Post) {
     comment_count: post.commentCount,
     reaction_counts: (post.reactions ?? NO_REACTIONS).counts,
     my_reactions: (post.reactions ?? NO_REACTIONS).mine,
+    fields: post.fields,
   }
 }
 

@@ -211,10 +211,11 @@ export function insertLivePostQuery(
   slugScope: string,
   format: string,
   html: string | null,
+  fields: string,
 ) {
   return db
     .insertInto('posts')
-    .columns(['author_id', 'title', 'text', 'media_url', 'visibility', 'status', 'org_id', 'comments', 'published_at', 'created_at', 'updated_at', 'slug', 'slug_scope', 'format', 'html'])
+    .columns(['author_id', 'title', 'text', 'media_url', 'visibility', 'status', 'org_id', 'comments', 'published_at', 'created_at', 'updated_at', 'slug', 'slug_scope', 'format', 'html', 'fields'])
     .expression((eb) =>
       eb
         .selectFrom('users')
@@ -234,6 +235,8 @@ export function insertLivePostQuery(
           eb.val(slugScope).as('slug_scope'),
           eb.val(format).as('format'),
           eb.val(html).as('html'),
+          // A parameter in a select list is text to PostgreSQL: the jsonb column needs it cast.
+          isPostgres(db) ? sql<string>`cast(${fields} as jsonb)`.as('fields') : eb.val(fields).as('fields'),
         ])
         .where('users.id', '=', authorId)
         .where('users.is_deleted', '=', 0)
@@ -249,7 +252,7 @@ export const preparedNewestPosts = preparedQuery(2, newestPostsQuery)
 export const preparedFirstPosts = preparedQuery(1, firstPostsQuery)
 export const preparedNewestPostsBefore = preparedQuery(2, newestPostsBeforeQuery)
 export const preparedNewestPostsBy = preparedQuery(3, newestPostsByQuery)
-export const preparedInsertLivePost = preparedQuery(14, insertLivePostQuery)
+export const preparedInsertLivePost = preparedQuery(15, insertLivePostQuery)
 
 export interface NewPostRow {
   author_id: number
@@ -264,6 +267,8 @@ export interface NewPostRow {
   slug_scope: string
   format: string
   html: string | null
+  /** Its custom fields as JSON text. */
+  fields: string
 }
 
 export interface PostRowChanges {
@@ -279,6 +284,7 @@ export interface PostRowChanges {
   slug_scope?: string
   format?: string
   html?: string | null
+  fields?: string
 }
 
 export async function findPostById(db: Executor, id: number): Promise<PostRow | undefined> {
@@ -558,7 +564,7 @@ export async function countPosts(db: Executor, reader: Reader, filter: PostFilte
 /** Inserts the post while its author is live; undefined when the author is not. */
 export async function insertPost(db: Executor, post: NewPostRow): Promise<PostRow | undefined> {
   const now = nowIso()
-  const [row] = await preparedInsertLivePost(db, post.author_id, post.title, post.text, post.media_url, post.visibility, post.status, post.org_id, post.comments, post.status === 'published' ? now : null, now, post.slug, post.slug_scope, post.format, post.html)
+  const [row] = await preparedInsertLivePost(db, post.author_id, post.title, post.text, post.media_url, post.visibility, post.status, post.org_id, post.comments, post.status === 'published' ? now : null, now, post.slug, post.slug_scope, post.format, post.html, post.fields)
   return row
 }
 

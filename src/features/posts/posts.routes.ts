@@ -11,6 +11,8 @@ import { protectedRoute, superusersOnly } from '../../api/common/protected-route
 import { errorResponses, MessageResponse } from '../../api/common/responses.js'
 import { optionalBearerOrApiKey } from '../../api/common/security-scheme.js'
 import { filled } from '../../shared/filters.js'
+import type { FieldValues } from '../content-fields/index.js'
+import type { Services } from '../feature.js'
 import type { PostFormat } from './markdown.js'
 import type { Post, PostChanges, PostInput } from './post.js'
 import { postCallerOf, signedInPostCallerOf } from './post-caller.http.js'
@@ -31,6 +33,7 @@ interface PostBody {
   org_id?: number | null
   comments?: CommentSetting
   attachments?: number[]
+  fields?: FieldValues
 }
 
 export interface PostsRouteOptions {
@@ -38,7 +41,8 @@ export interface PostsRouteOptions {
   /** Version 2: posts carry their files (read with them; attached on create and update, 409 for one on another post). */
   attachments: boolean
   toPostRead: (post: Post) => Record<string, unknown>
-  schemas: { read: TObject; create: TObject; update: TObject }
+  /** The version's shapes: version 2's carry the declared custom fields. */
+  schemas: (services: Services) => { read: TObject; create: TObject; update: TObject; page?: TObject }
 }
 
 const tags = ['posts']
@@ -49,8 +53,9 @@ const fromPostBody = ({ media_url: mediaUrl, org_id: orgId, ...rest }: PostBody)
   ...(orgId === undefined ? {} : { orgId }),
 })
 
-const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { list, attachments, toPostRead, schemas }) => {
+const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { list, attachments, toPostRead, schemas: shapesOf }) => {
   const { posts } = app.services
+  const schemas = shapesOf(app.services)
   const envelope = list === 'envelope'
   const PostListQueryByAuthor = Type.Object({ ...PostListQueryV2.properties, author_id: PostListQuery.properties.author_id })
   // Version 2's texts are ten times version 1's: their bodies may pass the 1 MiB every other JSON body is held to.
@@ -64,7 +69,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
         summary: 'List the posts the caller may see, newest first',
         security: optionalBearerOrApiKey,
         querystring: envelope ? PostListQueryByAuthor : PostListQuery,
-        response: { 200: envelope ? PostPageV2 : Type.Array(schemas.read), ...errorResponses(422), ...(envelope ? { 422: PostListRefusedResponse } : {}) },
+        response: { 200: envelope ? (schemas.page ?? PostPageV2) : Type.Array(schemas.read), ...errorResponses(422), ...(envelope ? { 422: PostListRefusedResponse } : {}) },
       },
     },
     async (request) => {

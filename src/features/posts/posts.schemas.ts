@@ -5,6 +5,7 @@ import { CursorPageEnvelopeSchema, CursorParameter } from '../../api/common/page
 import { ValidationErrorResponse } from '../../api/common/responses.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
+import type { FieldShapes } from '../content-fields/index.js'
 import { FileRead } from '../files/index.js'
 import { OrgRead } from '../orgs/index.js'
 import { MyReactions, ReactionCounts } from '../reactions/index.js'
@@ -151,6 +152,7 @@ export const PostReadV2 = Type.Object(
     comment_count: Type.Integer({ description: 'Its visible comments and replies' }),
     reaction_counts: ReactionCounts,
     my_reactions: MyReactions,
+    fields: Type.Object({}, { additionalProperties: false, title: 'PostFields', description: 'Custom fields declared in CONTENT_SCHEMA (none here)' }),
     expand: Type.Optional(PostExpansions),
   },
   { title: 'PostReadV2' },
@@ -200,3 +202,18 @@ export const PostListQueryV2 = Type.Object({
   expand: Type.Optional(Expand),
   sort: Type.Optional(Sort),
 })
+
+/**
+ * Version 2's post shapes with the declared custom fields (CONTENT_SCHEMA) as their `fields`:
+ * what the routes validate and serialize with, and so what the OpenAPI document shows.
+ */
+export function postShapesV2(fields: FieldShapes) {
+  const read = Type.Object({ ...PostReadV2.properties, fields: fields.read }, { title: 'PostReadV2' })
+  const create = Type.Object(
+    { ...PostCreateV2.properties, fields: fields.requiredOnCreate ? fields.create : Type.Optional(fields.create) },
+    { additionalProperties: false, title: 'PostCreateV2' },
+  )
+  const update = Type.Object({ ...PostUpdateV2.properties, fields: Type.Optional(fields.update) }, { additionalProperties: false, minProperties: 1, title: 'PostUpdateV2' })
+  return { read, create, update, page: CursorPageEnvelopeSchema(read, 'PostPage') }
+}
+export type PostShapesV2 = ReturnType<typeof postShapesV2>

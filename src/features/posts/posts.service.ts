@@ -9,6 +9,8 @@ import { assertSuperuser, DomainError, forbidden, notAuthenticated, RuleViolatio
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { everyRowAfter, fetchPaged } from '../../shared/paging.js'
 import { nowIso, toIsoString } from '../../shared/timestamps.js'
+import type { CollectionFields, FieldLevel } from '../content-fields/index.js'
+import { fieldsColumn, mergedFields } from '../content-fields/index.js'
 import type { FileView } from '../files/index.js'
 import type { Reactable, ReactionSummary, ReactionTarget } from '../reactions/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
@@ -17,7 +19,7 @@ import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
 import { toPost } from './post.js'
 import type { PostChangeLog, PostEventType } from './post-change-log.js'
 import type { MemberRole, Permissions, PostFacts, PostStatus, Reader, Visibility } from './post-policy.js'
-import { ANONYMOUS, mayEdit, mayRead, permissionsOf, readsAsUser } from './post-policy.js'
+import { ANONYMOUS, fieldLevelOf, mayEdit, mayRead, needsRolesForFields, permissionsOf, readsAsUser } from './post-policy.js'
 import type { PostRelated, PostRelation, PostRelations } from './post-relations.js'
 import type { SortedAfter, SortKey } from './post-sort.js'
 import { sortTooBroad,UNINDEXED_SORT_MAX_POSTS } from './post-sort.js'
@@ -63,7 +65,10 @@ const slugTaken = () => new DomainError('conflict', 'Another post of the same ow
 /** An author's posts read per page for their data export. */
 const EXPORT_PAGE = 500
 
-const toRowChanges = ({ mediaUrl, orgId, attachments: _attachments, slug: _slug, ...rest }: PostChanges): PostRowChanges => ({
+/** The level a writer writes fields at: a superuser every one, anyone else who may edit the post up to private. */
+const writerLevel = (writer: PostCaller): FieldLevel => (writer.isSuperuser ? 'server' : 'private')
+
+const toRowChanges = ({ mediaUrl, orgId, attachments: _attachments, slug: _slug, fields: _fields, ...rest }: PostChanges): PostRowChanges => ({
   ...rest,
   ...(mediaUrl === undefined ? {} : { media_url: mediaUrl }),
   ...(orgId === undefined ? {} : { org_id: orgId }),
@@ -94,6 +99,8 @@ export interface PostServiceDependencies {
   reactions: { summariesOf(target: ReactionTarget, items: readonly Reactable[], userId: number | null): Promise<Map<number, ReactionSummary>> }
   /** The users and organizations posts name, for `expand`; none are read without it. */
   related?: PostRelated
+  /** The posts' declared custom fields (CONTENT_SCHEMA): who reads which, and what a write may name. */
+  fields: CollectionFields
   options?: { requireVerifiedEmail: boolean }
 }
 
@@ -106,6 +113,7 @@ export class PostService {
   private readonly files: PostFiles
   private readonly reactions: PostServiceDependencies['reactions']
   private readonly related: PostRelated | undefined
+  private readonly fields: CollectionFields
   private readonly options: { requireVerifiedEmail: boolean }
 
   constructor(dependencies: PostServiceDependencies) {
@@ -117,6 +125,7 @@ export class PostService {
     this.files = dependencies.files
     this.reactions = dependencies.reactions
     this.related = dependencies.related
+    this.fields = dependencies.fields
     this.options = dependencies.options ?? { requireVerifiedEmail: false }
   }
 
@@ -148,13 +157,14 @@ export class PostService {
   /** The live posts among `ids`, read in the unit (an event written there carries them). */
   async livePostsIn(unit: Unit, ids: readonly number[]): Promise<Post[]> {
     if (ids.length === 0) return []
-    return (await this.posts.in(unit).findLivePosts(ids)).map(toPost)
+    return (await this.posts.in(unit).findLivePosts(ids)).map((row) => this.withFields(toPost(row), 'public'))
   }
 
   /** Every post of an author's in every state, oldest first, with when it was deleted (null while it is not): their data export, a page in memory at a time. */
   async *everyPostOf(authorId: number): AsyncGenerator<Post & { deletedAt: string | null }> {
     const rows = everyRowAfter((after: number, limit) => this.posts.postsOfAuthorAfter(authorId, after, limit), (row) => row.id, 0, EXPORT_PAGE)
-    for await (const row of rows) yield { ...toPost(row), deletedAt: row.deleted_at === null ? null : toIsoString(row.deleted_at) }
+    // Their own export: what they read of their posts as their author (not the server's fields).
+    for await (const row of rows) yield { ...this.withFields(toPost(row), 'private'), deletedAt: row.deleted_at === null ? null : toIsoString(row.deleted_at) }
   }
 
   /** The reader a caller is, with every organization they belong to (what a list compiles). */
@@ -194,11 +204,28 @@ export class PostService {
    */
   async withDetails(posts: readonly Post[], caller: PostCaller | null): Promise<Post[]> {
     const withFiles = posts.filter((post) => post.attachments === undefined && post.attachmentCount > 0).map((post) => post.id)
-    const [attached, reactions] = await Promise.all([
+    const [attached, reactions, reader] = await Promise.all([
       withFiles.length > 0 ? this.files.of(withFiles) : new Map<number, FileView[]>(),
       this.reactions.summariesOf('post', posts, caller?.id ?? null),
+      this.fieldReaderOf(posts, caller),
     ])
-    return posts.map((post) => ({ ...post, attachments: post.attachments ?? attached.get(post.id) ?? [], reactions: reactions.get(post.id) }))
+    return posts.map((post) => ({ ...post, attachments: post.attachments ?? attached.get(post.id) ?? [], reactions: reactions.get(post.id), fields: this.fields.view(post.storedFields, fieldLevelOf(reader, post)) }))
+  }
+
+  /**
+   * The caller as a reader of the posts' fields: their roles are read (one query) only when a post
+   * of an organization has fields above public that the caller's roles could open.
+   */
+  private async fieldReaderOf(posts: readonly Post[], caller: PostCaller | null): Promise<Reader> {
+    if (caller === null) return ANONYMOUS
+    const reader = { userId: caller.id, isSuperuser: caller.isSuperuser, orgRoles: new Map<number, MemberRole>(), mayWrite: caller.readOnly !== true }
+    if (!this.fields.hasNonPublic || !posts.some((post) => needsRolesForFields(reader, post))) return reader
+    return { ...reader, orgRoles: await this.memberships.rolesOf(caller.id) }
+  }
+
+  /** The post with its fields as a reader at `level` sees them. */
+  private withFields(post: Post, level: FieldLevel): Post {
+    return { ...post, fields: this.fields.view(post.storedFields, level) }
   }
 
   /**
@@ -260,6 +287,9 @@ export class PostService {
     const orgId = input.orgId ?? null
     if (visibility === 'org' && orgId === null) throw orgIdRequired()
     const format = input.format ?? 'plain'
+    const level = writerLevel(author)
+    this.fields.assertWritable(input.fields, level)
+    const fields = fieldsColumn(mergedFields({}, input.fields))
     // Rendered before the unit: nothing else waits on it (on SQLite the unit holds the write lock).
     const html = htmlOf(format, input.text)
     const post = await this.unitOfWork.run(async (unit) => {
@@ -279,6 +309,7 @@ export class PostService {
         status: input.status ?? 'published',
         org_id: orgId,
         comments: input.comments ?? 'open',
+        fields,
       })
       if (!row) return undefined
       if (input.attachments?.length) await this.files.attach(unit, { id: row.id, authorId: author.id }, input.attachments, author.id)
@@ -286,7 +317,7 @@ export class PostService {
     })
     // The caller's account was deleted while the request was on its way: their token is done.
     if (!post) throw notAuthenticated()
-    return post
+    return this.withFields(post, level)
   }
 
   /**
@@ -296,7 +327,10 @@ export class PostService {
    */
   async update(caller: PostCaller, id: number, changes: PostChanges, client: ClientInfo): Promise<Post> {
     this.assertMayWrite(caller)
-    return this.unitOfWork.run(async (unit) => {
+    // An editor reads private fields; only a superuser writes server ones.
+    const level = writerLevel(caller)
+    this.fields.assertWritable(changes.fields, level)
+    const updated = await this.unitOfWork.run(async (unit) => {
       const { post, reader } = await this.editable(unit, caller, id, changes.orgId)
       const visibility = changes.visibility ?? post.visibility
       const orgId = changes.orgId === undefined ? post.orgId : changes.orgId
@@ -306,13 +340,16 @@ export class PostService {
       if (changes.status !== undefined && changes.status !== post.status && !permissionsOf(reader, post).publish) throw forbidden()
       if (orgId !== post.orgId) await this.assertMayMove(unit, reader, post, orgId)
       const publishes = post.status === 'draft' && changes.status === 'published'
-      const rowChanges = { ...toRowChanges(changes), ...rendered(post, changes), ...(publishes && post.publishedAt === null ? { published_at: nowIso() } : {}), ...(await this.readdressed(unit, post, orgId, changes.slug)) }
+      // The post's row is held (findPostForChange), so the merge sees every write before it.
+      const fields = changes.fields === undefined ? {} : { fields: fieldsColumn(mergedFields(post.storedFields, changes.fields)) }
+      const rowChanges = { ...toRowChanges(changes), ...rendered(post, changes), ...fields, ...(publishes && post.publishedAt === null ? { published_at: nowIso() } : {}), ...(await this.readdressed(unit, post, orgId, changes.slug)) }
       const row = await this.posts.in(unit).updatePost(id, rowChanges)
       if (!row) postNotFound()
       if (changes.attachments !== undefined) await this.files.attach(unit, { id, authorId: post.authorId }, changes.attachments, caller.id)
       await this.auditChange(unit, reader, post, client)
       return this.changed(unit, publishes ? ['post.updated', 'post.published'] : ['post.updated'], await this.attachedIn(unit, toPost(row), changes.attachments !== undefined))
     })
+    return this.withFields(updated, level)
   }
 
   async softDelete(caller: PostCaller, id: number, client: ClientInfo): Promise<void> {
@@ -463,7 +500,9 @@ export class PostService {
 
   /** Records the change in its unit (its change events are written there) and gives the post back. */
   private async changed(unit: Unit, types: PostEventType[], post: Post): Promise<Post> {
-    for (const type of types) await this.changes.postChanged(unit, type, post)
+    // Events go to every reader the policy lets read the post: they carry its public fields.
+    const published = this.withFields(post, 'public')
+    for (const type of types) await this.changes.postChanged(unit, type, published)
     return post
   }
 

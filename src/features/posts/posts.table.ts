@@ -35,6 +35,8 @@ export interface PostsTable {
   format: ColumnType<string, string | undefined, string>
   /** A Markdown post's sanitized HTML, rendered when its text was written; null for a plain post (migration 2026-12-11-01-post-format). */
   html: string | null
+  /** Its custom fields (CONTENT_SCHEMA) as one JSON object: text on SQLite, jsonb on PostgreSQL (migration 2026-12-12-01-post-fields). */
+  fields: ColumnType<unknown, string | undefined, string>
   is_deleted: Flag
   deleted_at: NullableTimestamp
   created_at: Timestamp
@@ -42,7 +44,7 @@ export interface PostsTable {
 }
 
 /** Columns of a post as every read returns it. */
-export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'attachment_count', 'comments', 'comment_count', 'reaction_count', 'slug', 'format', 'html', 'created_at', 'updated_at'] as const
+export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'attachment_count', 'comments', 'comment_count', 'reaction_count', 'slug', 'format', 'html', 'fields', 'created_at', 'updated_at'] as const
 
 export type PostRow = Pick<Selectable<PostsTable>, (typeof POST_COLUMNS)[number]>
 

@@ -11,12 +11,13 @@ import { orgOf, OrgParams, orgRoute } from '../orgs/index.js'
 import { postCallerOf, signedInPostCallerOf } from './post-caller.http.js'
 import { postReadsFor } from './post-expansions.http.js'
 import { postPageV2 } from './post-page.http.js'
-import { ExpandQuery, PostBySlugParams, PostIdParams, PostListQueryV2, PostListRefusedResponse, PostPageV2, PostPermissions, PostReadV2 } from './posts.schemas.js'
+import { ExpandQuery, PostBySlugParams, PostIdParams, PostListQueryV2, PostListRefusedResponse, PostPermissions, postShapesV2 } from './posts.schemas.js'
 
 const tags = ['posts']
 
 const postsV2Routes: FastifyPluginAsyncTypebox = async (app) => {
   const { posts } = app.services
+  const { read: PostReadV2, page: PostPageV2 } = postShapesV2(app.services.contentFields.shapes('posts'))
 
   app.get(
     '/posts/:post_id/permissions',
