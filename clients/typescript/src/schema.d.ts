@@ -9852,6 +9852,11 @@ export interface operations {
                 expand?: string;
                 /** @description The order of the list: up to 3 of `created_at`, `updated_at`, `title`, `comment_count`, `reaction_count`, comma-separated, `-` before one for descending; ties are broken by id, in the first key's direction. Newest first (by id) when left out. Cursor pages continue in the same order; a cursor from another sort is 422 */
                 sort?: string;
+                /**
+                 * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.rating >= 4 && fields.tags ~ "go" || author_id = 12`. Names: `id`, `author_id`, `org_id`, `title`, `text`, `slug`, `visibility`, `status`, `format`, `comments`, `comment_count`, `reaction_count`, `created_at`, `updated_at`, `published_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
+                 * @example fields.rating >= 4 && status = "published"
+                 */
+                filter?: string;
                 author_id?: number;
             };
             header?: never;
@@ -9966,6 +9971,30 @@ export interface operations {
                         items_per_page: number;
                         /** @description Pass as cursor for the next page; null on the last page */
                         next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -11222,6 +11251,11 @@ export interface operations {
                 expand?: string;
                 /** @description The order of the list: up to 3 of `created_at`, `updated_at`, `title`, `comment_count`, `reaction_count`, comma-separated, `-` before one for descending; ties are broken by id, in the first key's direction. Newest first (by id) when left out. Cursor pages continue in the same order; a cursor from another sort is 422 */
                 sort?: string;
+                /**
+                 * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.rating >= 4 && fields.tags ~ "go" || author_id = 12`. Names: `id`, `author_id`, `org_id`, `title`, `text`, `slug`, `visibility`, `status`, `format`, `comments`, `comment_count`, `reaction_count`, `created_at`, `updated_at`, `published_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
+                 * @example fields.rating >= 4 && status = "published"
+                 */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -11338,6 +11372,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
             /** @description Not authenticated: missing, malformed, expired or revoked token */
             401: {
                 headers: {
@@ -11404,6 +11462,11 @@ export interface operations {
                 expand?: string;
                 /** @description The order of the list: up to 3 of `created_at`, `updated_at`, `title`, `comment_count`, `reaction_count`, comma-separated, `-` before one for descending; ties are broken by id, in the first key's direction. Newest first (by id) when left out. Cursor pages continue in the same order; a cursor from another sort is 422 */
                 sort?: string;
+                /**
+                 * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.rating >= 4 && fields.tags ~ "go" || author_id = 12`. Names: `id`, `author_id`, `org_id`, `title`, `text`, `slug`, `visibility`, `status`, `format`, `comments`, `comment_count`, `reaction_count`, `created_at`, `updated_at`, `published_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
+                 * @example fields.rating >= 4 && status = "published"
+                 */
+                filter?: string;
             };
             header?: never;
             path: {
@@ -11520,6 +11583,30 @@ export interface operations {
                         items_per_page: number;
                         /** @description Pass as cursor for the next page; null on the last page */
                         next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };

@@ -4,7 +4,8 @@
 // every path that returns or announces posts (get, the address by slug, permissions, both versions' lists, search,
 // cursor pages, counts, the author's list, the caller's own, the organization's, the realtime
 // stream, the admin overview), every post's attached files (their bytes and variants), and its
-// custom fields of each level (public, private, server: CONTENT_SCHEMA) on every read. Each
+// custom fields of each level (public, private, server: CONTENT_SCHEMA) on every read and in
+// filters. Each
 // cell is checked against the policy's own answer (post-policy.ts). The paths are checked against
 // the OpenAPI documents: a route added next year that answers with posts, or with a file's bytes,
 // fails here until it is in the matrix.
@@ -293,6 +294,18 @@ describe('who reads a post: the matrix', () => {
     // Asked for nothing, a post has no `expand`; asked for a relation it does not know, 422.
     expect(json<Record<string, unknown>>(await call(actor, `${V2}/posts?limit=1`)).data).not.toContainEqual(expect.objectContaining({ expand: expect.anything() }))
     expect((await call(actor, `${V2}/posts?expand=author,password_hash`)).statusCode).toBe(422)
+  })
+
+  it.each(ACTORS)('filters on custom fields, as %s: a public field within what they may list, a private one only where they read it, refused where they read it nowhere', async (actor) => {
+    const reader = readerOf(actor)
+    const filtered = async (filter: string) => {
+      const response = await call(actor, `${V2}/posts?limit=100&filter=${encodeURIComponent(filter)}`)
+      return response.statusCode === 200 ? { ids: ours(json<{ data: { id: number }[] }>(response).data.map((post) => post.id)) } : { status: response.statusCode, code: json<{ code: string }>(response).code }
+    }
+    expect(await filtered('fields.rating = 3')).toEqual({ ids: expectedIds((post) => mayList(reader, post)) })
+    const privately = expectedIds((post) => mayList(reader, post) && fieldLevelOf(reader, post) !== 'public')
+    expect(await filtered('fields.note = "for editors"')).toEqual(actor === 'anonymous' ? { status: 400, code: 'invalid_filter' } : { ids: privately })
+    expect(await filtered('fields.crm_id = "c-1"')).toEqual(actor === 'superuser' ? { ids: expectedIds((post) => mayList(reader, post)) } : { status: 400, code: 'invalid_filter' })
   })
 
   it.each(ACTORS)("the caller's own posts and the organization's, as %s", async (actor) => {

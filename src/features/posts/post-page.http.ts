@@ -22,10 +22,11 @@ export interface PostPageQuery {
   status?: PostStatus
   expand?: string
   sort?: string
+  filter?: string
 }
 
 export async function postPageV2(request: FastifyRequest, caller: PostCaller | null, query: PostPageQuery, narrowing: Pick<PostFilter, 'authorId' | 'orgId'>) {
-  const filter = { ...narrowing, search: filled(query.search), visibility: query.visibility, status: query.status }
+  const filter = { ...narrowing, search: filled(query.search), visibility: query.visibility, status: query.status, filterText: filled(query.filter) }
   if (query.sort !== undefined) return sortedPostPage(request, caller, query, filter, sortKeysOf(query.sort))
   const pageRequest = cursorPageRequest(query)
   const { posts } = request.server.services

@@ -3,6 +3,7 @@ import type { FieldValues } from '../content-fields/index.js'
 import { NO_FIELDS, storedFieldsOf } from '../content-fields/index.js'
 import type { FileView } from '../files/index.js'
 import type { ReactionSummary } from '../reactions/index.js'
+import type { FilterNode } from './filter-language.js'
 import type { PostFormat } from './markdown.js'
 import type { CommentSetting, PostFacts, PostStatus, Visibility } from './post-policy.js'
 import type { PostRow } from './posts.table.js'
@@ -80,6 +81,10 @@ export interface PostChanges {
 export interface PostFilter {
   /** Case-insensitive substring of the title or text. */
   search?: string
+  /** `filter` as the caller wrote it (filter-language.ts); the service reads it into `expression`. */
+  filterText?: string
+  /** The checked filter, which the repository compiles inside the policy's condition. */
+  expression?: FilterNode
   authorId?: number
   orgId?: number
   visibility?: Visibility

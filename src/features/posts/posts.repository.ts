@@ -18,6 +18,7 @@ import { likeContains } from '../../shared/like-pattern.js'
 import type { RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { PostFilter } from './post.js'
+import { filterCondition } from './post-filter.repository.js'
 import type { Audience, Reader, ReadGrant } from './post-policy.js'
 import { ANONYMOUS, orgsOf, POST_STATUSES, READ_GRANTS, VISIBILITIES } from './post-policy.js'
 import type { SortedAfter, SortKey } from './post-sort.js'
@@ -158,6 +159,8 @@ export function filteredPosts(db: Executor, reader: Reader, filter: PostFilter) 
     .$if(pattern !== undefined, (qb) =>
       qb.where(sql<boolean>`(lower(posts.title) like ${pattern} escape '\\' or lower(posts.text) like ${pattern} escape '\\')`),
     )
+    // Inside the policy's condition above: a filter narrows what the reader may list, never more.
+    .$if(filter.expression !== undefined, (qb) => qb.where((eb) => filterCondition(eb, db, filter.expression!, reader)))
 }
 
 // The listings anyone sees, prepared below. As for users: the page's ids from the
@@ -389,7 +392,7 @@ export function findPostForChange(db: Executor, id: number): Promise<PostRow | u
 const isAnonymous = (reader: Reader) => reader.userId === null && !reader.isSuperuser
 /** A signed-in reader's listing that only the policy narrows: the prepared statements below. */
 const isSignedInReader = (reader: Reader) => reader.userId !== null && !reader.isSuperuser
-const narrowed = (filter: PostFilter) => filter.search !== undefined || filter.orgId !== undefined || filter.visibility !== undefined || filter.status !== undefined
+const narrowed = (filter: PostFilter) => filter.search !== undefined || filter.expression !== undefined || filter.orgId !== undefined || filter.visibility !== undefined || filter.status !== undefined
 /** Every post the reader may list, in no narrower set (no filter, no author): its total is kept, not counted. */
 const unnarrowed = (filter: PostFilter) => !narrowed(filter) && filter.authorId === undefined
 

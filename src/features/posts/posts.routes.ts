@@ -69,7 +69,7 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
         summary: 'List the posts the caller may see, newest first',
         security: optionalBearerOrApiKey,
         querystring: envelope ? PostListQueryByAuthor : PostListQuery,
-        response: { 200: envelope ? (schemas.page ?? PostPageV2) : Type.Array(schemas.read), ...errorResponses(422), ...(envelope ? { 422: PostListRefusedResponse } : {}) },
+        response: { 200: envelope ? (schemas.page ?? PostPageV2) : Type.Array(schemas.read), ...errorResponses(...(envelope ? [400, 422] : [422])), ...(envelope ? { 422: PostListRefusedResponse } : {}) },
       },
     },
     async (request) => {

@@ -14,6 +14,7 @@ import { fieldsColumn, mergedFields } from '../content-fields/index.js'
 import type { FileView } from '../files/index.js'
 import type { Reactable, ReactionSummary, ReactionTarget } from '../reactions/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
+import { readFilter } from './filter-language.js'
 import { htmlOf } from './markdown.js'
 import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
 import { toPost } from './post.js'
@@ -223,6 +224,12 @@ export class PostService {
     return { ...reader, orgRoles: await this.memberships.rolesOf(caller.id) }
   }
 
+  /** The list's narrowing with its `filter` read and checked for the caller (400 invalid_filter), before anything is read. */
+  private checkedFilter(filter: PostFilter, caller: PostCaller | null): PostFilter {
+    if (filter.filterText === undefined) return filter
+    return { ...filter, expression: readFilter(filter.filterText, this.fields, { signedIn: caller !== null, isSuperuser: caller?.isSuperuser === true }) }
+  }
+
   /** The post with its fields as a reader at `level` sees them. */
   private withFields(post: Post, level: FieldLevel): Post {
     return { ...post, fields: this.fields.view(post.storedFields, level) }
@@ -251,7 +258,8 @@ export class PostService {
   }
 
   /** Newest first: the posts the caller may list (post-policy.ts), narrowed by `filter`. */
-  async list(caller: PostCaller | null, filter: PostFilter, request: PageRequest, client: ClientInfo): Promise<Paged<Post>> {
+  async list(caller: PostCaller | null, asked: PostFilter, request: PageRequest, client: ClientInfo): Promise<Paged<Post>> {
+    const filter = this.checkedFilter(asked, caller)
     const reader = await this.readerOf(caller)
     const rows = (window: RowWindow) => this.posts.listPosts(reader, filter, window)
     const rowsWithTotal = (window: RowWindow) => this.posts.listPostsWithTotal(reader, filter, window)
@@ -265,7 +273,8 @@ export class PostService {
    * its number, or after the last post of the previous one; with the total, and where the next
    * page continues when more follow (the page's last post's id and values of the keys, as stored).
    */
-  async listSorted(caller: PostCaller | null, filter: PostFilter, keys: readonly SortKey[], request: SortedPageRequest, client: ClientInfo): Promise<{ items: Post[]; total: number; next: SortedAfter | undefined }> {
+  async listSorted(caller: PostCaller | null, asked: PostFilter, keys: readonly SortKey[], request: SortedPageRequest, client: ClientInfo): Promise<{ items: Post[]; total: number; next: SortedAfter | undefined }> {
+    const filter = this.checkedFilter(asked, caller)
     const reader = await this.readerOf(caller)
     const { page, limit, after } = request
     const window = { offset: after === undefined ? (page - 1) * limit : 0, limit: limit + 1, after }

@@ -57,7 +57,7 @@ const postsV2Routes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/users/me/posts',
-    protectedRoute(app, { tags, summary: "The caller's own posts in any visibility and status, newest first", querystring: PostListQueryV2, response: { 200: PostPageV2, ...errorResponses(422), 422: PostListRefusedResponse } }),
+    protectedRoute(app, { tags, summary: "The caller's own posts in any visibility and status, newest first", querystring: PostListQueryV2, response: { 200: PostPageV2, ...errorResponses(400, 422), 422: PostListRefusedResponse } }),
     async (request) => {
       const caller = signedInPostCallerOf(request)
       return postPageV2(request, caller, request.query, { authorId: caller.id })
@@ -68,7 +68,7 @@ const postsV2Routes: FastifyPluginAsyncTypebox = async (app) => {
     '/orgs/:org/posts',
     orgRoute(
       app,
-      { tags, summary: "An organization's posts its members may see, newest first", params: OrgParams, querystring: PostListQueryV2, response: { 200: PostPageV2, ...errorResponses(422), 422: PostListRefusedResponse } },
+      { tags, summary: "An organization's posts its members may see, newest first", params: OrgParams, querystring: PostListQueryV2, response: { 200: PostPageV2, ...errorResponses(400, 422), 422: PostListRefusedResponse } },
       { role: 'member', apiKeys: true },
     ),
     async (request) => postPageV2(request, postCallerOf(request), request.query, { orgId: orgOf(request).id }),
