@@ -26,7 +26,7 @@ import SqliteDatabase from '../src/db/sqlite-driver.js'
 import { PASSWORD_HASH_PARAMETERS } from '../src/features/users/index.js'
 import { benchAbuse } from './lib/abuse.js'
 import { benchComments } from './lib/comments.js'
-import { benchContent } from './lib/content.js'
+import { benchContent, CONTENT_BENCH_SCHEMA } from './lib/content.js'
 import type { EventsBenchTools } from './lib/events.js'
 import { benchStreamFanOut, benchWebhooks } from './lib/events.js'
 import { benchExport } from './lib/export.js'
@@ -1187,7 +1187,7 @@ function benchCommentsOf(target: SeedTarget) {
   return benchComments({
     target,
     sizes: listSizes(),
-    startService: () => startService(target),
+    startService: () => startService(target, undefined, OUR_PORT, { CONTENT_SCHEMA: JSON.stringify(CONTENT_BENCH_SCHEMA) }),
     login,
     rounds: (server, requests) => alternatingRounds(server as Server, requests),
     fmt,
@@ -1200,7 +1200,7 @@ function benchContentOf(target: SeedTarget) {
     target,
     baseRows: BASE_ROWS,
     sizes: listSizes(),
-    startService: () => startService(target),
+    startService: () => startService(target, undefined, OUR_PORT, { CONTENT_SCHEMA: JSON.stringify(CONTENT_BENCH_SCHEMA) }),
     login,
     rounds: (server, requests) => alternatingRounds(server as Server, requests),
     fmt,

@@ -5,6 +5,32 @@
 // text against the same as Markdown (rendered and sanitized on write).
 import { patternSeededPosts, seedMixedPostsUpTo, seedOrganizations } from './lists-seed.js'
 import type { SeedTarget } from './seed.js'
+import { onTarget } from './seed.js'
+
+/** The custom fields the service is started with for this benchmark (CONTENT_SCHEMA). */
+export const CONTENT_BENCH_SCHEMA = {
+  posts: {
+    properties: {
+      rating: { type: 'integer', minimum: 0, maximum: 9, visibility: 'public' },
+      tags: { type: 'array', items: { type: 'string' }, visibility: 'public' },
+    },
+  },
+}
+
+/** Every post without fields gets a rating of its id modulo 5 and one tag of three: 20% and 33% of posts match. */
+async function seedPostFields(target: SeedTarget): Promise<void> {
+  const fields = (g: string) => `'{"rating":' || (${g} % 5) || ',"tags":["' || (case ${g} % 3 when 0 then 'go' when 1 then 'sql' else 'web' end) || '"]}'`
+  await onTarget(
+    target,
+    (db) => {
+      db.exec(`update posts set fields = ${fields('id')} where fields = '{}'`)
+    },
+    async (client) => {
+      await client.query(`update posts set fields = cast(${fields('id')} as jsonb) where fields = '{}'::jsonb`)
+      await client.query('vacuum analyze posts')
+    },
+  )
+}
 
 export interface ContentLoad {
   requestsPerSecond: number
@@ -64,6 +90,7 @@ export async function benchContent(tools: ContentBenchTools): Promise<ContentBen
   for (const size of tools.sizes) {
     process.stdout.write(`   seeding posts of mixed visibility up to ${fmt(size)} ... `)
     await seedMixedPostsUpTo(target, seeded, size, tools.baseRows)
+    await seedPostFields(target)
     seeded = Math.max(seeded, size)
     console.log('done')
     const server = await tools.startService()
@@ -77,6 +104,13 @@ export async function benchContent(tools: ContentBenchTools): Promise<ContentBen
         'expand=author,org (signed in)': { path: '/api/v2/posts?limit=10&expand=author,org', headers: reader },
         // Several keys sort the posts tied on the first: a list narrowed to one author's (UNINDEXED_SORT_MAX_POSTS).
         "an author's, visibility=public, sort=-comment_count,title, expand=author,org (signed in)": { path: '/api/v2/posts?limit=10&author_id=1&visibility=public&sort=-comment_count,title&expand=author,org', headers: reader },
+        // Filters: on an indexed column, with a sort and expand; on a custom field that a fifth of
+        // the posts match (newest first, then sorted and expanded); on one that none match (every
+        // listable post is read).
+        'filter=org_id = 7, sort=-created_at, expand=author,org (signed in)': { path: `/api/v2/posts?limit=10&filter=${encodeURIComponent('org_id = 7')}&sort=-created_at&expand=author,org`, headers: reader },
+        'filter=fields.rating = 4 (anonymous)': { path: `/api/v2/posts?limit=10&filter=${encodeURIComponent('fields.rating = 4')}` },
+        'filter=fields.rating = 4 && fields.tags ~ "go", sort=title, expand=author,org (signed in)': { path: `/api/v2/posts?limit=10&filter=${encodeURIComponent('fields.rating = 4 && fields.tags ~ "go"')}&sort=title&expand=author,org`, headers: reader },
+        "an author's, filter=fields.rating = 9 (none match; anonymous)": { path: `/api/v2/posts?limit=10&author_id=1&filter=${encodeURIComponent('fields.rating = 9')}` },
         'create, 10 KB plain': { path: '/api/v2/posts', method: 'POST', headers: writer, body: { title: 'Plain {n}', text: plain } },
         'create, 10 KB Markdown': { path: '/api/v2/posts', method: 'POST', headers: writer, body: { title: 'Markdown {n}', text: markdown, format: 'markdown' } },
       }
