@@ -9998,7 +9998,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed, or the sort is too broad */
+            /** @description Validation failed, or the sort or the filter is too broad */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10007,8 +10007,8 @@ export interface operations {
                     "application/json": {
                         /** @description A readable sentence naming each failing field. */
                         detail: string;
-                        /** @description `validation_failed`, or `sort_too_broad` for a sort not read from an index (several keys; a count on PostgreSQL) of a list of more than 10,000 posts. */
-                        code: "validation_failed" | "sort_too_broad";
+                        /** @description `validation_failed`; `sort_too_broad` for a sort not read from an index (several keys; a count on PostgreSQL) of a list of more than 10,000 posts; `filter_too_broad` for a filter no index narrows of such a list. */
+                        code: "validation_failed" | "sort_too_broad" | "filter_too_broad";
                         errors: {
                             /** @description Where: body, query or path, then the field. */
                             loc: (string | number)[];
@@ -11420,7 +11420,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed, or the sort is too broad */
+            /** @description Validation failed, or the sort or the filter is too broad */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11429,8 +11429,8 @@ export interface operations {
                     "application/json": {
                         /** @description A readable sentence naming each failing field. */
                         detail: string;
-                        /** @description `validation_failed`, or `sort_too_broad` for a sort not read from an index (several keys; a count on PostgreSQL) of a list of more than 10,000 posts. */
-                        code: "validation_failed" | "sort_too_broad";
+                        /** @description `validation_failed`; `sort_too_broad` for a sort not read from an index (several keys; a count on PostgreSQL) of a list of more than 10,000 posts; `filter_too_broad` for a filter no index narrows of such a list. */
+                        code: "validation_failed" | "sort_too_broad" | "filter_too_broad";
                         errors: {
                             /** @description Where: body, query or path, then the field. */
                             loc: (string | number)[];
@@ -11682,7 +11682,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed, or the sort is too broad */
+            /** @description Validation failed, or the sort or the filter is too broad */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11691,8 +11691,8 @@ export interface operations {
                     "application/json": {
                         /** @description A readable sentence naming each failing field. */
                         detail: string;
-                        /** @description `validation_failed`, or `sort_too_broad` for a sort not read from an index (several keys; a count on PostgreSQL) of a list of more than 10,000 posts. */
-                        code: "validation_failed" | "sort_too_broad";
+                        /** @description `validation_failed`; `sort_too_broad` for a sort not read from an index (several keys; a count on PostgreSQL) of a list of more than 10,000 posts; `filter_too_broad` for a filter no index narrows of such a list. */
+                        code: "validation_failed" | "sort_too_broad" | "filter_too_broad";
                         errors: {
                             /** @description Where: body, query or path, then the field. */
                             loc: (string | number)[];

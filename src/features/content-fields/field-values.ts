@@ -25,6 +25,8 @@ export class CollectionFields {
   private readonly checks: ReadonlyMap<string, { level: FieldLevel; check: Check }>
   /** Whether any declared field is above `public`: a reader's level matters only then. */
   readonly hasNonPublic: boolean
+  /** The date-time fields, stored normalized. */
+  private readonly times: ReadonlySet<string>
 
   constructor(schema: CollectionSchema) {
     this.declared = schema.fields
@@ -34,6 +36,18 @@ export class CollectionFields {
       return [field.name, { level: field.level, check: (value: unknown) => validate(value).error === undefined }]
     }))
     this.hasNonPublic = schema.fields.some((field) => field.level !== 'public')
+    this.times = new Set(schema.fields.filter((field) => (field.value as { format?: string }).format === 'date-time').map((field) => field.name))
+  }
+
+  /**
+   * The values as they are stored: a date-time in UTC to the millisecond (toISOString), so that
+   * equal instants are equal texts and a filter compares them as instants on both databases.
+   */
+  normalized(given: FieldValues | undefined): FieldValues | undefined {
+    if (given === undefined || this.times.size === 0) return given
+    const stored: Record<string, unknown> = { ...given }
+    for (const name of this.times) if (typeof stored[name] === 'string') stored[name] = new Date(stored[name]).toISOString()
+    return stored
   }
 
   /**

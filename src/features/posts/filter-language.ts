@@ -5,7 +5,7 @@
 // parameterized SQL, always inside the post policy's own condition (posts.repository.ts).
 import peggy from 'peggy'
 
-import { DomainError } from '../../shared/errors.js'
+import { DomainError, RuleViolation } from '../../shared/errors.js'
 import type { CollectionFields, FieldDeclaration, FieldLevel } from '../content-fields/index.js'
 import { FILTER_GRAMMAR } from './filter-grammar.js'
 import { COMMENT_SETTINGS, POST_STATUSES, VISIBILITIES } from './post-policy.js'
@@ -167,3 +167,28 @@ function targetOf(name: string, declared: ReadonlyMap<string, FieldDeclaration>,
   if (field.level === 'private' && !reader.signedIn) throw invalidFilter(`${where}: a private field, which only a post's editors read: sign in.`)
   return { field: fieldName, kind: kindOfField(field), level: field.level }
 }
+
+/**
+ * The most posts a filter no index narrows may be checked against: every comparison with a text's
+ * contents or a custom field is made post by post, and a page's total counts them all (docs/api.md
+ * "Filter"). Beyond it a list is narrowed first (an author, an organization) or refused.
+ */
+export const UNINDEXED_FILTER_MAX_POSTS = 10_000
+
+/** The columns whose equality an index serves: a filter that holds one of them reads few posts. */
+const INDEXED_EQUALITY = new Set<string>(['author_id', 'org_id', 'id'])
+
+/** Whether every post the filter matches is found through an index: an AND with such a comparison, or an OR of them all. */
+export function narrowsByIndex(node: FilterNode): boolean {
+  if (node.kind !== 'compare') return node.kind === 'and' ? node.terms.some(narrowsByIndex) : node.terms.every(narrowsByIndex)
+  return 'column' in node.target && INDEXED_EQUALITY.has(node.target.column) && node.op === '=' && node.value !== null
+}
+
+/** 422 for a filter no index narrows, of a list of more posts than it may check. */
+export const filterTooBroad = () =>
+  new RuleViolation(
+    'filter',
+    `This filter is for lists of at most ${UNINDEXED_FILTER_MAX_POSTS.toLocaleString('en')} posts (docs/api.md "Filter"): narrow the list (author_id, an organization's posts), or add author_id = … or org_id = … to the filter`,
+    'filter_too_broad',
+    { location: 'query', code: 'filter_too_broad' },
+  )

@@ -8,7 +8,7 @@ import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin, V2 } from '../../../test/helpers/users.js'
-import { FILTER_MAX_TERMS } from './filter-language.js'
+import { FILTER_MAX_TERMS, UNINDEXED_FILTER_MAX_POSTS } from './filter-language.js'
 
 const SCHEMA = {
   posts: {
@@ -89,6 +89,9 @@ describe('filter on post lists', () => {
     ['fields.kind != null', ['a', 'b', 'd']],
     ['fields.due < "2026-12-31T00:00:00Z"', ['d']],
     ['fields.due >= "2026-06-01T12:00:00Z"', ['a', 'd']],
+    // Written as 2027-01-01T00:00:00Z and stored as one instant: any spelling of it is equal.
+    ['fields.due = "2027-01-01T01:00:00+01:00"', ['a']],
+    ['fields.due = "2027-01-01"', ['a']],
     ['title ~ "A"', ['a']],
     ['text !~ "of b"', ['a', 'd']],
     ['fields.rating >= 4 && fields.tags ~ "go" || fields.kind = "howto"', ['a', 'b']],
@@ -165,5 +168,36 @@ describe('filter on post lists', () => {
   it('refuses a filter longer than 500 characters by its schema (422)', async () => {
     const response = await list(author, `filter=${'a'.repeat(501)}`)
     expect(response.statusCode).toBe(422)
+  })
+})
+
+// Last: it fills the database past the bound.
+describe('a filter no index narrows, on a large list', () => {
+  beforeAll(async () => {
+    const now = new Date().toISOString()
+    for (let batch = 0; batch < 11; batch++) {
+      const rows = Array.from({ length: 1_000 }, (_, i) => {
+        const n = batch * 1_000 + i
+        return { author_id: other.user.id, title: `Bulk ${n}`, text: 'Bulk', slug: `bulk-${n}`, slug_scope: `u:${other.user.id}`, visibility: 'public', status: 'published', published_at: now, created_at: now, updated_at: now }
+      })
+      await t.db.insertInto('posts').values(rows).execute()
+    }
+  })
+
+  it(`is refused over more than ${UNINDEXED_FILTER_MAX_POSTS.toLocaleString('en')} posts (422 filter_too_broad), and taken once an index narrows it`, async () => {
+    const broad = await t.app.inject({ url: `${V2}/posts?filter=${encodeURIComponent('fields.rating = 5')}` })
+    expect(broad.statusCode, broad.body).toBe(422)
+    expect(broad.json()).toMatchObject({ code: 'filter_too_broad', detail: expect.stringContaining('author_id') })
+    const sorted = await t.app.inject({ url: `${V2}/posts?sort=title&filter=${encodeURIComponent('title ~ "a"')}`, headers: author.headers })
+    expect(sorted.json()).toMatchObject({ code: 'filter_too_broad' })
+    // Narrowed by an index: in the filter, by the author's list, or by the caller's own.
+    const inFilter = await t.app.inject({ url: `${V2}/posts?filter=${encodeURIComponent(`fields.rating = 5 && author_id = ${author.user.id}`)}` })
+    expect(inFilter.json<{ data: Seeded[] }>().data.map((post) => post.id)).toEqual([seeded[0]!.id])
+    const byAuthor = await t.app.inject({ url: `${V2}/posts?author_id=${author.user.id}&filter=${encodeURIComponent('fields.rating = 5')}` })
+    expect(byAuthor.json<{ data: Seeded[] }>().data.map((post) => post.id)).toEqual([seeded[0]!.id])
+    const own = await t.app.inject({ url: `${V2}/users/me/posts?filter=${encodeURIComponent('fields.rating = 5')}`, headers: author.headers })
+    expect(own.json<{ data: Seeded[] }>().data.map((post) => post.id)).toEqual([seeded[0]!.id])
+    const either = await t.app.inject({ url: `${V2}/posts?sort=title&filter=${encodeURIComponent(`author_id = ${author.user.id} || author_id = ${other.user.id}`)}&limit=1` })
+    expect(either.statusCode, either.body).toBe(200)
   })
 })

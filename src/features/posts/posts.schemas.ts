@@ -188,15 +188,15 @@ export const PostPermissions = Type.Object(
 
 export const PostPageV2 = CursorPageEnvelopeSchema(PostReadV2, 'PostPage')
 
-/** A 422 of a v2 post list: a broken parameter, or (sort_too_broad) a sort not read from an index of too large a list. */
+/** A 422 of a v2 post list: a broken parameter, or (sort_too_broad, filter_too_broad) a sort or a filter not served by an index, of too large a list. */
 export const PostListRefusedResponse = Type.Object(
   {
     ...ValidationErrorResponse.properties,
-    code: Type.Union([Type.Literal('validation_failed'), Type.Literal('sort_too_broad')], {
-      description: '`validation_failed`, or `sort_too_broad` for a sort not read from an index (several keys; a count on PostgreSQL) of a list of more than 10,000 posts.',
+    code: Type.Union([Type.Literal('validation_failed'), Type.Literal('sort_too_broad'), Type.Literal('filter_too_broad')], {
+      description: '`validation_failed`; `sort_too_broad` for a sort not read from an index (several keys; a count on PostgreSQL) of a list of more than 10,000 posts; `filter_too_broad` for a filter no index narrows of such a list.',
     }),
   },
-  { title: 'PostListRefusedResponse', description: 'Validation failed, or the sort is too broad' },
+  { title: 'PostListRefusedResponse', description: 'Validation failed, or the sort or the filter is too broad' },
 )
 
 /** A v2 listing: page or cursor, limit, search, and narrowing by visibility and status. */

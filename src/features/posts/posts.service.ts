@@ -14,7 +14,7 @@ import { fieldsColumn, mergedFields } from '../content-fields/index.js'
 import type { FileView } from '../files/index.js'
 import type { Reactable, ReactionSummary, ReactionTarget } from '../reactions/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
-import { readFilter } from './filter-language.js'
+import { filterTooBroad, narrowsByIndex, readFilter, UNINDEXED_FILTER_MAX_POSTS } from './filter-language.js'
 import { htmlOf } from './markdown.js'
 import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
 import { toPost } from './post.js'
@@ -230,6 +230,17 @@ export class PostService {
     return { ...filter, expression: readFilter(filter.filterText, this.fields, { signedIn: caller !== null, isSuperuser: caller?.isSuperuser === true }) }
   }
 
+  /**
+   * 422 filter_too_broad for a filter no index narrows, on a list that holds more posts than such a
+   * filter may check: the list's size counted as its newest-first page's total is (kept counts
+   * where nothing narrows it), before the filter makes anyone's request read every post.
+   */
+  private async assertFilterFits(reader: Reader, filter: PostFilter): Promise<void> {
+    if (filter.expression === undefined || narrowsByIndex(filter.expression)) return
+    const size = await this.posts.countPosts(reader, { authorId: filter.authorId, orgId: filter.orgId })
+    if (size > UNINDEXED_FILTER_MAX_POSTS) throw filterTooBroad()
+  }
+
   /** The post with its fields as a reader at `level` sees them. */
   private withFields(post: Post, level: FieldLevel): Post {
     return { ...post, fields: this.fields.view(post.storedFields, level) }
@@ -261,6 +272,7 @@ export class PostService {
   async list(caller: PostCaller | null, asked: PostFilter, request: PageRequest, client: ClientInfo): Promise<Paged<Post>> {
     const filter = this.checkedFilter(asked, caller)
     const reader = await this.readerOf(caller)
+    await this.assertFilterFits(reader, filter)
     const rows = (window: RowWindow) => this.posts.listPosts(reader, filter, window)
     const rowsWithTotal = (window: RowWindow) => this.posts.listPostsWithTotal(reader, filter, window)
     const page = await fetchPaged(request, { rows, rowsWithTotal, count: () => this.posts.countPosts(reader, filter), keyOf: (row) => row.id }, toPost)
@@ -276,6 +288,7 @@ export class PostService {
   async listSorted(caller: PostCaller | null, asked: PostFilter, keys: readonly SortKey[], request: SortedPageRequest, client: ClientInfo): Promise<{ items: Post[]; total: number; next: SortedAfter | undefined }> {
     const filter = this.checkedFilter(asked, caller)
     const reader = await this.readerOf(caller)
+    await this.assertFilterFits(reader, filter)
     const { page, limit, after } = request
     const window = { offset: after === undefined ? (page - 1) * limit : 0, limit: limit + 1, after }
     // A sort read from an index walks it; any other first makes sure the list is small enough to sort.
@@ -298,7 +311,7 @@ export class PostService {
     const format = input.format ?? 'plain'
     const level = writerLevel(author)
     this.fields.assertWritable(input.fields, level)
-    const fields = fieldsColumn(mergedFields({}, input.fields))
+    const fields = fieldsColumn(mergedFields({}, this.fields.normalized(input.fields)))
     // Rendered before the unit: nothing else waits on it (on SQLite the unit holds the write lock).
     const html = htmlOf(format, input.text)
     const post = await this.unitOfWork.run(async (unit) => {
@@ -350,7 +363,7 @@ export class PostService {
       if (orgId !== post.orgId) await this.assertMayMove(unit, reader, post, orgId)
       const publishes = post.status === 'draft' && changes.status === 'published'
       // The post's row is held (findPostForChange), so the merge sees every write before it.
-      const fields = changes.fields === undefined ? {} : { fields: fieldsColumn(mergedFields(post.storedFields, changes.fields)) }
+      const fields = changes.fields === undefined ? {} : { fields: fieldsColumn(mergedFields(post.storedFields, this.fields.normalized(changes.fields))) }
       const rowChanges = { ...toRowChanges(changes), ...rendered(post, changes), ...fields, ...(publishes && post.publishedAt === null ? { published_at: nowIso() } : {}), ...(await this.readdressed(unit, post, orgId, changes.slug)) }
       const row = await this.posts.in(unit).updatePost(id, rowChanges)
       if (!row) postNotFound()
