@@ -4,7 +4,7 @@
 // tokens in them) across lines. `log` only logs. nodemailer is loaded with the first message,
 // not as the service starts (it is a large part of what a start would otherwise parse).
 import { randomUUID } from 'node:crypto'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, rename, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 
 import type { Transporter, TransportOptions } from 'nodemailer'
@@ -70,8 +70,8 @@ export function createMailTransport(options: MailTransportOptions): MailTranspor
         await mkdir(directory, { recursive: true, mode: 0o700 })
         const name = path.join(directory, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}`)
         const file = `${name}.eml`
-        await writeFile(file, built.message as Buffer, { mode: 0o600 })
-        await writeFile(`${name}.txt`, `To: ${message.to}\nSubject: ${message.subject}\n\n${message.text}`, { mode: 0o600 })
+        await writeWhole(file, built.message as Buffer)
+        await writeWhole(`${name}.txt`, `To: ${message.to}\nSubject: ${message.subject}\n\n${message.text}`)
         logger.info({ to: message.to, subject: message.subject, file }, 'mail written to a file (no SMTP_URL)')
       },
       close: builder.close,
@@ -84,4 +84,15 @@ export function createMailTransport(options: MailTransportOptions): MailTranspor
     },
     close: () => {},
   }
+}
+
+/**
+ * Writes a file that appears whole or not at all: under a name no reader lists, then renamed.
+ * A reader of the directory (the mail preview, a test waiting for a message) saw an empty .txt
+ * when it listed the file between its creation and its write.
+ */
+async function writeWhole(file: string, data: string | Buffer): Promise<void> {
+  const partial = `${file}.partial`
+  await writeFile(partial, data, { mode: 0o600 })
+  await rename(partial, file)
 }
