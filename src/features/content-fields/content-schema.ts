@@ -186,11 +186,7 @@ function collectionOf(collection: Collection, declared: unknown): CollectionSche
 export function parseContentSchema(document: unknown): ContentSchema {
   if (!isObject(document)) fail('(document)', 'must be a JSON object with posts, users or orgs')
   onlyKeys('(document)', document, ['$schema', 'description', ...COLLECTIONS])
-  return {
-    posts: document.posts === undefined ? EMPTY_CONTENT_SCHEMA.posts : collectionOf('posts', document.posts),
-    users: document.users === undefined ? EMPTY_CONTENT_SCHEMA.users : collectionOf('users', document.users),
-    orgs: document.orgs === undefined ? EMPTY_CONTENT_SCHEMA.orgs : collectionOf('orgs', document.orgs),
-  }
+  return Object.fromEntries(COLLECTIONS.map((collection) => [collection, document[collection] === undefined ? EMPTY_CONTENT_SCHEMA[collection] : collectionOf(collection, document[collection])])) as ContentSchema
 }
 
 /** Whether a reader at `reader` reads a field at `field`. */

@@ -60,7 +60,6 @@ describe('CONTENT_SCHEMA', () => {
     expect(fields.view({ ...stored, rating: 3 }, 'public')).toEqual({ rating: 3 })
     expect(fields.view({ ...stored, rating: 3 }, 'private')).toEqual({ rating: 3, note: 'n' })
     expect(fields.view({ ...stored, rating: 3 }, 'server')).toEqual({ rating: 3, note: 'n', crm: 'c' })
-    expect(fields.unshown(stored)).toEqual({ undeclared: ['gone'], invalid: ['rating'] })
     expect(mergedFields(stored, { note: null, rating: 2 })).toEqual({ rating: 2, crm: 'c', gone: true })
     expect(() => fields.assertWritable({ crm: 'x' }, 'private')).toThrow(/superusers only/)
     expect(() => fields.assertWritable({ crm: 'x' }, 'server')).not.toThrow()

@@ -1,6 +1,6 @@
 // A record's custom field values: as stored (one JSON object a row), as a reader sees them, and as
-// a write changes them. Every read of every path goes through `fieldsView`, so who reads which
-// level is decided here once; every write through `assertWritable` and `mergedFields`.
+// a write changes them. Every read of every path goes through `view`, so who reads which level is
+// decided here once; every write through `assertWritable` and `mergedFields`.
 import { DomainError, RuleViolation } from '../../shared/errors.js'
 import { createValidatorCompiler } from '../../shared/validation/schema-validator.js'
 import type { CollectionSchema, FieldLevel } from './content-schema.js'
@@ -53,8 +53,7 @@ export class CollectionFields {
   /**
    * What a reader at `level` sees of the stored values: the declared fields of their level and
    * below whose value the declaration still accepts. A stored value of a field no longer declared,
-   * or no longer valid, stays stored (a write never drops it) and is not shown: the content-fields
-   * report counts them.
+   * or no longer valid, stays stored (a write never drops it) and is not shown.
    */
   view(stored: FieldValues, level: FieldLevel): FieldValues {
     if (stored === NO_FIELDS) return NO_FIELDS
@@ -64,18 +63,6 @@ export class CollectionFields {
       if (field && readsLevel(level, field.level) && field.check(value)) shown[name] = value
     }
     return shown
-  }
-
-  /** The stored values this schema does not show to anyone: undeclared, or no longer valid. */
-  unshown(stored: FieldValues): { undeclared: string[]; invalid: string[] } {
-    const undeclared: string[] = []
-    const invalid: string[] = []
-    for (const [name, value] of Object.entries(stored)) {
-      const field = this.checks.get(name)
-      if (!field) undeclared.push(name)
-      else if (!field.check(value)) invalid.push(name)
-    }
-    return { undeclared, invalid }
   }
 
   /** 403 field_not_writable for a field above the writer's level (server fields, for anyone but a superuser). */

@@ -8,6 +8,7 @@ import peggy from 'peggy'
 import { DomainError, RuleViolation } from '../../shared/errors.js'
 import type { CollectionFields, FieldDeclaration, FieldLevel } from '../content-fields/index.js'
 import { FILTER_GRAMMAR } from './filter-grammar.js'
+import { POST_FORMATS } from './markdown.js'
 import { COMMENT_SETTINGS, POST_STATUSES, VISIBILITIES } from './post-policy.js'
 
 export const FILTER_MAX_LENGTH = 500
@@ -30,7 +31,7 @@ export const FILTER_COLUMNS = {
   slug: 'text',
   visibility: { oneOf: VISIBILITIES },
   status: { oneOf: POST_STATUSES },
-  format: { oneOf: ['plain', 'markdown'] },
+  format: { oneOf: POST_FORMATS },
   comments: { oneOf: COMMENT_SETTINGS },
   comment_count: 'integer',
   reaction_count: 'integer',
