@@ -3857,6 +3857,11 @@ export interface operations {
                         is_verified: boolean;
                         /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                         locale?: string | null;
+                        /**
+                         * UserFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                     };
                 };
             };
@@ -5387,6 +5392,11 @@ export interface operations {
                      * @enum {boolean}
                      */
                     accept_terms: true;
+                    /**
+                     * UserFieldsCreate
+                     * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only. Required ones must be given
+                     */
+                    fields?: Record<string, never>;
                 };
             };
         };
@@ -5411,6 +5421,11 @@ export interface operations {
                         is_verified: boolean;
                         /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                         locale?: string | null;
+                        /**
+                         * UserFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                         /** TokenResponse */
                         tokens?: {
                             access_token: string;
@@ -8531,6 +8546,11 @@ export interface operations {
                             is_verified: boolean;
                             /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                             locale?: string | null;
+                            /**
+                             * UserFields
+                             * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                             */
+                            fields: Record<string, never>;
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -8603,6 +8623,11 @@ export interface operations {
                             is_verified: boolean;
                             /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                             locale?: string | null;
+                            /**
+                             * UserFields
+                             * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                             */
+                            fields: Record<string, never>;
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -8670,6 +8695,11 @@ export interface operations {
                      * @enum {boolean}
                      */
                     accept_terms: true;
+                    /**
+                     * UserFieldsCreate
+                     * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only. Required ones must be given
+                     */
+                    fields?: Record<string, never>;
                 };
             };
         };
@@ -8694,6 +8724,11 @@ export interface operations {
                         is_verified: boolean;
                         /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                         locale?: string | null;
+                        /**
+                         * UserFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                     };
                 };
             };
@@ -8849,6 +8884,11 @@ export interface operations {
                         is_verified: boolean;
                         /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                         locale?: string | null;
+                        /**
+                         * UserFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                     };
                 };
             };
@@ -9047,6 +9087,11 @@ export interface operations {
                     /** @description An http(s) URL or a path on this server */
                     avatar_url?: string;
                     locale?: string | null;
+                    /**
+                     * UserFieldsUpdate
+                     * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only. The fields named replace the stored ones, null takes one away, the others stay
+                     */
+                    fields?: Record<string, never>;
                 };
             };
         };
@@ -9071,6 +9116,11 @@ export interface operations {
                         is_verified: boolean;
                         /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                         locale?: string | null;
+                        /**
+                         * UserFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                     };
                 };
             };
@@ -9226,6 +9276,11 @@ export interface operations {
                         is_verified: boolean;
                         /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                         locale?: string | null;
+                        /**
+                         * UserFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                     };
                 };
             };
@@ -9732,6 +9787,11 @@ export interface operations {
                         is_verified: boolean;
                         /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                         locale?: string | null;
+                        /**
+                         * UserFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                     };
                 };
             };
@@ -9951,6 +10011,11 @@ export interface operations {
                                     is_verified: boolean;
                                     /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                                     locale?: string | null;
+                                    /**
+                                     * UserFields
+                                     * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                     */
+                                    fields: Record<string, never>;
                                 } | null;
                                 /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
                                 org?: {
@@ -9962,6 +10027,11 @@ export interface operations {
                                     created_at: string;
                                     /** @description The caller's role; null for a superuser who is not a member */
                                     role: ("member" | "admin" | "owner") | null;
+                                    /**
+                                     * OrgFields
+                                     * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                     */
+                                    fields: Record<string, never>;
                                 } | null;
                             };
                         }[];
@@ -10147,6 +10217,11 @@ export interface operations {
                                 is_verified: boolean;
                                 /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                                 locale?: string | null;
+                                /**
+                                 * UserFields
+                                 * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                 */
+                                fields: Record<string, never>;
                             } | null;
                             /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
                             org?: {
@@ -10158,6 +10233,11 @@ export interface operations {
                                 created_at: string;
                                 /** @description The caller's role; null for a superuser who is not a member */
                                 role: ("member" | "admin" | "owner") | null;
+                                /**
+                                 * OrgFields
+                                 * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                 */
+                                fields: Record<string, never>;
                             } | null;
                         };
                     };
@@ -10386,6 +10466,11 @@ export interface operations {
                                 is_verified: boolean;
                                 /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                                 locale?: string | null;
+                                /**
+                                 * UserFields
+                                 * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                 */
+                                fields: Record<string, never>;
                             } | null;
                             /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
                             org?: {
@@ -10397,6 +10482,11 @@ export interface operations {
                                 created_at: string;
                                 /** @description The caller's role; null for a superuser who is not a member */
                                 role: ("member" | "admin" | "owner") | null;
+                                /**
+                                 * OrgFields
+                                 * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                 */
+                                fields: Record<string, never>;
                             } | null;
                         };
                     };
@@ -10699,6 +10789,11 @@ export interface operations {
                                 is_verified: boolean;
                                 /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                                 locale?: string | null;
+                                /**
+                                 * UserFields
+                                 * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                 */
+                                fields: Record<string, never>;
                             } | null;
                             /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
                             org?: {
@@ -10710,6 +10805,11 @@ export interface operations {
                                 created_at: string;
                                 /** @description The caller's role; null for a superuser who is not a member */
                                 role: ("member" | "admin" | "owner") | null;
+                                /**
+                                 * OrgFields
+                                 * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                 */
+                                fields: Record<string, never>;
                             } | null;
                         };
                     };
@@ -11159,6 +11259,11 @@ export interface operations {
                                 is_verified: boolean;
                                 /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                                 locale?: string | null;
+                                /**
+                                 * UserFields
+                                 * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                 */
+                                fields: Record<string, never>;
                             } | null;
                             /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
                             org?: {
@@ -11170,6 +11275,11 @@ export interface operations {
                                 created_at: string;
                                 /** @description The caller's role; null for a superuser who is not a member */
                                 role: ("member" | "admin" | "owner") | null;
+                                /**
+                                 * OrgFields
+                                 * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                 */
+                                fields: Record<string, never>;
                             } | null;
                         };
                     };
@@ -11349,6 +11459,11 @@ export interface operations {
                                     is_verified: boolean;
                                     /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                                     locale?: string | null;
+                                    /**
+                                     * UserFields
+                                     * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                     */
+                                    fields: Record<string, never>;
                                 } | null;
                                 /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
                                 org?: {
@@ -11360,6 +11475,11 @@ export interface operations {
                                     created_at: string;
                                     /** @description The caller's role; null for a superuser who is not a member */
                                     role: ("member" | "admin" | "owner") | null;
+                                    /**
+                                     * OrgFields
+                                     * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                     */
+                                    fields: Record<string, never>;
                                 } | null;
                             };
                         }[];
@@ -11563,6 +11683,11 @@ export interface operations {
                                     is_verified: boolean;
                                     /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                                     locale?: string | null;
+                                    /**
+                                     * UserFields
+                                     * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                     */
+                                    fields: Record<string, never>;
                                 } | null;
                                 /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
                                 org?: {
@@ -11574,6 +11699,11 @@ export interface operations {
                                     created_at: string;
                                     /** @description The caller's role; null for a superuser who is not a member */
                                     role: ("member" | "admin" | "owner") | null;
+                                    /**
+                                     * OrgFields
+                                     * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                     */
+                                    fields: Record<string, never>;
                                 } | null;
                             };
                         }[];
@@ -17870,6 +18000,11 @@ export interface operations {
                             is_verified: boolean;
                             /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
                             locale?: string | null;
+                            /**
+                             * UserFields
+                             * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                             */
+                            fields: Record<string, never>;
                         };
                     };
                 };
@@ -20905,6 +21040,11 @@ export interface operations {
                             created_at: string;
                             /** @description The caller's role; null for a superuser who is not a member */
                             role: ("member" | "admin" | "owner") | null;
+                            /**
+                             * OrgFields
+                             * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                             */
+                            fields: Record<string, never>;
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -21003,6 +21143,11 @@ export interface operations {
                      * @example acme
                      */
                     slug?: string;
+                    /**
+                     * OrgFieldsCreate
+                     * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only. Required ones must be given
+                     */
+                    fields?: Record<string, never>;
                 };
             };
         };
@@ -21022,6 +21167,11 @@ export interface operations {
                         created_at: string;
                         /** @description The caller's role; null for a superuser who is not a member */
                         role: ("member" | "admin" | "owner") | null;
+                        /**
+                         * OrgFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                     };
                 };
             };
@@ -21149,6 +21299,11 @@ export interface operations {
                         created_at: string;
                         /** @description The caller's role; null for a superuser who is not a member */
                         role: ("member" | "admin" | "owner") | null;
+                        /**
+                         * OrgFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                     };
                 };
             };
@@ -21391,6 +21546,11 @@ export interface operations {
                     slug?: string;
                     /** @description Members without a second factor are refused (403 mfa_enrolment_required) on the organization */
                     require_mfa?: boolean;
+                    /**
+                     * OrgFieldsUpdate
+                     * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only. The fields named replace the stored ones, null takes one away, the others stay
+                     */
+                    fields?: Record<string, never>;
                 };
             };
         };
@@ -21410,6 +21570,11 @@ export interface operations {
                         created_at: string;
                         /** @description The caller's role; null for a superuser who is not a member */
                         role: ("member" | "admin" | "owner") | null;
+                        /**
+                         * OrgFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                     };
                 };
             };
@@ -22649,6 +22814,11 @@ export interface operations {
                         created_at: string;
                         /** @description The caller's role; null for a superuser who is not a member */
                         role: ("member" | "admin" | "owner") | null;
+                        /**
+                         * OrgFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                     };
                 };
             };
@@ -22786,6 +22956,11 @@ export interface operations {
                         created_at: string;
                         /** @description The caller's role; null for a superuser who is not a member */
                         role: ("member" | "admin" | "owner") | null;
+                        /**
+                         * OrgFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                     };
                 };
             };
@@ -23147,6 +23322,11 @@ export interface operations {
                             created_at: string;
                             /** @description The caller's role; null for a superuser who is not a member */
                             role: ("member" | "admin" | "owner") | null;
+                            /**
+                             * OrgFields
+                             * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                             */
+                            fields: Record<string, never>;
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -23258,6 +23438,11 @@ export interface operations {
                             created_at: string;
                             /** @description The caller's role; null for a superuser who is not a member */
                             role: ("member" | "admin" | "owner") | null;
+                            /**
+                             * OrgFields
+                             * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                             */
+                            fields: Record<string, never>;
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -23365,6 +23550,11 @@ export interface operations {
                         created_at: string;
                         /** @description The caller's role; null for a superuser who is not a member */
                         role: ("member" | "admin" | "owner") | null;
+                        /**
+                         * OrgFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                     };
                 };
             };

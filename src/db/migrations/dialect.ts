@@ -24,3 +24,13 @@ export function now(db: Kysely<any>) {
 export function blobType(db: Kysely<any>) {
   return isPostgres(db) ? ('bytea' as const) : ('blob' as const)
 }
+
+/**
+ * A record's custom fields (docs/api.md "Custom fields"): one JSON object, `{}` for every row so
+ * far. jsonb on PostgreSQL, so a filter can reach a field; JSON text on SQLite, whose JSON
+ * functions read text. A constant default adds the column without rewriting the table.
+ */
+export async function addFieldsColumn(db: Kysely<any>, table: string): Promise<void> {
+  if (isPostgres(db)) await db.schema.alterTable(table).addColumn('fields', 'jsonb', (col) => col.notNull().defaultTo(sql`'{}'::jsonb`)).execute()
+  else await db.schema.alterTable(table).addColumn('fields', 'text', (col) => col.notNull().defaultTo('{}')).execute()
+}

@@ -13,6 +13,7 @@ import * as moderation from '../../features/moderation/migrations/2026-12-02-01-
 import * as notifications from '../../features/notifications/migrations/2026-12-09-05-notifications.js'
 // A slice's own migrations live in its folder (src/features/<name>/migrations/).
 import * as organizations from '../../features/orgs/migrations/2026-11-28-01-organizations.js'
+import * as orgFields from '../../features/orgs/migrations/2026-12-13-02-org-fields.js'
 import * as postVisibility from '../../features/posts/migrations/2026-11-29-01-post-visibility.js'
 import * as keptPostCounts from '../../features/posts/migrations/2026-12-08-01-kept-post-counts.js'
 import * as postSlugs from '../../features/posts/migrations/2026-12-10-02-post-slugs.js'
@@ -23,6 +24,7 @@ import * as reactions from '../../features/reactions/migrations/2026-12-09-02-re
 import * as reports from '../../features/reports/migrations/2026-12-09-04-reports.js'
 import * as userLocale from '../../features/users/migrations/2026-12-06-01-user-locale.js'
 import * as serviceAccounts from '../../features/users/migrations/2026-12-07-01-service-accounts.js'
+import * as userFields from '../../features/users/migrations/2026-12-13-01-user-fields.js'
 import * as usersAndTiers from './2026-11-21-01-users-and-tiers.js'
 import * as authState from './2026-11-21-02-auth-state.js'
 import * as avatars from './2026-11-21-03-avatars.js'
@@ -90,4 +92,6 @@ export const migrations: Record<string, Migration> = {
   '2026-12-11-01-post-format': postFormat,
   '2026-12-11-02-post-sort-indexes': postSortIndexes,
   '2026-12-12-01-post-fields': postFields,
+  '2026-12-13-01-user-fields': userFields,
+  '2026-12-13-02-org-fields': orgFields,
 }

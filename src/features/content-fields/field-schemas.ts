@@ -1,7 +1,7 @@
 // The `fields` object of a collection's v2 shapes, built from the declared schema when the routes
 // register: the same schema validates writes (422 naming the field), serializes reads (only
 // declared fields go out) and is what the OpenAPI document and the typed client show.
-import type { TObject, TSchema } from 'typebox'
+import type { TObject } from 'typebox'
 import { Type } from 'typebox'
 
 import type { Collection, CollectionSchema } from './content-schema.js'
@@ -12,7 +12,7 @@ const DESCRIPTION = 'Custom fields declared in CONTENT_SCHEMA. Each read shows t
 
 export interface FieldShapes {
   read: TObject
-  create: TSchema
+  create: TObject
   update: TObject
   /** Whether a create must carry `fields` (some field is required). */
   requiredOnCreate: boolean

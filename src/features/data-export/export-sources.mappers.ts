@@ -12,14 +12,14 @@ import { toPasskeyRead } from '../passkeys/index.js'
 import { toPostReadV2 } from '../posts/index.js'
 import { toOwnReportRead } from '../reports/index.js'
 import { toSecurityEventRead } from '../security-events/index.js'
-import { toUserReadV2 } from '../users/index.js'
+import { toOwnUserReadV2 } from '../users/index.js'
 import type { ExportSources } from './export-content.js'
 
 export function exportSourcesOf(peers: Services): ExportSources {
   return {
     profile: async (userId) => {
       const user = await peers.users.get(userId)
-      return { ...toUserReadV2(user, true), age: user.age, updated_at: user.updatedAt }
+      return { ...toOwnUserReadV2(user, peers.contentFields.of('users')), age: user.age, updated_at: user.updatedAt }
     },
     posts: async function* (userId) {
       for await (const post of peers.posts.everyPostOf(userId)) yield { ...toPostReadV2(post), deleted_at: post.deletedAt }

@@ -19,7 +19,7 @@ export const dataExportFeature: Feature<DataExportServices, { dataExport: DataEx
   name: 'data-export',
   settings: (env) => ({ dataExport: dataExportSettings(env) }),
   errors: dataExportErrorCodes,
-  needs: ['files', 'mail', 'security-events', 'one-time-secrets'],
+  needs: ['files', 'mail', 'security-events', 'one-time-secrets', 'content-fields'],
   // What an export holds is read from each slice once every service exists.
   calls: ['users', 'posts', 'comments', 'reactions', 'blocks', 'reports', 'auth', 'device-alerts', 'identities', 'passkeys', 'api-keys', 'orgs'],
   create({ config, logger, bind, unitOfWork, jobs, peers }) {

@@ -9,7 +9,7 @@ import { protectedRoute, superusersOnly } from '../../api/common/protected-route
 import { errorResponses } from '../../api/common/responses.js'
 import { tokenCallerOf } from '../../plugins/authentication.js'
 import { ManagedUserRead, toManagedUserRead } from '../admin/index.js'
-import { toUserReadV2 } from '../users/index.js'
+import { toUserReadV2, userReader, userShapesV2 } from '../users/index.js'
 import type { Impersonation, ImpersonationRequest } from './impersonations.service.js'
 import {
   BanCreate,
@@ -19,7 +19,7 @@ import {
   ImpersonationQuery,
   ImpersonationRequestPage,
   ImpersonationsEnded,
-  ImpersonationStarted,
+  impersonationStarted,
   RequestPageQuery,
 } from './moderation.v2.schemas.js'
 
@@ -71,7 +71,7 @@ const moderationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Superusers and banned users are never impersonated (409 `cannot_impersonate`); an impersonation never starts another (403 `impersonation_forbidden`).',
       params: UserIdParams,
       body: ImpersonationCreate,
-      response: { 201: ImpersonationStarted, ...errorResponses(404, 409, 422) },
+      response: { 201: impersonationStarted(userShapesV2(app.services.contentFields.shapes('users')).read), ...errorResponses(404, 409, 422) },
     }, { ...superusersOnly, wayIn: 'none', reauthenticate: true }),
     async (request, reply) => {
       const started = await impersonations.start(tokenCallerOf(request), request.params.user_id, request.body)
@@ -82,7 +82,7 @@ const moderationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         expires_in: started.expiresIn,
         expires_at: started.expiresAt,
         mode: started.mode,
-        user: toUserReadV2(started.user, true),
+        user: userReader(request, toUserReadV2, 'writer')(started.user),
       })
     },
   )

@@ -1,9 +1,9 @@
+import type { TObject } from 'typebox'
 import { Type } from 'typebox'
 
 import { PageEnvelopeSchema } from '../../api/common/page-envelope.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
-import { UserReadV2 } from '../users/index.js'
 import { IMPERSONATION_DEFAULT_MINUTES, IMPERSONATION_MAX_MINUTES } from './impersonations.service.js'
 
 const Reason = Type.String({ minLength: 1, maxLength: 500, description: 'Why, for the audit trail' })
@@ -31,7 +31,8 @@ export const ImpersonationCreate = Type.Object(
   { additionalProperties: false, title: 'ImpersonationCreate' },
 )
 
-export const ImpersonationStarted = Type.Object(
+/** `user`: version 2's user shape with the declared custom fields (userShapesV2). */
+export const impersonationStarted = (UserReadV2: TObject) => Type.Object(
   {
     impersonation_id: Type.String(),
     access_token: Type.String({ description: 'A bearer token for the user, carrying `act: {sub: <superuser id>}` and `imp: <mode>`; there is no refresh token' }),

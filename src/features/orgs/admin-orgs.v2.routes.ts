@@ -8,12 +8,13 @@ import { protectedRoute, superusersOnly } from '../../api/common/protected-route
 import { errorResponses, MessageResponse } from '../../api/common/responses.js'
 import { tokenCallerOf } from '../../plugins/authentication.js'
 import { toOrgRead } from './orgs.v2.mappers.js'
-import { AdminOrgParams, OrgPage, OrgPageQuery, OrgRead } from './orgs.v2.schemas.js'
+import { AdminOrgParams, OrgPageQuery, orgShapesV2 } from './orgs.v2.schemas.js'
 
 const tags = ['admin']
 
 export const adminOrgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { orgs } = app.services
+  const { read: OrgRead, page: OrgPage } = orgShapesV2(app.services.contentFields.shapes('orgs'))
   const superuser = (request: Parameters<typeof tokenCallerOf>[0]) => tokenCallerOf(request).user
 
   app.get(
@@ -21,7 +22,7 @@ export const adminOrgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     protectedRoute(app, { tags, summary: 'Every organization, oldest first', querystring: OrgPageQuery, response: { 200: OrgPage, ...errorResponses(403, 422) } }, superusersOnly),
     async (request) => {
       const { page, limit } = request.query
-      return toPageEnvelope(await orgs.listAll(superuser(request), { page, limit, countTotal: true }), { page, limit }, (org) => toOrgRead({ ...org, role: null }))
+      return toPageEnvelope(await orgs.listAll(superuser(request), { page, limit, countTotal: true }), { page, limit }, toOrgRead)
     },
   )
 

@@ -18,7 +18,7 @@ export const orgsFeature: Feature<OrgsServices, { orgs: OrgSettings }> = {
   name: 'orgs',
   settings: (env) => ({ orgs: orgSettings(env) }),
   errors: orgsErrorCodes,
-  needs: ['one-time-secrets', 'users', 'mfa', 'mail', 'security-events', 'rate-limits', 'change-events'],
+  needs: ['one-time-secrets', 'users', 'mfa', 'mail', 'security-events', 'rate-limits', 'change-events', 'content-fields'],
   create({ config, bind, unitOfWork, peers }) {
     const orgs = new OrgService({
       repository: bind(orgsFunctions),
@@ -30,6 +30,7 @@ export const orgsFeature: Feature<OrgsServices, { orgs: OrgSettings }> = {
       securityEvents: peers.securityEvents,
       rateLimits: peers.rateLimits,
       changes: peers.changeEvents,
+      fields: peers.contentFields.of('orgs'),
       options: {
         perUser: config.orgs.perUser,
         invitationDays: config.orgs.invitationDays,
@@ -39,7 +40,7 @@ export const orgsFeature: Feature<OrgsServices, { orgs: OrgSettings }> = {
     return { orgs }
   },
 
-  migrations: ['2026-11-28-01-organizations'],
+  migrations: ['2026-11-28-01-organizations', '2026-12-13-02-org-fields'],
   subscribe({ domainEvents, services }) {
     // Someone who opened an invitation before verifying its address joins once it is verified.
     domainEvents.subscribe('user.email_verified', ({ user }) => services.orgs.joinClaimed(user))

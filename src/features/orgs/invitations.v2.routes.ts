@@ -8,13 +8,14 @@ import { protectedRoute } from '../../api/common/protected-route.js'
 import { errorResponses, MessageResponse } from '../../api/common/responses.js'
 import { tokenCallerOf } from '../../plugins/authentication.js'
 import { toOrgRead, toReceivedInvitationRead } from './orgs.v2.mappers.js'
-import { InvitationAccept, InvitationParams, OrgRead, ReceivedInvitationPage } from './orgs.v2.schemas.js'
+import { InvitationAccept, InvitationParams, orgShapesV2, ReceivedInvitationPage } from './orgs.v2.schemas.js'
 
 const tags = ['organizations']
 
 /** Under /invitations. */
 export const invitationsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { orgs } = app.services
+  const { read: OrgRead } = orgShapesV2(app.services.contentFields.shapes('orgs'))
   const answer = { apiKeys: false, wayIn: 'none' as const, impersonation: 'allowed' as const }
 
   app.post(

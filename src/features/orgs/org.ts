@@ -2,6 +2,8 @@
 // everything but granting or taking the owner role and deleting, members read the organization
 // and act on their own membership. An organization keeps at least one owner.
 import { toIsoString } from '../../shared/timestamps.js'
+import type { FieldLevel, FieldValues } from '../content-fields/index.js'
+import { storedFieldsOf } from '../content-fields/index.js'
 import type { OrganizationRow, OrgInvitationRow } from './orgs.table.js'
 
 export const ORG_ROLES = ['member', 'admin', 'owner'] as const
@@ -21,12 +23,27 @@ export interface Org {
   requireMfa: boolean
   createdAt: string
   updatedAt: string
+  /** Its custom fields as stored, every level: shown only through a view (OrgView.fields). */
+  storedFields: FieldValues
 }
 
-/** An organization as one caller sees it: their role in it (null for a superuser who is not a member). */
+/** An organization as one caller sees it: their role in it (null for a superuser who is not a member) and the fields of their level. */
 export interface OrgView extends Org {
   role: OrgRole | null
+  /** Its custom fields as this caller may read them (orgFieldLevel); none until the service sets them. */
+  fields: FieldValues
 }
+
+/**
+ * Which of an organization's custom fields a caller reads (docs/api.md "Custom fields"):
+ * superusers every level, its admins and owners the private ones too, members and everyone else
+ * who reads it the public ones. A write sets the fields of the writer's level.
+ */
+export function orgFieldLevel(role: OrgRole | null | undefined, viewer: { isSuperuser: boolean }): FieldLevel {
+  if (viewer.isSuperuser) return 'server'
+  return role !== null && role !== undefined && roleAtLeast(role, 'admin') ? 'private' : 'public'
+}
+
 
 export interface OrgMember {
   userId: number
@@ -62,6 +79,7 @@ export const toOrg = (row: OrganizationRow): Org => ({
   requireMfa: Boolean(row.require_mfa),
   createdAt: toIsoString(row.created_at),
   updatedAt: toIsoString(row.updated_at),
+  storedFields: storedFieldsOf(row.fields),
 })
 
 export const toInvitation = (row: OrgInvitationRow): Invitation => ({

@@ -8,11 +8,12 @@ import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { OrganizationRow, OrgInvitationRow } from './orgs.table.js'
 
-const ORG_COLUMNS = ['organizations.id', 'organizations.name', 'organizations.slug', 'organizations.require_mfa', 'organizations.created_at', 'organizations.updated_at'] as const
+const ORG_COLUMNS = ['organizations.id', 'organizations.name', 'organizations.slug', 'organizations.require_mfa', 'organizations.fields', 'organizations.created_at', 'organizations.updated_at'] as const
 
-export function insertOrg(db: Executor, org: { name: string; slug: string }): Promise<OrganizationRow> {
+/** `fields`: its custom fields as JSON text. */
+export function insertOrg(db: Executor, org: { name: string; slug: string; fields: string }): Promise<OrganizationRow> {
   const now = nowIso()
-  return db.insertInto('organizations').values({ name: org.name, slug: org.slug, require_mfa: 0, created_at: now, updated_at: now }).returningAll().executeTakeFirstOrThrow()
+  return db.insertInto('organizations').values({ name: org.name, slug: org.slug, require_mfa: 0, fields: org.fields, created_at: now, updated_at: now }).returningAll().executeTakeFirstOrThrow()
 }
 
 export function findOrgById(db: Executor, id: number): Promise<OrganizationRow | undefined> {
@@ -47,7 +48,7 @@ export async function slugTaken(db: Executor, slug: string): Promise<boolean> {
   return (await db.selectFrom('organizations').select('id').where('slug', '=', slug).executeTakeFirst()) !== undefined
 }
 
-export async function updateOrg(db: Executor, id: number, changes: { name?: string; slug?: string; require_mfa?: 0 | 1 }): Promise<void> {
+export async function updateOrg(db: Executor, id: number, changes: { name?: string; slug?: string; require_mfa?: 0 | 1; fields?: string }): Promise<void> {
   await db.updateTable('organizations').set({ ...changes, updated_at: nowIso() }).where('id', '=', id).execute()
 }
 

@@ -10,6 +10,8 @@ import { hashedKey } from '../../shared/hashed-key.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged, offsetOf } from '../../shared/paging.js'
 import { toIsoString } from '../../shared/timestamps.js'
+import type { CollectionFields, FieldValues } from '../content-fields/index.js'
+import { fieldsColumn, mergedFields } from '../content-fields/index.js'
 import type { MailService } from '../mail/index.js'
 import { duration, phrase } from '../mail/index.js'
 import type { SecretKind } from '../one-time-secrets/index.js'
@@ -18,7 +20,7 @@ import type { RateLimitService } from '../rate-limits/index.js'
 import type { ClientInfo, SecurityEventService, SecurityEventType } from '../security-events/index.js'
 import type { User, UserService } from '../users/index.js'
 import type { Invitation, Org, OrgMember, OrgRole, OrgView, ReceivedInvitation } from './org.js'
-import { isSlug, roleAtLeast, slugOf, toInvitation, toOrg } from './org.js'
+import { isSlug, orgFieldLevel, roleAtLeast, slugOf, toInvitation, toOrg } from './org.js'
 import type { OrgChangeLog } from './org-change-log.js'
 import type { OrgsRepository } from './orgs.repository.js'
 
@@ -51,6 +53,15 @@ export interface OrgChanges {
   name?: string
   slug?: string
   requireMfa?: boolean
+  /** The custom fields it changes: null takes one away, the others stay. */
+  fields?: FieldValues
+}
+
+export interface NewOrgInput {
+  name: string
+  slug?: string
+  /** Its custom fields (declared in CONTENT_SCHEMA, checked by the route's schema). */
+  fields?: FieldValues
 }
 
 /** What an invitation link's secret carries. */
@@ -74,6 +85,8 @@ export interface OrgServiceDependencies {
   rateLimits: RateLimitService
   /** Change events for webhooks and streams, written in each change's unit. */
   changes: OrgChangeLog
+  /** The custom fields declared for organizations (CONTENT_SCHEMA). */
+  fields: CollectionFields
   options: OrgServiceOptions
 }
 
@@ -90,6 +103,7 @@ export class OrgService {
   /** Change events for webhooks and streams, written in each change's unit. */
   private readonly changes: OrgChangeLog
   private readonly options: OrgServiceOptions
+  private readonly fields: CollectionFields
 
   constructor(dependencies: OrgServiceDependencies) {
     this.repository = dependencies.repository
@@ -101,6 +115,7 @@ export class OrgService {
     this.rateLimits = dependencies.rateLimits
     this.changes = dependencies.changes
     this.options = dependencies.options
+    this.fields = dependencies.fields
     const secrets = dependencies.secrets
     this.invitationSecrets = secrets.kind<InvitationSecret>('org_invitation', { seconds: this.options.invitationDays * 86_400 })
   }
@@ -117,7 +132,7 @@ export class OrgService {
     const lookup = /^\d{1,10}$/.test(key) ? (Number(key) <= MAX_ID ? { id: Number(key) } : undefined) : isSlug(key) ? { slug: key } : undefined
     const row = lookup && (await this.repository.findOrgWithRole(lookup, actor.id))
     if (!row) throw orgNotFound()
-    const org: OrgView = { ...toOrg(row), role: (row.role as OrgRole | null) ?? null }
+    const org = this.viewOf(toOrg(row), (row.role as OrgRole | null) ?? null, actor)
     if (org.role === null) {
       if (!actor.isSuperuser) throw orgNotFound()
       return org
@@ -128,8 +143,11 @@ export class OrgService {
   }
 
   /** A new organization, its creator its owner. */
-  async create(actor: Actor, input: { name: string; slug?: string }, client: ClientInfo): Promise<OrgView> {
+  async create(actor: Actor, input: NewOrgInput, client: ClientInfo): Promise<OrgView> {
     const name = input.name.trim()
+    // The creator is its owner: they write up to the private fields (a superuser every level).
+    this.fields.assertWritable(input.fields, orgFieldLevel('owner', actor))
+    const fields = fieldsColumn(mergedFields({}, this.fields.normalized(input.fields)))
     for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
       const slug = input.slug ?? (await this.freeSlug(slugOf(name), attempt))
       if (input.slug !== undefined && (await this.repository.slugTaken(slug))) throw slugTaken()
@@ -141,13 +159,13 @@ export class OrgService {
           if ((await repository.countOwnedBy(actor.id)) >= this.options.perUser) {
             throw new DomainError('forbidden', `You own ${this.options.perUser} organizations, the most ORGS_PER_USER allows`, { code: 'org_limit' })
           }
-          const org = toOrg(await repository.insertOrg({ name, slug }))
+          const org = toOrg(await repository.insertOrg({ name, slug, fields }))
           await repository.insertMembership({ org_id: org.id, user_id: actor.id, role: 'owner' })
           await this.record(unit, 'org_created', actor, org.id, client)
           await this.record(unit, 'member_added', actor, org.id, client, { role: 'owner' })
           await this.changes.orgChanged(unit, 'org.created', org)
           await this.changes.membershipChanged(unit, 'membership.added', { orgId: org.id, userId: actor.id, role: 'owner' })
-          return { ...org, role: 'owner' as const }
+          return this.viewOf(org, 'owner', actor)
         })
       } catch (error) {
         // Another request took the slug meanwhile: a given slug is refused, a made one tries the next.
@@ -158,10 +176,10 @@ export class OrgService {
     throw slugTaken()
   }
 
-  /** The actor's organizations with their role in each. */
-  listMine(actor: Actor, request: PageRequest): Promise<Paged<OrgView>> {
+  /** The actor's organizations with their role in each, their fields as `viewer` reads them (the actor, unless a superuser looks). */
+  listMine(actor: Actor, request: PageRequest, viewer: { isSuperuser: boolean } = actor): Promise<Paged<OrgView>> {
     const rows = ({ offset, limit }: RowWindow) => this.repository.listOrgsOf(actor.id, offset, limit)
-    return fetchPaged(request, { rows, count: () => this.repository.countOrgsOf(actor.id), keyOf: (row) => Number(row.id) }, (row) => ({ ...toOrg(row), role: row.role as OrgRole }))
+    return fetchPaged(request, { rows, count: () => this.repository.countOrgsOf(actor.id), keyOf: (row) => Number(row.id) }, (row) => this.viewOf(toOrg(row), row.role as OrgRole, viewer))
   }
 
   /** Renames, moves the slug, or sets whether members need a second factor (admins and owners). */
@@ -171,14 +189,25 @@ export class OrgService {
       throw mfaEnrolmentRequired('Set up a second factor before requiring one of every member')
     }
     if (changes.slug !== undefined && changes.slug !== org.slug && (await this.repository.slugTaken(changes.slug))) throw slugTaken()
+    const { fields } = changes
+    this.fields.assertWritable(fields, orgFieldLevel(org.role, actor))
     let updated: Org | undefined
     try {
       await this.unitOfWork.run(async (unit) => {
         const repository = this.repository.in(unit)
+        let merged = {}
+        if (fields !== undefined) {
+          // The row is held while the fields merge (SQLite's unit holds the write lock), so no write between is lost.
+          await repository.lockOrg(org.id)
+          const stored = await repository.findOrgById(org.id)
+          if (!stored) throw orgNotFound()
+          merged = { fields: fieldsColumn(mergedFields(toOrg(stored).storedFields, this.fields.normalized(fields))) }
+        }
         await repository.updateOrg(org.id, {
           ...(changes.name === undefined ? {} : { name: changes.name.trim() }),
           ...(changes.slug === undefined ? {} : { slug: changes.slug }),
           ...(changes.requireMfa === undefined ? {} : { require_mfa: changes.requireMfa ? 1 : 0 }),
+          ...merged,
         })
         await this.record(unit, 'org_updated', actor, org.id, client)
         const row = await repository.findOrgById(org.id)
@@ -191,7 +220,7 @@ export class OrgService {
       throw error
     }
     if (!updated) throw orgNotFound()
-    return { ...updated, role: org.role }
+    return this.viewOf(updated, org.role, actor)
   }
 
   /** Deletes the organization with its memberships and invitations (owners). */
@@ -400,7 +429,7 @@ export class OrgService {
   async readableOf(ids: Iterable<number>, caller: { isSuperuser: boolean; roles: ReadonlyMap<number, OrgRole> }): Promise<OrgView[]> {
     const readable = [...new Set(ids)].filter((id) => caller.isSuperuser || caller.roles.has(id))
     if (readable.length === 0) return []
-    return (await this.repository.findOrgsByIds(readable)).map((row) => ({ ...toOrg(row), role: caller.roles.get(Number(row.id)) ?? null }))
+    return (await this.repository.findOrgsByIds(readable)).map((row) => this.viewOf(toOrg(row), caller.roles.get(Number(row.id)) ?? null, caller))
   }
 
   /**
@@ -442,16 +471,16 @@ export class OrgService {
   }
 
   /** Every organization (superusers). */
-  listAll(actor: Actor, request: PageRequest): Promise<Paged<Org>> {
+  listAll(actor: Actor, request: PageRequest): Promise<Paged<OrgView>> {
     assertSuperuser(actor)
     const rows = ({ offset, limit }: RowWindow) => this.repository.listAllOrgs(offset, limit)
-    return fetchPaged(request, { rows, count: () => this.repository.countAllOrgs(), keyOf: (row) => Number(row.id) }, toOrg)
+    return fetchPaged(request, { rows, count: () => this.repository.countAllOrgs(), keyOf: (row) => Number(row.id) }, (row) => this.viewOf(toOrg(row), null, actor))
   }
 
   /** A user's organizations with their role in each (superusers). */
   listOf(actor: Actor, userId: number, request: PageRequest): Promise<Paged<OrgView>> {
     assertSuperuser(actor)
-    return this.listMine({ id: userId, isSuperuser: false }, request)
+    return this.listMine({ id: userId, isSuperuser: false }, request, actor)
   }
 
   /** The organization's own log (admins): who changed what in it. */
@@ -493,6 +522,11 @@ export class OrgService {
     const role = await repository.findRole(org.id, actor.id)
     if (role === undefined) throw orgNotFound()
     return role as OrgRole
+  }
+
+  /** The organization as `viewer` sees it, with `role`: the custom fields of their level (orgFieldLevel). */
+  private viewOf(org: Org, role: OrgRole | null, viewer: { isSuperuser: boolean }): OrgView {
+    return { ...org, role, fields: this.fields.view(org.storedFields, orgFieldLevel(role, viewer)) }
   }
 
   private actsAsOwner(actor: Actor, org: OrgView): boolean {

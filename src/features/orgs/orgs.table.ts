@@ -9,6 +9,8 @@ export interface OrganizationsTable {
   /** Lowercase letters, digits and dashes, with at least one letter; unique. */
   slug: string
   require_mfa: Flag
+  /** Its custom fields (CONTENT_SCHEMA's `orgs`) as one JSON object: text on SQLite, jsonb on PostgreSQL (migration 2026-12-13-02-org-fields). */
+  fields: ColumnType<unknown, string | undefined, string>
   created_at: Timestamp
   updated_at: Timestamp
 }

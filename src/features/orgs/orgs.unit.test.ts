@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest'
 
 import type { UnitOfWork } from '../../db/unit-of-work.js'
 import { DomainError } from '../../shared/errors.js'
+import type { CollectionFields } from '../content-fields/index.js'
+import { NO_FIELDS } from '../content-fields/index.js'
 import type { MailService } from '../mail/index.js'
 import type { OneTimeSecrets } from '../one-time-secrets/index.js'
 import type { RateLimitService } from '../rate-limits/index.js'
@@ -33,6 +35,7 @@ function orgs(roles: Record<number, OrgRole>) {
     securityEvents: { record: async (type: string) => void logged.push(type) } as unknown as SecurityEventService,
     rateLimits: {} as RateLimitService,
     changes: { membershipChanged: async () => undefined } as unknown as OrgChangeLog,
+    fields: {} as CollectionFields,
     options: { perUser: 10, invitationDays: 7, invitationLink: (token) => token },
   })
   const roleOf = (userId: number) => members.get(ORG)?.get(userId)
@@ -40,7 +43,7 @@ function orgs(roles: Record<number, OrgRole>) {
 }
 
 const actor = (id: number) => ({ id, isSuperuser: id === SUPERUSER })
-const view = (role: OrgRole | null): OrgView => ({ id: ORG, name: 'Acme', slug: 'acme', requireMfa: false, createdAt: '', updatedAt: '', role })
+const view = (role: OrgRole | null): OrgView => ({ id: ORG, name: 'Acme', slug: 'acme', requireMfa: false, createdAt: '', updatedAt: '', storedFields: NO_FIELDS, fields: NO_FIELDS, role })
 const codeOf = (promise: Promise<unknown>) => promise.then(() => 'done', (error: unknown) => (error instanceof DomainError ? error.code : String(error)))
 const team = { [OWNER]: 'owner', [ADMIN]: 'admin', [MEMBER]: 'member' } as const
 

@@ -1,11 +1,12 @@
 // Version 2's shapes of organizations, members and invitations.
+import type { CollectionFields } from '../content-fields/index.js'
 import type { Invitation, Org, OrgMember, OrgView, ReceivedInvitation } from './org.js'
 import type { Membership } from './org-change-log.js'
 
-export const toOrgRead = (org: OrgView) => ({ id: org.id, name: org.name, slug: org.slug, require_mfa: org.requireMfa, created_at: org.createdAt, role: org.role })
+export const toOrgRead = (org: OrgView) => ({ id: org.id, name: org.name, slug: org.slug, require_mfa: org.requireMfa, created_at: org.createdAt, role: org.role, fields: org.fields })
 
-/** An organization as its change events carry it: OrgRead without a reader's role. */
-export const toOrgEventRead = (org: Org) => ({ id: org.id, name: org.name, slug: org.slug, require_mfa: org.requireMfa, created_at: org.createdAt })
+/** An organization as its change events carry it (every member hears them): OrgRead without a reader's role, its public fields only. */
+export const toOrgEventRead = (org: Org, fields: CollectionFields) => ({ id: org.id, name: org.name, slug: org.slug, require_mfa: org.requireMfa, created_at: org.createdAt, fields: fields.view(org.storedFields, 'public') })
 
 /** A membership as its change events carry it. */
 export const toMembershipRead = (membership: Membership) => ({ org_id: membership.orgId, user_id: membership.userId, role: membership.role })

@@ -9,9 +9,11 @@ import { toPageEnvelope } from '../../api/common/page-envelope.js'
 import { protectedRoute } from '../../api/common/protected-route.js'
 import { errorResponses, MessageResponse } from '../../api/common/responses.js'
 import { actorOf, callerOf, tokenCallerOf } from '../../plugins/authentication.js'
+import type { FieldValues } from '../content-fields/index.js'
 import { toSecurityEventRead } from '../security-events/index.js'
 import { roleAtLeast } from './org.js'
 import { orgOf, orgRoute } from './org-route.http.js'
+import type { NewOrgInput } from './orgs.service.js'
 import { toInvitationRead, toMemberRead, toOrgRead } from './orgs.v2.mappers.js'
 import {
   InvitationCreate,
@@ -19,22 +21,28 @@ import {
   InvitationRead,
   MemberPage,
   MemberParams,
-  OrgCreate,
   OrgInvitationParams,
-  OrgPage,
   OrgPageQuery,
   OrgParams,
-  OrgRead,
   OrgSecurityEventPage,
-  OrgUpdate,
+  orgShapesV2,
   RoleRead,
   RoleUpdate,
 } from './orgs.v2.schemas.js'
 
 const tags = ['organizations']
 
+/** The body of a change, as its route's schema (orgShapesV2) checked it. */
+interface OrgBody {
+  name?: string
+  slug?: string
+  require_mfa?: boolean
+  fields?: FieldValues
+}
+
 const orgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { orgs } = app.services
+  const { read: OrgRead, create: OrgCreate, update: OrgUpdate, page: OrgPage } = orgShapesV2(app.services.contentFields.shapes('orgs'))
   const member = { role: 'member' as const, apiKeys: true }
   const admin = { role: 'admin' as const }
   const adminRead = { role: 'admin' as const, apiKeys: true }
@@ -42,7 +50,7 @@ const orgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/',
     protectedRoute(app, { tags, summary: 'Create an organization (the caller becomes its owner)', body: OrgCreate, response: { 201: OrgRead, ...errorResponses(403, 409, 422) } }, { apiKeys: false, wayIn: 'none', impersonation: 'allowed' }),
-    async (request, reply) => reply.code(201).send(toOrgRead(await orgs.create(tokenCallerOf(request).user, request.body, clientOf(request)))),
+    async (request, reply) => reply.code(201).send(toOrgRead(await orgs.create(tokenCallerOf(request).user, request.body as NewOrgInput, clientOf(request)))),
   )
 
   app.get(
@@ -62,8 +70,8 @@ const orgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/:org',
     orgRoute(app, { tags, summary: "Change an organization's name, slug or second-factor rule", params: OrgParams, body: OrgUpdate, response: { 200: OrgRead, ...errorResponses(409, 422) } }, { ...admin, wayIn: 'none', impersonation: 'allowed' }),
     async (request) => {
-      const { name, slug, require_mfa: requireMfa } = request.body
-      return toOrgRead(await orgs.update(actorOf(request), orgOf(request), { name, slug, requireMfa }, clientOf(request)))
+      const { name, slug, require_mfa: requireMfa, fields } = request.body as OrgBody
+      return toOrgRead(await orgs.update(actorOf(request), orgOf(request), { name, slug, requireMfa, fields }, clientOf(request)))
     },
   )
 

@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { PageEnvelopeSchema } from '../../api/common/page-envelope.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
+import type { FieldShapes } from '../content-fields/index.js'
 import { SecurityEventRead } from '../security-events/index.js'
 import { ORG_ROLES, SLUG_MAX, SLUG_PATTERN } from './org.js'
 
@@ -24,8 +25,8 @@ export const AdminOrgParams = Type.Object({ org_id: RecordId })
 
 export const OrgPageQuery = Type.Object({ page: PageNumber, limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }) })
 
-export const OrgCreate = Type.Object({ name: Name, slug: Type.Optional(Slug) }, { additionalProperties: false, title: 'OrgCreate' })
-export const OrgUpdate = Type.Object(
+const OrgCreate = Type.Object({ name: Name, slug: Type.Optional(Slug) }, { additionalProperties: false, title: 'OrgCreate' })
+const OrgUpdate = Type.Object(
   {
     name: Type.Optional(Name),
     slug: Type.Optional(Slug),
@@ -34,7 +35,7 @@ export const OrgUpdate = Type.Object(
   { additionalProperties: false, minProperties: 1, title: 'OrgUpdate' },
 )
 
-export const OrgRead = Type.Object(
+const OrgRead = Type.Object(
   {
     id: Type.Integer(),
     name: Type.String(),
@@ -45,7 +46,18 @@ export const OrgRead = Type.Object(
   },
   { title: 'OrgRead' },
 )
-export const OrgPage = PageEnvelopeSchema(OrgRead, 'OrgPage')
+
+/**
+ * Version 2's organization shapes with the declared custom fields (CONTENT_SCHEMA's `orgs`) as
+ * their `fields`: every route that answers with an organization or takes one builds its schemas
+ * here, so no serializer drops a declared field and the OpenAPI document shows them.
+ */
+export function orgShapesV2(fields: FieldShapes) {
+  const read = Type.Object({ ...OrgRead.properties, fields: fields.read }, { title: 'OrgRead' })
+  const create = Type.Object({ ...OrgCreate.properties, fields: fields.requiredOnCreate ? fields.create : Type.Optional(fields.create) }, { additionalProperties: false, title: 'OrgCreate' })
+  const update = Type.Object({ ...OrgUpdate.properties, fields: Type.Optional(fields.update) }, { additionalProperties: false, minProperties: 1, title: 'OrgUpdate' })
+  return { read, create, update, page: PageEnvelopeSchema(read, 'OrgPage') }
+}
 
 export const MemberRead = Type.Object(
   {

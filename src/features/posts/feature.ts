@@ -45,7 +45,7 @@ export const postsFeature: Feature<PostsServices> = {
   routes: {
     v1: [routes(postsRoutes, { prefix: '/posts', list: 'array', attachments: false, toPostRead, schemas: () => ({ read: PostRead, create: PostCreate, update: PostUpdate }) })],
     v2: [
-      routes(postsRoutes, { prefix: '/posts', list: 'envelope', attachments: true, toPostRead: toPostReadV2, schemas: (services) => postShapesV2(services.contentFields.shapes('posts')) }),
+      routes(postsRoutes, { prefix: '/posts', list: 'envelope', attachments: true, toPostRead: toPostReadV2, schemas: (services) => postShapesV2(services.contentFields) }),
       routes(postsV2Routes),
     ],
   },

@@ -77,8 +77,13 @@ const CONTENT_SCHEMA = {
       crm_id: { type: 'string', visibility: 'server' },
     },
   },
+  users: { properties: { team: { type: 'string', visibility: 'public' }, phone: { type: 'string', visibility: 'private' }, plan: { type: 'string', visibility: 'server' } } },
+  orgs: { properties: { sector: { type: 'string', visibility: 'public' }, billing: { type: 'string', visibility: 'private' }, account: { type: 'string', visibility: 'server' } } },
 }
 const FIELDS_BY_LEVEL = { public: { rating: 3 }, private: { rating: 3, note: 'for editors' }, server: { rating: 3, note: 'for editors', crm_id: 'c-1' } }
+/** The author's and the organization's fields, shown by their own rules: users.userFieldLevel, orgs.orgFieldLevel. */
+const AUTHOR_FIELDS = { public: { team: 'core' }, private: { team: 'core', phone: '+1 555' }, server: { team: 'core', phone: '+1 555', plan: 'gold' } }
+const ORG_FIELDS = { public: { sector: 'news' }, private: { sector: 'news', billing: 'monthly' }, server: { sector: 'news', billing: 'monthly', account: 'a-9' } }
 /** The fields a reader sees of a post: those of their level (post-policy.ts fieldLevelOf) and below. */
 const fieldsFor = (reader: Reader, post: PostFacts) => FIELDS_BY_LEVEL[fieldLevelOf(reader, post)]
 
@@ -152,6 +157,11 @@ beforeAll(async () => {
     { org_id: org.id, user_id: people.member.user.id, role: 'member', created_at: now },
     { org_id: org.id, user_id: people['org admin'].user.id, role: 'admin', created_at: now },
   ]).execute()
+  // The author's and the organization's fields of every level, each written by a superuser.
+  for (const [url, fields] of [[`${V2}/users/${people.author.user.id}`, AUTHOR_FIELDS.server], [`${V2}/orgs/${org.id}`, ORG_FIELDS.server]] as const) {
+    const written = await t.app.inject({ method: 'PATCH', url, headers: people.superuser.headers, payload: { fields } })
+    expect(written.statusCode, written.body).toBe(200)
+  }
   readOnlyKey = json<{ key: string }>(await t.app.inject({ method: 'POST', url: `${V2}/api-keys/`, headers: people['org admin'].headers, payload: { name: 'reader', scopes: ['read'] } })).key
 
   // Every stream opens before the posts are written: each hears exactly what the policy lists to it.
@@ -270,7 +280,10 @@ describe('who reads a post: the matrix', () => {
     const seesOrg = reader.isSuperuser || reader.orgRoles.has(org.id)
     const seesEmail = reader.isSuperuser || reader.userId === people.author.user.id
     const wrong: string[] = []
-    const check = (where: string, read: { id: number; org_id: number | null; fields: unknown; expand?: { author?: { id: number; email?: string } | null; org?: { id: number; role: string | null } | null } }) => {
+    const authorFields = AUTHOR_FIELDS[reader.isSuperuser ? 'server' : reader.userId === people.author.user.id ? 'private' : 'public']
+    const orgRole = reader.orgRoles.get(org.id)
+    const orgFields = ORG_FIELDS[reader.isSuperuser ? 'server' : orgRole === 'admin' || orgRole === 'owner' ? 'private' : 'public']
+    const check = (where: string, read: { id: number; org_id: number | null; fields: unknown; expand?: { author?: { id: number; email?: string; fields?: unknown } | null; org?: { id: number; role: string | null; fields?: unknown } | null } }) => {
       const post = posts.find((one) => one.id === read.id)
       if (!post) return
       if (JSON.stringify(read.fields) !== JSON.stringify(fieldsFor(reader, post))) wrong.push(`${where} ${label(post)}: fields ${JSON.stringify(read.fields)}`)
@@ -280,6 +293,8 @@ describe('who reads a post: the matrix', () => {
       const orgExpected = post.orgId !== null && seesOrg
       if ((expandedOrg !== null && expandedOrg !== undefined) !== orgExpected) wrong.push(`${where} ${label(post)}: org ${JSON.stringify(expandedOrg)}`)
       if (expandedOrg && expandedOrg.role !== (reader.orgRoles.get(org.id) ?? null)) wrong.push(`${where} ${label(post)}: role ${expandedOrg.role}`)
+      if (author && JSON.stringify(author.fields) !== JSON.stringify(authorFields)) wrong.push(`${where} ${label(post)}: author's fields ${JSON.stringify(author.fields)}`)
+      if (expandedOrg && JSON.stringify(expandedOrg.fields) !== JSON.stringify(orgFields)) wrong.push(`${where} ${label(post)}: organization's fields ${JSON.stringify(expandedOrg.fields)}`)
     }
     for (const post of posts.filter((one) => mayRead(reader, one))) {
       check('get', json(await call(actor, `${V2}/posts/${post.id}?expand=author,org`)))

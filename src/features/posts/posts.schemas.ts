@@ -1,15 +1,16 @@
 // The post resource's shapes (docs/api.md: input rules).
+import type { TObject } from 'typebox'
 import { Type } from 'typebox'
 
 import { CursorPageEnvelopeSchema, CursorParameter } from '../../api/common/page-envelope.js'
 import { ValidationErrorResponse } from '../../api/common/responses.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
-import type { FieldShapes } from '../content-fields/index.js'
+import type { ContentFields } from '../content-fields/index.js'
 import { FileRead } from '../files/index.js'
-import { OrgRead } from '../orgs/index.js'
+import { orgShapesV2 } from '../orgs/index.js'
 import { MyReactions, ReactionCounts } from '../reactions/index.js'
-import { UserReadV2 } from '../users/index.js'
+import { userShapesV2 } from '../users/index.js'
 import { FILTER_COLUMNS, FILTER_MAX_DEPTH, FILTER_MAX_LENGTH, FILTER_MAX_TERMS } from './filter-language.js'
 import { POST_RELATIONS } from './post-relations.js'
 import { MAX_SORT_KEYS, SORT_COLUMNS } from './post-sort.js'
@@ -135,15 +136,17 @@ export const Filter = Type.String({
   examples: ['fields.rating >= 4 && status = "published"'],
 })
 
-const PostExpansions = Type.Object(
-  {
-    author: Type.Optional(Type.Union([UserReadV2, Type.Null()], { description: 'Null once the author is deleted' })),
-    org: Type.Optional(Type.Union([OrgRead, Type.Null()], { description: 'Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may)' })),
-  },
-  { title: 'PostExpansions', description: 'Present when `expand` asks for a relation' },
-)
+/** `expand`'s records, in the shapes (and with the custom fields) of their own routes. */
+const postExpansions = (UserReadV2: TObject, OrgRead: TObject) =>
+  Type.Object(
+    {
+      author: Type.Optional(Type.Union([UserReadV2, Type.Null()], { description: 'Null once the author is deleted' })),
+      org: Type.Optional(Type.Union([OrgRead, Type.Null()], { description: 'Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may)' })),
+    },
+    { title: 'PostExpansions', description: 'Present when `expand` asks for a relation' },
+  )
 
-export const PostReadV2 = Type.Object(
+const PostReadV2 = Type.Object(
   {
     ...PostRead.properties,
     visibility: Visibility,
@@ -160,8 +163,6 @@ export const PostReadV2 = Type.Object(
     comment_count: Type.Integer({ description: 'Its visible comments and replies' }),
     reaction_counts: ReactionCounts,
     my_reactions: MyReactions,
-    fields: Type.Object({}, { additionalProperties: false, title: 'PostFields', description: 'Custom fields declared in CONTENT_SCHEMA (none here)' }),
-    expand: Type.Optional(PostExpansions),
   },
   { title: 'PostReadV2' },
 )
@@ -186,7 +187,6 @@ export const PostPermissions = Type.Object(
   { title: 'PostPermissions' },
 )
 
-export const PostPageV2 = CursorPageEnvelopeSchema(PostReadV2, 'PostPage')
 
 /** A 422 of a v2 post list: a broken parameter, or (sort_too_broad, filter_too_broad) a sort or a filter not served by an index, of too large a list. */
 export const PostListRefusedResponse = Type.Object(
@@ -216,8 +216,10 @@ export const PostListQueryV2 = Type.Object({
  * Version 2's post shapes with the declared custom fields (CONTENT_SCHEMA) as their `fields`:
  * what the routes validate and serialize with, and so what the OpenAPI document shows.
  */
-export function postShapesV2(fields: FieldShapes) {
-  const read = Type.Object({ ...PostReadV2.properties, fields: fields.read }, { title: 'PostReadV2' })
+export function postShapesV2(content: Pick<ContentFields, 'shapes'>) {
+  const fields = content.shapes('posts')
+  const expand = postExpansions(userShapesV2(content.shapes('users')).read, orgShapesV2(content.shapes('orgs')).read)
+  const read = Type.Object({ ...PostReadV2.properties, fields: fields.read, expand: Type.Optional(expand) }, { title: 'PostReadV2' })
   const create = Type.Object(
     { ...PostCreateV2.properties, fields: fields.requiredOnCreate ? fields.create : Type.Optional(fields.create) },
     { additionalProperties: false, title: 'PostCreateV2' },

@@ -17,7 +17,7 @@ const tags = ['posts']
 
 const postsV2Routes: FastifyPluginAsyncTypebox = async (app) => {
   const { posts } = app.services
-  const { read: PostReadV2, page: PostPageV2 } = postShapesV2(app.services.contentFields.shapes('posts'))
+  const { read: PostReadV2, page: PostPageV2 } = postShapesV2(app.services.contentFields)
 
   app.get(
     '/posts/:post_id/permissions',

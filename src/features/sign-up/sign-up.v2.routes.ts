@@ -9,22 +9,22 @@ import { Type } from 'typebox'
 import { clientOf } from '../../api/common/client-info.js'
 import { errorResponses } from '../../api/common/responses.js'
 import { refuseCrossSiteLogins, tokenReplies, TokenResponse } from '../auth/index.js'
-import { toUserReadV2, UserCreateV2, UserReadV2 } from '../users/index.js'
+import { toUserReadV2, userReader, userShapesV2 } from '../users/index.js'
 import { signUpRoute } from './sign-up.http.js'
-
-export const SignUpRead = Type.Object(
-  {
-    ...UserReadV2.properties,
-    tokens: Type.Optional(TokenResponse),
-  },
-  {
-    title: 'SignUpRead',
-    description: "The new user; `tokens`, their token pair (also set as the refresh cookie), when SIGNUP_LOGIN is on and the caller was not logged in",
-  },
-)
 
 const signupRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { account } = app.services
+  const { read: UserReadV2, create: UserCreateV2 } = userShapesV2(app.services.contentFields.shapes('users'))
+  const SignUpRead = Type.Object(
+    {
+      ...UserReadV2.properties,
+      tokens: Type.Optional(TokenResponse),
+    },
+    {
+      title: 'SignUpRead',
+      description: "The new user; `tokens`, their token pair (also set as the refresh cookie), when SIGNUP_LOGIN is on and the caller was not logged in",
+    },
+  )
   const { signupLogin } = app.config
   const { sendSession } = tokenReplies(app)
   await app.register(cookie)
@@ -45,7 +45,8 @@ const signupRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { accept_terms: _accepted, ...input } = request.body
     // A logged-in caller (USER_SIGNUP=authenticated) creates someone else's account: no session of it.
     const { user, session } = await account.signUp(input, clientOf(request), { logIn: signupLogin && !request.caller })
-    const read = toUserReadV2(user, true)
+    // The new user's own sight: a logged-in caller creating the account wrote what it shows.
+    const read = userReader(request, toUserReadV2, 'writer')(user)
     if (!session) return reply.code(201).send(read)
     return reply.code(201).send({ ...read, tokens: sendSession(reply, session) })
   })

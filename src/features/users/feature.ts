@@ -27,7 +27,7 @@ interface UsersServices {
 export const usersFeature: Feature<UsersServices> = {
   name: 'users',
   errors: usersErrorCodes,
-  needs: ['tiers', 'security-events', 'rate-limits', 'avatars', 'change-events', 'abuse'],
+  needs: ['tiers', 'security-events', 'rate-limits', 'avatars', 'change-events', 'abuse', 'content-fields'],
   calls: ['account', 'posts', 'comments', 'api-keys', 'orgs', 'files', 'data-export'],
   create({ config, logger, bind, unitOfWork, peers }) {
     const { passwordScreen, emailDomains } = peers
@@ -71,12 +71,13 @@ export const usersFeature: Feature<UsersServices> = {
         password: (password, userId, options) => passwordScreen.assertNotBreached(password, userId, options),
         emailDomain: (email, userId) => emailDomains.assertAllowed(email, null, userId),
       },
+      fields: peers.contentFields.of('users'),
     })
     const searchIndex = bind(searchIndexFunctions)
     return { users, passwords, domainEvents, compactSearchIndex: async (signal) => void (await compactSearchIndex(searchIndex, signal)) }
   },
 
-  migrations: ['2026-11-21-01-users-and-tiers', '2026-11-21-05-row-counts', '2026-11-21-06-user-search-index', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-12-06-01-user-locale', '2026-12-07-01-service-accounts'],
+  migrations: ['2026-11-21-01-users-and-tiers', '2026-11-21-05-row-counts', '2026-11-21-06-user-search-index', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-12-06-01-user-locale', '2026-12-07-01-service-accounts', '2026-12-13-01-user-fields'],
   // The configured administrator exists before the service serves.
   async prepare({ services, config, logger }) {
     if (config.admin) await ensureAdmin(logger, services.users, config.admin, config.adminPromoteExisting)

@@ -11,12 +11,13 @@ import { actorOf, callerOf } from '../../plugins/authentication.js'
 import type { AvatarRouteOptions } from './avatar-upload.routes.js'
 import avatarUploadRoutes from './avatar-upload.routes.js'
 import type { User, UserChanges } from './user.js'
+import type { UserSight } from './user-view.http.js'
 import { userReader } from './user-view.http.js'
 
 export interface UserItemShapes<Read extends TSchema, Update extends TSchema> {
   read: Read
   update: Update
-  toUserRead: (user: User, showEmail: boolean) => Static<Read>
+  toUserRead: (user: User, sight: UserSight) => Static<Read>
   fromUserUpdate: (body: Static<Update>) => UserChanges
   avatar: AvatarRouteOptions
 }
@@ -34,7 +35,7 @@ export function userMeRoute<Read extends TSchema>(shapes: Pick<UserItemShapes<Re
     app.get(
       '/me',
       protectedRoute(app, { tags, summary: 'The logged-in caller', response: { 200: read } }),
-      async (request) => toUserRead(callerOf(request).user, true),
+      async (request) => userReader(request, toUserRead, 'writer')(callerOf(request).user),
     )
   }
   return plugin
@@ -65,7 +66,7 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
         body: update,
         response: { 200: read, ...errorResponses(403, 404, 409, 422) },
       }, { wayIn: 'none', impersonation: 'allowed' }),
-      async (request) => toUserRead(await users.update(actorOf(request), request.params.user_id, fromUserUpdate(request.body as Static<Update>), clientOf(request)), true),
+      async (request) => userReader(request, toUserRead, 'writer')(await users.update(actorOf(request), request.params.user_id, fromUserUpdate(request.body as Static<Update>), clientOf(request))),
     )
 
     app.delete(
@@ -85,7 +86,7 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
         params: UserIdParams,
         response: { 200: read, ...errorResponses(403, 404, 409, 422) },
       }, { ...superusersOnly, wayIn: 'none' }),
-      async (request) => toUserRead(await account.restoreUser(callerOf(request).user, request.params.user_id, clientOf(request)), true),
+      async (request) => userReader(request, toUserRead, 'writer')(await account.restoreUser(callerOf(request).user, request.params.user_id, clientOf(request))),
     )
 
     app.delete(

@@ -2,6 +2,8 @@
 // Users here; each API version maps a User to its own shape (src/api/<version>/mappers.ts).
 import type { Actor } from '../../shared/actor.js'
 import { toIsoString } from '../../shared/timestamps.js'
+import type { FieldLevel, FieldValues } from '../content-fields/index.js'
+import { storedFieldsOf } from '../content-fields/index.js'
 import type { ManagedUserRow, UserRow } from './users.table.js'
 
 export interface User {
@@ -24,6 +26,8 @@ export interface User {
   bannedUntil: string | null
   /** Their language (canonical BCP 47), their mail's; null: the default. */
   locale: string | null
+  /** Their custom fields as stored, every level: shown only through userFieldLevel's view (user-view.http.ts). */
+  storedFields: FieldValues
 }
 
 /** What banned_until holds for a ban with no end; the read shapes say "forever". */
@@ -64,6 +68,8 @@ export interface NewUserInput {
   age?: number | null
   /** Their language, as they said it (a BCP 47 tag); else their browser's Accept-Language decides. */
   locale?: string
+  /** Their custom fields (declared in CONTENT_SCHEMA, checked by the route's schema). */
+  fields?: FieldValues
 }
 
 export interface UserChanges {
@@ -76,6 +82,8 @@ export interface UserChanges {
   locale?: string | null
   /** The user's password, proving it is them: needed to move their email. */
   currentPassword?: string
+  /** The custom fields it changes: null takes one away, the others stay. */
+  fields?: FieldValues
 }
 
 export interface UserSearchFilter {
@@ -101,6 +109,16 @@ export function emailVisibleTo(user: User, viewer: Actor | null, visibility: Ema
   return visibility === 'public' || (viewer !== null && (viewer.id === user.id || viewer.isSuperuser))
 }
 
+/**
+ * Which of a user's custom fields a viewer reads (docs/api.md "Custom fields"): superusers every
+ * level, the user themselves their private ones, everyone else the public ones. Every read of a
+ * user in version 2 shapes asks here, and a write may set the fields of the writer's level.
+ */
+export function userFieldLevel(userId: number, viewer: Pick<Actor, 'id' | 'isSuperuser'> | null): FieldLevel {
+  if (viewer?.isSuperuser) return 'server'
+  return viewer !== null && viewer.id === userId ? 'private' : 'public'
+}
+
 /** Who may create accounts: anyone, or only logged-in callers. */
 export type SignupPolicy = 'open' | 'authenticated'
 
@@ -122,6 +140,7 @@ export function toUser(row: UserRow): User {
     updatedAt: toIsoString(row.updated_at),
     bannedUntil: row.banned_until === null ? null : toIsoString(row.banned_until),
     locale: row.locale,
+    storedFields: storedFieldsOf(row.fields),
   }
 }
 

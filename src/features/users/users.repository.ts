@@ -15,6 +15,8 @@ import { softDeleteRow } from '../../db/soft-delete.js'
 import { likeContains } from '../../shared/like-pattern.js'
 import type { RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
+import type { FieldValues } from '../content-fields/index.js'
+import { storedFieldsOf } from '../content-fields/index.js'
 import type { BanRow } from './bans.js'
 import type { ServiceAccountKind, UserSearchFilter } from './user.js'
 import type { UserRow } from './users.table.js'
@@ -156,9 +158,13 @@ export interface NewUserRow {
   profile_image_url: string
   age: number | null
   is_superuser: boolean
+  /** Its custom fields as JSON text; none when left out. */
+  fields?: string
 }
 
 export interface UserRowChanges {
+  /** Its custom fields as JSON text. */
+  fields?: string
   name?: string
   username?: string
   email?: string
@@ -183,6 +189,15 @@ export function findUsersByIds(db: Executor, ids: readonly number[]): Promise<Us
     .where('users.id', 'in', [...ids])
     .where('users.is_deleted', '=', 0)
     .execute()
+}
+
+/**
+ * A live user's custom fields as stored, their row held until the unit ends on PostgreSQL (SQLite's
+ * unit holds the write lock): an edit merges into what no other write changes meanwhile.
+ */
+export async function findFieldsForChange(db: Executor, id: number): Promise<FieldValues | undefined> {
+  const row = await db.selectFrom('users').select('fields').where('id', '=', id).where('is_deleted', '=', 0).$if(isPostgres(db), (qb) => qb.forUpdate()).executeTakeFirst()
+  return row && storedFieldsOf(row.fields)
 }
 
 /** A user whether soft-deleted or not (the last shape of one being deleted or removed, for its change event). */
@@ -520,5 +535,5 @@ export async function setUserTier(db: Executor, id: number, tierId: number | nul
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const usersFunctions = { findUserById, findUsersByIds, findAnyUserById, findUserInLiveSession, findCaller, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, findMailboxProven, markEmailVerified, insertUser, updateUser, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier, setBan, clearBan, findExpiredBans, clearExpiredBan, findBanMessage, scheduleDeletion, cancelScheduledDeletion, findDueDeletions, findScheduledDeletion, findServiceAccount, insertServiceAccount }
+export const usersFunctions = { findUserById, findUsersByIds, findAnyUserById, findUserInLiveSession, findCaller, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, findMailboxProven, markEmailVerified, insertUser, updateUser, findFieldsForChange, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier, setBan, clearBan, findExpiredBans, clearExpiredBan, findBanMessage, scheduleDeletion, cancelScheduledDeletion, findDueDeletions, findScheduledDeletion, findServiceAccount, insertServiceAccount }
 export type UsersRepository = Repository<typeof usersFunctions>

@@ -13,6 +13,8 @@ import { fetchPaged, offsetOf } from '../../shared/paging.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { AvatarService, AvatarUpload } from '../avatars/index.js'
 import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/index.js'
+import type { CollectionFields, FieldLevel } from '../content-fields/index.js'
+import { fieldsColumn, mergedFields } from '../content-fields/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
 import type { TierService } from '../tiers/index.js'
 import { adminAccountProblem } from './admin-account.js'
@@ -112,6 +114,12 @@ const NO_SCREENS: UserScreens = { password: async () => {}, emailDomain: async (
 /** The address the "Deleted user" account is made with (`.invalid` never delivers, and no sign-up may take it); it is found by its kind. */
 const DELETED_AUTHOR_EMAIL = 'deleted-user@users.invalid'
 
+/**
+ * Which of a user's custom fields a write may set: a superuser's every level, anyone else who may
+ * write the user (themselves; a logged-in caller creating an account) up to private.
+ */
+const writerLevel = (writer: Pick<Actor, 'isSuperuser'> | undefined): FieldLevel => (writer?.isSuperuser ? 'server' : 'private')
+
 /** What UserService is built from. */
 export interface UserServiceDependencies {
   users: UsersRepository
@@ -129,6 +137,8 @@ export interface UserServiceDependencies {
   guesses: PasswordGuesses
   /** The abuse feature's checks on a new password (breaches) and a new address (its domain). */
   screens?: UserScreens
+  /** The custom fields declared for users (CONTENT_SCHEMA). */
+  fields: CollectionFields
 }
 
 export class UserService {
@@ -147,6 +157,7 @@ export class UserService {
   private readonly guesses: PasswordGuesses
   /** The abuse feature's checks on a new password (breaches) and a new address (its domain). */
   private readonly screens: UserScreens
+  private readonly fields: CollectionFields
 
   constructor(dependencies: UserServiceDependencies) {
     this.users = dependencies.users
@@ -161,6 +172,7 @@ export class UserService {
     this.events = dependencies.events
     this.guesses = dependencies.guesses
     this.screens = dependencies.screens ?? NO_SCREENS
+    this.fields = dependencies.fields
   }
 
   /** A new password's checks: the policy (422) and the breach list (400 `password_breached`); `field` names it in a refusal. */
@@ -279,8 +291,8 @@ export class UserService {
   }
 
   /** Checks for a taken email, then username, before hashing; the unique indexes settle any race. */
-  async create(input: NewUserInput, options: { superuser?: boolean; breachCheckWhenReachable?: boolean } = {}): Promise<User> {
-    const row = await this.newUserRow(input, options.superuser ?? false, null, options.breachCheckWhenReachable ?? false)
+  async create(input: NewUserInput, options: { superuser?: boolean; breachCheckWhenReachable?: boolean; creator?: Pick<Actor, 'isSuperuser'> } = {}): Promise<User> {
+    const row = await this.newUserRow(input, options.superuser ?? false, null, options.breachCheckWhenReachable ?? false, writerLevel(options.creator))
     try {
       return await this.unitOfWork.run(async (unit) => this.changed(unit, 'user.created', toUser(await this.users.in(unit).insertUser(row))))
     } catch (error) {
@@ -351,8 +363,10 @@ export class UserService {
   }
 
   /** Checks a new account's password and uniqueness, then hashes the password. */
-  private async newUserRow(input: NewUserInput, superuser: boolean, client: ClientInfo | null, breachCheckWhenReachable = false) {
+  private async newUserRow(input: NewUserInput, superuser: boolean, client: ClientInfo | null, breachCheckWhenReachable = false, fieldsLevel: FieldLevel = 'private') {
     assertUsableAddress(input.email)
+    this.fields.assertWritable(input.fields, fieldsLevel)
+    const fields = fieldsColumn(mergedFields({}, this.fields.normalized(input.fields)))
     const locale = input.locale === undefined ? (preferredLocale(client?.acceptLanguage) ?? null) : localeOrRefuse(input.locale)
     await this.screens.emailDomain(input.email, null)
     await this.assertAcceptablePassword(input.password, input, 'password', null, { breachCheckWhenReachable })
@@ -367,6 +381,7 @@ export class UserService {
       age: input.age ?? null,
       is_superuser: superuser,
       locale,
+      fields,
     }
   }
 
@@ -379,6 +394,7 @@ export class UserService {
     if (changes.email !== undefined && actor.viaApiKey) throw apiKeysRefused()
     if (changes.email !== undefined && actor.impersonatedBy !== undefined) throw impersonationForbidden()
     assertSelfOrSuperuser(actor, id)
+    this.fields.assertWritable(changes.fields, writerLevel(actor))
     if (changes.email !== undefined) assertUsableAddress(changes.email)
     const current = await this.get(id)
     const movesEmail = changes.email !== undefined && changes.email.toLowerCase() !== current.email.toLowerCase()
@@ -393,7 +409,7 @@ export class UserService {
     if (changes.username !== undefined && (await this.users.usernameTaken(changes.username, id))) {
       throw usernameTaken()
     }
-    const { profileImageUrl, currentPassword: _proof, locale, ...columns } = changes
+    const { profileImageUrl, currentPassword: _proof, locale, fields, ...columns } = changes
     const language = locale === undefined ? {} : { locale: locale === null ? null : localeOrRefuse(locale) }
     // A client-written image URL is a link: it replaces the user's own upload, which is then deleted.
     const link = profileImageUrl === undefined ? {} : { profile_image_url: profileImageUrl, avatar_key: null }
@@ -401,7 +417,8 @@ export class UserService {
     const emailChanged = changes.email !== undefined && changes.email.toLowerCase() !== current.email.toLowerCase()
     let updated
     try {
-      updated = await this.updateRow(id, { ...columns, ...language, ...link, ...(emailChanged ? { is_verified: 0 as const } : {}) })
+      const merge = fields && ((stored: User['storedFields']) => fieldsColumn(mergedFields(stored, this.fields.normalized(fields))))
+      updated = await this.updateRow(id, { ...columns, ...language, ...link, ...(emailChanged ? { is_verified: 0 as const } : {}) }, merge)
     } catch (error) {
       return conflictFrom(error)
     }
@@ -679,9 +696,17 @@ export class UserService {
   }
 
   /** Changes a live user's row and publishes 'user.updated' with it, in one unit; undefined when there is no live user. */
-  private updateRow(id: number, changes: Parameters<UsersRepository['updateUser']>[1]): Promise<User | undefined> {
+  private updateRow(id: number, changes: Parameters<UsersRepository['updateUser']>[1], mergeFields?: (stored: User['storedFields']) => string): Promise<User | undefined> {
     return this.unitOfWork.run(async (unit) => {
-      const row = await this.users.in(unit).updateUser(id, changes)
+      const users = this.users.in(unit)
+      let merged = {}
+      if (mergeFields) {
+        // The row is held while the fields merge (findFieldsForChange), so no write between is lost.
+        const stored = await users.findFieldsForChange(id)
+        if (stored === undefined) return undefined
+        merged = { fields: mergeFields(stored) }
+      }
+      const row = await users.updateUser(id, { ...changes, ...merged })
       return row && (await this.changed(unit, 'user.updated', toUser(row)))
     })
   }

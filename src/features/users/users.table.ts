@@ -38,6 +38,8 @@ export interface UsersTable {
   deletion_due_at: NullableTimestamp
   /** `person`, or the kind of an account the service owns (`deleted_author`): set only by the service, never from a request. */
   kind: ColumnType<string, string | undefined, string>
+  /** Their custom fields (CONTENT_SCHEMA's `users`) as one JSON object: text on SQLite, jsonb on PostgreSQL (migration 2026-12-13-01-user-fields). */
+  fields: ColumnType<unknown, string | undefined, string>
 }
 
 /** Columns of the users table that make a user (never hashed_password). */
@@ -57,6 +59,7 @@ export const USER_TABLE_COLUMNS = [
   'updated_at',
   'banned_until',
   'locale',
+  'fields',
 ] as const
 
 /** A users row with its tier's name, as every user read returns it. */

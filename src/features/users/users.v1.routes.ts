@@ -67,7 +67,7 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: UserCreate,
       response: { 201: UserRead, ...errorResponses(409, 422) },
     }),
-    async (request, reply) => reply.code(201).send(toUserReadV1(await users.signUp(request.body, clientOf(request)), true)),
+    async (request, reply) => reply.code(201).send(userReader(request, toUserReadV1, 'writer')(await users.signUp(request.body, clientOf(request)))),
   )
 
   await app.register(
@@ -93,7 +93,7 @@ const usersRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: Type.Object({ tier_id: Type.Union([RecordId, Type.Null()]) }, { additionalProperties: false, title: 'UserTierUpdate' }),
       response: { 200: UserRead, ...errorResponses(403, 404, 422) },
     }, { ...superusersOnly, wayIn: 'none' }),
-    async (request) => toUserReadV1(await users.setTier(callerOf(request).user, request.params.user_id, request.body.tier_id), true),
+    async (request) => userReader(request, toUserReadV1, 'writer')(await users.setTier(callerOf(request).user, request.params.user_id, request.body.tier_id)),
   )
 }
 

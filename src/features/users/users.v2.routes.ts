@@ -1,7 +1,7 @@
 // Version 2 user endpoints: the same services and rules as v1, v2 shapes (see mappers.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 
-import { CursorPageEnvelopeSchema, cursorPageRequest, toCursorPageEnvelope } from '../../api/common/page-envelope.js'
+import { cursorPageRequest, toCursorPageEnvelope } from '../../api/common/page-envelope.js'
 import { UserIdParams } from '../../api/common/params.schemas.js'
 import { protectedRoute, superusersOnly } from '../../api/common/protected-route.js'
 import { errorResponses } from '../../api/common/responses.js'
@@ -11,22 +11,13 @@ import { signUpRoute } from '../sign-up/index.js'
 import { userItemRoutes, userMeRoute } from './user-items.routes.js'
 import { userReader } from './user-view.http.js'
 import { fromUserUpdateV2, toUserReadV2 } from './users.v2.mappers.js'
-import {
-  AvatarResponseV2,
-  ListQueryV2,
-  UserCreateV2,
-  UserReadV2,
-  UserSearchQueryV2,
-  UserTierUpdateV2,
-  UserUpdateV2,
-} from './users.v2.schemas.js'
+import { AvatarResponseV2, ListQueryV2, UserSearchQueryV2, userShapesV2,UserTierUpdateV2 } from './users.v2.schemas.js'
 
 const tags = ['users']
 
-const UserPageV2 = CursorPageEnvelopeSchema(UserReadV2, 'UserPageV2')
-
 const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
   const { users, tiers } = app.services
+  const { read: UserReadV2, create: UserCreateV2, update: UserUpdateV2, page: UserPageV2 } = userShapesV2(app.services.contentFields.shapes('users'))
 
   await app.register(userMeRoute({ read: UserReadV2, toUserRead: toUserReadV2 }))
 
@@ -69,7 +60,7 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       // accept_terms is checked by the schema (it must be true) and not stored.
       const { accept_terms: _accepted, ...input } = request.body
-      return reply.code(201).send(toUserReadV2(await users.create(input), true))
+      return reply.code(201).send(userReader(request, toUserReadV2, 'writer')(await users.create(input, { creator: callerOf(request).user })))
     },
   )
 
@@ -99,7 +90,7 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const name = request.body.subscription_tier
       const tierId = name === null ? null : (await tiers.getByName(name)).id
-      return toUserReadV2(await users.setTier(callerOf(request).user, request.params.user_id, tierId), true)
+      return userReader(request, toUserReadV2, 'writer')(await users.setTier(callerOf(request).user, request.params.user_id, tierId))
     },
   )
 }

@@ -2,16 +2,17 @@
 // tier's name as subscription_tier, created_at and is_verified; accept_terms on creation.
 import { Type } from 'typebox'
 
-import { CursorParameter } from '../../api/common/page-envelope.js'
+import { CursorPageEnvelopeSchema, CursorParameter } from '../../api/common/page-envelope.js'
 import { localeTag } from '../../shared/locale.js'
 import { PageNumber } from '../../shared/page-number.js'
+import type { FieldShapes } from '../content-fields/index.js'
 import { TierName } from '../tiers/index.js'
 import { Age, ImageUrl, NewUserFields, UserUpdateFields } from './user-fields.js'
 
 /** A language (BCP 47: en, de-AT, pt-BR); the service checks it is well-formed and keeps its canonical form. */
 const Locale = localeTag("The user's language (BCP 47), which their mail is written in; without it, the browser's Accept-Language")
 
-export const UserReadV2 = Type.Object(
+const UserReadV2 = Type.Object(
   {
     id: Type.Integer(),
     name: Type.String(),
@@ -26,7 +27,7 @@ export const UserReadV2 = Type.Object(
   { title: 'UserReadV2' },
 )
 
-export const UserCreateV2 = Type.Object(
+const UserCreateV2 = Type.Object(
   {
     ...NewUserFields,
     locale: Type.Optional(Locale),
@@ -35,7 +36,7 @@ export const UserCreateV2 = Type.Object(
   { additionalProperties: false, title: 'UserCreateV2' },
 )
 
-export const UserUpdateV2 = Type.Object(
+const UserUpdateV2 = Type.Object(
   { ...UserUpdateFields, avatar_url: Type.Optional(ImageUrl), locale: Type.Optional(Type.Union([Locale, Type.Null()])) },
   { additionalProperties: false, minProperties: 1, title: 'UserUpdateV2' },
 )
@@ -44,6 +45,18 @@ export const UserTierUpdateV2 = Type.Object(
   { subscription_tier: Type.Union([TierName, Type.Null()]) },
   { additionalProperties: false, title: 'UserTierUpdateV2' },
 )
+
+/**
+ * Version 2's user shapes with the declared custom fields (CONTENT_SCHEMA's `users`) as their
+ * `fields`: every route that answers with a user or takes one builds its schemas here, so no
+ * serializer drops a declared field and the OpenAPI document shows them.
+ */
+export function userShapesV2(fields: FieldShapes) {
+  const read = Type.Object({ ...UserReadV2.properties, fields: fields.read }, { title: 'UserReadV2' })
+  const create = Type.Object({ ...UserCreateV2.properties, fields: Type.Optional(fields.create) }, { additionalProperties: false, title: 'UserCreateV2' })
+  const update = Type.Object({ ...UserUpdateV2.properties, fields: Type.Optional(fields.update) }, { additionalProperties: false, minProperties: 1, title: 'UserUpdateV2' })
+  return { read, create, update, page: CursorPageEnvelopeSchema(read, 'UserPageV2') }
+}
 
 /** Every v2 list: page, limit (1-100), search (at most 50 characters). */
 export const ListQueryV2 = Type.Object({

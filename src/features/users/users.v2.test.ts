@@ -8,7 +8,7 @@ import { sessionOf, signToken, unsignedToken } from '../../../test/helpers/token
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { login, seedAndLogin, seedUser, userFields,V1, V2 } from '../../../test/helpers/users.js'
 
-const USER_READ_V2_KEYS = ['avatar_url', 'created_at', 'email', 'id', 'is_verified', 'locale', 'name', 'subscription_tier', 'username']
+const USER_READ_V2_KEYS = ['avatar_url', 'created_at', 'email', 'fields', 'id', 'is_verified', 'locale', 'name', 'subscription_tier', 'username']
 /** What anyone else reads of a user by default (EMAIL_VISIBILITY unset: v2 shows an email, and the language, to its owner only). */
 const PUBLIC_USER_READ_V2_KEYS = USER_READ_V2_KEYS.filter((key) => key !== 'email' && key !== 'locale')
 

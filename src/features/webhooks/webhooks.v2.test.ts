@@ -124,7 +124,7 @@ describe('delivering change events', () => {
       expect(entry.body).not.toMatch(/hashed_password|password|argon2|refresh_token|access_token|secret/)
     }
     const user = receiver.of('user.updated')[0]!.message.data
-    expect(user).toEqual({ id: userId, name: 'Renamed', username: fields.username, email: fields.email, avatar_url: expect.any(String), subscription_tier: null, created_at: expect.any(String), is_verified: true, locale: null })
+    expect(user).toEqual({ id: userId, name: 'Renamed', username: fields.username, email: fields.email, avatar_url: expect.any(String), subscription_tier: null, created_at: expect.any(String), is_verified: true, locale: null, fields: {} })
     expect(receiver.of('post.updated')[0]!.message.data).toMatchObject({ id: postId, title: 'Hello again', text: 'World', author_id: userId })
     // Each message id once (nothing was retried), and the deliveries page says so.
     expect(new Set(receiver.received.map((entry) => entry.id)).size).toBe(receiver.received.length)
