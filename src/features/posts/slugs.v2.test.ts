@@ -130,10 +130,11 @@ describe('slugs', () => {
 // Last: it takes the slugs away and makes them again for every post of the database.
 describe('the migration', () => {
   it("gives the posts written before it a slug from their titles, unique in each owner's scope", async () => {
+    // Made before going back: today's service writes the users' columns of today.
+    const writer = await seedAndLogin(t.app)
     const down = await migrateTo(t.db, '2026-12-10-01-comment-thread-counts')
     expect(down.error).toBeUndefined()
     expect(down.results?.map((result) => result.migrationName).at(-1)).toBe('2026-12-10-02-post-slugs')
-    const writer = await seedAndLogin(t.app)
     const now = new Date().toISOString()
     // Rows as the schema of that time takes them (the service of today writes a slug).
     const row = (title: string, orgId: number | null) => ({ author_id: writer.user.id, title, text: 'Old', org_id: orgId, created_at: now, updated_at: now })
