@@ -8595,6 +8595,11 @@ export interface operations {
                 search?: string;
                 /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
                 cursor?: string;
+                /**
+                 * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `id = 12 || fields.team = "core"`. Names: `id`, `name`, `username`, `is_verified`, `created_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
+                 * @example id = 12 || fields.team = "core"
+                 */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -8638,7 +8643,31 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Validation failed, or the filter is too broad */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8647,11 +8676,8 @@ export interface operations {
                     "application/json": {
                         /** @description A readable sentence naming each failing field. */
                         detail: string;
-                        /**
-                         * @description Always `validation_failed` for a 422.
-                         * @enum {string}
-                         */
-                        code: "validation_failed";
+                        /** @description `validation_failed`; `filter_too_broad` for a filter no index narrows of a list of more than 10,000 records. */
+                        code: "validation_failed" | "filter_too_broad";
                         errors: {
                             /** @description Where: body, query or path, then the field. */
                             loc: (string | number)[];
@@ -9914,7 +9940,7 @@ export interface operations {
                 sort?: string;
                 /**
                  * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.rating >= 4 && fields.tags ~ "go" || author_id = 12`. Names: `id`, `author_id`, `org_id`, `title`, `text`, `slug`, `visibility`, `status`, `format`, `comments`, `comment_count`, `reaction_count`, `created_at`, `updated_at`, `published_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
-                 * @example fields.rating >= 4 && status = "published"
+                 * @example fields.rating >= 4 && fields.tags ~ "go" || author_id = 12
                  */
                 filter?: string;
                 author_id?: number;
@@ -11363,7 +11389,7 @@ export interface operations {
                 sort?: string;
                 /**
                  * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.rating >= 4 && fields.tags ~ "go" || author_id = 12`. Names: `id`, `author_id`, `org_id`, `title`, `text`, `slug`, `visibility`, `status`, `format`, `comments`, `comment_count`, `reaction_count`, `created_at`, `updated_at`, `published_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
-                 * @example fields.rating >= 4 && status = "published"
+                 * @example fields.rating >= 4 && fields.tags ~ "go" || author_id = 12
                  */
                 filter?: string;
             };
@@ -11584,7 +11610,7 @@ export interface operations {
                 sort?: string;
                 /**
                  * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.rating >= 4 && fields.tags ~ "go" || author_id = 12`. Names: `id`, `author_id`, `org_id`, `title`, `text`, `slug`, `visibility`, `status`, `format`, `comments`, `comment_count`, `reaction_count`, `created_at`, `updated_at`, `published_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
-                 * @example fields.rating >= 4 && status = "published"
+                 * @example fields.rating >= 4 && fields.tags ~ "go" || author_id = 12
                  */
                 filter?: string;
             };
@@ -21017,6 +21043,11 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                /**
+                 * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.sector = "news" && name ~ "acme"`. Names: `id`, `name`, `slug`, `created_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
+                 * @example fields.sector = "news" && name ~ "acme"
+                 */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -21050,6 +21081,30 @@ export interface operations {
                         has_more: boolean;
                         page: number;
                         items_per_page: number;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -21101,7 +21156,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Validation failed, or the filter is too broad */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -21110,11 +21165,8 @@ export interface operations {
                     "application/json": {
                         /** @description A readable sentence naming each failing field. */
                         detail: string;
-                        /**
-                         * @description Always `validation_failed` for a 422.
-                         * @enum {string}
-                         */
-                        code: "validation_failed";
+                        /** @description `validation_failed`; `filter_too_broad` for a filter no index narrows of a list of more than 10,000 records. */
+                        code: "validation_failed" | "filter_too_broad";
                         errors: {
                             /** @description Where: body, query or path, then the field. */
                             loc: (string | number)[];
@@ -23299,6 +23351,11 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                /**
+                 * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.sector = "news" && name ~ "acme"`. Names: `id`, `name`, `slug`, `created_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
+                 * @example fields.sector = "news" && name ~ "acme"
+                 */
+                filter?: string;
             };
             header?: never;
             path?: never;
@@ -23332,6 +23389,30 @@ export interface operations {
                         has_more: boolean;
                         page: number;
                         items_per_page: number;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
                     };
                 };
             };
@@ -23383,7 +23464,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Validation failed, or the filter is too broad */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -23392,11 +23473,8 @@ export interface operations {
                     "application/json": {
                         /** @description A readable sentence naming each failing field. */
                         detail: string;
-                        /**
-                         * @description Always `validation_failed` for a 422.
-                         * @enum {string}
-                         */
-                        code: "validation_failed";
+                        /** @description `validation_failed`; `filter_too_broad` for a filter no index narrows of a list of more than 10,000 records. */
+                        code: "validation_failed" | "filter_too_broad";
                         errors: {
                             /** @description Where: body, query or path, then the field. */
                             loc: (string | number)[];
@@ -23413,6 +23491,11 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                /**
+                 * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.sector = "news" && name ~ "acme"`. Names: `id`, `name`, `slug`, `created_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
+                 * @example fields.sector = "news" && name ~ "acme"
+                 */
+                filter?: string;
             };
             header?: never;
             path: {
@@ -23451,6 +23534,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
             /** @description Not authenticated: missing, malformed, expired or revoked token */
             401: {
                 headers: {
@@ -23499,7 +23606,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Validation failed, or the filter is too broad */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -23508,11 +23615,8 @@ export interface operations {
                     "application/json": {
                         /** @description A readable sentence naming each failing field. */
                         detail: string;
-                        /**
-                         * @description Always `validation_failed` for a 422.
-                         * @enum {string}
-                         */
-                        code: "validation_failed";
+                        /** @description `validation_failed`; `filter_too_broad` for a filter no index narrows of a list of more than 10,000 records. */
+                        code: "validation_failed" | "filter_too_broad";
                         errors: {
                             /** @description Where: body, query or path, then the field. */
                             loc: (string | number)[];

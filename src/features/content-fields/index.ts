@@ -1,7 +1,11 @@
 // What other slices use of custom fields.
+export type { FilterKind, FilterNode } from '../../shared/filter-tree.js'
 export type { ContentFields } from './content-fields.service.js'
 export type { Collection, ContentSchema, FieldDeclaration, FieldLevel } from './content-schema.js'
 export { EMPTY_CONTENT_SCHEMA, parseContentSchema } from './content-schema.js'
 export type { FieldShapes } from './field-schemas.js'
 export type { CollectionFields, FieldValues } from './field-values.js'
 export { FIELDS_MAX_BYTES, fieldsColumn, mergedFields, NO_FIELDS, storedFieldsOf } from './field-values.js'
+export { filterParameter, FilterRefusedResponse } from './filter.schemas.js'
+export type { FilterReader, FilterVocabulary } from './filter-language.js'
+export { FILTER_MAX_DEPTH, FILTER_MAX_LENGTH, FILTER_MAX_TERMS, filterTooBroad, narrowsByIndex, readFilter, UNINDEXED_FILTER_MAX_ROWS } from './filter-language.js'

@@ -7,8 +7,10 @@ import { UserIdParams } from '../../api/common/params.schemas.js'
 import { protectedRoute, superusersOnly } from '../../api/common/protected-route.js'
 import { errorResponses, MessageResponse } from '../../api/common/responses.js'
 import { tokenCallerOf } from '../../plugins/authentication.js'
+import { filled } from '../../shared/filters.js'
+import { FilterRefusedResponse } from '../content-fields/index.js'
 import { toOrgRead } from './orgs.v2.mappers.js'
-import { AdminOrgParams, OrgPageQuery, orgShapesV2 } from './orgs.v2.schemas.js'
+import { AdminOrgParams, OrgListQuery, orgShapesV2 } from './orgs.v2.schemas.js'
 
 const tags = ['admin']
 
@@ -19,19 +21,19 @@ export const adminOrgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/orgs',
-    protectedRoute(app, { tags, summary: 'Every organization, oldest first', querystring: OrgPageQuery, response: { 200: OrgPage, ...errorResponses(403, 422) } }, superusersOnly),
+    protectedRoute(app, { tags, summary: 'Every organization, oldest first', querystring: OrgListQuery, response: { 200: OrgPage, ...errorResponses(400, 403, 422), 422: FilterRefusedResponse } }, superusersOnly),
     async (request) => {
-      const { page, limit } = request.query
-      return toPageEnvelope(await orgs.listAll(superuser(request), { page, limit, countTotal: true }), { page, limit }, toOrgRead)
+      const { page, limit, filter } = request.query
+      return toPageEnvelope(await orgs.listAll(superuser(request), { page, limit, countTotal: true }, filled(filter)), { page, limit }, toOrgRead)
     },
   )
 
   app.get(
     '/users/:user_id/orgs',
-    protectedRoute(app, { tags, summary: "A user's organizations, with their role in each", params: UserIdParams, querystring: OrgPageQuery, response: { 200: OrgPage, ...errorResponses(403, 422) } }, superusersOnly),
+    protectedRoute(app, { tags, summary: "A user's organizations, with their role in each", params: UserIdParams, querystring: OrgListQuery, response: { 200: OrgPage, ...errorResponses(400, 403, 422), 422: FilterRefusedResponse } }, superusersOnly),
     async (request) => {
-      const { page, limit } = request.query
-      return toPageEnvelope(await orgs.listOf(superuser(request), request.params.user_id, { page, limit, countTotal: true }), { page, limit }, toOrgRead)
+      const { page, limit, filter } = request.query
+      return toPageEnvelope(await orgs.listOf(superuser(request), request.params.user_id, { page, limit, countTotal: true }, filled(filter)), { page, limit }, toOrgRead)
     },
   )
 

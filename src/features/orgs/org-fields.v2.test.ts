@@ -117,4 +117,21 @@ describe('custom fields on organizations', () => {
     const events = await t.db.selectFrom('change_events').select('data').where('subject', '=', `org:${org.id}`).where('type', 'in', ['org.created', 'org.updated']).execute()
     expect(events.map((event) => (JSON.parse(event.data) as { fields: unknown }).fields)).toEqual(events.map(() => ({ sector: 'news' })))
   })
+
+  it('filter organization lists by column and field: private fields only where the caller is an admin or owner, server fields only for superusers', async () => {
+    const filtered = async (url: string, filter: string, who: LoggedIn) => {
+      const response = await call('GET', `${url}?limit=100&filter=${encodeURIComponent(filter)}`, who)
+      if (response.statusCode !== 200) return { status: response.statusCode, code: response.json<{ code: string }>().code }
+      return { ids: response.json<{ data: OrgBody[] }>().data.map((one) => one.id).filter((id) => id === org.id) }
+    }
+    const mine = `${V2}/orgs`
+    expect(await filtered(mine, 'fields.sector = "news" && name ~ "field"', member)).toEqual({ ids: [org.id] })
+    expect(await filtered(mine, 'fields.seats = 12', member)).toEqual({ ids: [] })
+    expect(await filtered(mine, 'fields.seats != 1', member)).toEqual({ ids: [] })
+    expect(await filtered(mine, 'fields.seats = 12', admin)).toEqual({ ids: [org.id] })
+    expect(await filtered(mine, 'fields.account = "a-1"', owner)).toEqual({ status: 400, code: 'invalid_filter' })
+    expect(await filtered(`${V2}/admin/orgs`, 'fields.account = "a-1"', superuser)).toEqual({ ids: [org.id] })
+    expect(await filtered(`${V2}/admin/users/${member.user.id}/orgs`, 'fields.seats = 12', superuser)).toEqual({ ids: [org.id] })
+    expect(await filtered(mine, 'require_mfa = true', owner)).toEqual({ status: 400, code: 'invalid_filter' })
+  })
 })

@@ -3,8 +3,10 @@ import { sql } from 'kysely'
 
 import { isPostgres } from '../../db/dialect.js'
 import { preparedQuery } from '../../db/fast-path/prepared.js'
+import { filterSql } from '../../db/filter-sql.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
+import type { FilterNode } from '../../shared/filter-tree.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { OrganizationRow, OrgInvitationRow } from './orgs.table.js'
 
@@ -77,13 +79,27 @@ export async function lockUser(db: Executor, userId: number): Promise<void> {
   if (isPostgres(db)) await db.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute()
 }
 
+/**
+ * A list's `filter` as the repository takes it: the checked tree, and whether the caller reads
+ * every organization's private fields (a superuser) or only those of the ones they administer.
+ */
+export interface OrgListFilter {
+  expression: FilterNode
+  everyPrivateField: boolean
+}
+
+/** On a user's organizations: a private field compared only where their role is admin or owner. */
+const filterOfMemberships = (db: Executor, filter: OrgListFilter) =>
+  filterSql(db, filter.expression, { table: 'organizations', privateGuard: filter.everyPrivateField ? undefined : sql<boolean>`org_memberships.role in ('admin', 'owner')` })
+
 /** The user's organizations, oldest membership first, with their role. */
-export function listOrgsOf(db: Executor, userId: number, offset: number, limit: number): Promise<(OrganizationRow & { role: string })[]> {
+export function listOrgsOf(db: Executor, userId: number, offset: number, limit: number, filter?: OrgListFilter): Promise<(OrganizationRow & { role: string })[]> {
   return db
     .selectFrom('org_memberships')
     .innerJoin('organizations', 'organizations.id', 'org_memberships.org_id')
     .select([...ORG_COLUMNS, 'org_memberships.role'])
     .where('org_memberships.user_id', '=', userId)
+    .$if(filter !== undefined, (qb) => qb.where(filterOfMemberships(db, filter!)))
     .orderBy('organizations.id')
     .offset(offset)
     .limit(limit)
@@ -136,8 +152,13 @@ export async function listOrgNamesRequiringMfa(db: Executor, userId: number): Pr
   return rows.map((row) => row.name)
 }
 
-export async function countOrgsOf(db: Executor, userId: number): Promise<number> {
-  const row = await db.selectFrom('org_memberships').select((eb) => eb.fn.countAll().as('count')).where('user_id', '=', userId).executeTakeFirstOrThrow()
+export async function countOrgsOf(db: Executor, userId: number, filter?: OrgListFilter): Promise<number> {
+  const row = await db
+    .selectFrom('org_memberships')
+    .$if(filter !== undefined, (qb) => qb.innerJoin('organizations', 'organizations.id', 'org_memberships.org_id').where(filterOfMemberships(db, filter!)))
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('org_memberships.user_id', '=', userId)
+    .executeTakeFirstOrThrow()
   return Number(row.count)
 }
 
@@ -147,12 +168,23 @@ export async function countOwnedBy(db: Executor, userId: number): Promise<number
 }
 
 /** Every organization (superusers), oldest first. */
-export function listAllOrgs(db: Executor, offset: number, limit: number): Promise<OrganizationRow[]> {
-  return db.selectFrom('organizations').select(ORG_COLUMNS).orderBy('id').offset(offset).limit(limit).execute()
+export function listAllOrgs(db: Executor, offset: number, limit: number, filter?: FilterNode): Promise<OrganizationRow[]> {
+  return db
+    .selectFrom('organizations')
+    .select(ORG_COLUMNS)
+    .$if(filter !== undefined, (qb) => qb.where(filterSql(db, filter!, { table: 'organizations', privateGuard: undefined })))
+    .orderBy('id')
+    .offset(offset)
+    .limit(limit)
+    .execute()
 }
 
-export async function countAllOrgs(db: Executor): Promise<number> {
-  const row = await db.selectFrom('organizations').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()
+export async function countAllOrgs(db: Executor, filter?: FilterNode): Promise<number> {
+  const row = await db
+    .selectFrom('organizations')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .$if(filter !== undefined, (qb) => qb.where(filterSql(db, filter!, { table: 'organizations', privateGuard: undefined })))
+    .executeTakeFirstOrThrow()
   return Number(row.count)
 }
 

@@ -11,7 +11,7 @@ import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { fetchPaged, offsetOf } from '../../shared/paging.js'
 import { toIsoString } from '../../shared/timestamps.js'
 import type { CollectionFields, FieldValues } from '../content-fields/index.js'
-import { fieldsColumn, mergedFields } from '../content-fields/index.js'
+import { fieldsColumn, mergedFields, narrowsByIndex, readFilter, UNINDEXED_FILTER_MAX_ROWS } from '../content-fields/index.js'
 import type { MailService } from '../mail/index.js'
 import { duration, phrase } from '../mail/index.js'
 import type { SecretKind } from '../one-time-secrets/index.js'
@@ -22,6 +22,7 @@ import type { User, UserService } from '../users/index.js'
 import type { Invitation, Org, OrgMember, OrgRole, OrgView, ReceivedInvitation } from './org.js'
 import { isSlug, orgFieldLevel, roleAtLeast, slugOf, toInvitation, toOrg } from './org.js'
 import type { OrgChangeLog } from './org-change-log.js'
+import { ORG_FILTER, orgFilterTooBroad } from './org-filter.js'
 import type { OrgsRepository } from './orgs.repository.js'
 
 export const ORG_NOT_FOUND = 'Organization not found'
@@ -177,9 +178,18 @@ export class OrgService {
   }
 
   /** The actor's organizations with their role in each, their fields as `viewer` reads them (the actor, unless a superuser looks). */
-  listMine(actor: Actor, request: PageRequest, viewer: { isSuperuser: boolean } = actor): Promise<Paged<OrgView>> {
-    const rows = ({ offset, limit }: RowWindow) => this.repository.listOrgsOf(actor.id, offset, limit)
-    return fetchPaged(request, { rows, count: () => this.repository.countOrgsOf(actor.id), keyOf: (row) => Number(row.id) }, (row) => this.viewOf(toOrg(row), row.role as OrgRole, viewer))
+  async listMine(actor: Actor, request: PageRequest, viewer: { isSuperuser: boolean } = actor, filterText?: string): Promise<Paged<OrgView>> {
+    const expression = filterText === undefined ? undefined : this.checkedFilter(filterText, viewer)
+    const filter = expression && { expression, everyPrivateField: viewer.isSuperuser }
+    if (filter && !narrowsByIndex(filter.expression, ORG_FILTER) && (await this.repository.countOrgsOf(actor.id)) > UNINDEXED_FILTER_MAX_ROWS) throw orgFilterTooBroad()
+    const rows = ({ offset, limit }: RowWindow) => this.repository.listOrgsOf(actor.id, offset, limit, filter)
+    return fetchPaged(request, { rows, count: () => this.repository.countOrgsOf(actor.id, filter), keyOf: (row) => Number(row.id) }, (row) => this.viewOf(toOrg(row), row.role as OrgRole, viewer))
+  }
+
+  /** A list's `filter` read for the viewer (400 invalid_filter): the language is content-fields', the names ORG_FILTER's. */
+  private checkedFilter(filterText: string, viewer: { isSuperuser: boolean }) {
+    // Every organization list is a signed-in caller's.
+    return readFilter(filterText, ORG_FILTER, this.fields, { signedIn: true, isSuperuser: viewer.isSuperuser })
   }
 
   /** Renames, moves the slug, or sets whether members need a second factor (admins and owners). */
@@ -471,16 +481,18 @@ export class OrgService {
   }
 
   /** Every organization (superusers). */
-  listAll(actor: Actor, request: PageRequest): Promise<Paged<OrgView>> {
+  async listAll(actor: Actor, request: PageRequest, filterText?: string): Promise<Paged<OrgView>> {
     assertSuperuser(actor)
-    const rows = ({ offset, limit }: RowWindow) => this.repository.listAllOrgs(offset, limit)
-    return fetchPaged(request, { rows, count: () => this.repository.countAllOrgs(), keyOf: (row) => Number(row.id) }, (row) => this.viewOf(toOrg(row), null, actor))
+    const filter = filterText === undefined ? undefined : this.checkedFilter(filterText, actor)
+    if (filter && !narrowsByIndex(filter, ORG_FILTER) && (await this.repository.countAllOrgs()) > UNINDEXED_FILTER_MAX_ROWS) throw orgFilterTooBroad()
+    const rows = ({ offset, limit }: RowWindow) => this.repository.listAllOrgs(offset, limit, filter)
+    return fetchPaged(request, { rows, count: () => this.repository.countAllOrgs(filter), keyOf: (row) => Number(row.id) }, (row) => this.viewOf(toOrg(row), null, actor))
   }
 
   /** A user's organizations with their role in each (superusers). */
-  listOf(actor: Actor, userId: number, request: PageRequest): Promise<Paged<OrgView>> {
+  listOf(actor: Actor, userId: number, request: PageRequest, filterText?: string): Promise<Paged<OrgView>> {
     assertSuperuser(actor)
-    return this.listMine({ id: userId, isSuperuser: false }, request, actor)
+    return this.listMine({ id: userId, isSuperuser: false }, request, actor, filterText)
   }
 
   /** The organization's own log (admins): who changed what in it. */

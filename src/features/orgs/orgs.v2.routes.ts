@@ -9,7 +9,9 @@ import { toPageEnvelope } from '../../api/common/page-envelope.js'
 import { protectedRoute } from '../../api/common/protected-route.js'
 import { errorResponses, MessageResponse } from '../../api/common/responses.js'
 import { actorOf, callerOf, tokenCallerOf } from '../../plugins/authentication.js'
+import { filled } from '../../shared/filters.js'
 import type { FieldValues } from '../content-fields/index.js'
+import { FilterRefusedResponse } from '../content-fields/index.js'
 import { toSecurityEventRead } from '../security-events/index.js'
 import { roleAtLeast } from './org.js'
 import { orgOf, orgRoute } from './org-route.http.js'
@@ -22,6 +24,7 @@ import {
   MemberPage,
   MemberParams,
   OrgInvitationParams,
+  OrgListQuery,
   OrgPageQuery,
   OrgParams,
   OrgSecurityEventPage,
@@ -55,10 +58,11 @@ const orgsRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/',
-    protectedRoute(app, { tags, summary: "The caller's organizations, with their role in each", querystring: OrgPageQuery, response: { 200: OrgPage, ...errorResponses(403, 422) } }),
+    protectedRoute(app, { tags, summary: "The caller's organizations, with their role in each", querystring: OrgListQuery, response: { 200: OrgPage, ...errorResponses(400, 403, 422), 422: FilterRefusedResponse } }),
     async (request) => {
-      const { page, limit } = request.query
-      return toPageEnvelope(await orgs.listMine(actorOf(request), { page, limit, countTotal: true }), { page, limit }, toOrgRead)
+      const { page, limit, filter } = request.query
+      const actor = actorOf(request)
+      return toPageEnvelope(await orgs.listMine(actor, { page, limit, countTotal: true }, actor, filled(filter)), { page, limit }, toOrgRead)
     },
   )
 

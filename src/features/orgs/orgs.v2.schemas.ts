@@ -5,8 +5,10 @@ import { PageEnvelopeSchema } from '../../api/common/page-envelope.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
 import type { FieldShapes } from '../content-fields/index.js'
+import { filterParameter } from '../content-fields/index.js'
 import { SecurityEventRead } from '../security-events/index.js'
 import { ORG_ROLES, SLUG_MAX, SLUG_PATTERN } from './org.js'
+import { ORG_FILTER } from './org-filter.js'
 
 const Role = Type.Union(
   [Type.Literal(ORG_ROLES[0]), Type.Literal(ORG_ROLES[1]), Type.Literal(ORG_ROLES[2])],
@@ -24,6 +26,8 @@ export const InvitationParams = Type.Object({ invitation_id: RecordId })
 export const AdminOrgParams = Type.Object({ org_id: RecordId })
 
 export const OrgPageQuery = Type.Object({ page: PageNumber, limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }) })
+/** An organization list's query: the page, and `filter`. */
+export const OrgListQuery = Type.Object({ ...OrgPageQuery.properties, filter: Type.Optional(filterParameter(ORG_FILTER, 'fields.sector = "news" && name ~ "acme"')) })
 
 const OrgCreate = Type.Object({ name: Name, slug: Type.Optional(Slug) }, { additionalProperties: false, title: 'OrgCreate' })
 const OrgUpdate = Type.Object(

@@ -6,8 +6,6 @@ export const postsErrorCodes = {
   email_not_verified: 'The caller must verify their email address first (403).',
   post_not_found: 'No live post with this id that the caller may read (404; never 403, so a post the caller may not read stays unconfirmed).',
   post_slug_taken: "Another post of the same owner (its organization, or its author) has this slug (409).",
-  invalid_filter: 'The `filter` of a list does not parse, names a column or field it may not (an undeclared one, or a field above the caller\'s level), compares with the wrong type, or is too large; `detail` says where (400).',
-  filter_too_broad: 'A filter that no index narrows (no author_id = or org_id = in it, no author or organization list) of a list of more than 10,000 posts (422): narrow the list.',
   sort_too_broad: 'A sort not read from an index (several keys; a count on PostgreSQL) of a list of more than 10,000 posts (422): narrow the list, or sort by one indexed key.',
   not_a_member: "The post's author, or the caller moving it, is not a member of the organization it would belong to (403).",
 } as const

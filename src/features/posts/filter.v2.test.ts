@@ -8,7 +8,7 @@ import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin, V2 } from '../../../test/helpers/users.js'
-import { FILTER_MAX_TERMS, UNINDEXED_FILTER_MAX_POSTS } from './filter-language.js'
+import { FILTER_MAX_TERMS, UNINDEXED_FILTER_MAX_ROWS as UNINDEXED_FILTER_MAX_POSTS } from '../content-fields/index.js'
 
 const SCHEMA = {
   posts: {

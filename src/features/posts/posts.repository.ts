@@ -17,7 +17,8 @@ import { softDeleteRow } from '../../db/soft-delete.js'
 import { likeContains } from '../../shared/like-pattern.js'
 import type { RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
-import { narrowsByIndex } from './filter-language.js'
+import { narrowsByIndex } from '../content-fields/index.js'
+import { POST_FILTER } from './filter-language.js'
 import type { PostFilter } from './post.js'
 import { filterCondition } from './post-filter.repository.js'
 import type { Audience, Reader, ReadGrant } from './post-policy.js'
@@ -373,7 +374,7 @@ export function sortWalksIndex(db: Executor, keys: readonly SortKey[]): boolean 
 export async function listPostsSorted(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], window: SortedWindow): Promise<SortedRow[]> {
   const ids = sortedPostIdsQuery(db, reader, filter, keys, window).compile()
   // A filter that an index narrows (author_id = …) reads few posts: SQLite's planner picks that index.
-  const narrowedByFilter = filter.expression !== undefined && narrowsByIndex(filter.expression)
+  const narrowedByFilter = filter.expression !== undefined && narrowsByIndex(filter.expression, POST_FILTER)
   const walk = !isPostgres(db) && filter.authorId === undefined && filter.orgId === undefined && filter.search === undefined && !narrowedByFilter && keys[0] !== undefined
   const text = walk ? ids.sql.replace(/^(select .+? from "posts") /, `$1 indexed by "${SORT_INDEXES[keys[0]!.column]}" `) : ids.sql
   if (walk && text === ids.sql) throw new Error(`the sorted ids query no longer begins as listPostsSorted expects: ${ids.sql.slice(0, 60)}`)

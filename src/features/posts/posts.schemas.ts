@@ -7,11 +7,12 @@ import { ValidationErrorResponse } from '../../api/common/responses.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
 import type { ContentFields } from '../content-fields/index.js'
+import { filterParameter } from '../content-fields/index.js'
 import { FileRead } from '../files/index.js'
 import { orgShapesV2 } from '../orgs/index.js'
 import { MyReactions, ReactionCounts } from '../reactions/index.js'
 import { userShapesV2 } from '../users/index.js'
-import { FILTER_COLUMNS, FILTER_MAX_DEPTH, FILTER_MAX_LENGTH, FILTER_MAX_TERMS } from './filter-language.js'
+import { POST_FILTER } from './filter-language.js'
 import { POST_RELATIONS } from './post-relations.js'
 import { MAX_SORT_KEYS, SORT_COLUMNS } from './post-sort.js'
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from './slugs.js'
@@ -129,12 +130,8 @@ export const Sort = Type.String({
   examples: ['-reaction_count,-created_at', 'title'],
 })
 
-/** `filter`: the filter language (filter-language.ts). */
-export const Filter = Type.String({
-  maxLength: FILTER_MAX_LENGTH,
-  description: `Comparisons joined by \`&&\` and \`||\`, grouped by parentheses: \`fields.rating >= 4 && fields.tags ~ "go" || author_id = 12\`. Names: ${Object.keys(FILTER_COLUMNS).map((name) => `\`${name}\``).join(', ')}, and \`fields.<name>\` for a declared custom field; operators \`= != > >= < <=\`, \`~\` and \`!~\` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most ${FILTER_MAX_TERMS} comparisons, ${FILTER_MAX_DEPTH} levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails`,
-  examples: ['fields.rating >= 4 && status = "published"'],
-})
+/** `filter`: the filter language (content-fields' filter-language.ts) over a post's columns and fields. */
+export const Filter = filterParameter(POST_FILTER, 'fields.rating >= 4 && fields.tags ~ "go" || author_id = 12')
 
 /** `expand`'s records, in the shapes (and with the custom fields) of their own routes. */
 const postExpansions = (UserReadV2: TObject, OrgRead: TObject) =>

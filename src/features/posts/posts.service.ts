@@ -11,10 +11,11 @@ import { everyRowAfter, fetchPaged } from '../../shared/paging.js'
 import { nowIso, toIsoString } from '../../shared/timestamps.js'
 import type { CollectionFields, FieldLevel } from '../content-fields/index.js'
 import { fieldsColumn, mergedFields } from '../content-fields/index.js'
+import { narrowsByIndex, readFilter, UNINDEXED_FILTER_MAX_ROWS } from '../content-fields/index.js'
 import type { FileView } from '../files/index.js'
 import type { Reactable, ReactionSummary, ReactionTarget } from '../reactions/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
-import { filterTooBroad, narrowsByIndex, readFilter, UNINDEXED_FILTER_MAX_POSTS } from './filter-language.js'
+import { POST_FILTER, postFilterTooBroad } from './filter-language.js'
 import { htmlOf } from './markdown.js'
 import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
 import { toPost } from './post.js'
@@ -227,7 +228,7 @@ export class PostService {
   /** The list's narrowing with its `filter` read and checked for the caller (400 invalid_filter), before anything is read. */
   private checkedFilter(filter: PostFilter, caller: PostCaller | null): PostFilter {
     if (filter.filterText === undefined) return filter
-    return { ...filter, expression: readFilter(filter.filterText, this.fields, { signedIn: caller !== null, isSuperuser: caller?.isSuperuser === true }) }
+    return { ...filter, expression: readFilter(filter.filterText, POST_FILTER, this.fields, { signedIn: caller !== null, isSuperuser: caller?.isSuperuser === true }) }
   }
 
   /**
@@ -236,9 +237,9 @@ export class PostService {
    * where nothing narrows it), before the filter makes anyone's request read every post.
    */
   private async assertFilterFits(reader: Reader, filter: PostFilter): Promise<void> {
-    if (filter.expression === undefined || narrowsByIndex(filter.expression)) return
+    if (filter.expression === undefined || narrowsByIndex(filter.expression, POST_FILTER)) return
     const size = await this.posts.countPosts(reader, { authorId: filter.authorId, orgId: filter.orgId })
-    if (size > UNINDEXED_FILTER_MAX_POSTS) throw filterTooBroad()
+    if (size > UNINDEXED_FILTER_MAX_ROWS) throw postFilterTooBroad()
   }
 
   /** The post with its fields as a reader at `level` sees them. */

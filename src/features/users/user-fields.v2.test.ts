@@ -9,6 +9,7 @@ import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin, userFields, V1, V2 } from '../../../test/helpers/users.js'
+import { UNINDEXED_FILTER_MAX_ROWS } from '../content-fields/index.js'
 
 const SCHEMA = {
   users: {
@@ -130,5 +131,40 @@ describe('custom fields on users', () => {
     const document = (await call('GET', `${V2}/openapi.json`)).json<{ paths: Record<string, Record<string, { responses: Record<string, { content: { 'application/json': { schema: { properties: { fields: { properties: Record<string, { 'x-visibility'?: string }> } } } } } }> }>> }>()
     const shown = document.paths['/api/v2/users/{user_id}']!.get!.responses['200']!.content['application/json'].schema.properties.fields.properties
     expect(Object.fromEntries(Object.entries(shown).map(([name, field]) => [name, field['x-visibility']]))).toEqual({ team: 'public', phone: 'private', born: 'private', plan: 'server' })
+  })
+
+  it('filter the user list by column and field, each field only where its level is read: refused, or false on others\' rows, never a side channel', async () => {
+    const filtered = async (filter: string, who?: LoggedIn) => {
+      const response = await call('GET', `${V2}/users?limit=100&filter=${encodeURIComponent(filter)}`, who)
+      if (response.statusCode !== 200) return { status: response.statusCode, code: response.json<{ code: string }>().code }
+      return { ids: response.json<{ data: UserBody[] }>().data.map((user) => user.id) }
+    }
+    expect(await filtered('fields.team = "core"')).toEqual({ ids: [alice.user.id] })
+    expect(await filtered(`username = "${alice.user.username}" && fields.team ~ "co"`)).toEqual({ ids: [alice.user.id] })
+    // A private field: refused anonymously, false on others' rows for another user, her own for her.
+    expect(await filtered('fields.phone = "+1 555"')).toEqual({ status: 400, code: 'invalid_filter' })
+    expect(await filtered('fields.phone = "+1 555"', bob)).toEqual({ ids: [] })
+    expect(await filtered('fields.phone != "+0"', bob)).toEqual({ ids: [] })
+    expect(await filtered('fields.phone = "+1 555"', alice)).toEqual({ ids: [alice.user.id] })
+    // A server field: superusers only.
+    expect(await filtered('fields.plan = "gold"', alice)).toEqual({ status: 400, code: 'invalid_filter' })
+    expect(await filtered('fields.plan = "gold" && fields.team = "core"', superuser)).toEqual({ ids: [alice.user.id] })
+    // Only the documented columns: no secret, no address.
+    for (const filter of ['hashed_password = "x"', 'email ~ "@"', 'is_superuser = true', 'id = "1; drop table users"']) expect(await filtered(filter, superuser), filter).toEqual({ status: 400, code: 'invalid_filter' })
+  })
+
+  it(`refuse a filter no index narrows past ${UNINDEXED_FILTER_MAX_ROWS.toLocaleString('en')} users (422 filter_too_broad), and take one narrowed by id or username`, async () => {
+    const now = new Date().toISOString()
+    for (let batch = 0; batch < 11; batch++) {
+      const rows = Array.from({ length: 1_000 }, (_, i) => {
+        const n = `bulk${batch * 1_000 + i}`
+        return { name: n, username: n, email: `${n}@example.com`, hashed_password: '!', profile_image_url: '', created_at: now, updated_at: now }
+      })
+      await t.db.insertInto('users').values(rows).execute()
+    }
+    const broad = await call('GET', `${V2}/users?filter=${encodeURIComponent('fields.team = "core"')}`)
+    expect([broad.statusCode, broad.json<{ code: string }>().code]).toEqual([422, 'filter_too_broad'])
+    const narrowed = await call('GET', `${V2}/users?filter=${encodeURIComponent(`username = "${alice.user.username}" && fields.team = "core"`)}`)
+    expect(narrowed.json<{ data: UserBody[] }>().data.map((user) => user.id)).toEqual([alice.user.id])
   })
 })

@@ -6,12 +6,14 @@ import { sql } from 'kysely'
 
 import { isPostgres } from '../../db/dialect.js'
 import { preparedQuery } from '../../db/fast-path/prepared.js'
+import { filterSql } from '../../db/filter-sql.js'
 import { flag } from '../../db/flag.js'
 import { readOffLoop } from '../../db/read-worker.js'
 import type { Repository } from '../../db/repository.js'
 import { liveRowCount } from '../../db/row-counts.js'
 import type { Executor } from '../../db/schema.js'
 import { softDeleteRow } from '../../db/soft-delete.js'
+import type { FilterNode } from '../../shared/filter-tree.js'
 import { likeContains } from '../../shared/like-pattern.js'
 import type { RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -453,9 +455,25 @@ export async function deleteUserPermanently(db: Executor, id: number): Promise<{
 
 /** Live users; `search`, when given, matches the name or username. */
 /** Live users (an exact count kept by triggers), or those matching `search`, counted no further than `atMost`. */
-export async function countUsers(db: Executor, search: string | undefined, atMost: number): Promise<number> {
-  if (search === undefined) return liveRowCount(db, 'users')
-  const matches = db.selectFrom('users').select('users.id').where('users.is_deleted', '=', 0).where(nameOrUsernameContains(db, search)).limit(atMost)
+/** A list's `filter` as the repository takes it: the checked tree, and whose private fields it may compare (null: a superuser's, every row's). */
+export interface UserListFilter {
+  expression: FilterNode
+  ownerOfPrivate: number | null
+}
+
+/** The filter's condition: a private field compared only on the caller's own row. */
+const filterOf = (db: Executor, filter: UserListFilter) =>
+  filterSql(db, filter.expression, { table: 'users', privateGuard: filter.ownerOfPrivate === null ? undefined : sql<boolean>`users.id = ${filter.ownerOfPrivate}` })
+
+export async function countUsers(db: Executor, search: string | undefined, atMost: number, filter?: UserListFilter): Promise<number> {
+  if (search === undefined && filter === undefined) return liveRowCount(db, 'users')
+  const matches = db
+    .selectFrom('users')
+    .select('users.id')
+    .where('users.is_deleted', '=', 0)
+    .$if(search !== undefined, (qb) => qb.where(nameOrUsernameContains(db, search ?? '')))
+    .$if(filter !== undefined, (qb) => qb.where(filterOf(db, filter!)))
+    .limit(atMost)
   return countOf(db, db.selectFrom(matches.as('matches')).select((eb) => eb.fn.countAll<number | string>().as('count')), scansTable(db, [search]))
 }
 
@@ -477,10 +495,11 @@ async function countOf(db: Executor, query: Compilable<{ count: number | string 
 }
 
 /** In id order; a window with `after` starts after that id (keyset paging), else at its offset. */
-export async function listUsers(db: Executor, { offset, limit, after }: RowWindow, search?: string): Promise<UserRow[]> {
-  if (search === undefined) return after === undefined ? preparedUserPage(db, offset, limit) : preparedUserPageAfter(db, after, limit)
+export async function listUsers(db: Executor, { offset, limit, after }: RowWindow, search?: string, filter?: UserListFilter): Promise<UserRow[]> {
+  if (search === undefined && filter === undefined) return after === undefined ? preparedUserPage(db, offset, limit) : preparedUserPageAfter(db, after, limit)
   const query = liveUsers(db)
-    .where(nameOrUsernameContains(db, search))
+    .$if(search !== undefined, (qb) => qb.where(nameOrUsernameContains(db, search ?? '')))
+    .$if(filter !== undefined, (qb) => qb.where(filterOf(db, filter!)))
     .$if(after !== undefined, (qb) => qb.where('users.id', '>', after ?? 0))
     .orderBy('users.id')
     .limit(limit)

@@ -14,7 +14,7 @@ import { toIsoString } from '../../shared/timestamps.js'
 import type { AvatarService, AvatarUpload } from '../avatars/index.js'
 import { DEFAULT_PROFILE_IMAGE_URL } from '../avatars/index.js'
 import type { CollectionFields, FieldLevel } from '../content-fields/index.js'
-import { fieldsColumn, mergedFields } from '../content-fields/index.js'
+import { fieldsColumn, mergedFields, narrowsByIndex, readFilter, UNINDEXED_FILTER_MAX_ROWS } from '../content-fields/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
 import type { TierService } from '../tiers/index.js'
 import { adminAccountProblem } from './admin-account.js'
@@ -29,8 +29,9 @@ import type { ManagedUser, NewUserInput, ProviderProfile, SignupPolicy, User, Us
 import { limitIdentity, NO_PASSWORD, toManagedUser, toUser } from './user.js'
 import type { UserChangeLog, UserEventType } from './user-change-log.js'
 import type { UserDirectoryRepository } from './user-directory.repository.js'
+import { USER_FILTER, userFilterTooBroad } from './user-filter.js'
 import type { UserLifecycle } from './user-lifecycle.js'
-import type { UsersRepository } from './users.repository.js'
+import type { UserListFilter, UsersRepository } from './users.repository.js'
 
 /** Lists are in id order: the id is the key keyset paging continues after. */
 const userKey = (row: { id: number }) => row.id
@@ -251,9 +252,20 @@ export class UserService {
   }
 
   /** Ordered by id; `search`, when given, matches the name or username. */
-  list(search: string | undefined, request: PageRequest): Promise<Paged<User>> {
-    const rows = (window: RowWindow) => this.users.listUsers(window, search)
-    return fetchPaged(request, { rows, count: () => this.users.countUsers(search, countLimitFor(request)), keyOf: userKey }, toUser)
+  /**
+   * `filterText`: the list's `filter` (docs/api.md "Filter"), read for `viewer` (400
+   * invalid_filter), and refused on more than UNINDEXED_FILTER_MAX_ROWS users unless an index
+   * narrows it (422 filter_too_broad).
+   */
+  async list(search: string | undefined, request: PageRequest, filterText?: string, viewer: Pick<Actor, 'id' | 'isSuperuser'> | null = null): Promise<Paged<User>> {
+    let filter: UserListFilter | undefined
+    if (filterText !== undefined) {
+      const expression = readFilter(filterText, USER_FILTER, this.fields, { signedIn: viewer !== null, isSuperuser: viewer?.isSuperuser === true })
+      if (!narrowsByIndex(expression, USER_FILTER) && (await this.users.countUsers(undefined, 0)) > UNINDEXED_FILTER_MAX_ROWS) throw userFilterTooBroad()
+      filter = { expression, ownerOfPrivate: viewer?.isSuperuser ? null : (viewer?.id ?? 0) }
+    }
+    const rows = (window: RowWindow) => this.users.listUsers(window, search, filter)
+    return fetchPaged(request, { rows, count: () => this.users.countUsers(search, countLimitFor(request), filter), keyOf: userKey }, toUser)
   }
 
   /** Ordered by id. */

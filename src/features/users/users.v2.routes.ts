@@ -7,11 +7,12 @@ import { protectedRoute, superusersOnly } from '../../api/common/protected-route
 import { errorResponses } from '../../api/common/responses.js'
 import { callerOf } from '../../plugins/authentication.js'
 import { filled } from '../../shared/filters.js'
+import { FilterRefusedResponse } from '../content-fields/index.js'
 import { signUpRoute } from '../sign-up/index.js'
 import { userItemRoutes, userMeRoute } from './user-items.routes.js'
 import { userReader } from './user-view.http.js'
 import { fromUserUpdateV2, toUserReadV2 } from './users.v2.mappers.js'
-import { AvatarResponseV2, ListQueryV2, UserSearchQueryV2, userShapesV2,UserTierUpdateV2 } from './users.v2.schemas.js'
+import { AvatarResponseV2, UserListQueryV2, UserSearchQueryV2, userShapesV2,UserTierUpdateV2 } from './users.v2.schemas.js'
 
 const tags = ['users']
 
@@ -41,10 +42,11 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/',
-    { schema: { tags, summary: 'List users', querystring: ListQueryV2, response: { 200: UserPageV2, ...errorResponses(422) } } },
+    { schema: { tags, summary: 'List users', querystring: UserListQueryV2, response: { 200: UserPageV2, ...errorResponses(400, 422), 422: FilterRefusedResponse } } },
     async (request) => {
       const pageRequest = cursorPageRequest(request.query)
-      return toCursorPageEnvelope(await users.list(filled(request.query.search), pageRequest), pageRequest, userReader(request, toUserReadV2))
+      const found = await users.list(filled(request.query.search), pageRequest, filled(request.query.filter), request.caller?.user ?? null)
+      return toCursorPageEnvelope(found, pageRequest, userReader(request, toUserReadV2))
     },
   )
 

@@ -6,8 +6,10 @@ import { CursorPageEnvelopeSchema, CursorParameter } from '../../api/common/page
 import { localeTag } from '../../shared/locale.js'
 import { PageNumber } from '../../shared/page-number.js'
 import type { FieldShapes } from '../content-fields/index.js'
+import { filterParameter } from '../content-fields/index.js'
 import { TierName } from '../tiers/index.js'
 import { Age, ImageUrl, NewUserFields, UserUpdateFields } from './user-fields.js'
+import { USER_FILTER } from './user-filter.js'
 
 /** A language (BCP 47: en, de-AT, pt-BR); the service checks it is well-formed and keeps its canonical form. */
 const Locale = localeTag("The user's language (BCP 47), which their mail is written in; without it, the browser's Accept-Language")
@@ -64,6 +66,12 @@ export const ListQueryV2 = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),
   search: Type.Optional(Type.String({ maxLength: 50, description: 'Case-insensitive substring of the name or username' })),
   cursor: Type.Optional(CursorParameter),
+})
+
+/** GET /users: every v2 list's query, and `filter`. */
+export const UserListQueryV2 = Type.Object({
+  ...ListQueryV2.properties,
+  filter: Type.Optional(filterParameter(USER_FILTER, 'id = 12 || fields.team = "core"')),
 })
 
 export const UserSearchQueryV2 = Type.Object({
