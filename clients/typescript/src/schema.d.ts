@@ -8694,10 +8694,7 @@ export interface operations {
                 search?: string;
                 /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
                 cursor?: string;
-                /**
-                 * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `id = 12 || fields.team = "core"`. Names: `id`, `name`, `username`, `is_verified`, `created_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
-                 * @example id = 12 || fields.team = "core"
-                 */
+                /** @description Comparisons joined by `&&` and `||`, grouped by parentheses: `id = 12 || fields.team = "core"`. Names: `id`, `name`, `username`, `is_verified`, `created_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails */
                 filter?: string;
             };
             header?: never;
@@ -10037,10 +10034,7 @@ export interface operations {
                 expand?: string;
                 /** @description The order of the list: up to 3 of `created_at`, `updated_at`, `title`, `comment_count`, `reaction_count`, comma-separated, `-` before one for descending; ties are broken by id, in the first key's direction. Newest first (by id) when left out. Cursor pages continue in the same order; a cursor from another sort is 422 */
                 sort?: string;
-                /**
-                 * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.rating >= 4 && fields.tags ~ "go" || author_id = 12`. Names: `id`, `author_id`, `org_id`, `title`, `text`, `slug`, `visibility`, `status`, `format`, `comments`, `comment_count`, `reaction_count`, `created_at`, `updated_at`, `published_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
-                 * @example fields.rating >= 4 && fields.tags ~ "go" || author_id = 12
-                 */
+                /** @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.rating >= 4 && fields.tags ~ "go" || author_id = 12`. Names: `id`, `author_id`, `org_id`, `title`, `text`, `slug`, `visibility`, `status`, `format`, `comments`, `comment_count`, `reaction_count`, `created_at`, `updated_at`, `published_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails */
                 filter?: string;
                 author_id?: number;
             };
@@ -11486,10 +11480,7 @@ export interface operations {
                 expand?: string;
                 /** @description The order of the list: up to 3 of `created_at`, `updated_at`, `title`, `comment_count`, `reaction_count`, comma-separated, `-` before one for descending; ties are broken by id, in the first key's direction. Newest first (by id) when left out. Cursor pages continue in the same order; a cursor from another sort is 422 */
                 sort?: string;
-                /**
-                 * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.rating >= 4 && fields.tags ~ "go" || author_id = 12`. Names: `id`, `author_id`, `org_id`, `title`, `text`, `slug`, `visibility`, `status`, `format`, `comments`, `comment_count`, `reaction_count`, `created_at`, `updated_at`, `published_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
-                 * @example fields.rating >= 4 && fields.tags ~ "go" || author_id = 12
-                 */
+                /** @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.rating >= 4 && fields.tags ~ "go" || author_id = 12`. Names: `id`, `author_id`, `org_id`, `title`, `text`, `slug`, `visibility`, `status`, `format`, `comments`, `comment_count`, `reaction_count`, `created_at`, `updated_at`, `published_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails */
                 filter?: string;
             };
             header?: never;
@@ -11707,10 +11698,7 @@ export interface operations {
                 expand?: string;
                 /** @description The order of the list: up to 3 of `created_at`, `updated_at`, `title`, `comment_count`, `reaction_count`, comma-separated, `-` before one for descending; ties are broken by id, in the first key's direction. Newest first (by id) when left out. Cursor pages continue in the same order; a cursor from another sort is 422 */
                 sort?: string;
-                /**
-                 * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.rating >= 4 && fields.tags ~ "go" || author_id = 12`. Names: `id`, `author_id`, `org_id`, `title`, `text`, `slug`, `visibility`, `status`, `format`, `comments`, `comment_count`, `reaction_count`, `created_at`, `updated_at`, `published_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
-                 * @example fields.rating >= 4 && fields.tags ~ "go" || author_id = 12
-                 */
+                /** @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.rating >= 4 && fields.tags ~ "go" || author_id = 12`. Names: `id`, `author_id`, `org_id`, `title`, `text`, `slug`, `visibility`, `status`, `format`, `comments`, `comment_count`, `reaction_count`, `created_at`, `updated_at`, `published_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails */
                 filter?: string;
             };
             header?: never;
@@ -21142,10 +21130,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                /**
-                 * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.sector = "news" && name ~ "acme"`. Names: `id`, `name`, `slug`, `created_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
-                 * @example fields.sector = "news" && name ~ "acme"
-                 */
+                /** @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.sector = "news" && name ~ "acme"`. Names: `id`, `name`, `slug`, `created_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails */
                 filter?: string;
             };
             header?: never;
@@ -23450,10 +23435,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                /**
-                 * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.sector = "news" && name ~ "acme"`. Names: `id`, `name`, `slug`, `created_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
-                 * @example fields.sector = "news" && name ~ "acme"
-                 */
+                /** @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.sector = "news" && name ~ "acme"`. Names: `id`, `name`, `slug`, `created_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails */
                 filter?: string;
             };
             header?: never;
@@ -23590,10 +23572,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
-                /**
-                 * @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.sector = "news" && name ~ "acme"`. Names: `id`, `name`, `slug`, `created_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails
-                 * @example fields.sector = "news" && name ~ "acme"
-                 */
+                /** @description Comparisons joined by `&&` and `||`, grouped by parentheses: `fields.sector = "news" && name ~ "acme"`. Names: `id`, `name`, `slug`, `created_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails */
                 filter?: string;
             };
             header?: never;

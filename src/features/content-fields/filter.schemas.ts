@@ -10,7 +10,8 @@ export function filterParameter(vocabulary: FilterVocabulary, example: string) {
   return Type.String({
     maxLength: FILTER_MAX_LENGTH,
     description: `Comparisons joined by \`&&\` and \`||\`, grouped by parentheses: \`${example}\`. Names: ${Object.keys(vocabulary.columns).map((name) => `\`${name}\``).join(', ')}, and \`fields.<name>\` for a declared custom field; operators \`= != > >= < <=\`, \`~\` and \`!~\` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most ${FILTER_MAX_TERMS} comparisons, ${FILTER_MAX_DEPTH} levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails`,
-    examples: [example],
+    // No `examples`: Swagger UI's "Try it out" fills a parameter with its example, and a filter
+    // naming a field this deployment does not declare would be its 400.
   })
 }
 
