@@ -17,13 +17,12 @@ import { softDeleteRow } from '../../db/soft-delete.js'
 import { likeContains } from '../../shared/like-pattern.js'
 import type { RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
-import { narrowsByIndex } from '../content-fields/index.js'
-import { POST_FILTER } from './filter-language.js'
+import { narrowedByIndex } from './filter-language.js'
 import type { PostFilter } from './post.js'
 import { filterCondition } from './post-filter.repository.js'
 import type { Audience, Reader, ReadGrant } from './post-policy.js'
 import { ANONYMOUS, orgsOf, POST_STATUSES, READ_GRANTS, VISIBILITIES } from './post-policy.js'
-import type { SortedAfter, SortKey } from './post-sort.js'
+import type { SortColumn, SortedAfter, SortKey } from './post-sort.js'
 import type { PostRow } from './posts.table.js'
 import { POST_COLUMNS } from './posts.table.js'
 
@@ -337,7 +336,14 @@ const SORT_INDEXES: Record<SortKey['column'], string> = {
  * previous page's last post. Where every key goes one way, "after" is one row-value comparison an
  * index range starts at; otherwise "a later key decides where all earlier ones are equal".
  */
-function sortedPostIdsQuery(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], { offset, limit, after }: SortedWindow) {
+/** A sort key's column as an expression of the same order that no index serves: PostgreSQL then sorts the rows it found instead of walking the key's index. */
+function unindexedOrderOf(column: `posts.${SortColumn}` | 'posts.id') {
+  if (column === 'posts.created_at' || column === 'posts.updated_at') return sql`${sql.ref(column)} + interval '0 seconds'`
+  if (column === 'posts.title') return sql`${sql.ref(column)} || ''`
+  return sql`${sql.ref(column)} + 0`
+}
+
+function sortedPostIdsQuery(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], { offset, limit, after }: SortedWindow, sortFound = false) {
   const ordered = [...keys.map((key) => ({ column: `posts.${key.column}` as const, descending: key.descending })), { column: 'posts.id' as const, descending: keys[0]?.descending ?? true }]
   const oneWay = ordered.every((key) => key.descending === ordered[0]!.descending)
   const query = filteredPosts(db, reader, filter)
@@ -352,6 +358,7 @@ function sortedPostIdsQuery(db: Executor, reader: Reader, filter: PostFilter, ke
         return eb.or(ordered.map((key, i) => eb.and([...ordered.slice(0, i).map((earlier, j) => eb(earlier.column, '=', values[j]!)), eb(key.column, key.descending ? '<' : '>', values[i]!)])))
       }),
     )
+  if (sortFound) return ordered.reduce((sorted, key) => sorted.orderBy(unindexedOrderOf(key.column), key.descending ? 'desc' : 'asc'), query).limit(limit).offset(offset)
   return ordered.reduce((sorted, key) => sorted.orderBy(key.column, key.descending ? 'desc' : 'asc'), query).limit(limit).offset(offset)
 }
 
@@ -369,13 +376,17 @@ export function sortWalksIndex(db: Executor, keys: readonly SortKey[]): boolean 
  * Where nothing narrows the list to an author, an organization or a search, SQLite is told to walk
  * the first key's index in its order and stop after the page: its planner otherwise filtered every
  * listable post through the visibility index and sorted them all, which held its only connection
- * for seconds at 1,000,000 posts (docs/performance.md). PostgreSQL's planner weighs the LIMIT itself.
+ * for seconds at 1,000,000 posts (docs/performance.md). PostgreSQL's planner weighs the LIMIT itself,
+ * but not who may read the posts an index narrows the list to: for `org_id = 7` it walked the
+ * sort's index through all 1,000,000 posts looking for organization posts a non-member may read,
+ * of which there were none (589 ms; 0.2 ms sorting what the organization's index finds). With
+ * `few` (the service counted at most UNINDEXED_SORT_MAX_POSTS posts in a list an index narrows)
+ * PostgreSQL is made to sort what it finds; a larger list is walked, where matches are many.
  */
-export async function listPostsSorted(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], window: SortedWindow): Promise<SortedRow[]> {
-  const ids = sortedPostIdsQuery(db, reader, filter, keys, window).compile()
-  // A filter that an index narrows (author_id = …) reads few posts: SQLite's planner picks that index.
-  const narrowedByFilter = filter.expression !== undefined && narrowsByIndex(filter.expression, POST_FILTER)
-  const walk = !isPostgres(db) && filter.authorId === undefined && filter.orgId === undefined && filter.search === undefined && !narrowedByFilter && keys[0] !== undefined
+export async function listPostsSorted(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], window: SortedWindow, few = false): Promise<SortedRow[]> {
+  const ids = sortedPostIdsQuery(db, reader, filter, keys, window, few && isPostgres(db)).compile()
+  // A list an index narrows (an author, author_id = …) reads few posts: SQLite's planner picks that index.
+  const walk = !isPostgres(db) && !narrowedByIndex(filter) && filter.search === undefined && keys[0] !== undefined
   const text = walk ? ids.sql.replace(/^(select .+? from "posts") /, `$1 indexed by "${SORT_INDEXES[keys[0]!.column]}" `) : ids.sql
   if (walk && text === ids.sql) throw new Error(`the sorted ids query no longer begins as listPostsSorted expects: ${ids.sql.slice(0, 60)}`)
   const { rows } = await db.executeQuery<Record<string, string | number>>(CompiledQuery.raw(text, [...ids.parameters]))
@@ -568,6 +579,13 @@ export async function countPosts(db: Executor, reader: Reader, filter: PostFilte
   return Number(total ?? 0)
 }
 
+/** How many posts the reader may list in a narrowed list, counting no further than `atMost`: a few, or "more than that" at the cost of `atMost`. */
+export async function countPostsUpTo(db: Executor, reader: Reader, filter: PostFilter, atMost: number): Promise<number> {
+  const found = filteredPosts(db, reader, filter).select('posts.id').limit(atMost)
+  const { count } = await db.selectFrom(found.as('found')).select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow()
+  return Number(count)
+}
+
 /** Inserts the post while its author is live; undefined when the author is not. */
 export async function insertPost(db: Executor, post: NewPostRow): Promise<PostRow | undefined> {
   const now = nowIso()
@@ -701,5 +719,5 @@ export function postsOfAuthorAfter(db: Executor, authorId: number, after: number
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const postsFunctions = { findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsSorted, sortWalksIndex, listPostsWithTotal, countPosts, insertPost, lockSlugScope, takenSlugs, slugScopesOf, postsWithSlug, redirectedSlug, recordOldSlug, slugScopeOfPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
+export const postsFunctions = { findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsSorted, sortWalksIndex, listPostsWithTotal, countPosts, countPostsUpTo, insertPost, lockSlugScope, takenSlugs, slugScopesOf, postsWithSlug, redirectedSlug, recordOldSlug, slugScopeOfPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
 export type PostsRepository = Repository<typeof postsFunctions>

@@ -15,7 +15,7 @@ import { narrowsByIndex, readFilter, UNINDEXED_FILTER_MAX_ROWS } from '../conten
 import type { FileView } from '../files/index.js'
 import type { Reactable, ReactionSummary, ReactionTarget } from '../reactions/index.js'
 import type { ClientInfo, SecurityEventService } from '../security-events/index.js'
-import { POST_FILTER, postFilterTooBroad } from './filter-language.js'
+import { narrowedByIndex, POST_FILTER, postFilterTooBroad } from './filter-language.js'
 import { htmlOf } from './markdown.js'
 import type { Post, PostChanges, PostFilter, PostInput } from './post.js'
 import { toPost } from './post.js'
@@ -292,10 +292,18 @@ export class PostService {
     await this.assertFilterFits(reader, filter)
     const { page, limit, after } = request
     const window = { offset: after === undefined ? (page - 1) * limit : 0, limit: limit + 1, after }
-    // A sort read from an index walks it; any other first makes sure the list is small enough to sort.
-    const counted = this.posts.sortWalksIndex(keys) ? undefined : await this.posts.countPosts(reader, filter)
+    // A sort read from an index walks it; any other first makes sure the list is small enough to
+    // sort. In a list an index narrows (an author, an organization, author_id = … in the filter)
+    // up to that many posts are counted first: a few are sorted rather than found by walking the
+    // sort's index, which reads every post when the reader may see none of them (listPostsSorted).
+    const walks = this.posts.sortWalksIndex(keys)
+    let counted = walks ? undefined : await this.posts.countPosts(reader, filter)
     if (counted !== undefined && counted > UNINDEXED_SORT_MAX_POSTS) throw sortTooBroad()
-    const [rows, total] = await Promise.all([this.posts.listPostsSorted(reader, filter, keys, window), counted ?? this.posts.countPosts(reader, filter)])
+    if (walks && narrowedByIndex(filter)) {
+      const upTo = await this.posts.countPostsUpTo(reader, filter, UNINDEXED_SORT_MAX_POSTS + 1)
+      if (upTo <= UNINDEXED_SORT_MAX_POSTS) counted = upTo
+    }
+    const [rows, total] = await Promise.all([this.posts.listPostsSorted(reader, filter, keys, window, counted !== undefined), counted ?? this.posts.countPosts(reader, filter)])
     const shown = rows.slice(0, limit)
     const items = shown.map((sorted) => toPost(sorted.row))
     await this.recordSuperuserListing(reader, caller, items, client)

@@ -251,11 +251,10 @@ export class UserService {
     return this.users.findCredentials(login)
   }
 
-  /** Ordered by id; `search`, when given, matches the name or username. */
   /**
-   * `filterText`: the list's `filter` (docs/api.md "Filter"), read for `viewer` (400
-   * invalid_filter), and refused on more than UNINDEXED_FILTER_MAX_ROWS users unless an index
-   * narrows it (422 filter_too_broad).
+   * Ordered by id; `search`, when given, matches the name or username. `filterText`: the list's
+   * `filter` (docs/api.md "Filter"), read for `viewer` (400 invalid_filter), and refused on more
+   * than UNINDEXED_FILTER_MAX_ROWS users unless an index narrows it (422 filter_too_broad).
    */
   async list(search: string | undefined, request: PageRequest, filterText?: string, viewer: Pick<Actor, 'id' | 'isSuperuser'> | null = null): Promise<Paged<User>> {
     let filter: UserListFilter | undefined
