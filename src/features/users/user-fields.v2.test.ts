@@ -141,6 +141,8 @@ describe('custom fields on users', () => {
     }
     expect(await filtered('fields.team = "core"')).toEqual({ ids: [alice.user.id] })
     expect(await filtered(`username = "${alice.user.username}" && fields.team ~ "co"`)).toEqual({ ids: [alice.user.id] })
+    expect(await filtered(`is_verified = false && id = ${alice.user.id} && created_at > "2000-01-01"`)).toEqual({ ids: [alice.user.id] })
+    expect(await filtered(`is_verified = true && id = ${alice.user.id}`)).toEqual({ ids: [] })
     // A private field: refused anonymously, false on others' rows for another user, her own for her.
     expect(await filtered('fields.phone = "+1 555"')).toEqual({ status: 400, code: 'invalid_filter' })
     expect(await filtered('fields.phone = "+1 555"', bob)).toEqual({ ids: [] })
