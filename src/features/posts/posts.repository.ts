@@ -380,8 +380,9 @@ export function sortWalksIndex(db: Executor, keys: readonly SortKey[]): boolean 
  * but not who may read the posts an index narrows the list to: for `org_id = 7` it walked the
  * sort's index through all 1,000,000 posts looking for organization posts a non-member may read,
  * of which there were none (589 ms; 0.2 ms sorting what the organization's index finds). With
- * `few` (the service counted at most UNINDEXED_SORT_MAX_POSTS posts in a list an index narrows)
- * PostgreSQL is made to sort what it finds; a larger list is walked, where matches are many.
+ * `few` (the service counted at most UNINDEXED_SORT_MAX_POSTS posts in a list an index narrows,
+ * where sortsNarrowedLists) PostgreSQL is made to sort what it finds; a larger list is walked,
+ * where matches are many.
  */
 export async function listPostsSorted(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], window: SortedWindow, few = false): Promise<SortedRow[]> {
   const ids = sortedPostIdsQuery(db, reader, filter, keys, window, few && isPostgres(db)).compile()
@@ -579,6 +580,15 @@ export async function countPosts(db: Executor, reader: Reader, filter: PostFilte
   return Number(total ?? 0)
 }
 
+/**
+ * Whether a sorted list an index narrows is better sorted from what that index finds when it is
+ * small (listPostsSorted): PostgreSQL's planner walks the sort key's index instead. SQLite's
+ * planner already picks the narrowing index (and is told to walk only where nothing narrows).
+ */
+export function sortsNarrowedLists(db: Executor): boolean {
+  return isPostgres(db)
+}
+
 /** How many posts the reader may list in a narrowed list, counting no further than `atMost`: a few, or "more than that" at the cost of `atMost`. */
 export async function countPostsUpTo(db: Executor, reader: Reader, filter: PostFilter, atMost: number): Promise<number> {
   const found = filteredPosts(db, reader, filter).select('posts.id').limit(atMost)
@@ -719,5 +729,5 @@ export function postsOfAuthorAfter(db: Executor, authorId: number, after: number
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const postsFunctions = { findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsSorted, sortWalksIndex, listPostsWithTotal, countPosts, countPostsUpTo, insertPost, lockSlugScope, takenSlugs, slugScopesOf, postsWithSlug, redirectedSlug, recordOldSlug, slugScopeOfPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
+export const postsFunctions = { findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsSorted, sortWalksIndex, listPostsWithTotal, countPosts, countPostsUpTo, sortsNarrowedLists, insertPost, lockSlugScope, takenSlugs, slugScopesOf, postsWithSlug, redirectedSlug, recordOldSlug, slugScopeOfPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
 export type PostsRepository = Repository<typeof postsFunctions>

@@ -294,12 +294,13 @@ export class PostService {
     const window = { offset: after === undefined ? (page - 1) * limit : 0, limit: limit + 1, after }
     // A sort read from an index walks it; any other first makes sure the list is small enough to
     // sort. In a list an index narrows (an author, an organization, author_id = … in the filter)
-    // up to that many posts are counted first: a few are sorted rather than found by walking the
-    // sort's index, which reads every post when the reader may see none of them (listPostsSorted).
+    // up to that many posts are counted first on PostgreSQL: a few are sorted rather than found by
+    // walking the sort's index, which reads every post when the reader may see none of them
+    // (listPostsSorted).
     const walks = this.posts.sortWalksIndex(keys)
     let counted = walks ? undefined : await this.posts.countPosts(reader, filter)
     if (counted !== undefined && counted > UNINDEXED_SORT_MAX_POSTS) throw sortTooBroad()
-    if (walks && narrowedByIndex(filter)) {
+    if (walks && narrowedByIndex(filter) && this.posts.sortsNarrowedLists()) {
       const upTo = await this.posts.countPostsUpTo(reader, filter, UNINDEXED_SORT_MAX_POSTS + 1)
       if (upTo <= UNINDEXED_SORT_MAX_POSTS) counted = upTo
     }
