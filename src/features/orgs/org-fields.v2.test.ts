@@ -9,6 +9,7 @@ import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
 import { seedAndLogin, V2 } from '../../../test/helpers/users.js'
+import { UNINDEXED_FILTER_MAX_ROWS } from '../content-fields/index.js'
 
 const SCHEMA = {
   orgs: {
@@ -133,5 +134,17 @@ describe('custom fields on organizations', () => {
     expect(await filtered(`${V2}/admin/orgs`, 'fields.account = "a-1"', superuser)).toEqual({ ids: [org.id] })
     expect(await filtered(`${V2}/admin/users/${member.user.id}/orgs`, 'fields.seats = 12', superuser)).toEqual({ ids: [org.id] })
     expect(await filtered(mine, 'require_mfa = true', owner)).toEqual({ status: 400, code: 'invalid_filter' })
+  })
+
+  it(`refuse a filter no index narrows past ${UNINDEXED_FILTER_MAX_ROWS.toLocaleString('en')} organizations (422 filter_too_broad), and take one narrowed by id or slug`, async () => {
+    const now = new Date().toISOString()
+    for (let batch = 0; batch < 11; batch++) {
+      const rows = Array.from({ length: 1_000 }, (_, i) => ({ name: `Bulk ${batch * 1_000 + i}`, slug: `bulk-${batch * 1_000 + i}`, require_mfa: 0 as const, created_at: now, updated_at: now }))
+      await t.db.insertInto('organizations').values(rows).execute()
+    }
+    const broad = await call('GET', `${V2}/admin/orgs?filter=${encodeURIComponent('fields.sector = "news"')}`, superuser)
+    expect([broad.statusCode, broad.json<{ code: string }>().code]).toEqual([422, 'filter_too_broad'])
+    const narrowed = await call('GET', `${V2}/admin/orgs?filter=${encodeURIComponent(`id = ${org.id} && fields.sector = "news"`)}`, superuser)
+    expect(narrowed.json<{ data: OrgBody[] }>().data.map((one) => one.id)).toEqual([org.id])
   })
 })
