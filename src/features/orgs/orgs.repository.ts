@@ -92,6 +92,9 @@ export interface OrgListFilter {
 const filterOfMemberships = (db: Executor, filter: OrgListFilter) =>
   filterSql(db, filter.expression, { table: 'organizations', privateGuard: filter.everyPrivateField ? undefined : sql<boolean>`org_memberships.role in ('admin', 'owner')` })
 
+/** On every organization (superusers, who read every private field). */
+const filterOfAll = (db: Executor, filter: FilterNode) => filterSql(db, filter, { table: 'organizations', privateGuard: undefined })
+
 /** The user's organizations, oldest membership first, with their role. */
 export function listOrgsOf(db: Executor, userId: number, offset: number, limit: number, filter?: OrgListFilter): Promise<(OrganizationRow & { role: string })[]> {
   return db
@@ -172,7 +175,7 @@ export function listAllOrgs(db: Executor, offset: number, limit: number, filter?
   return db
     .selectFrom('organizations')
     .select(ORG_COLUMNS)
-    .$if(filter !== undefined, (qb) => qb.where(filterSql(db, filter!, { table: 'organizations', privateGuard: undefined })))
+    .$if(filter !== undefined, (qb) => qb.where(filterOfAll(db, filter!)))
     .orderBy('id')
     .offset(offset)
     .limit(limit)
@@ -183,7 +186,7 @@ export async function countAllOrgs(db: Executor, filter?: FilterNode): Promise<n
   const row = await db
     .selectFrom('organizations')
     .select((eb) => eb.fn.countAll().as('count'))
-    .$if(filter !== undefined, (qb) => qb.where(filterSql(db, filter!, { table: 'organizations', privateGuard: undefined })))
+    .$if(filter !== undefined, (qb) => qb.where(filterOfAll(db, filter!)))
     .executeTakeFirstOrThrow()
   return Number(row.count)
 }

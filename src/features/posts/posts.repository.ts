@@ -330,12 +330,6 @@ const SORT_INDEXES: Record<SortKey['column'], string> = {
   comment_count: 'posts_comment_count_sort_idx',
 }
 
-/**
- * The ids of a page of the posts the reader may list in the order of `keys`, the id last (in the
- * first key's direction) so that the order is total; after `after`, the values and id of the
- * previous page's last post. Where every key goes one way, "after" is one row-value comparison an
- * index range starts at; otherwise "a later key decides where all earlier ones are equal".
- */
 /** A sort key's column as an expression of the same order that no index serves: PostgreSQL then sorts the rows it found instead of walking the key's index. */
 function unindexedOrderOf(column: `posts.${SortColumn}` | 'posts.id') {
   if (column === 'posts.created_at' || column === 'posts.updated_at') return sql`${sql.ref(column)} + interval '0 seconds'`
@@ -343,6 +337,12 @@ function unindexedOrderOf(column: `posts.${SortColumn}` | 'posts.id') {
   return sql`${sql.ref(column)} + 0`
 }
 
+/**
+ * The ids of a page of the posts the reader may list in the order of `keys`, the id last (in the
+ * first key's direction) so that the order is total; after `after`, the values and id of the
+ * previous page's last post. Where every key goes one way, "after" is one row-value comparison an
+ * index range starts at; otherwise "a later key decides where all earlier ones are equal".
+ */
 function sortedPostIdsQuery(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], { offset, limit, after }: SortedWindow, sortFound = false) {
   const ordered = [...keys.map((key) => ({ column: `posts.${key.column}` as const, descending: key.descending })), { column: 'posts.id' as const, descending: keys[0]?.descending ?? true }]
   const oneWay = ordered.every((key) => key.descending === ordered[0]!.descending)
@@ -358,8 +358,8 @@ function sortedPostIdsQuery(db: Executor, reader: Reader, filter: PostFilter, ke
         return eb.or(ordered.map((key, i) => eb.and([...ordered.slice(0, i).map((earlier, j) => eb(earlier.column, '=', values[j]!)), eb(key.column, key.descending ? '<' : '>', values[i]!)])))
       }),
     )
-  if (sortFound) return ordered.reduce((sorted, key) => sorted.orderBy(unindexedOrderOf(key.column), key.descending ? 'desc' : 'asc'), query).limit(limit).offset(offset)
-  return ordered.reduce((sorted, key) => sorted.orderBy(key.column, key.descending ? 'desc' : 'asc'), query).limit(limit).offset(offset)
+  const orderOf = (column: (typeof ordered)[number]['column']) => (sortFound ? unindexedOrderOf(column) : sql.ref(column))
+  return ordered.reduce((sorted, key) => sorted.orderBy(orderOf(key.column), key.descending ? 'desc' : 'asc'), query).limit(limit).offset(offset)
 }
 
 /**

@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify'
 import { VERSIONS } from '../../versions.js'
 import type { FieldValues } from '../content-fields/index.js'
 import type { User } from './user.js'
-import { emailVisibleTo, userFieldLevel } from './user.js'
+import { emailVisibleTo, userFieldLevel, userWriterLevel } from './user.js'
 
 const v1Prefix = `${VERSIONS.v1.prefix}/`
 
@@ -28,7 +28,7 @@ export function userSight(request: FastifyRequest, as: 'reader' | 'writer' = 're
   const byVersion = request.server.config.emailVisibility
   const visibility = request.routeOptions.url?.startsWith(v1Prefix) ? byVersion.v1 : byVersion.v2
   const fields = request.server.services.contentFields.of('users')
-  if (as === 'writer') return (user: User): UserSight => ({ email: true, fields: fields.view(user.storedFields, viewer?.isSuperuser ? 'server' : 'private') })
+  if (as === 'writer') return (user: User): UserSight => ({ email: true, fields: fields.view(user.storedFields, userWriterLevel(viewer)) })
   return (user: User): UserSight => ({ email: emailVisibleTo(user, viewer, visibility), fields: fields.view(user.storedFields, userFieldLevel(user.id, viewer)) })
 }
 

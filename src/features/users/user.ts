@@ -119,6 +119,15 @@ export function userFieldLevel(userId: number, viewer: Pick<Actor, 'id' | 'isSup
   return viewer !== null && viewer.id === userId ? 'private' : 'public'
 }
 
+/**
+ * The level of a user's fields that whoever writes the user (themselves; a logged-in caller
+ * creating an account; a superuser) writes, and reads back in the write's answer: a superuser's
+ * every level, anyone else's up to private.
+ */
+export function userWriterLevel(writer: Pick<Actor, 'isSuperuser'> | null | undefined): FieldLevel {
+  return writer?.isSuperuser ? 'server' : 'private'
+}
+
 /** Who may create accounts: anyone, or only logged-in callers. */
 export type SignupPolicy = 'open' | 'authenticated'
 

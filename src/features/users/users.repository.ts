@@ -453,8 +453,6 @@ export async function deleteUserPermanently(db: Executor, id: number): Promise<{
   return db.deleteFrom('users').where('id', '=', id).returning(['avatar_key']).executeTakeFirst()
 }
 
-/** Live users; `search`, when given, matches the name or username. */
-/** Live users (an exact count kept by triggers), or those matching `search`, counted no further than `atMost`. */
 /** A list's `filter` as the repository takes it: the checked tree, and whose private fields it may compare (null: a superuser's, every row's). */
 export interface UserListFilter {
   expression: FilterNode
@@ -465,6 +463,7 @@ export interface UserListFilter {
 const filterOf = (db: Executor, filter: UserListFilter) =>
   filterSql(db, filter.expression, { table: 'users', privateGuard: filter.ownerOfPrivate === null ? undefined : sql<boolean>`users.id = ${filter.ownerOfPrivate}` })
 
+/** Live users (an exact count kept by triggers), or those matching `search` and `filter`, counted no further than `atMost`. */
 export async function countUsers(db: Executor, search: string | undefined, atMost: number, filter?: UserListFilter): Promise<number> {
   if (search === undefined && filter === undefined) return liveRowCount(db, 'users')
   const matches = db

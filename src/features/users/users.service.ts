@@ -26,7 +26,7 @@ import { assertAcceptablePassword } from './password-policy.js'
 import type { PasswordHasher } from './passwords.js'
 import { assertUsableAddress } from './reserved-addresses.js'
 import type { ManagedUser, NewUserInput, ProviderProfile, SignupPolicy, User, UserChanges, UserDirectoryQuery, UserSearchFilter } from './user.js'
-import { limitIdentity, NO_PASSWORD, toManagedUser, toUser } from './user.js'
+import { limitIdentity, NO_PASSWORD, toManagedUser, toUser, userWriterLevel } from './user.js'
 import type { UserChangeLog, UserEventType } from './user-change-log.js'
 import type { UserDirectoryRepository } from './user-directory.repository.js'
 import { USER_FILTER, userFilterTooBroad } from './user-filter.js'
@@ -114,12 +114,6 @@ const NO_SCREENS: UserScreens = { password: async () => {}, emailDomain: async (
 
 /** The address the "Deleted user" account is made with (`.invalid` never delivers, and no sign-up may take it); it is found by its kind. */
 const DELETED_AUTHOR_EMAIL = 'deleted-user@users.invalid'
-
-/**
- * Which of a user's custom fields a write may set: a superuser's every level, anyone else who may
- * write the user (themselves; a logged-in caller creating an account) up to private.
- */
-const writerLevel = (writer: Pick<Actor, 'isSuperuser'> | undefined): FieldLevel => (writer?.isSuperuser ? 'server' : 'private')
 
 /** What UserService is built from. */
 export interface UserServiceDependencies {
@@ -303,7 +297,7 @@ export class UserService {
 
   /** Checks for a taken email, then username, before hashing; the unique indexes settle any race. */
   async create(input: NewUserInput, options: { superuser?: boolean; breachCheckWhenReachable?: boolean; creator?: Pick<Actor, 'isSuperuser'> } = {}): Promise<User> {
-    const row = await this.newUserRow(input, options.superuser ?? false, null, options.breachCheckWhenReachable ?? false, writerLevel(options.creator))
+    const row = await this.newUserRow(input, options.superuser ?? false, null, options.breachCheckWhenReachable ?? false, userWriterLevel(options.creator))
     try {
       return await this.unitOfWork.run(async (unit) => this.changed(unit, 'user.created', toUser(await this.users.in(unit).insertUser(row))))
     } catch (error) {
@@ -405,7 +399,7 @@ export class UserService {
     if (changes.email !== undefined && actor.viaApiKey) throw apiKeysRefused()
     if (changes.email !== undefined && actor.impersonatedBy !== undefined) throw impersonationForbidden()
     assertSelfOrSuperuser(actor, id)
-    this.fields.assertWritable(changes.fields, writerLevel(actor))
+    this.fields.assertWritable(changes.fields, userWriterLevel(actor))
     if (changes.email !== undefined) assertUsableAddress(changes.email)
     const current = await this.get(id)
     const movesEmail = changes.email !== undefined && changes.email.toLowerCase() !== current.email.toLowerCase()
