@@ -79,3 +79,36 @@ function contains(db: Executor, table: FilteredTable, field: string, item: strin
   if (isPostgres(db)) return sql<SqlBool>`((${fieldsOf(table)} -> cast(${field} as text)) @> cast(${JSON.stringify([item])} as jsonb))`
   return sql<SqlBool>`exists (select 1 from json_each(${fieldsOf(table)}, ${`$.${field}`}) where json_each.value = ${item})`
 }
+
+/** A declared field as a sort key: what orders the rows, what a cursor carries, and that cursor's value again as SQL. */
+export interface FieldSortSql {
+  /** Never null: a record without the field (or whose private fields the reader does not read) sorts after every value, ascending. */
+  order: RawBuilder<unknown>
+  /** The value as its JSON holds it, read back as such by the driver; null where the record has none. */
+  stored: RawBuilder<unknown>
+  /** A cursor's value (stored's) as order holds it. */
+  after(value: unknown): RawBuilder<unknown>
+}
+
+/**
+ * A field's sort key in `scope`. PostgreSQL orders jsonb values (texts by the database's
+ * collation, numbers as numbers) and an empty object, which no declared field holds, after them
+ * all; SQLite orders json_extract's values (numbers, then texts, true and false as 1 and 0) and an
+ * empty blob after them all. Neither is served by an index: the service sorts small lists only.
+ */
+export function fieldSortSql(db: Executor, table: FilteredTable, field: string, scope: Pick<FilterScope, 'privateGuard'>): FieldSortSql {
+  const raw = valueOf(db, table, { field, kind: 'text', level: 'public' })
+  const value = scope.privateGuard === undefined ? raw : sql`(case when ${scope.privateGuard} then ${raw} end)`
+  const last = isPostgres(db) ? sql`cast('{}' as jsonb)` : sql`x''`
+  return {
+    order: sql`coalesce(${value}, ${last})`,
+    stored: value,
+    after: (stored) => {
+      if (stored === null) return last
+      if (isPostgres(db)) return sql`cast(${JSON.stringify(stored)} as jsonb)`
+      // As json_extract gives them: true and false as 1 and 0, a list as its JSON text.
+      if (typeof stored === 'boolean') return sql`${Number(stored)}`
+      return sql`${typeof stored === 'object' ? JSON.stringify(stored) : stored}`
+    },
+  }
+}

@@ -113,7 +113,6 @@ export function readFilter(text: string, vocabulary: FilterVocabulary, fields: C
     const { message, location } = error as { message: string; location?: { start: { offset: number } } }
     throw invalidFilter(`The filter is not valid at character ${(location?.start.offset ?? 0) + 1}: ${message}`)
   }
-  const declared = new Map(fields.declared.map((field) => [field.name, field]))
   let terms = 0
   const check = (node: Parsed, depth: number): FilterNode => {
     if (node.kind === 'group') return check(node.inner, depth)
@@ -124,7 +123,7 @@ export function readFilter(text: string, vocabulary: FilterVocabulary, fields: C
     terms += 1
     if (terms > FILTER_MAX_TERMS) throw invalidFilter(`The filter has more than ${FILTER_MAX_TERMS} comparisons.`)
     const where = `At character ${node.at}, ${node.name}`
-    const target = targetOf(node.name, vocabulary, declared, reader, where)
+    const target = targetOf(node.name, vocabulary, fields, reader, where)
     if (node.value === null) {
       if (!EQUALITY.includes(node.op) || !('field' in target || vocabulary.nullable.has(target.column))) throw invalidFilter(`${where}: only = null and != null, on a field${vocabulary.nullable.size > 0 ? ` or on ${[...vocabulary.nullable].join(' and ')}` : ''}.`)
       return { kind: 'compare', target, op: node.op, value: null }
@@ -135,19 +134,30 @@ export function readFilter(text: string, vocabulary: FilterVocabulary, fields: C
   return check(parsed, 0)
 }
 
-function targetOf(name: string, vocabulary: FilterVocabulary, declared: ReadonlyMap<string, FieldDeclaration>, reader: FilterReader, where: string): FilterTarget {
+function targetOf(name: string, vocabulary: FilterVocabulary, fields: CollectionFields, reader: FilterReader, where: string): FilterTarget {
   if (!name.startsWith('fields.')) {
     const kind = Object.hasOwn(vocabulary.columns, name) ? vocabulary.columns[name] : undefined
     if (kind === undefined) throw invalidFilter(`${where}: no such column; filter on ${Object.keys(vocabulary.columns).join(', ')} or fields.<name>.`)
     return { column: name, kind }
   }
-  const fieldName = name.slice('fields.'.length)
-  const field = declared.get(fieldName)
-  if (!field) throw invalidFilter(`${where}: no such field is declared.`)
-  // A filter never asks what the caller could not read: refused, so it is no side channel.
-  if (field.level === 'server' && !reader.isSuperuser) throw invalidFilter(`${where}: a server field, which only superusers read.`)
-  if (field.level === 'private' && !reader.signedIn) throw invalidFilter(`${where}: a private field, which only ${vocabulary.privateReaders} read: sign in.`)
-  return { field: fieldName, kind: kindOfField(field), level: field.level }
+  const target = fieldTargetOf(name.slice('fields.'.length), fields, reader, vocabulary.privateReaders)
+  if (typeof target === 'string') throw invalidFilter(`${where}: ${target}`)
+  return target
+}
+
+export type FieldTarget = Extract<FilterTarget, { field: string }>
+
+/**
+ * A declared field as a filter or a sort names it, or why the reader may not name it: never what
+ * the caller could not read, so neither is a side channel. `privateReaders` says who reads the
+ * records' private fields ("a post's editors").
+ */
+export function fieldTargetOf(name: string, fields: CollectionFields, reader: FilterReader, privateReaders: string): FieldTarget | string {
+  const field = fields.declared.find((declared) => declared.name === name)
+  if (!field) return 'no such field is declared.'
+  if (field.level === 'server' && !reader.isSuperuser) return 'a server field, which only superusers read.'
+  if (field.level === 'private' && !reader.signedIn) return `a private field, which only ${privateReaders} read: sign in.`
+  return { field: name, kind: kindOfField(field), level: field.level }
 }
 
 /**

@@ -10,7 +10,7 @@ import type { PostFilter } from './post.js'
 import { postReadsFor } from './post-expansions.http.js'
 import type { PostStatus, Visibility } from './post-policy.js'
 import type { SortKey } from './post-sort.js'
-import { decodeSortedCursor, encodeSortedCursor, sortKeysOf } from './post-sort.js'
+import { decodeSortedCursor, encodeSortedCursor } from './post-sort.js'
 import type { PostCaller } from './posts.service.js'
 
 export interface PostPageQuery {
@@ -27,7 +27,7 @@ export interface PostPageQuery {
 
 export async function postPageV2(request: FastifyRequest, caller: PostCaller | null, query: PostPageQuery, narrowing: Pick<PostFilter, 'authorId' | 'orgId'>) {
   const filter = { ...narrowing, search: filled(query.search), visibility: query.visibility, status: query.status, filterText: filled(query.filter) }
-  if (query.sort !== undefined) return sortedPostPage(request, caller, query, filter, sortKeysOf(query.sort))
+  if (query.sort !== undefined) return sortedPostPage(request, caller, query, filter, request.server.services.posts.sortKeys(query.sort, caller))
   const pageRequest = cursorPageRequest(query)
   const { posts } = request.server.services
   const page = await posts.list(caller, filter, pageRequest, clientOf(request))

@@ -1,8 +1,11 @@
-// `sort` on version 2's post lists: up to three keys of documented columns, `-` for descending,
-// with the post's id as the last key so that every order is total and a cursor page continues
-// exactly after its last post (the cursor carries the sort and the last post's values of it).
+// `sort` on version 2's post lists: up to three keys of documented columns and declared custom
+// fields, `-` for descending, with the post's id as the last key so that every order is total and
+// a cursor page continues exactly after its last post (the cursor carries the sort and the last
+// post's values of it).
 import { RuleViolation } from '../../shared/errors.js'
 import { MAX_ID } from '../../shared/record-id.js'
+import type { CollectionFields, FieldTarget, FilterReader } from '../content-fields/index.js'
+import { fieldTargetOf } from '../content-fields/index.js'
 
 /** The columns a post list sorts on. */
 export const SORT_COLUMNS = ['created_at', 'updated_at', 'title', 'comment_count', 'reaction_count'] as const
@@ -11,26 +14,42 @@ export const MAX_SORT_KEYS = 3
 /**
  * The most posts a sort that is not read from an index may choose from: several keys (only the
  * first is indexed, and the posts that tie on it, most of them for a count, are sorted by the
- * others), or on PostgreSQL a kept count (not indexed there). Beyond it a page would sort them all
- * (docs/api.md "Sort").
+ * others), a custom field (no index holds one), or on PostgreSQL a kept count (not indexed there).
+ * Beyond it a page would sort them all (docs/api.md "Sort").
  */
 export const UNINDEXED_SORT_MAX_POSTS = 10_000
 
-export interface SortKey {
-  column: SortColumn
-  descending: boolean
-}
+/** A sort key: a documented column, or a declared custom field the reader may name. */
+export type SortKey = { column: SortColumn; descending: boolean } | (FieldTarget & { descending: boolean })
 
 /** Where a sorted page continues: after the post with these values of the sort's keys, and this id. */
 export interface SortedAfter {
-  values: readonly (string | number)[]
+  /** A column's value as stored; a field's as its JSON holds it, null where the post has none. */
+  values: readonly unknown[]
   id: number
 }
 
-/** The keys of a `sort` value (the schema has checked its form); a column named twice is 422. */
-export function sortKeysOf(sort: string): SortKey[] {
-  const keys = sort.split(',').map((part) => ({ column: part.replace(/^-/, '') as SortColumn, descending: part.startsWith('-') }))
-  if (new Set(keys.map((key) => key.column)).size !== keys.length) throw new RuleViolation('sort', 'sort names a column twice', 'sort', { location: 'query' })
+/** A key as `sort` names it. */
+export const nameOfKey = (key: SortKey) => ('column' in key ? key.column : `fields.${key.field}`)
+
+const invalidSort = (detail: string) => new RuleViolation('sort', detail, 'sort', { location: 'query' })
+
+/**
+ * The keys of a `sort` value (the schema has checked its form): a column named twice, or a field
+ * that is not declared, that the reader may not read, or that holds a list, is 422.
+ */
+export function sortKeysOf(sort: string, fields: CollectionFields, reader: FilterReader): SortKey[] {
+  const keys = sort.split(',').map((part): SortKey => {
+    const name = part.replace(/^-/, '')
+    const descending = part.startsWith('-')
+    if (!name.startsWith('fields.')) return { column: name as SortColumn, descending }
+    const target = fieldTargetOf(name.slice('fields.'.length), fields, reader, "a post's editors")
+    // As a filter, a sort never orders by what the caller could not read.
+    if (typeof target === 'string') throw invalidSort(`sort: ${name}: ${target}`)
+    if (target.kind === 'strings') throw invalidSort(`sort: ${name} holds a list of texts, which does not sort.`)
+    return { ...target, descending }
+  })
+  if (new Set(keys.map(nameOfKey)).size !== keys.length) throw invalidSort('sort names a column twice')
   return keys
 }
 
@@ -42,7 +61,7 @@ export const sortTooBroad = () =>
   })
 
 /** The sort a cursor was written for, as it is compared: the keys in order with their directions. */
-const signatureOf = (keys: readonly SortKey[]) => keys.map((key) => `${key.descending ? '-' : ''}${key.column}`).join(',')
+const signatureOf = (keys: readonly SortKey[]) => keys.map((key) => `${key.descending ? '-' : ''}${nameOfKey(key)}`).join(',')
 
 const CURSOR_PREFIX = 's'
 const INVALID_CURSOR = 'Invalid cursor'
@@ -61,6 +80,23 @@ function fitsColumn(column: SortColumn, value: unknown): boolean {
   const [, date, time] = TIMESTAMP.exec(value) ?? []
   return date !== undefined && Number.isFinite(Date.parse(`${date}T${time}Z`)) && new Date(`${date}T${time}Z`).toISOString().startsWith(`${date}T${time}`)
 }
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * Whether a cursor's value is one a field's JSON can hold: PostgreSQL refuses a JSON text with a
+ * NUL or half a surrogate pair, and SQLite compares numbers and texts. Stored values of another
+ * type (written under an earlier declaration) are lists or texts of lists on those databases.
+ */
+function fitsField(value: unknown): boolean {
+  if (value === null || typeof value === 'boolean') return true
+  if (typeof value === 'number') return Number.isFinite(value)
+  if (typeof value === 'string') return !LONE_SURROGATE.test(value) && !value.includes('\u0000')
+  if (Array.isArray(value)) return value.every(fitsField)
+  return false
+}
+
+const fitsKey = (key: SortKey, value: unknown) => ('column' in key ? fitsColumn(key.column, value) : fitsField(value))
 
 /** The cursor of a sorted page: opaque to clients, it names the sort it continues and where. */
 export function encodeSortedCursor(keys: readonly SortKey[], after: SortedAfter): string {
@@ -83,7 +119,7 @@ export function decodeSortedCursor(keys: readonly SortKey[], cursor: string): So
   if (!Array.isArray(parsed) || parsed.length !== keys.length + 2 || parsed[0] !== signatureOf(keys)) throw invalid()
   const values = parsed.slice(1, -1) as unknown[]
   const id = parsed.at(-1) as unknown
-  const fits = values.every((value, i) => fitsColumn(keys[i]!.column, value))
+  const fits = values.every((value, i) => fitsKey(keys[i]!, value))
   if (!fits || !isRowNumber(id) || (id as number) < 1) throw invalid()
-  return { values: values as (string | number)[], id: id as number }
+  return { values, id: id as number }
 }

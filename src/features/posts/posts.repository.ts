@@ -4,7 +4,7 @@
 // posts too, so no read joins the author. Every listing, search, page and count is narrowed by
 // `listedBy`, the post policy's grants compiled to SQL (post-policy.ts): nothing is filtered
 // after the query.
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely'
+import type { Expression, ExpressionBuilder, RawBuilder, SqlBool } from 'kysely'
 import { CompiledQuery, sql } from 'kysely'
 
 import { isPostgres } from '../../db/dialect.js'
@@ -19,7 +19,7 @@ import type { RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
 import { narrowedByIndex } from './filter-language.js'
 import type { PostFilter } from './post.js'
-import { filterCondition } from './post-filter.repository.js'
+import { fieldSortKey, filterCondition } from './post-filter.repository.js'
 import type { Audience, Reader, ReadGrant } from './post-policy.js'
 import { ANONYMOUS, orgsOf, POST_STATUSES, READ_GRANTS, VISIBILITIES } from './post-policy.js'
 import type { SortColumn, SortedAfter, SortKey } from './post-sort.js'
@@ -313,16 +313,16 @@ export interface SortedWindow {
   after?: SortedAfter
 }
 
-const TIMESTAMP_SORT_KEYS = new Set<SortKey['column']>(['created_at', 'updated_at'])
+const TIMESTAMP_SORT_KEYS = new Set<SortColumn>(['created_at', 'updated_at'])
 
 /** A sorted page's row, and its values of the sort's keys as stored (what its cursor carries). */
 export interface SortedRow {
   row: PostRow
-  keys: (string | number)[]
+  keys: unknown[]
 }
 
 /** The SQLite index each first sort key walks (migration 2026-12-11-02-post-sort-indexes). */
-const SORT_INDEXES: Record<SortKey['column'], string> = {
+const SORT_INDEXES: Record<SortColumn, string> = {
   title: 'posts_title_sort_idx',
   updated_at: 'posts_updated_at_sort_idx',
   created_at: 'posts_created_at_sort_idx',
@@ -337,38 +337,55 @@ function unindexedOrderOf(column: `posts.${SortColumn}` | 'posts.id') {
   return sql`${sql.ref(column)} + 0`
 }
 
+/** One key of a sorted query: what orders, what the cursor carries, and a cursor's value as SQL. */
+interface OrderedKey {
+  order: RawBuilder<unknown>
+  stored: RawBuilder<unknown>
+  after(value: unknown): RawBuilder<unknown>
+  descending: boolean
+}
+
+function orderedKeyOf(db: Executor, reader: Reader, key: SortKey | { column: 'id'; descending: boolean }, sortFound: boolean): OrderedKey {
+  if (!('column' in key)) return { ...fieldSortKey(db, key, reader), descending: key.descending }
+  const column = `posts.${key.column}` as const
+  // A PostgreSQL timestamp as its own text (read as a value it would keep milliseconds only, and a cursor cut short would skip what follows).
+  const stored = isPostgres(db) && key.column !== 'id' && TIMESTAMP_SORT_KEYS.has(key.column) ? sql`${sql.ref(column)}::text` : sql.ref(column)
+  return { order: sortFound ? unindexedOrderOf(column) : sql.ref(column), stored, after: (value) => sql`${value}`, descending: key.descending }
+}
+
 /**
  * The ids of a page of the posts the reader may list in the order of `keys`, the id last (in the
  * first key's direction) so that the order is total; after `after`, the values and id of the
  * previous page's last post. Where every key goes one way, "after" is one row-value comparison an
- * index range starts at; otherwise "a later key decides where all earlier ones are equal".
+ * index range starts at; otherwise "a later key decides where all earlier ones are equal". A
+ * column is compared as itself (its index serves the comparison); a field as its sort key.
  */
 function sortedPostIdsQuery(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], { offset, limit, after }: SortedWindow, sortFound = false) {
-  const ordered = [...keys.map((key) => ({ column: `posts.${key.column}` as const, descending: key.descending })), { column: 'posts.id' as const, descending: keys[0]?.descending ?? true }]
+  const ordered = [...keys, { column: 'id' as const, descending: keys[0]?.descending ?? true }].map((key) => orderedKeyOf(db, reader, key, false))
   const oneWay = ordered.every((key) => key.descending === ordered[0]!.descending)
   const query = filteredPosts(db, reader, filter)
     .select('posts.id')
-    // Each key's value as stored, for the cursor: a PostgreSQL timestamp as its own text (read as
-    // a value it would keep milliseconds only, and a cursor cut short would skip what follows).
-    .select(keys.map((key, i) => (isPostgres(db) && TIMESTAMP_SORT_KEYS.has(key.column) ? sql<string>`${sql.ref(`posts.${key.column}`)}::text` : sql.ref(`posts.${key.column}`)).as(`key_${i}`)))
+    .select(keys.map((_key, i) => ordered[i]!.stored.as(`key_${i}`)))
     .$if(after !== undefined, (qb) =>
       qb.where((eb) => {
-        const values = [...(after?.values ?? []), after?.id ?? 0]
-        if (oneWay) return sql<SqlBool>`(${sql.join(ordered.map((key) => sql.ref(key.column)))}) ${sql.raw(ordered[0]!.descending ? '<' : '>')} (${sql.join(values)})`
-        return eb.or(ordered.map((key, i) => eb.and([...ordered.slice(0, i).map((earlier, j) => eb(earlier.column, '=', values[j]!)), eb(key.column, key.descending ? '<' : '>', values[i]!)])))
+        const values = [...(after?.values ?? []), after?.id ?? 0].map((value, i) => ordered[i]!.after(value))
+        if (oneWay) return sql<SqlBool>`(${sql.join(ordered.map((key) => key.order))}) ${sql.raw(ordered[0]!.descending ? '<' : '>')} (${sql.join(values)})`
+        return eb.or(ordered.map((key, i) => eb.and([...ordered.slice(0, i).map((earlier, j) => eb(earlier.order, '=', values[j]!)), eb(key.order, key.descending ? '<' : '>', values[i]!)])))
       }),
     )
-  const orderOf = (column: (typeof ordered)[number]['column']) => (sortFound ? unindexedOrderOf(column) : sql.ref(column))
-  return ordered.reduce((sorted, key) => sorted.orderBy(orderOf(key.column), key.descending ? 'desc' : 'asc'), query).limit(limit).offset(offset)
+  const orderBy = sortFound ? [...keys, { column: 'id' as const, descending: ordered[0]!.descending }].map((key) => orderedKeyOf(db, reader, key, true)) : ordered
+  return orderBy.reduce((sorted, key) => sorted.orderBy(key.order, key.descending ? 'desc' : 'asc'), query).limit(limit).offset(offset)
 }
 
 /**
- * Whether a sorted page is read from an index in its order: one key, indexed on this database (the
- * kept counts are on SQLite only). Any other sort sorts the posts it chooses from.
+ * Whether a sorted page is read from an index in its order: one key, a column indexed on this
+ * database (the kept counts are on SQLite only; no custom field is). Any other sort sorts the
+ * posts it chooses from.
  */
 export function sortWalksIndex(db: Executor, keys: readonly SortKey[]): boolean {
-  const column = keys[0]?.column
-  return keys.length === 1 && column !== undefined && (!isPostgres(db) || (column !== 'reaction_count' && column !== 'comment_count'))
+  const key = keys[0]
+  if (keys.length !== 1 || key === undefined || !('column' in key)) return false
+  return !isPostgres(db) || (key.column !== 'reaction_count' && key.column !== 'comment_count')
 }
 
 /**
@@ -387,16 +404,17 @@ export function sortWalksIndex(db: Executor, keys: readonly SortKey[]): boolean 
 export async function listPostsSorted(db: Executor, reader: Reader, filter: PostFilter, keys: readonly SortKey[], window: SortedWindow, few = false): Promise<SortedRow[]> {
   const ids = sortedPostIdsQuery(db, reader, filter, keys, window, few && isPostgres(db)).compile()
   // A list an index narrows (an author, author_id = …) reads few posts: SQLite's planner picks that index.
-  const walk = !isPostgres(db) && !narrowedByIndex(filter) && filter.search === undefined && keys[0] !== undefined
-  const text = walk ? ids.sql.replace(/^(select .+? from "posts") /, `$1 indexed by "${SORT_INDEXES[keys[0]!.column]}" `) : ids.sql
-  if (walk && text === ids.sql) throw new Error(`the sorted ids query no longer begins as listPostsSorted expects: ${ids.sql.slice(0, 60)}`)
-  const { rows } = await db.executeQuery<Record<string, string | number>>(CompiledQuery.raw(text, [...ids.parameters]))
+  const first = keys[0]
+  const walked = !isPostgres(db) && !narrowedByIndex(filter) && filter.search === undefined && first !== undefined && 'column' in first ? SORT_INDEXES[first.column] : undefined
+  const text = walked ? ids.sql.replace(/^(select .+? from "posts") /, `$1 indexed by "${walked}" `) : ids.sql
+  if (walked && text === ids.sql) throw new Error(`the sorted ids query no longer begins as listPostsSorted expects: ${ids.sql.slice(0, 60)}`)
+  const { rows } = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, [...ids.parameters]))
   if (rows.length === 0) return []
   const found = await db.selectFrom('posts').select(POST_COLUMNS).where('posts.id', 'in', rows.map((row) => Number(row.id))).execute()
   const byId = new Map(found.map((row) => [Number(row.id), row]))
   return rows.flatMap((row) => {
     const post = byId.get(Number(row.id))
-    return post ? [{ row: post, keys: keys.map((_key, i) => row[`key_${i}`]!) }] : []
+    return post ? [{ row: post, keys: keys.map((_key, i) => row[`key_${i}`] ?? null) }] : []
   })
 }
 

@@ -7,7 +7,7 @@ import { ValidationErrorResponse } from '../../api/common/responses.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
 import type { ContentFields } from '../content-fields/index.js'
-import { filterParameter } from '../content-fields/index.js'
+import { FIELD_NAME, filterParameter } from '../content-fields/index.js'
 import { FileRead } from '../files/index.js'
 import { orgShapesV2 } from '../orgs/index.js'
 import { MyReactions, ReactionCounts } from '../reactions/index.js'
@@ -121,12 +121,12 @@ export const Expand = Type.String({
 })
 export const ExpandQuery = Type.Object({ expand: Type.Optional(Expand) })
 
-const sortKey = `-?(?:${SORT_COLUMNS.join('|')})`
-/** `sort`: up to three columns, `-` for descending. */
+const sortKey = `-?(?:${SORT_COLUMNS.join('|')}|fields\\.${FIELD_NAME.source.slice(1, -1)})`
+/** `sort`: up to three columns or declared fields, `-` for descending. */
 export const Sort = Type.String({
-  maxLength: 80,
+  maxLength: 160,
   pattern: `^${sortKey}(?:,${sortKey}){0,${MAX_SORT_KEYS - 1}}$`,
-  description: `The order of the list: up to ${MAX_SORT_KEYS} of ${SORT_COLUMNS.map((column) => `\`${column}\``).join(', ')}, comma-separated, \`-\` before one for descending; ties are broken by id, in the first key's direction. Newest first (by id) when left out. Cursor pages continue in the same order; a cursor from another sort is 422`,
+  description: `The order of the list: up to ${MAX_SORT_KEYS} of ${SORT_COLUMNS.map((column) => `\`${column}\``).join(', ')} and \`fields.<name>\` (a declared field the caller may read, not a list), comma-separated, \`-\` before one for descending; ties are broken by id, in the first key's direction. Posts without the field come after the others, ascending. Newest first (by id) when left out. Cursor pages continue in the same order; a cursor from another sort is 422. A sort on a field or on several keys is for lists of at most 10,000 posts (422 sort_too_broad)`,
   examples: ['-reaction_count,-created_at', 'title'],
 })
 

@@ -23,7 +23,7 @@ import type { MemberRole, Permissions, PostFacts, PostStatus, Reader, Visibility
 import { ANONYMOUS, fieldLevelOf, mayEdit, mayRead, needsRolesForFields, permissionsOf, readsAsUser } from './post-policy.js'
 import type { PostRelated, PostRelation, PostRelations } from './post-relations.js'
 import type { SortedAfter, SortKey } from './post-sort.js'
-import { sortTooBroad,UNINDEXED_SORT_MAX_POSTS } from './post-sort.js'
+import { sortKeysOf, sortTooBroad, UNINDEXED_SORT_MAX_POSTS } from './post-sort.js'
 import type { PostRowChanges, PostsRepository } from './posts.repository.js'
 import { numberedSlugs, randomSlugs, slugFromTitle, slugScope } from './slugs.js'
 
@@ -266,6 +266,11 @@ export class PostService {
   async permissions(caller: PostCaller | null, id: number, client: ClientInfo): Promise<Permissions> {
     const { post, reader } = await this.readable(caller, id, client)
     return permissionsOf(reader, post)
+  }
+
+  /** The keys of a `sort` value: documented columns, and the declared fields the caller may read (422 otherwise). */
+  sortKeys(sort: string, caller: PostCaller | null): SortKey[] {
+    return sortKeysOf(sort, this.fields, { signedIn: caller !== null, isSuperuser: caller?.isSuperuser === true })
   }
 
   /** Newest first: the posts the caller may list (post-policy.ts), narrowed by `filter`. */
