@@ -46,8 +46,12 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
 
   beforeAll(async () => {
     // MAIL_PREVIEW as in development: the Mail page lists what the service queued.
-    // Posts carry custom fields of each level: the console shows and edits them all.
-    const contentSchema = { posts: { properties: { rating: { type: 'integer', minimum: 1, maximum: 5, visibility: 'public' }, crm_id: { type: 'string', visibility: 'server' } } } }
+    // Posts, users and organizations carry custom fields of each level: the console shows and edits them all.
+    const contentSchema = {
+      posts: { properties: { rating: { type: 'integer', minimum: 1, maximum: 5, visibility: 'public' }, crm_id: { type: 'string', visibility: 'server' } } },
+      users: { properties: { team: { type: 'string', visibility: 'public' }, plan: { type: 'string', visibility: 'server' } } },
+      orgs: { properties: { sector: { type: 'string', visibility: 'public' }, account: { type: 'string', visibility: 'server' } } },
+    }
     t = await createTestApp({ MAIL_PREVIEW: 'on', WEBHOOK_ALLOW_PRIVATE: 'true', CONTENT_SCHEMA: JSON.stringify(contentSchema) })
     receiver = await new WebhookReceiver().start()
     base = await t.app.listen({ host: '127.0.0.1', port: 0 })
@@ -259,6 +263,22 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
     expect(await seriousViolations()).toEqual([])
   })
 
+  it("shows and edits a user's custom fields, server ones too, and shows the API's refusal of an undeclared one", async () => {
+    const headers = { authorization: `Bearer ${(await login(t.app, target.username, target.password)).accessToken}` }
+    expect((await t.app.inject({ method: 'PATCH', url: `${V2}/users/${target.id}`, headers, payload: { fields: { team: 'core' } } })).statusCode).toBe(200)
+    await page.goto(`${base}/admin/#/users/${target.id}`)
+    await page.getByRole('term').filter({ hasText: 'team' }).waitFor()
+    await page.getByLabel('Custom fields (JSON)').fill('{"team": "infra", "plan": "gold"}')
+    await page.getByRole('button', { name: 'Save custom fields' }).click()
+    await page.getByRole('status').filter({ hasText: 'Custom fields saved' }).waitFor()
+    expect((await api(`/admin/users/${target.id}`)).json<{ fields: unknown }>().fields).toEqual({ team: 'infra', plan: 'gold' })
+    await page.getByRole('term').filter({ hasText: 'plan' }).waitFor()
+    await page.getByLabel('Custom fields (JSON)').fill('{"team": "infra", "plan": "gold", "shoe_size": 9}')
+    await page.getByRole('button', { name: 'Save custom fields' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('shoe_size')
+    expect(await seriousViolations()).toEqual([])
+  })
+
   it('filters posts by visibility and status, and shows both', async () => {
     const headers = { authorization: `Bearer ${(await login(t.app, target.username, target.password)).accessToken}` }
     for (const [title, visibility, status] of [['Open letter', 'public', 'published'], ['Secret plans', 'private', 'draft']]) {
@@ -313,11 +333,18 @@ describe.skipIf(!chromiumPath)('the admin console in Chromium', () => {
 
   it("lists organizations, shows one's members, and deletes it after typing its slug", async () => {
     const headers = { authorization: `Bearer ${(await login(t.app, target.username, target.password)).accessToken}` }
-    const org = (await t.app.inject({ method: 'POST', url: `${V2}/orgs`, headers, payload: { name: 'Analytical Engines', slug: 'engines' } })).json() as { id: number }
+    const org = (await t.app.inject({ method: 'POST', url: `${V2}/orgs`, headers, payload: { name: 'Analytical Engines', slug: 'engines', fields: { sector: 'engines' } } })).json() as { id: number }
     await page.getByRole('link', { name: 'Organizations' }).click()
     await heading('Organizations').waitFor()
     await page.getByRole('link', { name: 'Analytical Engines' }).click()
     await heading('Analytical Engines').waitFor()
+    // Its custom fields, shown and edited (a server field is the superuser's to write).
+    await page.getByRole('term').filter({ hasText: 'sector' }).waitFor()
+    await page.getByLabel('Custom fields (JSON)').fill('{"sector": "computing", "account": "a-1"}')
+    await page.getByRole('button', { name: 'Save custom fields' }).click()
+    await page.getByRole('status').filter({ hasText: 'Custom fields saved' }).waitFor()
+    expect((await api(`/admin/orgs/${org.id}`)).json<{ fields: unknown }>().fields).toEqual({ sector: 'computing', account: 'a-1' })
+    await page.getByRole('term').filter({ hasText: 'account' }).waitFor()
     const members = page.getByRole('region', { name: 'Members' })
     await members.getByRole('link', { name: 'grace_hopper' }).waitFor()
     expect(await members.getByRole('cell', { name: 'owner' }).count()).toBe(1)

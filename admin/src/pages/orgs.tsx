@@ -1,9 +1,13 @@
-// Organizations: every one of them, and one with its members and pending invitations. A
+// Organizations: every one of them, and one with its custom fields, members and pending invitations. A
 // superuser acts as an owner on every organization, so the console reads them through the
 // organization's own routes, and deletes one through /api/v2/admin/orgs.
+import { useState } from 'preact/hooks'
+
 import type { Org } from '../api.js'
 import { call, client } from '../api.js'
-import { Confirmed, formatTime, Loading, pageOf, Pager, TableFrame, useLoad } from '../components.js'
+import { Confirmed, formatTime, Loading, Notice, pageOf, Pager, TableFrame, useLoad } from '../components.js'
+import type { FieldValues } from '../custom-fields.js'
+import { CustomFields, CustomFieldsEditor } from '../custom-fields.js'
 import type { Route } from '../router.js'
 import { href, navigate } from '../router.js'
 
@@ -124,7 +128,9 @@ function Invitations({ org }: { org: Org }) {
 }
 
 function OrgPage({ id }: { id: number }) {
-  const loaded = useLoad(() => call(() => client.GET('/api/v2/admin/orgs/{org_id}', { params: { path: { org_id: id } } })), `org-${id}`)
+  const [version, setVersion] = useState(0)
+  const [notice, setNotice] = useState<string>()
+  const loaded = useLoad(() => call(() => client.GET('/api/v2/admin/orgs/{org_id}', { params: { path: { org_id: id } } })), `org-${id}-${version}`)
   return (
     <Loading loaded={loaded}>
       {(org) => (
@@ -133,6 +139,7 @@ function OrgPage({ id }: { id: number }) {
             <a href={href('/orgs')}>← Organizations</a>
           </p>
           <h1>{org.name}</h1>
+          <Notice text={notice} />
           <dl class="details">
             <div>
               <dt>Slug</dt>
@@ -149,6 +156,21 @@ function OrgPage({ id }: { id: number }) {
               <dd>{formatTime(org.created_at)}</dd>
             </div>
           </dl>
+          <section>
+            <h2>Custom fields</h2>
+            <CustomFields fields={org.fields as FieldValues} />
+            <CustomFieldsEditor
+              key={JSON.stringify(org.fields)}
+              id="org-fields"
+              fields={org.fields as FieldValues}
+              // A superuser acts as an owner: the organization's own edit. The console's types know no declared field, hence the cast.
+              save={(fields) => call(() => client.PATCH('/api/v2/orgs/{org}', { params: { path: { org: String(org.id) } }, body: { fields } as never }))}
+              onSaved={() => {
+                setNotice('Custom fields saved')
+                setVersion(version + 1)
+              }}
+            />
+          </section>
           <section>
             <h2>Members</h2>
             <Members org={org} />

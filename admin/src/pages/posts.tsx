@@ -5,6 +5,8 @@ import { useState } from 'preact/hooks'
 
 import { call, client } from '../api.js'
 import { ActionForm, Confirmed, formatTime, Loading, Notice, pageOf, Pager, TableFrame, useLoad } from '../components.js'
+import type { FieldValues } from '../custom-fields.js'
+import { CustomFields, fieldChanges } from '../custom-fields.js'
 import type { Route } from '../router.js'
 import { href, navigate } from '../router.js'
 
@@ -167,26 +169,6 @@ function PostComments({ id }: { id: number }) {
   )
 }
 
-type FieldValues = Record<string, unknown>
-
-/** A post's custom fields (CONTENT_SCHEMA), each as JSON: the console knows no deployment's declaration. */
-function CustomFields({ fields }: { fields: FieldValues }) {
-  const entries = Object.entries(fields)
-  if (entries.length === 0) return <p class="muted">No custom fields.</p>
-  return (
-    <dl class="details">
-      {entries.map(([name, value]) => (
-        <div key={name}>
-          <dt>{name}</dt>
-          <dd>
-            <code>{JSON.stringify(value)}</code>
-          </dd>
-        </div>
-      ))}
-    </dl>
-  )
-}
-
 interface EditablePost {
   id: number
   title: string
@@ -201,12 +183,8 @@ function postChanges(post: EditablePost, form: { title: string; text: string; vi
   if (form.title !== post.title) body.title = form.title
   if (form.text !== post.text) body.text = form.text
   if (form.visibility !== post.visibility) body.visibility = form.visibility
-  const parsed = JSON.parse(form.fields === '' ? '{}' : form.fields) as unknown
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('Custom fields must be a JSON object.')
-  const fields: FieldValues = {}
-  for (const [name, value] of Object.entries(parsed)) if (JSON.stringify(value) !== JSON.stringify(post.fields[name])) fields[name] = value
-  for (const name of Object.keys(post.fields)) if (!(name in parsed)) fields[name] = null
-  if (Object.keys(fields).length > 0) body.fields = fields
+  const fields = fieldChanges(post.fields, form.fields)
+  if (fields !== undefined) body.fields = fields
   return body
 }
 

@@ -1,4 +1,4 @@
-// One user: every field, tier, verification, sessions, files and storage, API keys, second factors, identities and
+// One user: every field and custom field, tier, verification, sessions, files and storage, API keys, second factors, identities and
 // recent security events, and
 // what a superuser does to an account (edit, tier, resend verification, end sessions, ban and
 // lift, view as them, soft delete, restore, permanent delete).
@@ -7,6 +7,8 @@ import { useState } from 'preact/hooks'
 import type { ManagedUser } from '../api.js'
 import { call, client } from '../api.js'
 import { ActionButton, ActionForm, Confirmed, EventName, formatTime, Loading, Notice, TableFrame, useLoad } from '../components.js'
+import type { FieldValues } from '../custom-fields.js'
+import { CustomFields, CustomFieldsEditor } from '../custom-fields.js'
 import { href, navigate } from '../router.js'
 import { UserOrgs } from './orgs.js'
 import { SecondFactors } from './user-factors.js'
@@ -327,6 +329,20 @@ export function UserPage({ id }: { id: number }) {
           </h1>
           <Notice text={notice} />
           <Details user={user} />
+          <section>
+            <h2>Custom fields</h2>
+            <CustomFields fields={user.fields as FieldValues} />
+            {!user.is_deleted && (
+              <CustomFieldsEditor
+                key={user.updated_at}
+                id="user-fields"
+                fields={user.fields as FieldValues}
+                // The console's types know no declared field, hence the cast.
+                save={(fields) => call(() => client.PATCH('/api/v2/users/{user_id}', { ...userPath(user.id), body: { fields } as never }))}
+                onSaved={() => done('Custom fields saved')}
+              />
+            )}
+          </section>
 
           <section>
             <h2>Actions</h2>

@@ -16646,6 +16646,11 @@ export interface operations {
                             banned_until: string | null;
                             /** @description Why the account is banned, as the superuser wrote it (never shown to its owner) */
                             ban_reason: string | null;
+                            /**
+                             * UserFields
+                             * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                             */
+                            fields: Record<string, never>;
                         }[];
                         total_count: number;
                         has_more: boolean;
@@ -16766,6 +16771,11 @@ export interface operations {
                         banned_until: string | null;
                         /** @description Why the account is banned, as the superuser wrote it (never shown to its owner) */
                         ban_reason: string | null;
+                        /**
+                         * UserFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                     };
                 };
             };
@@ -17790,6 +17800,11 @@ export interface operations {
                         banned_until: string | null;
                         /** @description Why the account is banned, as the superuser wrote it (never shown to its owner) */
                         ban_reason: string | null;
+                        /**
+                         * UserFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                     };
                 };
             };
@@ -17953,6 +17968,11 @@ export interface operations {
                         banned_until: string | null;
                         /** @description Why the account is banned, as the superuser wrote it (never shown to its owner) */
                         ban_reason: string | null;
+                        /**
+                         * UserFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
                     };
                 };
             };

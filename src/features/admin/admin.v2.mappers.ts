@@ -1,8 +1,10 @@
 // The superusers' read shape of a user, in any state.
+import type { FieldValues } from '../content-fields/index.js'
 import type { ManagedUser } from '../users/index.js'
 import { bannedUntilRead } from '../users/index.js'
 
-export const toManagedUserRead = (user: ManagedUser) => ({
+/** `fields`: the user's custom fields as superusers read them (every level). */
+export const toManagedUserRead = (user: ManagedUser, fields: FieldValues) => ({
   id: user.id,
   name: user.name,
   username: user.username,
@@ -19,4 +21,5 @@ export const toManagedUserRead = (user: ManagedUser) => ({
   updated_at: user.updatedAt,
   banned_until: bannedUntilRead(user),
   ban_reason: user.banReason,
+  fields,
 })

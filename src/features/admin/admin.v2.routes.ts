@@ -14,8 +14,8 @@ import { ApiKeyIdParams, ApiKeyRead, toApiKeyRead } from '../api-keys/index.js'
 import { SessionRead, toSessionRead } from '../auth/index.js'
 import { IdentityIdParams, IdentityRead, toIdentityRead } from '../identities/index.js'
 import type { UserDirectoryQuery } from '../users/index.js'
-import { toManagedUserRead } from './admin.v2.mappers.js'
-import { ManagedUserRead, OverviewRead, UserDirectoryQuery as UserDirectoryParameters } from './admin.v2.schemas.js'
+import { OverviewRead, UserDirectoryQuery as UserDirectoryParameters } from './admin.v2.schemas.js'
+import { managedUserReads } from './managed-user.http.js'
 import type { Overview } from './overview.service.js'
 
 const tags = ['admin']
@@ -36,7 +36,6 @@ const toOverviewRead = (overview: Overview) => ({
 })
 
 
-const ManagedUserPage = PageEnvelopeSchema(ManagedUserRead, 'ManagedUserPage')
 const UserApiKeyParams = Type.Object({ ...UserIdParams.properties, ...ApiKeyIdParams.properties })
 const UserIdentityParams = Type.Object({ ...UserIdParams.properties, ...IdentityIdParams.properties })
 /** `-name` sorts by name descending. */
@@ -49,6 +48,8 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
 const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { overview, users, auth, apiKeys, account, identities } = app.services
   const superuser = (request: Parameters<typeof tokenCallerOf>[0]) => tokenCallerOf(request).user
+  const { read: ManagedUserRead, toRead: managedRead } = managedUserReads(app.services.contentFields)
+  const ManagedUserPage = PageEnvelopeSchema(ManagedUserRead, 'ManagedUserPage')
 
   app.get(
     '/overview',
@@ -68,14 +69,14 @@ const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { page, limit, search, status, sort } = request.query
       const query = { search: filled(search), status, ...sortOf(sort) }
       const found = await users.directory(superuser(request), query, { page, limit, countTotal: true })
-      return toPageEnvelope(found, { page, limit }, toManagedUserRead)
+      return toPageEnvelope(found, { page, limit }, managedRead)
     },
   )
 
   app.get(
     '/users/:user_id',
     protectedRoute(app, { tags, summary: 'A user in any state, with every field', params: UserIdParams, response: { 200: ManagedUserRead, ...errorResponses(403, 404, 422) } }, superusersOnly),
-    async (request) => toManagedUserRead(await users.getManaged(superuser(request), request.params.user_id)),
+    async (request) => managedRead(await users.getManaged(superuser(request), request.params.user_id)),
   )
 
   app.get(

@@ -2,6 +2,7 @@
 import { Type } from 'typebox'
 
 import { PageNumber } from '../../shared/page-number.js'
+import type { FieldShapes } from '../content-fields/index.js'
 
 const StoreStatus = Type.Union([Type.Literal('ok'), Type.Literal('unavailable'), Type.Literal('not_configured')])
 
@@ -26,7 +27,7 @@ export const OverviewRead = Type.Object(
   { title: 'AdminOverview' },
 )
 
-export const ManagedUserRead = Type.Object(
+const ManagedUserFields = Type.Object(
   {
     id: Type.Integer(),
     name: Type.String(),
@@ -47,8 +48,11 @@ export const ManagedUserRead = Type.Object(
     }),
     ban_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the account is banned, as the superuser wrote it (never shown to its owner)' }),
   },
-  { title: 'ManagedUserRead' },
+  { title: 'ManagedUserColumns' },
 )
+
+/** The superusers' read of a user: every column, and every custom field (the deployment's declaration, server ones too). */
+export const managedUserRead = (fields: FieldShapes) => Type.Object({ ...ManagedUserFields.properties, fields: fields.read }, { title: 'ManagedUserRead' })
 
 const literals = <T extends string>(values: readonly T[]) => values.map((value) => Type.Literal(value))
 

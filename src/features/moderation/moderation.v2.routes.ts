@@ -8,7 +8,7 @@ import { UserIdParams } from '../../api/common/params.schemas.js'
 import { protectedRoute, superusersOnly } from '../../api/common/protected-route.js'
 import { errorResponses } from '../../api/common/responses.js'
 import { tokenCallerOf } from '../../plugins/authentication.js'
-import { ManagedUserRead, toManagedUserRead } from '../admin/index.js'
+import { managedUserReads } from '../admin/index.js'
 import { toUserReadV2, userReader, userShapesV2 } from '../users/index.js'
 import type { Impersonation, ImpersonationRequest } from './impersonations.service.js'
 import {
@@ -41,6 +41,7 @@ const toRequestRead = (request: ImpersonationRequest) => ({ id: request.id, meth
 const moderationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { bans, impersonations } = app.services
   const superuser = (request: Parameters<typeof tokenCallerOf>[0]) => tokenCallerOf(request).user
+  const { read: ManagedUserRead, toRead: toManagedUserRead } = managedUserReads(app.services.contentFields)
 
   app.post(
     '/users/:user_id/ban',

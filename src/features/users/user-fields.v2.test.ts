@@ -1,8 +1,8 @@
 // Custom fields on users through HTTP on both databases (docs/api.md "Custom fields"): declared in
 // CONTENT_SCHEMA's `users`, written at sign-up and by an edit (a merge patch), shown by level on
-// every read of a user (public to everyone, private to the user themselves, server to superusers),
-// written at the server level by superusers only, carried by the user's change events without the
-// server ones, and kept when a value is no longer declared.
+// every read of a user (public to everyone, private to the user themselves, server to superusers,
+// the admin directory too), written at the server level by superusers only, carried by the user's
+// change events without the server ones, and kept when a value is no longer declared.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { TestApp } from '../../../test/helpers/app.js'
@@ -32,7 +32,7 @@ let alice: LoggedIn
 let bob: LoggedIn
 let superuser: LoggedIn
 
-const call = (method: 'GET' | 'POST' | 'PATCH', url: string, who?: LoggedIn, payload?: object) =>
+const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, who?: LoggedIn, payload?: object) =>
   t.app.inject({ method, url, headers: who?.headers ?? {}, ...(payload === undefined ? {} : { payload }) })
 const fieldsOf = async (url: string, who?: LoggedIn) => {
   const response = await call('GET', url, who)
@@ -73,6 +73,11 @@ describe('custom fields on users', () => {
         expect(listed.find((user) => user.id === alice.user.id)?.fields, url).toEqual(expected)
       }
     }
+    // The superusers' directory, a managed user, and a ban's answer: every level.
+    expect(await fieldsOf(`${V2}/admin/users/${alice.user.id}`, superuser)).toEqual(all)
+    const directory = (await call('GET', `${V2}/admin/users?search=${encodeURIComponent(alice.user.username)}`, superuser)).json<{ data: UserBody[] }>().data
+    expect(directory.find((user) => user.id === alice.user.id)?.fields).toEqual(all)
+    expect((await call('DELETE', `${V2}/admin/users/${alice.user.id}/ban`, superuser)).json<UserBody>().fields).toEqual(all)
     // Version 1's shapes have no custom fields.
     expect((await call('GET', `${V1}/users/${alice.user.id}`, superuser)).json()).not.toHaveProperty('fields')
   })
