@@ -8612,6 +8612,8 @@ export interface operations {
                 search?: string;
                 /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
                 cursor?: string;
+                /** @description Comparisons joined by `&&` and `||`, grouped by parentheses: `id = 12 || fields.team = "core"`. Names: `id`, `name`, `username`, `is_verified`, `created_at`, and `fields.<name>` for a declared custom field; operators `= != > >= < <=`, `~` and `!~` (contains, or not: a case-insensitive substring of a text, an item of a list); values are "texts", numbers, true, false and null. At most 10 comparisons, 4 levels. Always within what the caller may list; a field the caller may not read is refused. 400 invalid_filter says where a filter fails */
+                filter?: string;
                 /** @description Case-insensitive substring of the name; empty is ignored */
                 name?: string;
                 /** @description Exact age; empty is ignored */
@@ -8660,7 +8662,31 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Validation failed, or the filter is too broad */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8669,11 +8695,8 @@ export interface operations {
                     "application/json": {
                         /** @description A readable sentence naming each failing field. */
                         detail: string;
-                        /**
-                         * @description Always `validation_failed` for a 422.
-                         * @enum {string}
-                         */
-                        code: "validation_failed";
+                        /** @description `validation_failed`; `filter_too_broad` for a filter no index narrows of a list of more than 10,000 records. */
+                        code: "validation_failed" | "filter_too_broad";
                         errors: {
                             /** @description Where: body, query or path, then the field. */
                             loc: (string | number)[];

@@ -2,7 +2,7 @@
 // Users here; each API version maps a User to its own shape (src/api/<version>/mappers.ts).
 import type { Actor } from '../../shared/actor.js'
 import { toIsoString } from '../../shared/timestamps.js'
-import type { FieldLevel, FieldValues } from '../content-fields/index.js'
+import type { FieldLevel, FieldValues, FilterNode } from '../content-fields/index.js'
 import { storedFieldsOf } from '../content-fields/index.js'
 import type { ManagedUserRow, UserRow } from './users.table.js'
 
@@ -92,6 +92,14 @@ export interface UserSearchFilter {
   isActive: boolean
   /** Matches name or username. */
   text?: string
+  /** The list's `filter`, checked. */
+  filter?: UserListFilter
+}
+
+/** A user list's checked `filter`, and whose private fields it compares (null: everyone's, for superusers). */
+export interface UserListFilter {
+  expression: FilterNode
+  ownerOfPrivate: number | null
 }
 
 /** Who sees a user's email: everyone (the documented v1 shape), or only that user and superusers. */

@@ -13,14 +13,13 @@ import type { Repository } from '../../db/repository.js'
 import { liveRowCount } from '../../db/row-counts.js'
 import type { Executor } from '../../db/schema.js'
 import { softDeleteRow } from '../../db/soft-delete.js'
-import type { FilterNode } from '../../shared/filter-tree.js'
 import { likeContains } from '../../shared/like-pattern.js'
 import type { RowWindow } from '../../shared/paging.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { FieldValues } from '../content-fields/index.js'
 import { storedFieldsOf } from '../content-fields/index.js'
 import type { BanRow } from './bans.js'
-import type { ServiceAccountKind, UserSearchFilter } from './user.js'
+import type { ServiceAccountKind, UserListFilter, UserSearchFilter } from './user.js'
 import type { UserRow } from './users.table.js'
 import { USER_TABLE_COLUMNS } from './users.table.js'
 
@@ -453,12 +452,6 @@ export async function deleteUserPermanently(db: Executor, id: number): Promise<{
   return db.deleteFrom('users').where('id', '=', id).returning(['avatar_key']).executeTakeFirst()
 }
 
-/** A list's `filter` as the repository takes it: the checked tree, and whose private fields it may compare (null: a superuser's, every row's). */
-export interface UserListFilter {
-  expression: FilterNode
-  ownerOfPrivate: number | null
-}
-
 /** The filter's condition: a private field compared only on the caller's own row. */
 const filterOf = (db: Executor, filter: UserListFilter) =>
   filterSql(db, filter.expression, { table: 'users', privateGuard: filter.ownerOfPrivate === null ? undefined : sql<boolean>`users.id = ${filter.ownerOfPrivate}` })
@@ -512,12 +505,13 @@ function searchedUsers(db: Executor, filter: UserSearchFilter) {
     .$if(filter.name !== undefined, (qb) => qb.where(contains(db, 'name', filter.name ?? '')))
     .$if(filter.age !== undefined, (qb) => qb.where('users.age', '=', filter.age ?? null))
     .$if(filter.text !== undefined, (qb) => qb.where(nameOrUsernameContains(db, filter.text ?? '')))
+    .$if(filter.filter !== undefined, (qb) => qb.where(filterOf(db, filter.filter!)))
 }
 
 export async function searchUsers(db: Executor, filter: UserSearchFilter, { offset, limit, after }: RowWindow): Promise<UserRow[]> {
   const { name } = filter
   const scans = scansTable(db, [filter.name, filter.text])
-  if (name !== undefined && filter.age === undefined && filter.text === undefined && after === undefined && !scans) {
+  if (name !== undefined && filter.age === undefined && filter.text === undefined && filter.filter === undefined && after === undefined && !scans) {
     const kind = matchKind(db, name)
     return preparedSearchByName[kind](db, flag(filter.isActive), matchArgument(kind, name), offset, limit)
   }

@@ -25,13 +25,13 @@ import type { PasswordGuesses } from './password-guesses.js'
 import { assertAcceptablePassword } from './password-policy.js'
 import type { PasswordHasher } from './passwords.js'
 import { assertUsableAddress } from './reserved-addresses.js'
-import type { ManagedUser, NewUserInput, ProviderProfile, SignupPolicy, User, UserChanges, UserDirectoryQuery, UserSearchFilter } from './user.js'
+import type { ManagedUser, NewUserInput, ProviderProfile, SignupPolicy, User, UserChanges, UserDirectoryQuery, UserListFilter, UserSearchFilter } from './user.js'
 import { limitIdentity, NO_PASSWORD, toManagedUser, toUser, userWriterLevel } from './user.js'
 import type { UserChangeLog, UserEventType } from './user-change-log.js'
 import type { UserDirectoryRepository } from './user-directory.repository.js'
 import { USER_FILTER, userFilterTooBroad } from './user-filter.js'
 import type { UserLifecycle } from './user-lifecycle.js'
-import type { UserListFilter, UsersRepository } from './users.repository.js'
+import type { UsersRepository } from './users.repository.js'
 
 /** Lists are in id order: the id is the key keyset paging continues after. */
 const userKey = (row: { id: number }) => row.id
@@ -135,6 +135,9 @@ export interface UserServiceDependencies {
   /** The custom fields declared for users (CONTENT_SCHEMA). */
   fields: CollectionFields
 }
+
+/** Who reads a user list: what decides which fields its filter may name. */
+type Viewer = Pick<Actor, 'id' | 'isSuperuser'> | null
 
 export class UserService {
   private readonly users: UsersRepository
@@ -250,21 +253,28 @@ export class UserService {
    * `filter` (docs/api.md "Filter"), read for `viewer` (400 invalid_filter), and refused on more
    * than UNINDEXED_FILTER_MAX_ROWS users unless an index narrows it (422 filter_too_broad).
    */
-  async list(search: string | undefined, request: PageRequest, filterText?: string, viewer: Pick<Actor, 'id' | 'isSuperuser'> | null = null): Promise<Paged<User>> {
-    let filter: UserListFilter | undefined
-    if (filterText !== undefined) {
-      const expression = readFilter(filterText, USER_FILTER, this.fields, { signedIn: viewer !== null, isSuperuser: viewer?.isSuperuser === true })
-      if (!narrowsByIndex(expression, USER_FILTER) && (await this.users.countUsers(undefined, 0)) > UNINDEXED_FILTER_MAX_ROWS) throw userFilterTooBroad()
-      filter = { expression, ownerOfPrivate: viewer?.isSuperuser ? null : (viewer?.id ?? 0) }
-    }
+  async list(search: string | undefined, request: PageRequest, filterText?: string, viewer: Viewer = null): Promise<Paged<User>> {
+    const filter = await this.listFilter(filterText, viewer)
     const rows = (window: RowWindow) => this.users.listUsers(window, search, filter)
     return fetchPaged(request, { rows, count: () => this.users.countUsers(search, countLimitFor(request), filter), keyOf: userKey }, toUser)
   }
 
-  /** Ordered by id. */
-  search(filter: UserSearchFilter, request: PageRequest): Promise<Paged<User>> {
+  /** Ordered by id; `filterText` as the list's. */
+  async search(asked: Omit<UserSearchFilter, 'filter'>, request: PageRequest, filterText?: string, viewer: Viewer = null): Promise<Paged<User>> {
+    const filter = { ...asked, filter: await this.listFilter(filterText, viewer) }
     const rows = (window: RowWindow) => this.users.searchUsers(filter, window)
     return fetchPaged(request, { rows, count: () => this.users.countSearchUsers(filter, countLimitFor(request)), keyOf: userKey }, toUser)
+  }
+
+  /**
+   * A user list's `filter` as the viewer may ask it (a private field compared on their own row
+   * only); 422 filter_too_broad for one no index narrows, of more users than it may check.
+   */
+  private async listFilter(filterText: string | undefined, viewer: Viewer): Promise<UserListFilter | undefined> {
+    if (filterText === undefined) return undefined
+    const expression = readFilter(filterText, USER_FILTER, this.fields, { signedIn: viewer !== null, isSuperuser: viewer?.isSuperuser === true })
+    if (!narrowsByIndex(expression, USER_FILTER) && (await this.users.countUsers(undefined, 0)) > UNINDEXED_FILTER_MAX_ROWS) throw userFilterTooBroad()
+    return { expression, ownerOfPrivate: viewer?.isSuperuser ? null : (viewer?.id ?? 0) }
   }
 
   /** Users in any state, for superusers: searched, filtered by state, sorted by an indexed column. */

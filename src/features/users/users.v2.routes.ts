@@ -29,14 +29,15 @@ const usersRoutesV2: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Search users by name, age, activity and text',
         querystring: UserSearchQueryV2,
-        response: { 200: UserPageV2, ...errorResponses(422) },
+        response: { 200: UserPageV2, ...errorResponses(400, 422), 422: FilterRefusedResponse },
       },
     },
     async (request) => {
       const { name, age, is_active: isActive, search } = request.query
       const filter = { name: filled(name), age: filled(age), isActive, text: filled(search) }
       const pageRequest = cursorPageRequest(request.query)
-      return toCursorPageEnvelope(await users.search(filter, pageRequest), pageRequest, userReader(request, toUserReadV2))
+      const found = await users.search(filter, pageRequest, filled(request.query.filter), request.caller?.user ?? null)
+      return toCursorPageEnvelope(found, pageRequest, userReader(request, toUserReadV2))
     },
   )
 

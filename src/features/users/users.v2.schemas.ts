@@ -68,14 +68,18 @@ export const ListQueryV2 = Type.Object({
   cursor: Type.Optional(CursorParameter),
 })
 
+const UserFilter = Type.Optional(filterParameter(USER_FILTER, 'id = 12 || fields.team = "core"'))
+
 /** GET /users: every v2 list's query, and `filter`. */
 export const UserListQueryV2 = Type.Object({
   ...ListQueryV2.properties,
-  filter: Type.Optional(filterParameter(USER_FILTER, 'id = 12 || fields.team = "core"')),
+  filter: UserFilter,
 })
 
+/** GET /users/search: the list's query, and the search's own narrowing. */
 export const UserSearchQueryV2 = Type.Object({
   ...ListQueryV2.properties,
+  filter: UserFilter,
   name: Type.Optional(Type.String({ maxLength: 50, description: 'Case-insensitive substring of the name; empty is ignored' })),
   age: Type.Optional(Type.Union([Type.Literal(''), Age], { description: 'Exact age; empty is ignored' })),
   is_active: Type.Boolean({ default: true }),
