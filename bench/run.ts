@@ -134,6 +134,8 @@ interface LoadResult {
   p50: number
   p99: number
   non2xx: number
+  /** The answers that are not 2xx, by status. */
+  statusCodes?: Record<string, number>
   errors: number
   timeouts: number
   peakRssMb: number
@@ -233,6 +235,10 @@ function summarise(results: LoadResult[]): LoadResult {
     p50: median(results.map((r) => r.p50)),
     p99: median(results.map((r) => r.p99)),
     non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
+    statusCodes: results.reduce<Record<string, number>>((sum, r) => {
+      for (const [code, count] of Object.entries(r.statusCodes ?? {})) sum[code] = (sum[code] ?? 0) + count
+      return sum
+    }, {}),
     errors: results.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
     timeouts: 0,
     peakRssMb: Math.max(...results.map((r) => r.peakRssMb)),

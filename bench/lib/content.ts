@@ -1,7 +1,7 @@
 // `npm run bench -- --only content`: what the content model costs, at 10,000 posts and at
 // 1,000,000 (--list-sizes), in alternating rounds on one process beside the list's first page
 // newest first (the ratio is to it): the first page sorted by a kept count and by title, with
-// expand=author,org, filtered, sorted and expanded at once; and writing a post of 10 KB as plain
+// expand=author,org, an author's sorted by a custom field, filtered, sorted and expanded at once; and writing a post of 10 KB as plain
 // text against the same as Markdown (rendered and sanitized on write).
 import { patternSeededPosts, seedMixedPostsUpTo, seedOrganizations } from './lists-seed.js'
 import type { SeedTarget } from './seed.js'
@@ -36,6 +36,7 @@ export interface ContentLoad {
   requestsPerSecond: number
   p99: number
   non2xx: number
+  statusCodes?: Record<string, number>
   cpuMicrosPerRequest?: number
   databaseCpuMicrosPerRequest?: number
 }
@@ -110,6 +111,8 @@ export async function benchContent(tools: ContentBenchTools): Promise<ContentBen
         'filter=org_id = 7, sort=-created_at, expand=author,org (signed in)': { path: `/api/v2/posts?limit=10&filter=${encodeURIComponent('org_id = 7')}&sort=-created_at&expand=author,org`, headers: reader },
         'filter=fields.rating = 4 (anonymous)': { path: `/api/v2/posts?limit=10&filter=${encodeURIComponent('fields.rating = 4')}` },
         'filter=fields.rating = 4 && fields.tags ~ "go", sort=title, expand=author,org (signed in)': { path: `/api/v2/posts?limit=10&filter=${encodeURIComponent('fields.rating = 4 && fields.tags ~ "go"')}&sort=title&expand=author,org`, headers: reader },
+        // A custom field sorts the posts it chooses from, as several keys do: a list narrowed to one author's.
+        "an author's, sort=-fields.rating,title (signed in)": { path: '/api/v2/posts?limit=10&author_id=1&sort=-fields.rating,title', headers: reader },
         "an author's, filter=fields.rating = 9 (none match; anonymous)": { path: `/api/v2/posts?limit=10&author_id=1&filter=${encodeURIComponent('fields.rating = 9')}` },
         'create, 10 KB plain': { path: '/api/v2/posts', method: 'POST', headers: writer, body: { title: 'Plain {n}', text: plain } },
         'create, 10 KB Markdown': { path: '/api/v2/posts', method: 'POST', headers: writer, body: { title: 'Markdown {n}', text: markdown, format: 'markdown' } },
@@ -120,7 +123,7 @@ export async function benchContent(tools: ContentBenchTools): Promise<ContentBen
       for (const row of rows) {
         const database = row.load.databaseCpuMicrosPerRequest === undefined ? '' : `, database ${fmt(row.load.databaseCpuMicrosPerRequest)} µs`
         console.log(
-          `   ${fmt(size)} posts, ${row.name}: ${fmt(row.load.requestsPerSecond)} req/s (${fmt(row.ofFirstPage, 2)} of the first page), p99 ${row.load.p99} ms, CPU ${fmt(row.load.cpuMicrosPerRequest ?? 0)} µs${database}${row.load.non2xx ? `, ${row.load.non2xx} non-2xx` : ''}`,
+          `   ${fmt(size)} posts, ${row.name}: ${fmt(row.load.requestsPerSecond)} req/s (${fmt(row.ofFirstPage, 2)} of the first page), p99 ${row.load.p99} ms, CPU ${fmt(row.load.cpuMicrosPerRequest ?? 0)} µs${database}${row.load.non2xx ? `, ${row.load.non2xx} non-2xx (${Object.entries(row.load.statusCodes ?? {}).map(([code, count]) => `${code}: ${count}`).join(', ')})` : ''}`,
         )
       }
       results.push({ posts: size, rows })

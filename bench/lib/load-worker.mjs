@@ -76,6 +76,8 @@ process.stdout.write(
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
+    // How many answers of each status that is not 2xx: a refusal by design (422) from an overload (503).
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).filter(([code]) => !code.startsWith('2')).map(([code, stats]) => [code, stats.count])),
     errors: result.errors,
     timeouts: result.timeouts,
     ...(latenciesByKind.size > 0 ? { byKind } : {}),
