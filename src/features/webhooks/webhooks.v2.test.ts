@@ -1,8 +1,9 @@
 // Webhooks end to end against a real HTTP receiver that checks every signature with the
 // Standard Webhooks package: the event catalogue in the order it happened, v2's read shapes with
 // nothing secret in them, retries with the same webhook-id while the receiver is down, secret
-// rotation (both signatures for a day), ping and redelivery, a change that rolls back sending
-// nothing, endpoints turned off after three days of failures, and the address classes refused.
+// rotation (both signatures for a day), ping and redelivery, custom fields only of the levels the
+// change events carry, a change that rolls back sending nothing, endpoints turned off after three
+// days of failures, and the address classes refused.
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -19,12 +20,18 @@ import { isPublicAddress } from './outgoing-request.js'
 
 const ALL_EVENTS = ['user.created', 'user.updated', 'user.email_verified', 'user.deleted', 'user.restored', 'user.removed', 'post.created', 'post.updated', 'post.deleted', 'post.removed']
 
+/** Custom fields of each level on posts and users: a webhook carries what the stream's readers may read. */
+const CONTENT_SCHEMA = {
+  posts: { properties: { rating: { type: 'integer', visibility: 'public' }, note: { type: 'string', visibility: 'private' }, crm_id: { type: 'string', visibility: 'server' } } },
+  users: { properties: { team: { type: 'string', visibility: 'public' }, phone: { type: 'string', visibility: 'private' }, plan: { type: 'string', visibility: 'server' } } },
+}
+
 let smtp: TestSmtpServer
 let t: TestApp
 let close: () => Promise<void>
 let admin: LoggedIn
 beforeAll(async () => {
-  const setup = await createAppWithSmtp({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50' })
+  const setup = await createAppWithSmtp({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50', CONTENT_SCHEMA: JSON.stringify(CONTENT_SCHEMA) })
   ;({ smtp, t, close } = setup)
   admin = await seedAndLogin(t.app, {}, { superuser: true })
 })
@@ -133,6 +140,21 @@ describe('delivering change events', () => {
     const deliveries = await deliveriesOf(id)
     expect(deliveries.data.length).toBe(10)
     for (const delivery of deliveries.data) expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1, last_status_code: 204, next_attempt_at: null })
+    await receiver.close()
+  })
+
+  it("carries custom fields as the change events do: a post's public ones, a user's public and private ones, never a server one", async () => {
+    const { receiver } = await endpoint(['post.created', 'post.updated', 'user.updated'])
+    const author = await seedAndLogin(t.app)
+    const created = await call('POST', '/posts', { title: 'Fielded', text: '…', fields: { rating: 4, note: 'for editors' } }, author.headers)
+    expect(created.statusCode, created.body).toBe(201)
+    expect((await call('PATCH', `/posts/${(created.json() as { id: number }).id}`, { fields: { crm_id: 'crm-77' } })).statusCode).toBe(200)
+    expect((await call('PATCH', `/users/${author.user.id}`, { fields: { team: 'core', phone: '+1 555', plan: 'gold-plan' } })).statusCode).toBe(200)
+    await waitFor(() => receiver.of('post.updated').length >= 1 && receiver.of('user.updated').length >= 1)
+    expect(receiver.of('post.created')[0]!.message.data.fields).toEqual({ rating: 4 })
+    expect(receiver.of('post.updated')[0]!.message.data.fields).toEqual({ rating: 4 })
+    expect(receiver.of('user.updated')[0]!.message.data.fields).toEqual({ team: 'core', phone: '+1 555' })
+    expect(receiver.received.map((entry) => entry.body).join('\n')).not.toMatch(/for editors|crm-77|gold-plan/)
     await receiver.close()
   })
 
