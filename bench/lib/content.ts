@@ -1,8 +1,9 @@
 // `npm run bench -- --only content`: what the content model costs, at 10,000 posts and at
 // 1,000,000 (--list-sizes), in alternating rounds on one process beside the list's first page
 // newest first (the ratio is to it): the first page sorted by a kept count and by title, with
-// expand=author,org, an author's sorted by a custom field, filtered, sorted and expanded at once; and writing a post of 10 KB as plain
-// text against the same as Markdown (rendered and sanitized on write).
+// expand=author,org, an author's sorted by a custom field, filtered, sorted and expanded at once;
+// then, in rounds of their own, writing a post of 10 KB as plain text against the same as
+// Markdown (rendered and sanitized on write).
 import { patternSeededPosts, seedMixedPostsUpTo, seedOrganizations } from './lists-seed.js'
 import type { SeedTarget } from './seed.js'
 import { onTarget } from './seed.js'

@@ -6,6 +6,7 @@ import { RuleViolation } from '../../shared/errors.js'
 import { MAX_ID } from '../../shared/record-id.js'
 import type { CollectionFields, FieldTarget, FilterReader } from '../content-fields/index.js'
 import { fieldTargetOf } from '../content-fields/index.js'
+import { POST_FILTER } from './filter-language.js'
 
 /** The columns a post list sorts on. */
 export const SORT_COLUMNS = ['created_at', 'updated_at', 'title', 'comment_count', 'reaction_count'] as const
@@ -43,7 +44,7 @@ export function sortKeysOf(sort: string, fields: CollectionFields, reader: Filte
     const name = part.replace(/^-/, '')
     const descending = part.startsWith('-')
     if (!name.startsWith('fields.')) return { column: name as SortColumn, descending }
-    const target = fieldTargetOf(name.slice('fields.'.length), fields, reader, "a post's editors")
+    const target = fieldTargetOf(name.slice('fields.'.length), fields, reader, POST_FILTER.privateReaders)
     // As a filter, a sort never orders by what the caller could not read.
     if (typeof target === 'string') throw invalidSort(`sort: ${name}: ${target}`)
     if (target.kind === 'strings') throw invalidSort(`sort: ${name} holds a list of texts, which does not sort.`)
