@@ -33,6 +33,7 @@ import { benchExport } from './lib/export.js'
 import { benchFiles } from './lib/files.js'
 import { benchLists } from './lib/lists.js'
 import { median } from './lib/percentile.mjs'
+import { benchSearch } from './lib/search.js'
 import type { SeedTarget } from './lib/seed.js'
 import { BENCH_PASSWORD, makeSuperuser, NEEDLE, needlePositions, seed } from './lib/seed.js'
 import type { StartupBenchResult } from './lib/startup.js'
@@ -52,6 +53,7 @@ const { values: args } = parseArgs({
     // `--only orgs`: an organization's routes (the membership check, its members) beside reading a user.
     // `--only posts`: reading posts (a list page, one post) beside the bare and minimal Fastify servers.
     // `--only comments`: one post's comments (a page, a deep page, one, replies) and reaction PUTs beside a get of the post, at 10,000 and 1,000,000 comments.
+    // `--only search`: ranked search (GET /api/v2/search) beside the substring search it replaces and the newest-first page, and a post's write with its index entry, at 10,000 and 1,000,000 posts.
     // `--only content`: sorted, expanded and filtered v2 post pages beside the newest-first page, and a 10 KB post written as plain text and as Markdown, at 10,000 and 1,000,000 posts.
     // `--only visibility`: the v2 post list's first page for every kind of caller at 10,000 and 1,000,000 posts, beside a get and the same-work reference, with plans.
     // `--only abuse`: password logins and sign-ups with each abuse check on against all off.
@@ -68,7 +70,7 @@ const { values: args } = parseArgs({
     baseline: { type: 'string' },
   },
 })
-const ONLY_MODES = ['startup', 'soak', 'events', 'orgs', 'posts', 'visibility', 'comments', 'content', 'files', 'abuse', 'export']
+const ONLY_MODES = ['startup', 'soak', 'events', 'orgs', 'posts', 'visibility', 'comments', 'content', 'search', 'files', 'abuse', 'export']
 if (args.only !== undefined && !ONLY_MODES.includes(args.only)) throw new Error(`--only takes ${ONLY_MODES.join(', ')}, got ${args.only}`)
 const SOAK_SECONDS = Number(args['soak-seconds'] ?? 600)
 const quick = args.quick ?? false
@@ -1213,6 +1215,19 @@ function benchContentOf(target: SeedTarget) {
   })
 }
 
+/** `--only search`: ranked search at each of --list-sizes posts (bench/lib/search.ts). */
+function benchSearchOf(target: SeedTarget) {
+  return benchSearch({
+    target,
+    baseRows: BASE_ROWS,
+    sizes: listSizes(),
+    startService: () => startService(target, undefined, OUR_PORT),
+    login,
+    rounds: (server, requests) => alternatingRounds(server as Server, requests),
+    fmt,
+  })
+}
+
 // `--only <mode>`: seed, measure that part alone, write its report, and nothing else.
 if (args.only !== undefined) {
   const mode = args.only
@@ -1230,6 +1245,7 @@ if (args.only !== undefined) {
     else if (mode === 'posts') writeReport({ ...report, posts: await benchPosts(target) })
     else if (mode === 'comments') writeReport({ ...report, comments: await benchCommentsOf(target) })
     else if (mode === 'content') writeReport({ ...report, content: await benchContentOf(target) })
+    else if (mode === 'search') writeReport({ ...report, search: await benchSearchOf(target) })
     else if (mode === 'visibility') writeReport({ ...report, visibility: await benchVisibility(target) })
     else if (mode === 'abuse') writeReport({ ...report, abuse: await benchAbuse({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rounds: ROUNDS }) })
     else if (mode === 'files') writeReport({ ...report, files: await benchFiles({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rssMb, rounds: ROUNDS }) })

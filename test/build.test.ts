@@ -60,7 +60,7 @@ describe('the built server', () => {
   it('is a few files: the dependencies are inside it, native addons outside', () => {
     const server = readFileSync(path.join(out, 'server.js'), 'utf8')
     expect(server).not.toMatch(/from ["']fastify["']|from ["']kysely["']/)
-    expect(readdirSync(path.join(out, 'cli')).filter((name) => name.endsWith('.js')).sort()).toEqual(['backup.js', 'create-superuser.js', 'migrate.js', 'restore.js', 'rotate-signing-key.js'])
+    expect(readdirSync(path.join(out, 'cli')).filter((name) => name.endsWith('.js')).sort()).toEqual(['backup.js', 'create-superuser.js', 'migrate.js', 'rebuild-search-index.js', 'restore.js', 'rotate-signing-key.js'])
   })
 
   it('starts on a fresh data directory and serves the API, its docs, the console, the account pages and mail', async () => {

@@ -35,6 +35,7 @@ async function seedPostFields(target: SeedTarget): Promise<void> {
 
 export interface ContentLoad {
   requestsPerSecond: number
+  p50?: number
   p99: number
   non2xx: number
   statusCodes?: Record<string, number>
@@ -69,7 +70,7 @@ export interface ContentBenchResult {
   rows: { name: string; load: ContentLoad; ofFirstPage: number }[]
 }
 
-const FIRST_PAGE = 'first page, newest first (anonymous)'
+export const FIRST_PAGE = 'first page, newest first (anonymous)'
 
 /** About 10 KB of Markdown of the kinds a post has: headings, emphasis, lists, links, code, a table. */
 function markdownOf(bytes: number): string {
@@ -79,6 +80,27 @@ function markdownOf(bytes: number): string {
   let text = '# A long post\n\n'
   for (let n = 1; text.length < bytes; n++) text += section(n)
   return text.slice(0, bytes)
+}
+
+/**
+ * Each group of requests in alternating rounds of its own, beside the first page newest first
+ * (the group's FIRST_PAGE request), each row's ratio to it; printed as they come.
+ */
+export async function roundsBesideFirstPage(tools: Pick<ContentBenchTools, 'rounds' | 'fmt'>, server: ContentServer, size: number, groups: Record<string, ContentRequest>[]): Promise<ContentBenchResult['rows']> {
+  const { fmt } = tools
+  const rows: ContentBenchResult['rows'] = []
+  for (const group of groups) {
+    const measured = await tools.rounds(server, group)
+    const first = measured[FIRST_PAGE]!
+    const measuredRows = Object.entries(measured).map(([name, load]) => ({ name, load, ofFirstPage: load.requestsPerSecond / first.requestsPerSecond }))
+    rows.push(...(rows.length === 0 ? measuredRows : measuredRows.filter((row) => row.name !== FIRST_PAGE)))
+  }
+  for (const row of rows) {
+    const database = row.load.databaseCpuMicrosPerRequest === undefined ? '' : `, database ${fmt(row.load.databaseCpuMicrosPerRequest)} µs`
+    const refused = row.load.non2xx ? `, ${row.load.non2xx} non-2xx (${Object.entries(row.load.statusCodes ?? {}).map(([code, count]) => `${code}: ${count}`).join(', ')})` : ''
+    console.log(`   ${fmt(size)} posts, ${row.name}: ${fmt(row.load.requestsPerSecond)} req/s (${fmt(row.ofFirstPage, 2)} of the first page), p50 ${row.load.p50 ?? '?'} ms, p99 ${row.load.p99} ms, CPU ${fmt(row.load.cpuMicrosPerRequest ?? 0)} µs${database}${refused}`)
+  }
+  return rows
 }
 
 export async function benchContent(tools: ContentBenchTools): Promise<ContentBenchResult[]> {
@@ -124,18 +146,7 @@ export async function benchContent(tools: ContentBenchTools): Promise<ContentBen
       // The reads first, in rounds of their own: writes among them would grow the lists they read
       // (thousands of posts a round, past the filter's bound at 10,000). Then the writes, each
       // beside the first page in the same rounds.
-      const rows: ContentBenchResult['rows'] = []
-      for (const measured of [await tools.rounds(server, requests), await tools.rounds(server, writes)]) {
-        const first = measured[FIRST_PAGE]!
-        const measuredRows = Object.entries(measured).map(([name, load]) => ({ name, load, ofFirstPage: load.requestsPerSecond / first.requestsPerSecond }))
-        rows.push(...(rows.length === 0 ? measuredRows : measuredRows.filter((row) => row.name !== FIRST_PAGE)))
-      }
-      for (const row of rows) {
-        const database = row.load.databaseCpuMicrosPerRequest === undefined ? '' : `, database ${fmt(row.load.databaseCpuMicrosPerRequest)} µs`
-        console.log(
-          `   ${fmt(size)} posts, ${row.name}: ${fmt(row.load.requestsPerSecond)} req/s (${fmt(row.ofFirstPage, 2)} of the first page), p99 ${row.load.p99} ms, CPU ${fmt(row.load.cpuMicrosPerRequest ?? 0)} µs${database}${row.load.non2xx ? `, ${row.load.non2xx} non-2xx (${Object.entries(row.load.statusCodes ?? {}).map(([code, count]) => `${code}: ${count}`).join(', ')})` : ''}`,
-        )
-      }
+      const rows = await roundsBesideFirstPage(tools, server, size, [requests, writes])
       results.push({ posts: size, rows })
     } finally {
       await server.stop()

@@ -5,7 +5,7 @@
 // private, one an organization's (members only) and one a draft of an organization's. The posts
 // bench/lib/seed.ts wrote (all public) are given the pattern first.
 import type { SeedTarget } from './seed.js'
-import { onTarget } from './seed.js'
+import { indexSeededPosts, onTarget } from './seed.js'
 
 export const ORGS = 50
 
@@ -22,6 +22,11 @@ const KIND = (n: string) => `case ${n} % 10 when 6 then 'unlisted' when 7 then '
 const STATUS = (n: string) => `case ${n} % 10 when 9 then 'draft' else 'published' end`
 const ORG = (n: string) => `case when ${n} % 10 in (8, 9) then 1 + (${n} / 10) % ${ORGS} end`
 const TEXT = 'A post of mixed visibility, seeded for the list benchmark. '
+/**
+ * Words after each post's text for the search benchmark (bench/lib/search.ts), of the number `n`:
+ * one of 10 (a tenth of the posts have each), one of 1,000 and one of 100,000.
+ */
+const WORDS = (n: string) => `' common' || (${n} % 10) || ' medium' || (${n} % 1000) || ' rare' || (${n} % 100000)`
 const NOW = { sqlite: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`, postgres: 'now()' }
 
 /** The organizations and their members: u3 in the first, u4 in ten (owner of the first), u5 in all fifty (admin of the first). */
@@ -64,6 +69,7 @@ export async function patternSeededPosts(target: SeedTarget, count: number): Pro
       await client.query('vacuum analyze')
     },
   )
+  await indexSeededPosts(target)
 }
 
 /** Posts past `from` (ids above it) up to `total`, in the pattern, written by users 1..`authors`. */
@@ -77,17 +83,18 @@ export async function seedMixedPostsUpTo(target: SeedTarget, from: number, total
       db.prepare(
         `with recursive series(g) as (select ? union all select g + 1 from series where g < ?)
          insert into posts (author_id, title, text, slug, slug_scope, visibility, status, org_id, published_at, created_at, updated_at)
-         select 1 + (g % ?), 'Mixed ' || g, ? || g, 'mixed-' || g, 'bench', ${columns(NOW.sqlite)} from series`,
+         select 1 + (g % ?), 'Mixed ' || g, ? || g || ${WORDS('g')}, 'mixed-' || g, 'bench', ${columns(NOW.sqlite)} from series`,
       ).run(from + 1, total, authors, TEXT)
       db.exec('analyze')
     },
     async (client) => {
       await client.query(
         `insert into posts (author_id, title, text, slug, slug_scope, visibility, status, org_id, published_at, created_at, updated_at)
-         select 1 + (g % $3::int), 'Mixed ' || g, $4 || g, 'mixed-' || g, 'bench', ${columns(NOW.postgres)} from generate_series($1::int, $2::int) as g`,
+         select 1 + (g % $3::int), 'Mixed ' || g, $4 || g || ${WORDS('g')}, 'mixed-' || g, 'bench', ${columns(NOW.postgres)} from generate_series($1::int, $2::int) as g`,
         [from + 1, total, authors, TEXT],
       )
       await client.query('vacuum analyze')
     },
   )
+  await indexSeededPosts(target)
 }

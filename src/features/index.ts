@@ -37,6 +37,7 @@ import { reactionsFeature } from './reactions/feature.js'
 import { reauthenticationFeature } from './reauthentication/feature.js'
 import { recoveryFeature } from './recovery/feature.js'
 import { reportsFeature } from './reports/feature.js'
+import { searchFeature } from './search/feature.js'
 import { securityEventsFeature } from './security-events/feature.js'
 import { signInMethodsFeature } from './sign-in-methods/feature.js'
 import { signUpFeature } from './sign-up/feature.js'
@@ -64,6 +65,7 @@ export const FEATURES = [
   usersFeature,
   postsFeature,
   commentsFeature,
+  searchFeature,
   reactionsFeature,
   blocksFeature,
   filesFeature,

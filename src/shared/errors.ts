@@ -112,8 +112,8 @@ export class RuleViolation extends DomainError {
     readonly field: string,
     message: string,
     readonly type: string,
-    /** `location` defaults to the body; `code`, to validation_failed (a rule with a code of its own: image_too_large, sort_too_broad, filter_too_broad). */
-    options: { location?: 'body' | 'query'; code?: 'validation_failed' | 'image_too_large' | 'sort_too_broad' | 'filter_too_broad' } = {},
+    /** `location` defaults to the body; `code`, to validation_failed (a rule with a code of its own: image_too_large, sort_too_broad, filter_too_broad, search_query_empty). */
+    options: { location?: 'body' | 'query'; code?: 'validation_failed' | 'image_too_large' | 'sort_too_broad' | 'filter_too_broad' | 'search_query_empty' } = {},
   ) {
     super('unprocessable', message, { code: options.code ?? 'validation_failed' })
     this.name = 'RuleViolation'

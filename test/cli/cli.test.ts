@@ -1,8 +1,9 @@
-// `npm run migrate`, `npm run create-superuser` and `npm run rotate-signing-key`, run as real processes on either database.
+// `npm run migrate`, `npm run create-superuser`, `npm run rotate-signing-key` and `npm run rebuild-search-index`, run as real processes on either database.
 import { spawn } from 'node:child_process'
 import { generateKeyPairSync } from 'node:crypto'
 import path from 'node:path'
 
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { DatabaseHandle } from '../../src/db/database.js'
@@ -156,5 +157,25 @@ describe('rotate-signing-key', () => {
     const given = await run('src/cli/rotate-signing-key.ts', [], { JWT_PRIVATE_KEY: pem })
     expect(given.code).toBe(2)
     expect(given.stderr).toMatch(/JWT_PRIVATE_KEY_PREVIOUS/)
+  })
+})
+
+describe('rebuild-search-index', () => {
+  it('writes every post\'s entry again: a post written around the service is found once it ran', async () => {
+    const superuser = await run('src/cli/create-superuser.ts', ['--email', 'search@example.com', '--username', 'search_admin', '--password', 'cli password 1'])
+    expect(superuser.code, superuser.stderr).toBe(0)
+    database ??= await createDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR ?? '' })
+    const { db } = database
+    const author = await db.selectFrom('users').select('id').where('username', '=', 'search_admin').executeTakeFirstOrThrow()
+    const marker = `rebuild${Date.now()}`
+    const post = await db.insertInto('posts').values({ author_id: author.id, title: `${marker} title`, text: 'body', slug: marker, slug_scope: `u:${author.id}`, created_at: new Date().toISOString(), updated_at: new Date().toISOString() } as never).returning('id').executeTakeFirstOrThrow()
+    const rebuilt = await run('src/cli/rebuild-search-index.ts', [])
+    expect(rebuilt.code, rebuilt.stderr).toBe(0)
+    expect(rebuilt.stdout).toMatch(/search index written again for \d+ posts/)
+    const found = env.DATABASE_URL?.startsWith('postgres')
+      ? await sql<{ id: number }>`select post_id as id from post_search where document @@ to_tsquery('simple', ${marker})`.execute(db)
+      : await sql<{ id: number }>`select rowid as id from post_search where post_search match ${`"${marker}"`}`.execute(db)
+    expect(found.rows.map((row) => Number(row.id))).toEqual([post.id])
+    expect((await run('src/cli/rebuild-search-index.ts', ['--now'])).stderr).toMatch(/usage/)
   })
 })

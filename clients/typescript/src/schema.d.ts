@@ -1250,6 +1250,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find posts by relevance, or users by name
+         * @description Posts: full-text, ranked, under the post policy (the caller sees only hits they may list, and `total_count` counts only those), each with its title and best passages highlighted. Users: as GET /users?search= finds them. Pages by number or by `next_cursor`.
+         */
+        get: operations["getSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/posts/{post_id}/reactions/{kind}": {
         parameters: {
             query?: never;
@@ -10128,6 +10148,8 @@ export interface operations {
                             };
                             /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                             my_reactions: string[];
+                            /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
+                            language: string | null;
                             /**
                              * PostFields
                              * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
@@ -10265,6 +10287,8 @@ export interface operations {
                     comments?: "open" | "members" | "closed";
                     /** @description Its address under its owner (GET /posts/by-slug/{owner}/{slug}): lowercase letters and digits in words joined by hyphens, unique among the owner's posts (409 post_slug_taken). Made from the title when left out; an old one keeps finding the post */
                     slug?: string;
+                    /** @description The language it is written in, such as en, de or pt-BR (search stems its words by it); its author's locale when left out */
+                    language?: string;
                     /**
                      * PostFieldsCreate
                      * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only. Required ones must be given
@@ -10334,6 +10358,8 @@ export interface operations {
                         };
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
+                        /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
+                        language: string | null;
                         /**
                          * PostFields
                          * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
@@ -10583,6 +10609,8 @@ export interface operations {
                         };
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
+                        /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
+                        language: string | null;
                         /**
                          * PostFields
                          * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
@@ -10837,6 +10865,7 @@ export interface operations {
                     comments?: "open" | "members" | "closed";
                     /** @description Its address under its owner (GET /posts/by-slug/{owner}/{slug}): lowercase letters and digits in words joined by hyphens, unique among the owner's posts (409 post_slug_taken). Made from the title when left out; an old one keeps finding the post */
                     slug?: string;
+                    language?: string | null;
                     /**
                      * PostFieldsUpdate
                      * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only. The fields named replace the stored ones, null takes one away, the others stay
@@ -10906,6 +10935,8 @@ export interface operations {
                         };
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
+                        /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
+                        language: string | null;
                         /**
                          * PostFields
                          * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
@@ -11376,6 +11407,8 @@ export interface operations {
                         };
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
+                        /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
+                        language: string | null;
                         /**
                          * PostFields
                          * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
@@ -11573,6 +11606,8 @@ export interface operations {
                             };
                             /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                             my_reactions: string[];
+                            /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
+                            language: string | null;
                             /**
                              * PostFields
                              * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
@@ -11794,6 +11829,8 @@ export interface operations {
                             };
                             /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                             my_reactions: string[];
+                            /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
+                            language: string | null;
                             /**
                              * PostFields
                              * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
@@ -13014,6 +13051,248 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getSearch: {
+        parameters: {
+            query: {
+                /**
+                 * @description Words to find, in the web's syntax: every word must match; "a phrase" matches its words in order; -word leaves out what has it; `or` between two words finds either. The last word also matches as the beginning of a word (search-as-you-type) unless the query ends in a space.
+                 * @example "full text" search -draft
+                 */
+                q: string;
+                /** @description posts: ranked by relevance under the post policy; users: by a substring of the name or username (never the email), as GET /users?search= finds them */
+                type?: "posts" | "users";
+                page?: number;
+                limit?: number;
+                /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
+                cursor?: string;
+                /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                visibility?: "public" | "unlisted" | "org" | "private";
+                /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                status?: "draft" | "published";
+                /**
+                 * @description Related records to return inline in each post's `expand`, comma-separated: `author` (the author as GET /users/{user_id} reads them), `org` (the organization as GET /orgs/{org} reads it; null for a caller who may not read it), `attachments` (always inline, accepted for symmetry). One query per relation per page
+                 * @example author,org
+                 */
+                expand?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: ({
+                            /** @enum {string} */
+                            type: "post";
+                            /** @description Its relevance: higher first; comparable within one search only */
+                            rank: number;
+                            highlights: {
+                                /** @description Its title, as HTML: escaped, the matched words in <mark> */
+                                title: string;
+                                /** @description The passages of its text that match best (its beginning when only the title matched), as HTML: escaped, the matched words in <mark> */
+                                text: string;
+                            };
+                            /** PostReadV2 */
+                            post: {
+                                id: number;
+                                title: string;
+                                text: string;
+                                media_url: string | null;
+                                author_id: number;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                                /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                                visibility: "public" | "unlisted" | "org" | "private";
+                                /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                                status: "draft" | "published";
+                                org_id: number | null;
+                                /** @description When it was first published; null while it never has been */
+                                published_at: string | null;
+                                /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
+                                slug: string;
+                                /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
+                                format: "plain" | "markdown";
+                                /** @description A Markdown post's text as sanitized HTML, safe to put in a page as it is: no script, no event handler, links and images over http(s) only (mailto links too), and `rel="noopener nofollow ugc"` on links to other sites. Null for a plain post */
+                                html: string | null;
+                                /** @description Its files, oldest first; each read under the post's own rule */
+                                attachments: {
+                                    id: number;
+                                    name: string;
+                                    /** @description Sniffed from the content, never taken from the name or the client. */
+                                    content_type: string;
+                                    /** @description Bytes as stored (an image without its metadata). */
+                                    size: number;
+                                    /** @description Hex SHA-256 of the stored bytes; the download ETag. */
+                                    sha256: string;
+                                    /** @description GET it (with the caller credentials) for the bytes: 302 to a short-lived store URL on S3, the bytes themselves on local disk. */
+                                    url: string;
+                                    /** @description Preset name to URL; images only. */
+                                    variants: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description The post the file is attached to; null when it is its owner's alone. */
+                                    post_id: number | null;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                }[];
+                                /** @description Who may comment: open (any signed-in reader), members (its organization's members and its author), closed (nobody). Never on a draft. */
+                                comments: "open" | "members" | "closed";
+                                /** @description Its visible comments and replies */
+                                comment_count: number;
+                                /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                                reaction_counts: {
+                                    [key: string]: number;
+                                };
+                                /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                                my_reactions: string[];
+                                /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
+                                language: string | null;
+                                /**
+                                 * PostFields
+                                 * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                 */
+                                fields: Record<string, never>;
+                                /**
+                                 * PostExpansions
+                                 * @description Present when `expand` asks for a relation
+                                 */
+                                expand?: {
+                                    /** @description Null once the author is deleted */
+                                    author?: {
+                                        id: number;
+                                        name: string;
+                                        username: string;
+                                        /** @description Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public */
+                                        email?: string;
+                                        avatar_url: string;
+                                        /** @description The tier's name, or null */
+                                        subscription_tier: string | null;
+                                        /** Format: date-time */
+                                        created_at: string;
+                                        is_verified: boolean;
+                                        /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                                        locale?: string | null;
+                                        /**
+                                         * UserFields
+                                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                         */
+                                        fields: Record<string, never>;
+                                    } | null;
+                                    /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
+                                    org?: {
+                                        id: number;
+                                        name: string;
+                                        slug: string;
+                                        require_mfa: boolean;
+                                        /** Format: date-time */
+                                        created_at: string;
+                                        /** @description The caller's role; null for a superuser who is not a member */
+                                        role: ("member" | "admin" | "owner") | null;
+                                        /**
+                                         * OrgFields
+                                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                         */
+                                        fields: Record<string, never>;
+                                    } | null;
+                                };
+                            };
+                        } | {
+                            /** @enum {string} */
+                            type: "user";
+                            /** @description Users are listed as GET /users lists them, not ranked */
+                            rank: null;
+                            highlights: {
+                                /** @description Their name, as HTML: escaped, the matched words in <mark> */
+                                name: string;
+                                /** @description Their username, as HTML: escaped, the matched words in <mark> */
+                                username: string;
+                            };
+                            /** UserReadV2 */
+                            user: {
+                                id: number;
+                                name: string;
+                                username: string;
+                                /** @description Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public */
+                                email?: string;
+                                avatar_url: string;
+                                /** @description The tier's name, or null */
+                                subscription_tier: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                is_verified: boolean;
+                                /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                                locale?: string | null;
+                                /**
+                                 * UserFields
+                                 * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                 */
+                                fields: Record<string, never>;
+                            };
+                        })[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /** @description `validation_failed`; `search_query_empty` for a query with no word to look for (only punctuation, or only excluded words). */
+                        code: "validation_failed" | "search_query_empty";
                         errors: {
                             /** @description Where: body, query or path, then the field. */
                             loc: (string | number)[];

@@ -20,7 +20,8 @@ export interface CursorPageEnvelope<T> extends PageEnvelope<T> {
   next_cursor: string | null
 }
 
-export const INVALID_CURSOR = 'Invalid cursor'
+export { INVALID_CURSOR } from '../../shared/json-cursor.js'
+import { INVALID_CURSOR } from '../../shared/json-cursor.js'
 const CURSOR_PREFIX = 'k'
 
 /** The cursor query parameter of a v2 list. */

@@ -20,6 +20,7 @@ import * as postSlugs from '../../features/posts/migrations/2026-12-10-02-post-s
 import * as postFormat from '../../features/posts/migrations/2026-12-11-01-post-format.js'
 import * as postSortIndexes from '../../features/posts/migrations/2026-12-11-02-post-sort-indexes.js'
 import * as postFields from '../../features/posts/migrations/2026-12-12-01-post-fields.js'
+import * as postSearch from '../../features/posts/migrations/2026-12-14-01-post-search.js'
 import * as reactions from '../../features/reactions/migrations/2026-12-09-02-reactions.js'
 import * as reports from '../../features/reports/migrations/2026-12-09-04-reports.js'
 import * as userLocale from '../../features/users/migrations/2026-12-06-01-user-locale.js'
@@ -94,4 +95,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-12-01-post-fields': postFields,
   '2026-12-13-01-user-fields': userFields,
   '2026-12-13-02-org-fields': orgFields,
+  '2026-12-14-01-post-search': postSearch,
 }

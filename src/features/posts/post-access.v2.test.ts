@@ -1,7 +1,7 @@
 // Who reads a post, as a matrix: every actor (anonymous, the author, another user, a member, an
 // admin of the post's organization, a member of another organization, a superuser, the admin's
 // read-only API key) × every visibility × every status, with and without an organization, on
-// every path that returns or announces posts (get, the address by slug, permissions, both versions' lists, search,
+// every path that returns or announces posts (get, the address by slug, permissions, both versions' lists, search, ranked search,
 // cursor pages, counts, the author's list, the caller's own, the organization's, the realtime
 // stream, the admin overview), every post's attached files (their bytes and variants), and its
 // custom fields of each level (public, private, server: CONTENT_SCHEMA) on every read and in
@@ -31,6 +31,7 @@ const PATHS = {
   bySlug: 'GET /api/v2/posts/by-slug/{owner}/{slug}',
   permissions: 'GET /api/v2/posts/{post_id}/permissions',
   list: 'GET /api/v2/posts',
+  search: 'GET /api/v2/search',
   ownList: 'GET /api/v2/users/me/posts',
   orgList: 'GET /api/v2/orgs/{org}/posts',
   v1Get: 'GET /services/v1/posts/{post_id}',
@@ -125,8 +126,9 @@ async function allPages(actor: Actor, url: string): Promise<{ ids: number[]; tot
     const separator = url.includes('?') ? '&' : '?'
     const response = await call(actor, `${url}${separator}limit=3${cursor ? `&cursor=${cursor}` : ''}`)
     expect(response.statusCode, `${url} as ${actor}`).toBe(200)
-    const page = json<{ data: { id: number }[]; total_count: number; next_cursor: string | null }>(response)
-    ids.push(...page.data.map((post) => post.id))
+    // A search hit carries its post.
+    const page = json<{ data: ({ id: number } | { post: { id: number } })[]; total_count: number; next_cursor: string | null }>(response)
+    ids.push(...page.data.map((item) => ('post' in item ? item.post.id : item.id)))
     total = page.total_count
     cursor = page.next_cursor
   } while (cursor !== null)
@@ -264,6 +266,13 @@ describe('who reads a post: the matrix', () => {
     const searched = await allPages(actor, `${V2}/posts?search=${marker}`)
     expect(searched.ids.sort((a, b) => a - b), 'search').toEqual(listed)
     expect(searched.total, 'search count').toBe(listed.length)
+    // Ranked search, in rank order by its own cursors, and narrowed as a list is.
+    const ranked = await allPages(actor, `${V2}/search?q=${marker}`)
+    expect(ranked.ids.sort((a, b) => a - b), 'ranked search').toEqual(listed)
+    expect(ranked.total, 'ranked search count').toBe(listed.length)
+    const rankedDrafts = await allPages(actor, `${V2}/search?q=${marker}%20matrix&status=draft`)
+    expect(rankedDrafts.ids.sort((a, b) => a - b), 'ranked search of drafts').toEqual(expectedIds((post) => mayList(reader, post) && post.status === 'draft'))
+    expect(rankedDrafts.total, 'ranked search of drafts count').toBe(rankedDrafts.ids.length)
     const byAuthor = await allPages(actor, `${V2}/posts?author_id=${people.author.user.id}`)
     expect(byAuthor.ids.sort((a, b) => a - b), "the author's posts").toEqual(listed)
     expect(byAuthor.total).toBe(listed.length)

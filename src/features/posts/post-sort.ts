@@ -3,6 +3,7 @@
 // a cursor page continues exactly after its last post (the cursor carries the sort and the last
 // post's values of it).
 import { RuleViolation } from '../../shared/errors.js'
+import { decodeJsonCursor, encodeJsonCursor, invalidCursor } from '../../shared/json-cursor.js'
 import { MAX_ID } from '../../shared/record-id.js'
 import type { CollectionFields, FieldTarget, FilterReader } from '../content-fields/index.js'
 import { fieldTargetOf } from '../content-fields/index.js'
@@ -65,7 +66,6 @@ export const sortTooBroad = () =>
 const signatureOf = (keys: readonly SortKey[]) => keys.map((key) => `${key.descending ? '-' : ''}${nameOfKey(key)}`).join(',')
 
 const CURSOR_PREFIX = 's'
-const INVALID_CURSOR = 'Invalid cursor'
 
 /** A value the database's integer columns hold (a crafted cursor must not make a query fail). */
 const isRowNumber = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= MAX_ID
@@ -101,26 +101,16 @@ const fitsKey = (key: SortKey, value: unknown) => ('column' in key ? fitsColumn(
 
 /** The cursor of a sorted page: opaque to clients, it names the sort it continues and where. */
 export function encodeSortedCursor(keys: readonly SortKey[], after: SortedAfter): string {
-  return CURSOR_PREFIX + Buffer.from(JSON.stringify([signatureOf(keys), ...after.values, after.id])).toString('base64url')
+  return encodeJsonCursor(CURSOR_PREFIX, [signatureOf(keys), ...after.values, after.id])
 }
 
 /** Where a sorted cursor continues; 422 for a cursor this service did not write for this sort. */
 export function decodeSortedCursor(keys: readonly SortKey[], cursor: string): SortedAfter {
-  const invalid = () => new RuleViolation('cursor', INVALID_CURSOR, 'cursor', { location: 'query' })
-  if (!cursor.startsWith(CURSOR_PREFIX)) throw invalid()
-  const text = Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString()
-  // Only the cursor as written: base64url decoding forgives stray characters, this does not.
-  if (CURSOR_PREFIX + Buffer.from(text).toString('base64url') !== cursor) throw invalid()
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    throw invalid()
-  }
-  if (!Array.isArray(parsed) || parsed.length !== keys.length + 2 || parsed[0] !== signatureOf(keys)) throw invalid()
-  const values = parsed.slice(1, -1) as unknown[]
-  const id = parsed.at(-1) as unknown
+  const parsed = decodeJsonCursor(CURSOR_PREFIX, cursor)
+  if (parsed.length !== keys.length + 2 || parsed[0] !== signatureOf(keys)) throw invalidCursor()
+  const values = parsed.slice(1, -1)
+  const id = parsed.at(-1)
   const fits = values.every((value, i) => fitsKey(keys[i]!, value))
-  if (!fits || !isRowNumber(id) || (id as number) < 1) throw invalid()
+  if (!fits || !isRowNumber(id) || (id as number) < 1) throw invalidCursor()
   return { values, id: id as number }
 }

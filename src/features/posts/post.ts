@@ -40,6 +40,8 @@ export interface Post extends PostFacts {
   storedFields: FieldValues
   /** Its custom fields as the one it is given to may read them (PostService decides); none until then. */
   fields: FieldValues
+  /** The language it is written in (a canonical BCP 47 tag): its author's locale when they named none; null when neither is known. */
+  language: string | null
 }
 
 export interface PostInput {
@@ -58,6 +60,8 @@ export interface PostInput {
   attachments?: readonly number[]
   /** Its custom fields (declared in CONTENT_SCHEMA, checked by the route's schema). */
   fields?: FieldValues
+  /** The language it is written in; its author's locale when left out. */
+  language?: string | null
 }
 
 export interface PostChanges {
@@ -76,6 +80,8 @@ export interface PostChanges {
   attachments?: readonly number[]
   /** The custom fields it changes: null takes one away, the others stay. */
   fields?: FieldValues
+  /** The language it is written in; null when unknown. */
+  language?: string | null
 }
 
 export interface PostFilter {
@@ -118,5 +124,6 @@ export function toPost(row: PostRow): Post {
     reactions: undefined,
     storedFields: storedFieldsOf(row.fields),
     fields: NO_FIELDS,
+    language: row.language,
   }
 }

@@ -35,6 +35,7 @@ export function toPostReadV2(post: Post) {
     slug: post.slug,
     format: post.format,
     html: post.html,
+    language: post.language,
     attachments: (post.attachments ?? []).map(toFileRead),
     comments: post.comments,
     comment_count: post.commentCount,

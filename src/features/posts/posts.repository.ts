@@ -216,10 +216,11 @@ export function insertLivePostQuery(
   format: string,
   html: string | null,
   fields: string,
+  language: string | null,
 ) {
   return db
     .insertInto('posts')
-    .columns(['author_id', 'title', 'text', 'media_url', 'visibility', 'status', 'org_id', 'comments', 'published_at', 'created_at', 'updated_at', 'slug', 'slug_scope', 'format', 'html', 'fields'])
+    .columns(['author_id', 'title', 'text', 'media_url', 'visibility', 'status', 'org_id', 'comments', 'published_at', 'created_at', 'updated_at', 'slug', 'slug_scope', 'format', 'html', 'fields', 'language'])
     .expression((eb) =>
       eb
         .selectFrom('users')
@@ -241,6 +242,8 @@ export function insertLivePostQuery(
           eb.val(html).as('html'),
           // A parameter in a select list is text to PostgreSQL: the jsonb column needs it cast.
           isPostgres(db) ? sql<string>`cast(${fields} as jsonb)`.as('fields') : eb.val(fields).as('fields'),
+          // A post in no language it named is in its author's.
+          sql<string | null>`coalesce(cast(${language} as text), users.locale)`.as('language'),
         ])
         .where('users.id', '=', authorId)
         .where('users.is_deleted', '=', 0)
@@ -256,7 +259,7 @@ export const preparedNewestPosts = preparedQuery(2, newestPostsQuery)
 export const preparedFirstPosts = preparedQuery(1, firstPostsQuery)
 export const preparedNewestPostsBefore = preparedQuery(2, newestPostsBeforeQuery)
 export const preparedNewestPostsBy = preparedQuery(3, newestPostsByQuery)
-export const preparedInsertLivePost = preparedQuery(15, insertLivePostQuery)
+export const preparedInsertLivePost = preparedQuery(16, insertLivePostQuery)
 
 export interface NewPostRow {
   author_id: number
@@ -273,6 +276,8 @@ export interface NewPostRow {
   html: string | null
   /** Its custom fields as JSON text. */
   fields: string
+  /** Its language; its author's locale when null. */
+  language: string | null
 }
 
 export interface PostRowChanges {
@@ -289,6 +294,7 @@ export interface PostRowChanges {
   format?: string
   html?: string | null
   fields?: string
+  language?: string | null
 }
 
 export async function findPostById(db: Executor, id: number): Promise<PostRow | undefined> {
@@ -617,7 +623,7 @@ export async function countPostsUpTo(db: Executor, reader: Reader, filter: PostF
 /** Inserts the post while its author is live; undefined when the author is not. */
 export async function insertPost(db: Executor, post: NewPostRow): Promise<PostRow | undefined> {
   const now = nowIso()
-  const [row] = await preparedInsertLivePost(db, post.author_id, post.title, post.text, post.media_url, post.visibility, post.status, post.org_id, post.comments, post.status === 'published' ? now : null, now, post.slug, post.slug_scope, post.format, post.html, post.fields)
+  const [row] = await preparedInsertLivePost(db, post.author_id, post.title, post.text, post.media_url, post.visibility, post.status, post.org_id, post.comments, post.status === 'published' ? now : null, now, post.slug, post.slug_scope, post.format, post.html, post.fields, post.language)
   return row
 }
 

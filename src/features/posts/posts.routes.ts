@@ -34,6 +34,7 @@ interface PostBody {
   comments?: CommentSetting
   attachments?: number[]
   fields?: FieldValues
+  language?: string | null
 }
 
 export interface PostsRouteOptions {

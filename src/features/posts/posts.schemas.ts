@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 
 import { CursorPageEnvelopeSchema, CursorParameter } from '../../api/common/page-envelope.js'
 import { ValidationErrorResponse } from '../../api/common/responses.js'
+import { localeTag } from '../../shared/locale.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { RecordId } from '../../shared/record-id.js'
 import type { ContentFields } from '../content-fields/index.js'
@@ -160,17 +161,21 @@ const PostReadV2 = Type.Object(
     comment_count: Type.Integer({ description: 'Its visible comments and replies' }),
     reaction_counts: ReactionCounts,
     my_reactions: MyReactions,
+    language: Type.Union([Type.String(), Type.Null()], { description: "The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known" }),
   },
   { title: 'PostReadV2' },
 )
 
+/** The language a post is written in: what search stems its words by (docs/api.md "Search"). */
+const PostLanguage = localeTag("The language it is written in, such as en, de or pt-BR (search stems its words by it); its author's locale when left out")
+
 export const PostCreateV2 = Type.Object(
-  { ...PostCreate.properties, text: TextV2, format: Type.Optional(Format), visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug) },
+  { ...PostCreate.properties, text: TextV2, format: Type.Optional(Format), visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug), language: Type.Optional(PostLanguage) },
   { additionalProperties: false, title: 'PostCreateV2' },
 )
 
 export const PostUpdateV2 = Type.Object(
-  { ...PostUpdate.properties, text: Type.Optional(TextV2), format: Type.Optional(Format), visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug) },
+  { ...PostUpdate.properties, text: Type.Optional(TextV2), format: Type.Optional(Format), visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug), language: Type.Optional(Type.Union([PostLanguage, Type.Null()])) },
   { additionalProperties: false, minProperties: 1, title: 'PostUpdateV2' },
 )
 

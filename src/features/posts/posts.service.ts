@@ -6,6 +6,7 @@
 // opened to them.
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import { assertSuperuser, DomainError, forbidden, notAuthenticated, RuleViolation } from '../../shared/errors.js'
+import { canonicalLocale } from '../../shared/locale.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { everyRowAfter, fetchPaged } from '../../shared/paging.js'
 import { nowIso, toIsoString } from '../../shared/timestamps.js'
@@ -22,9 +23,11 @@ import type { PostChangeLog, PostEventType } from './post-change-log.js'
 import type { MemberRole, Permissions, PostFacts, PostStatus, Reader, Visibility } from './post-policy.js'
 import { ANONYMOUS, fieldLevelOf, mayEdit, mayRead, needsRolesForFields, permissionsOf, readsAsUser } from './post-policy.js'
 import type { PostRelated, PostRelation, PostRelations } from './post-relations.js'
+import type { PostSearchRepository } from './post-search.repository.js'
 import type { SortedAfter, SortKey } from './post-sort.js'
 import { sortKeysOf, sortTooBroad, UNINDEXED_SORT_MAX_POSTS } from './post-sort.js'
 import type { PostRowChanges, PostsRepository } from './posts.repository.js'
+import { findsAnything, parseSearchQuery } from './search-text.js'
 import { numberedSlugs, randomSlugs, slugFromTitle, slugScope } from './slugs.js'
 
 export const POST_NOT_FOUND = 'Post not found'
@@ -88,9 +91,40 @@ export interface SortedPageRequest {
   after?: SortedAfter
 }
 
+/** A page of search hits: by its number, or after the previous page's last hit. */
+export interface SearchPageRequest {
+  page: number
+  limit: number
+  after?: SearchAfter
+}
+
+/** Where the next page of hits starts: the last hit's rank and id. */
+export interface SearchAfter {
+  rank: number
+  id: number
+}
+
+/** A post the search found: its relevance in this search, and its title and best passage with the matches marked (search-text.ts MARK_START, MARK_END). */
+export interface PostHit {
+  post: Post
+  rank: number
+  snippet: { title: string; text: string }
+}
+
+/** A well-formed language tag, canonical; else 422 on `language`. */
+function languageOrRefuse(tag: string): string {
+  const canonical = canonicalLocale(tag)
+  if (canonical === undefined) throw new RuleViolation('language', 'Must be a BCP 47 language tag, such as en, de-AT or pt-BR', 'value_error.locale')
+  return canonical
+}
+
+const searchQueryEmpty = () => new RuleViolation('q', 'Search for at least one word that is not excluded with -', 'search_query_empty', { location: 'query', code: 'search_query_empty' })
+
 /** What PostService is built from. */
 export interface PostServiceDependencies {
   posts: PostsRepository
+  /** The search index, kept in each write's unit (post-search.repository.ts). */
+  searchIndex: PostSearchRepository
   unitOfWork: UnitOfWork
   changes: PostChangeLog
   memberships: PostMemberships
@@ -107,6 +141,7 @@ export interface PostServiceDependencies {
 
 export class PostService {
   private readonly posts: PostsRepository
+  private readonly searchIndex: PostSearchRepository
   private readonly unitOfWork: UnitOfWork
   private readonly changes: PostChangeLog
   private readonly memberships: PostMemberships
@@ -119,6 +154,7 @@ export class PostService {
 
   constructor(dependencies: PostServiceDependencies) {
     this.posts = dependencies.posts
+    this.searchIndex = dependencies.searchIndex
     this.unitOfWork = dependencies.unitOfWork
     this.changes = dependencies.changes
     this.memberships = dependencies.memberships
@@ -316,6 +352,55 @@ export class PostService {
     return { items, total, next: last && { values: last.keys, id: Number(last.row.id) } }
   }
 
+  /**
+   * Ranked search (docs/api.md "Search"): the posts the caller may list, narrowed by `filter`, that
+   * match the query, best first (ties newest first): a page by its number or after the previous
+   * page's last hit, the total for this caller, and each hit's title and best passage with the
+   * matched words marked.
+   */
+  async search(caller: PostCaller | null, text: string, asked: PostFilter, request: SearchPageRequest, client: ClientInfo): Promise<{ hits: PostHit[]; total: number; next: SearchAfter | undefined }> {
+    const query = parseSearchQuery(text)
+    if (!findsAnything(query)) throw searchQueryEmpty()
+    const filter = this.checkedFilter(asked, caller)
+    const reader = await this.readerOf(caller)
+    await this.assertFilterFits(reader, filter)
+    const stemmed = await this.searchIndex.stemQuery(query)
+    const { page, limit, after } = request
+    const window = { offset: after === undefined ? (page - 1) * limit : 0, limit: limit + 1, after }
+    const [found, total] = await Promise.all([this.searchIndex.searchPosts(reader, filter, query, stemmed, window), this.searchIndex.countSearchHits(reader, filter, query, stemmed)])
+    const shown = found.slice(0, limit)
+    const ids = shown.map((hit) => hit.id)
+    if (ids.length === 0) return { hits: [], total, next: undefined }
+    const [rows, snippets] = await Promise.all([this.posts.findLivePosts(ids), this.searchIndex.snippetsOf(ids, query, stemmed)])
+    const byId = new Map(rows.map((row) => [Number(row.id), toPost(row)]))
+    const hits = shown.flatMap((hit) => {
+      const post = byId.get(hit.id)
+      const snippet = snippets.get(hit.id)
+      return post && snippet ? [{ post, rank: hit.rank, snippet }] : []
+    })
+    await this.recordSuperuserListing(reader, caller, hits.map((hit) => hit.post), client)
+    const last = found.length > limit ? shown.at(-1) : undefined
+    return { hits, total, next: last && { rank: last.rank, id: last.id } }
+  }
+
+  /**
+   * Writes every post's index entry again (`npm run rebuild-search-index`), a batch per unit of
+   * work, while the service runs: after the rules of search-text.ts changed. How many posts it wrote.
+   */
+  async rebuildSearchIndex(batch = 500): Promise<number> {
+    let written = 0
+    for (let after = 0; ; ) {
+      const count = await this.unitOfWork.run(async (unit) => {
+        const rows = await this.searchIndex.in(unit).postsToIndex(after, batch)
+        for (const row of rows) await this.searchIndex.in(unit).indexPostText(row)
+        after = Number(rows.at(-1)?.id ?? after)
+        return rows.length
+      })
+      written += count
+      if (count < batch) return written
+    }
+  }
+
   /** The author is always the caller; a client cannot write as someone else. */
   async create(author: PostCaller, input: PostInput): Promise<Post> {
     this.assertMayWrite(author)
@@ -346,8 +431,10 @@ export class PostService {
         org_id: orgId,
         comments: input.comments ?? 'open',
         fields,
+        language: typeof input.language === 'string' ? languageOrRefuse(input.language) : null,
       })
       if (!row) return undefined
+      await this.searchIndex.in(unit).indexPostText(row)
       if (input.attachments?.length) await this.files.attach(unit, { id: row.id, authorId: author.id }, input.attachments, author.id)
       return this.changed(unit, ['post.created'], await this.attachedIn(unit, toPost(row), Boolean(input.attachments?.length)))
     })
@@ -366,6 +453,7 @@ export class PostService {
     // An editor reads private fields; only a superuser writes server ones.
     const level = writerLevel(caller)
     this.fields.assertWritable(changes.fields, level)
+    if (typeof changes.language === 'string') changes = { ...changes, language: languageOrRefuse(changes.language) }
     const updated = await this.unitOfWork.run(async (unit) => {
       const { post, reader } = await this.editable(unit, caller, id, changes.orgId)
       const visibility = changes.visibility ?? post.visibility
@@ -381,6 +469,7 @@ export class PostService {
       const rowChanges = { ...toRowChanges(changes), ...rendered(post, changes), ...fields, ...(publishes && post.publishedAt === null ? { published_at: nowIso() } : {}), ...(await this.readdressed(unit, post, orgId, changes.slug)) }
       const row = await this.posts.in(unit).updatePost(id, rowChanges)
       if (!row) postNotFound()
+      if (changes.title !== undefined || changes.text !== undefined || changes.language !== undefined) await this.searchIndex.in(unit).indexPostText(row)
       if (changes.attachments !== undefined) await this.files.attach(unit, { id, authorId: post.authorId }, changes.attachments, caller.id)
       await this.auditChange(unit, reader, post, client)
       return this.changed(unit, publishes ? ['post.updated', 'post.published'] : ['post.updated'], await this.attachedIn(unit, toPost(row), changes.attachments !== undefined))

@@ -37,6 +37,8 @@ export interface PostsTable {
   html: string | null
   /** Its custom fields (CONTENT_SCHEMA) as one JSON object: text on SQLite, jsonb on PostgreSQL (migration 2026-12-12-01-post-fields). */
   fields: ColumnType<unknown, string | undefined, string>
+  /** The language it is written in (a BCP 47 tag): what search stems it as; its author's locale when they gave none, else null (migration 2026-12-14-01-post-search). */
+  language: ColumnType<string | null, string | null | undefined, string | null>
   is_deleted: Flag
   deleted_at: NullableTimestamp
   created_at: Timestamp
@@ -44,7 +46,7 @@ export interface PostsTable {
 }
 
 /** Columns of a post as every read returns it. */
-export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'attachment_count', 'comments', 'comment_count', 'reaction_count', 'slug', 'format', 'html', 'fields', 'created_at', 'updated_at'] as const
+export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'attachment_count', 'comments', 'comment_count', 'reaction_count', 'slug', 'format', 'html', 'fields', 'language', 'created_at', 'updated_at'] as const
 
 export type PostRow = Pick<Selectable<PostsTable>, (typeof POST_COLUMNS)[number]>
 
@@ -65,8 +67,22 @@ export interface PostSlugRedirectsTable {
 }
 
 // This slice's tables in the database's type (src/db/schema.ts).
+/**
+ * A post's title and text as search indexes them (search-text.ts searchableText), written in the
+ * post's own transaction. On PostgreSQL with its language's configuration and tsvector; on SQLite
+ * the FTS5 table `post_search`, whose rowid is the post's id (migration 2026-12-14-01-post-search).
+ */
+export interface PostSearchTable {
+  post_id: number
+  configuration: string
+  title: string
+  body: string
+  document: unknown
+}
+
 declare module '../../db/schema.js' {
   interface Database {
+    post_search: PostSearchTable
     posts: PostsTable
     org_post_counts: OrgPostCountsTable
     post_slug_redirects: PostSlugRedirectsTable

@@ -1,0 +1,161 @@
+// Ranked search's SQL (docs/api.md "Search"): the index a post's writes keep in their own
+// transaction, and the search itself, inside the same policy condition every list runs
+// (filteredPosts): the ranking, the page, the count and the snippets all come from posts the
+// reader may list, and nothing is filtered after the query.
+//
+// SQLite: FTS5 (`post_search`, rowid = the post's id), bm25 with the title weighted above the text,
+// snippet() and highlight(). PostgreSQL: a tsvector per post in its language's configuration, the
+// query stemmed by each configuration in use (to_tsquery), ts_rank_cd and ts_headline.
+import type { RawBuilder, SqlBool } from 'kysely'
+import { sql } from 'kysely'
+
+import { isPostgres } from '../../db/dialect.js'
+import type { Repository } from '../../db/repository.js'
+import type { Executor } from '../../db/schema.js'
+import type { PostFilter } from './post.js'
+import type { Reader } from './post-policy.js'
+import { filteredPosts } from './posts.repository.js'
+import type { PostRow } from './posts.table.js'
+import { ALL_SEARCH_CONFIGURATIONS, ftsMatchOf, MARK_END, MARK_START, searchableText, searchConfigurationOf, type SearchQuery, tsqueryTextOf } from './search-text.js'
+
+/** How far the title outweighs the text in SQLite's bm25 (PostgreSQL weighs them A and B). */
+const TITLE_WEIGHT = 4
+
+/** Writes the post's title and text into the index, replacing what it held for the post. */
+export async function indexPostText(db: Executor, row: Pick<PostRow, 'id' | 'title' | 'text' | 'language'>): Promise<void> {
+  const title = searchableText(row.title)
+  const body = searchableText(row.text)
+  if (isPostgres(db)) {
+    const configuration = searchConfigurationOf(row.language)
+    await sql`insert into post_search (post_id, configuration, title, body, document)
+      values (${row.id}, ${configuration}::regconfig, ${title}, ${body},
+        setweight(to_tsvector(${configuration}::regconfig, ${title}), 'A') || setweight(to_tsvector(${configuration}::regconfig, ${body}), 'B'))
+      on conflict (post_id) do update set configuration = excluded.configuration, title = excluded.title, body = excluded.body, document = excluded.document`.execute(db)
+    return
+  }
+  await sql`delete from post_search where rowid = ${row.id}`.execute(db)
+  await sql`insert into post_search (rowid, title, body) values (${row.id}, ${title}, ${body})`.execute(db)
+}
+
+/**
+ * The posts after `after` by id, a batch at a time, soft-deleted ones too (a restore brings them
+ * back as they were): a rebuild. Held on PostgreSQL until the batch's unit ends, so that an edit
+ * waits rather than be overwritten with the text read before it (SQLite's unit holds the write lock).
+ */
+export function postsToIndex(db: Executor, after: number, limit: number): Promise<Pick<PostRow, 'id' | 'title' | 'text' | 'language'>[]> {
+  return db
+    .selectFrom('posts')
+    .select(['id', 'title', 'text', 'language'])
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .$if(isPostgres(db), (qb) => qb.forShare())
+    .execute()
+}
+
+/**
+ * The query as PostgreSQL reads it for posts of each configuration: configurations that stem it
+ * alike share one tsquery; one that reads nothing in it (only its stop words) matches nothing.
+ */
+export interface StemmedQuery {
+  groups: { configurations: string[]; tsquery: string }[]
+}
+
+/** The query stemmed by every configuration a post may be indexed with; no groups on SQLite, whose one tokenizer reads the query as it matches. */
+export async function stemQuery(db: Executor, query: SearchQuery): Promise<StemmedQuery> {
+  if (!isPostgres(db)) return { groups: [] }
+  const text = tsqueryTextOf(query)
+  const { rows } = await sql<{ configuration: string; tsquery: string }>`
+    select configuration, to_tsquery(configuration::regconfig, ${text})::text as tsquery
+    from unnest(cast(${ALL_SEARCH_CONFIGURATIONS} as text[])) as configuration`.execute(db)
+  const byQuery = new Map<string, string[]>()
+  for (const row of rows) if (row.tsquery !== '') byQuery.set(row.tsquery, [...(byQuery.get(row.tsquery) ?? []), row.configuration])
+  return { groups: [...byQuery].map(([tsquery, configurations]) => ({ tsquery, configurations })) }
+}
+
+/** Where a search's page starts: after the previous page's last hit (its rank and id), or at an offset. */
+export interface SearchWindow {
+  offset: number
+  limit: number
+  after?: { rank: number; id: number }
+}
+
+/** A hit: the post's id and its relevance (higher is better; comparable within one search only). */
+export interface SearchHit {
+  id: number
+  rank: number
+}
+
+/** The tsquery of each post's configuration, as a value of the row. */
+function rowsQuery(stemmed: StemmedQuery): RawBuilder<unknown> {
+  if (stemmed.groups.length === 0) return sql`cast(null as tsquery)`
+  const cases = stemmed.groups.map((group) => sql`when post_search.configuration = any(cast(${group.configurations} as regconfig[])) then cast(${group.tsquery} as tsquery)`)
+  return sql`(case ${sql.join(cases, sql` `)} end)`
+}
+
+/** The match: SQLite's MATCH; on PostgreSQL one GIN scan for any configuration's query, then each post held to its own. */
+function matchCondition(db: Executor, query: SearchQuery, stemmed: StemmedQuery): RawBuilder<SqlBool> {
+  if (!isPostgres(db)) return sql<SqlBool>`post_search match ${ftsMatchOf(query)}`
+  if (stemmed.groups.length === 0) return sql<SqlBool>`1 = 0`
+  const union = stemmed.groups.map((group) => `(${group.tsquery})`).join(' | ')
+  return sql<SqlBool>`post_search.document @@ cast(${union} as tsquery) and post_search.document @@ ${rowsQuery(stemmed)}`
+}
+
+/** A post's relevance, higher first: bm25 negated on SQLite (lower is better there); ts_rank_cd over the length on PostgreSQL. */
+function rankOf(db: Executor, stemmed: StemmedQuery): RawBuilder<number> {
+  if (!isPostgres(db)) return sql<number>`(-bm25(post_search, ${sql.lit(TITLE_WEIGHT)}, 1.0))`
+  return sql<number>`cast(ts_rank_cd(post_search.document, ${rowsQuery(stemmed)}, 1) as float8)`
+}
+
+/** The posts the reader may list, narrowed by `filter`, that match: joined to the index. */
+function matchingPosts(db: Executor, reader: Reader, filter: PostFilter, query: SearchQuery, stemmed: StemmedQuery) {
+  const joined = isPostgres(db) ? sql`post_search.post_id` : sql`post_search.rowid`
+  return filteredPosts(db, reader, filter)
+    .innerJoin('post_search', (join) => join.on(sql<SqlBool>`${joined} = posts.id`))
+    .where(() => matchCondition(db, query, stemmed))
+}
+
+/** A page of hits in rank order (ties newest first). */
+export async function searchPosts(db: Executor, reader: Reader, filter: PostFilter, query: SearchQuery, stemmed: StemmedQuery, window: SearchWindow): Promise<SearchHit[]> {
+  const rank = rankOf(db, stemmed)
+  const { after } = window
+  const rows = await matchingPosts(db, reader, filter, query, stemmed)
+    .select(['posts.id', rank.as('rank')])
+    .$if(after !== undefined, (qb) => qb.where(() => sql<SqlBool>`(${rank}, posts.id) < (cast(${after!.rank} as ${sql.raw(isPostgres(db) ? 'float8' : 'real')}), ${after!.id})`))
+    .orderBy(sql`rank`, 'desc')
+    .orderBy('posts.id', 'desc')
+    .limit(window.limit)
+    .offset(window.offset)
+    .execute()
+  return rows.map((row) => ({ id: Number(row.id), rank: Number(row.rank) }))
+}
+
+/** How many posts the reader may list match: every one counted, for this reader. */
+export async function countSearchHits(db: Executor, reader: Reader, filter: PostFilter, query: SearchQuery, stemmed: StemmedQuery): Promise<number> {
+  const { count } = await matchingPosts(db, reader, filter, query, stemmed)
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .executeTakeFirstOrThrow()
+  return Number(count)
+}
+
+/** The title with every match marked, and the text's best passage with its matches marked (MARK_START, MARK_END), of each hit. */
+export async function snippetsOf(db: Executor, ids: readonly number[], query: SearchQuery, stemmed: StemmedQuery): Promise<Map<number, { title: string; text: string }>> {
+  if (ids.length === 0) return new Map()
+  const rows = isPostgres(db)
+    ? (
+        await sql<{ id: number; title: string; text: string }>`
+          select post_id as id,
+            ts_headline(configuration, title, ${rowsQuery(stemmed)}, ${`HighlightAll=true, StartSel=${MARK_START}, StopSel=${MARK_END}`}) as title,
+            ts_headline(configuration, body, ${rowsQuery(stemmed)}, ${`MaxWords=35, MinWords=15, MaxFragments=2, FragmentDelimiter=" … ", StartSel=${MARK_START}, StopSel=${MARK_END}`}) as text
+          from post_search where post_id = any(cast(${ids} as integer[]))`.execute(db)
+      ).rows
+    : (
+        await sql<{ id: number; title: string; text: string }>`
+          select rowid as id, highlight(post_search, 0, ${MARK_START}, ${MARK_END}) as title, snippet(post_search, 1, ${MARK_START}, ${MARK_END}, '…', 32) as text
+          from post_search where post_search match ${ftsMatchOf(query)} and rowid in (${sql.join(ids)})`.execute(db)
+      ).rows
+  return new Map(rows.map((row) => [Number(row.id), { title: row.title, text: row.text }]))
+}
+
+export const postSearchFunctions = { indexPostText, postsToIndex, stemQuery, searchPosts, countSearchHits, snippetsOf }
+export type PostSearchRepository = Repository<typeof postSearchFunctions>

@@ -1,0 +1,69 @@
+// GET /api/v2/search (docs/api.md "Search"): posts ranked by relevance under the post policy, or
+// users by name and username under the users list's rules. Each type is its own slice's answer;
+// this route reads the query, pages and shapes the hits.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+
+import { clientOf } from '../../api/common/client-info.js'
+import { cursorPageRequest, toCursorPageEnvelope } from '../../api/common/page-envelope.js'
+import { errorResponses } from '../../api/common/responses.js'
+import { optionalBearerOrApiKey } from '../../api/common/security-scheme.js'
+import { postCallerOf, postReadsFor, postShapesV2, snippetHtml } from '../posts/index.js'
+import { toUserReadV2, userReader, userShapesV2 } from '../users/index.js'
+import { decodeHitCursor, encodeHitCursor } from './hit-cursor.http.js'
+import { searchPageOf,SearchQuery, SearchRefusedResponse } from './search.schemas.js'
+import { markedSubstring } from './user-highlights.js'
+
+const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { posts, users } = app.services
+  const { read: PostRead } = postShapesV2(app.services.contentFields)
+  const { read: UserRead } = userShapesV2(app.services.contentFields.shapes('users'))
+
+  app.get(
+    '/search',
+    {
+      schema: {
+        tags: ['search'],
+        summary: 'Find posts by relevance, or users by name',
+        description:
+          'Posts: full-text, ranked, under the post policy (the caller sees only hits they may list, and `total_count` counts only those), each with its title and best passages highlighted. Users: as GET /users?search= finds them. Pages by number or by `next_cursor`.',
+        security: optionalBearerOrApiKey,
+        querystring: SearchQuery,
+        response: { 200: searchPageOf(PostRead, UserRead), ...errorResponses(400, 422), 422: SearchRefusedResponse },
+      },
+    },
+    async (request) => {
+      const { q, type, page, limit, cursor, visibility, status, expand } = request.query
+      if (type === 'users') {
+        const pageRequest = cursorPageRequest({ page, limit, cursor })
+        const found = await users.list(q, pageRequest, undefined, request.caller?.user ?? null)
+        const read = userReader(request, toUserReadV2)
+        return toCursorPageEnvelope(found, pageRequest, (user) => ({
+          type: 'user' as const,
+          rank: null,
+          highlights: { name: markedSubstring(user.name, q), username: markedSubstring(user.username, q) },
+          user: read(user),
+        }))
+      }
+      const caller = postCallerOf(request)
+      const after = cursor === undefined ? undefined : decodeHitCursor(cursor)
+      const found = await posts.search(caller, q, { visibility, status }, { page, limit, after }, clientOf(request))
+      const items = await posts.withDetails(found.hits.map((hit) => hit.post), caller)
+      const read = await postReadsFor(request, caller, items, expand)
+      return {
+        data: found.hits.map((hit, i) => ({
+          type: 'post' as const,
+          rank: hit.rank,
+          highlights: { title: snippetHtml(hit.snippet.title), text: snippetHtml(hit.snippet.text) },
+          post: read(items[i]!),
+        })),
+        total_count: found.total,
+        has_more: after === undefined ? (page - 1) * limit + found.hits.length < found.total : found.next !== undefined,
+        page,
+        items_per_page: limit,
+        next_cursor: found.next === undefined ? null : encodeHitCursor(found.next),
+      }
+    },
+  )
+}
+
+export default searchRoutes
