@@ -5,7 +5,7 @@
 // private, one an organization's (members only) and one a draft of an organization's. The posts
 // bench/lib/seed.ts wrote (all public) are given the pattern first.
 import type { SeedTarget } from './seed.js'
-import { indexSeededPosts, onTarget } from './seed.js'
+import { indexSeededPosts, onTarget, SEARCH_WORDS_SQL as WORDS } from './seed.js'
 
 export const ORGS = 50
 
@@ -22,11 +22,7 @@ const KIND = (n: string) => `case ${n} % 10 when 6 then 'unlisted' when 7 then '
 const STATUS = (n: string) => `case ${n} % 10 when 9 then 'draft' else 'published' end`
 const ORG = (n: string) => `case when ${n} % 10 in (8, 9) then 1 + (${n} / 10) % ${ORGS} end`
 const TEXT = 'A post of mixed visibility, seeded for the list benchmark. '
-/**
- * Words after each post's text for the search benchmark (bench/lib/search.ts), of the number `n`:
- * one of 10 (a tenth of the posts have each), one of 1,000 and one of 100,000.
- */
-const WORDS = (n: string) => `' common' || (${n} % 10) || ' medium' || (${n} % 1000) || ' rare' || (${n} % 100000)`
+
 const NOW = { sqlite: `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`, postgres: 'now()' }
 
 /** The organizations and their members: u3 in the first, u4 in ten (owner of the first), u5 in all fifty (admin of the first). */

@@ -13,6 +13,14 @@ export const BENCH_PASSWORD = 'bench password'
 export const NEEDLE = 'needle'
 const NEEDLE_COUNT = 5
 const NAME_GROUPS = 10_007
+/**
+ * Words after each seeded post's text for the search benchmark (bench/lib/search.ts), of the
+ * number `n` (the post's): one of 10 (a tenth of the posts have each), one of 1,000 and one of
+ * 100,000. As text, and as an SQL expression of the column or series `n`.
+ */
+const searchWords = (n: number) => ` common${n % 10} medium${n % 1000} rare${n % 100000}`
+export const SEARCH_WORDS_SQL = (n: string) => `' common' || (${n} % 10) || ' medium' || (${n} % 1000) || ' rare' || (${n} % 100000)`
+
 const POST_TEXT = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore '.repeat(2)
 
 export interface SeedTarget {
@@ -59,7 +67,7 @@ function seedSqlite(dataDir: string, from: number, to: number, needles: number[]
       insertUser.run(i, name, `u${i}`, `u${i}@bench.example`, hash, now, now)
     }
     // Authors are spread over every user, so all of them must exist first.
-    for (let i = from; i <= to; i++) insertPost.run(1 + (i % to), `Post ${i}`, `${POST_TEXT}${i}`, `post-${i}`, `u:${1 + (i % to)}`, now, now)
+    for (let i = from; i <= to; i++) insertPost.run(1 + (i % to), `Post ${i}`, `${POST_TEXT}${i}${searchWords(i)}`, `post-${i}`, `u:${1 + (i % to)}`, now, now)
   })()
   db.exec('analyze')
   db.close()
@@ -80,7 +88,7 @@ async function seedPostgres(url: string, from: number, to: number, needles: numb
     )
     await client.query(
       `insert into posts (author_id, title, text, slug, slug_scope, created_at, updated_at)
-       select 1 + (g % $2::int), 'Post ' || g, $3 || g, 'post-' || g, 'u:' || (1 + (g % $2::int)), now(), now() from generate_series($1::int, $2::int) as g`,
+       select 1 + (g % $2::int), 'Post ' || g, $3 || g || ${SEARCH_WORDS_SQL('g')}, 'post-' || g, 'u:' || (1 + (g % $2::int)), now(), now() from generate_series($1::int, $2::int) as g`,
       [from, to, POST_TEXT],
     )
     // The users identity must continue after the explicit ids.

@@ -1091,6 +1091,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The most used tags, counted over the posts the caller may list
+         * @description Each tag with how many of the posts the caller may list have it (a private post counts for its author only), most used first, ties by name.
+         */
+        get: operations["getTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/posts/{post_id}/permissions": {
         parameters: {
             query?: never;
@@ -10060,6 +10080,8 @@ export interface operations {
     getPosts: {
         parameters: {
             query?: {
+                /** @description Only posts with this tag (trimmed and lower-cased as tags are) */
+                tag?: string;
                 page?: number;
                 limit?: number;
                 /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
@@ -10148,6 +10170,8 @@ export interface operations {
                             };
                             /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                             my_reactions: string[];
+                            /** @description Its tags, normalized: lower-cased, trimmed, Unicode NFC */
+                            tags: string[];
                             /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
                             language: string | null;
                             /**
@@ -10290,6 +10314,14 @@ export interface operations {
                     /** @description The language it is written in, such as en, de or pt-BR (search stems its words by it); its author's locale when left out */
                     language?: string;
                     /**
+                     * @description At most 10 once normalized: each trimmed, lower-cased and in Unicode NFC, of 1 to 32 characters; repeats are one tag. On an update, the post's tags from now on
+                     * @example [
+                     *       "go",
+                     *       "databases"
+                     *     ]
+                     */
+                    tags?: string[];
+                    /**
                      * PostFieldsCreate
                      * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only. Required ones must be given
                      */
@@ -10358,6 +10390,8 @@ export interface operations {
                         };
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
+                        /** @description Its tags, normalized: lower-cased, trimmed, Unicode NFC */
+                        tags: string[];
                         /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
                         language: string | null;
                         /**
@@ -10609,6 +10643,8 @@ export interface operations {
                         };
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
+                        /** @description Its tags, normalized: lower-cased, trimmed, Unicode NFC */
+                        tags: string[];
                         /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
                         language: string | null;
                         /**
@@ -10867,6 +10903,14 @@ export interface operations {
                     slug?: string;
                     language?: string | null;
                     /**
+                     * @description At most 10 once normalized: each trimmed, lower-cased and in Unicode NFC, of 1 to 32 characters; repeats are one tag. On an update, the post's tags from now on
+                     * @example [
+                     *       "go",
+                     *       "databases"
+                     *     ]
+                     */
+                    tags?: string[];
+                    /**
                      * PostFieldsUpdate
                      * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only. The fields named replace the stored ones, null takes one away, the others stay
                      */
@@ -10935,6 +10979,8 @@ export interface operations {
                         };
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
+                        /** @description Its tags, normalized: lower-cased, trimmed, Unicode NFC */
+                        tags: string[];
                         /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
                         language: string | null;
                         /**
@@ -11252,6 +11298,56 @@ export interface operations {
             };
         };
     };
+    getTags: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            tag: string;
+                            count: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
     getPostsByPostIdPermissions: {
         parameters: {
             query?: never;
@@ -11407,6 +11503,8 @@ export interface operations {
                         };
                         /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                         my_reactions: string[];
+                        /** @description Its tags, normalized: lower-cased, trimmed, Unicode NFC */
+                        tags: string[];
                         /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
                         language: string | null;
                         /**
@@ -11519,6 +11617,8 @@ export interface operations {
     getUsersMePosts: {
         parameters: {
             query?: {
+                /** @description Only posts with this tag (trimmed and lower-cased as tags are) */
+                tag?: string;
                 page?: number;
                 limit?: number;
                 /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
@@ -11606,6 +11706,8 @@ export interface operations {
                             };
                             /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                             my_reactions: string[];
+                            /** @description Its tags, normalized: lower-cased, trimmed, Unicode NFC */
+                            tags: string[];
                             /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
                             language: string | null;
                             /**
@@ -11739,6 +11841,8 @@ export interface operations {
     getOrgsByOrgPosts: {
         parameters: {
             query?: {
+                /** @description Only posts with this tag (trimmed and lower-cased as tags are) */
+                tag?: string;
                 page?: number;
                 limit?: number;
                 /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
@@ -11829,6 +11933,8 @@ export interface operations {
                             };
                             /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                             my_reactions: string[];
+                            /** @description Its tags, normalized: lower-cased, trimmed, Unicode NFC */
+                            tags: string[];
                             /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
                             language: string | null;
                             /**
@@ -13078,6 +13184,8 @@ export interface operations {
                 cursor?: string;
                 /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                 visibility?: "public" | "unlisted" | "org" | "private";
+                /** @description Only posts with this tag (trimmed and lower-cased as tags are) */
+                tag?: string;
                 /** @description A draft is read by its author and, in an organization, by its admins and owners */
                 status?: "draft" | "published";
                 /**
@@ -13165,6 +13273,8 @@ export interface operations {
                                 };
                                 /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
                                 my_reactions: string[];
+                                /** @description Its tags, normalized: lower-cased, trimmed, Unicode NFC */
+                                tags: string[];
                                 /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
                                 language: string | null;
                                 /**

@@ -21,6 +21,7 @@ import * as postFormat from '../../features/posts/migrations/2026-12-11-01-post-
 import * as postSortIndexes from '../../features/posts/migrations/2026-12-11-02-post-sort-indexes.js'
 import * as postFields from '../../features/posts/migrations/2026-12-12-01-post-fields.js'
 import * as postSearch from '../../features/posts/migrations/2026-12-14-01-post-search.js'
+import * as postTags from '../../features/posts/migrations/2026-12-14-02-post-tags.js'
 import * as reactions from '../../features/reactions/migrations/2026-12-09-02-reactions.js'
 import * as reports from '../../features/reports/migrations/2026-12-09-04-reports.js'
 import * as userLocale from '../../features/users/migrations/2026-12-06-01-user-locale.js'
@@ -96,4 +97,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-13-01-user-fields': userFields,
   '2026-12-13-02-org-fields': orgFields,
   '2026-12-14-01-post-search': postSearch,
+  '2026-12-14-02-post-tags': postTags,
 }

@@ -43,7 +43,7 @@ export const postsFeature: Feature<PostsServices> = {
     return { posts }
   },
 
-  migrations: ['2026-11-21-04-posts', '2026-11-21-05-row-counts', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-11-29-01-post-visibility', '2026-12-08-01-kept-post-counts', '2026-12-10-02-post-slugs', '2026-12-11-01-post-format', '2026-12-11-02-post-sort-indexes', '2026-12-12-01-post-fields', '2026-12-14-01-post-search'],
+  migrations: ['2026-11-21-04-posts', '2026-11-21-05-row-counts', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-11-29-01-post-visibility', '2026-12-08-01-kept-post-counts', '2026-12-10-02-post-slugs', '2026-12-11-01-post-format', '2026-12-11-02-post-sort-indexes', '2026-12-12-01-post-fields', '2026-12-14-01-post-search', '2026-12-14-02-post-tags'],
   routes: {
     v1: [routes(postsRoutes, { prefix: '/posts', list: 'array', attachments: false, toPostRead, schemas: () => ({ read: PostRead, create: PostCreate, update: PostUpdate }) })],
     v2: [

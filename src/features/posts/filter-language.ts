@@ -39,5 +39,5 @@ export const postFilterTooBroad = () => filterTooBroad(POST_FILTER, 'narrow the 
 
 /** Whether an index narrows the list to an author's or an organization's posts, by its path or its filter. */
 export function narrowedByIndex(filter: PostFilter): boolean {
-  return filter.authorId !== undefined || filter.orgId !== undefined || (filter.expression !== undefined && narrowsByIndex(filter.expression, POST_FILTER))
+  return filter.authorId !== undefined || filter.orgId !== undefined || filter.tag !== undefined || (filter.expression !== undefined && narrowsByIndex(filter.expression, POST_FILTER))
 }

@@ -9,7 +9,7 @@ export type { CommentSetting, MemberRole, PostFacts, PostStatus, Reader, Visibil
 export { ANONYMOUS, mayComment, mayList, mayModerateComments, mayRead, POST_STATUSES, VISIBILITIES } from './post-policy.js'
 export { postFactsOf, toPostEventRead, toPostRead, toPostReadV2 } from './posts.mappers.js'
 export { PostIdParams } from './posts.schemas.js'
-export { Expand as ExpandParameter, postShapesV2, PostStatus as PostStatusParameter, Visibility as VisibilityParameter } from './posts.schemas.js'
+export { Expand as ExpandParameter, postShapesV2, PostStatus as PostStatusParameter, TagParameter, Visibility as VisibilityParameter } from './posts.schemas.js'
 export type { PostCaller, PostFiles, PostMemberships } from './posts.service.js'
 export { assertVerifiedWriter, PostService } from './posts.service.js'
 export { snippetHtml } from './search-text.js'

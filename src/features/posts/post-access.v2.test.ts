@@ -1,7 +1,7 @@
 // Who reads a post, as a matrix: every actor (anonymous, the author, another user, a member, an
 // admin of the post's organization, a member of another organization, a superuser, the admin's
 // read-only API key) × every visibility × every status, with and without an organization, on
-// every path that returns or announces posts (get, the address by slug, permissions, both versions' lists, search, ranked search,
+// every path that returns or announces posts (get, the address by slug, permissions, both versions' lists, search, ranked search, tags and their counts,
 // cursor pages, counts, the author's list, the caller's own, the organization's, the realtime
 // stream, the admin overview), every post's attached files (their bytes and variants), and its
 // custom fields of each level (public, private, server: CONTENT_SCHEMA) on every read and in
@@ -181,7 +181,7 @@ beforeAll(async () => {
       for (const inOrg of visibility === 'org' ? [true] : [false, true]) {
         const fileId = await uploadAsAuthor('notes.txt', 'text/plain', Buffer.from(`${visibility} ${status}`))
         const imageId = await uploadAsAuthor('picture.png', 'image/png', PNG_1X1)
-        const payload = { title: `${marker} ${visibility} ${status}${inOrg ? ' org' : ''}`, text: 'Matrix post', visibility, status, attachments: [fileId, imageId], fields: { rating: 3, note: 'for editors' }, ...(inOrg ? { org_id: org.id } : {}) }
+        const payload = { title: `${marker} ${visibility} ${status}${inOrg ? ' org' : ''}`, text: 'Matrix post', visibility, status, tags: [marker], attachments: [fileId, imageId], fields: { rating: 3, note: 'for editors' }, ...(inOrg ? { org_id: org.id } : {}) }
         const response = await t.app.inject({ method: 'POST', url: `${V2}/posts`, headers: people.author.headers, payload })
         expect(response.statusCode, JSON.stringify(payload)).toBe(201)
         const created = json<{ id: number; title: string; slug: string; author_id: number; visibility: Visibility; status: PostStatus; org_id: number | null }>(response)
@@ -270,6 +270,12 @@ describe('who reads a post: the matrix', () => {
     const ranked = await allPages(actor, `${V2}/search?q=${marker}`)
     expect(ranked.ids.sort((a, b) => a - b), 'ranked search').toEqual(listed)
     expect(ranked.total, 'ranked search count').toBe(listed.length)
+    // By tag, and the tag's count: the same posts.
+    const tagged = await allPages(actor, `${V2}/posts?tag=${marker}`)
+    expect(tagged.ids.sort((a, b) => a - b), 'tag').toEqual(listed)
+    expect(tagged.total, 'tag count').toBe(listed.length)
+    const popular = json<{ data: { tag: string; count: number }[] }>(await call(actor, `${V2}/tags?limit=100`)).data
+    expect(popular.find((row) => row.tag === marker)?.count ?? 0, 'GET /tags').toBe(listed.length)
     const rankedDrafts = await allPages(actor, `${V2}/search?q=${marker}%20matrix&status=draft`)
     expect(rankedDrafts.ids.sort((a, b) => a - b), 'ranked search of drafts').toEqual(expectedIds((post) => mayList(reader, post) && post.status === 'draft'))
     expect(rankedDrafts.total, 'ranked search of drafts count').toBe(rankedDrafts.ids.length)

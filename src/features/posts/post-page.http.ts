@@ -18,6 +18,7 @@ export interface PostPageQuery {
   limit: number
   cursor?: string
   search?: string
+  tag?: string
   visibility?: Visibility
   status?: PostStatus
   expand?: string
@@ -26,7 +27,7 @@ export interface PostPageQuery {
 }
 
 export async function postPageV2(request: FastifyRequest, caller: PostCaller | null, query: PostPageQuery, narrowing: Pick<PostFilter, 'authorId' | 'orgId'>) {
-  const filter = { ...narrowing, search: filled(query.search), visibility: query.visibility, status: query.status, filterText: filled(query.filter) }
+  const filter = { ...narrowing, search: filled(query.search), tag: query.tag, visibility: query.visibility, status: query.status, filterText: filled(query.filter) }
   if (query.sort !== undefined) return sortedPostPage(request, caller, query, filter, request.server.services.posts.sortKeys(query.sort, caller))
   const pageRequest = cursorPageRequest(query)
   const { posts } = request.server.services

@@ -7,6 +7,7 @@ import type { ReactionSummary } from '../reactions/index.js'
 import type { PostFormat } from './markdown.js'
 import type { CommentSetting, PostFacts, PostStatus, Visibility } from './post-policy.js'
 import type { PostRow } from './posts.table.js'
+import { tagsOf } from './tags.js'
 
 /** A post as services take and return it; each API version maps it to its own shape. */
 export interface Post extends PostFacts {
@@ -42,6 +43,8 @@ export interface Post extends PostFacts {
   fields: FieldValues
   /** The language it is written in (a canonical BCP 47 tag): its author's locale when they named none; null when neither is known. */
   language: string | null
+  /** Its tags, normalized (tags.ts). */
+  tags: string[]
 }
 
 export interface PostInput {
@@ -62,6 +65,8 @@ export interface PostInput {
   fields?: FieldValues
   /** The language it is written in; its author's locale when left out. */
   language?: string | null
+  /** Its tags as the writer gave them (normalized by the service). */
+  tags?: readonly string[]
 }
 
 export interface PostChanges {
@@ -82,6 +87,8 @@ export interface PostChanges {
   fields?: FieldValues
   /** The language it is written in; null when unknown. */
   language?: string | null
+  /** Its tags from now on. */
+  tags?: readonly string[]
 }
 
 export interface PostFilter {
@@ -93,6 +100,8 @@ export interface PostFilter {
   expression?: FilterNode
   authorId?: number
   orgId?: number
+  /** Only posts with this tag (normalized). */
+  tag?: string
   visibility?: Visibility
   status?: PostStatus
 }
@@ -125,5 +134,6 @@ export function toPost(row: PostRow): Post {
     storedFields: storedFieldsOf(row.fields),
     fields: NO_FIELDS,
     language: row.language,
+    tags: tagsOf(row.tags),
   }
 }

@@ -36,6 +36,7 @@ export function toPostReadV2(post: Post) {
     format: post.format,
     html: post.html,
     language: post.language,
+    tags: post.tags,
     attachments: (post.attachments ?? []).map(toFileRead),
     comments: post.comments,
     comment_count: post.commentCount,

@@ -155,6 +155,7 @@ export function filteredPosts(db: Executor, reader: Reader, filter: PostFilter) 
     .$if(reader.userId !== null, (qb) => qb.where(() => notBlockedBy(reader.userId)))
     .$if(filter.authorId !== undefined, (qb) => qb.where('posts.author_id', '=', filter.authorId ?? 0))
     .$if(filter.orgId !== undefined, (qb) => qb.where('posts.org_id', '=', filter.orgId ?? 0))
+    .$if(filter.tag !== undefined, (qb) => qb.where('posts.id', 'in', (eb) => eb.selectFrom('post_tags').select('post_tags.post_id').where('post_tags.tag', '=', filter.tag ?? '')))
     .$if(filter.visibility !== undefined, (qb) => qb.where('posts.visibility', '=', filter.visibility ?? 'public'))
     .$if(filter.status !== undefined, (qb) => qb.where('posts.status', '=', filter.status ?? 'published'))
     .$if(pattern !== undefined, (qb) =>
@@ -217,10 +218,11 @@ export function insertLivePostQuery(
   html: string | null,
   fields: string,
   language: string | null,
+  tags: string,
 ) {
   return db
     .insertInto('posts')
-    .columns(['author_id', 'title', 'text', 'media_url', 'visibility', 'status', 'org_id', 'comments', 'published_at', 'created_at', 'updated_at', 'slug', 'slug_scope', 'format', 'html', 'fields', 'language'])
+    .columns(['author_id', 'title', 'text', 'media_url', 'visibility', 'status', 'org_id', 'comments', 'published_at', 'created_at', 'updated_at', 'slug', 'slug_scope', 'format', 'html', 'fields', 'language', 'tags'])
     .expression((eb) =>
       eb
         .selectFrom('users')
@@ -244,6 +246,7 @@ export function insertLivePostQuery(
           isPostgres(db) ? sql<string>`cast(${fields} as jsonb)`.as('fields') : eb.val(fields).as('fields'),
           // A post in no language it named is in its author's.
           sql<string | null>`coalesce(cast(${language} as text), users.locale)`.as('language'),
+          eb.val(tags).as('tags'),
         ])
         .where('users.id', '=', authorId)
         .where('users.is_deleted', '=', 0)
@@ -259,7 +262,7 @@ export const preparedNewestPosts = preparedQuery(2, newestPostsQuery)
 export const preparedFirstPosts = preparedQuery(1, firstPostsQuery)
 export const preparedNewestPostsBefore = preparedQuery(2, newestPostsBeforeQuery)
 export const preparedNewestPostsBy = preparedQuery(3, newestPostsByQuery)
-export const preparedInsertLivePost = preparedQuery(16, insertLivePostQuery)
+export const preparedInsertLivePost = preparedQuery(17, insertLivePostQuery)
 
 export interface NewPostRow {
   author_id: number
@@ -278,6 +281,8 @@ export interface NewPostRow {
   fields: string
   /** Its language; its author's locale when null. */
   language: string | null
+  /** Its tags as a JSON array (post_tags is written apart: replacePostTags). */
+  tags: string
 }
 
 export interface PostRowChanges {
@@ -295,6 +300,7 @@ export interface PostRowChanges {
   html?: string | null
   fields?: string
   language?: string | null
+  tags?: string
 }
 
 export async function findPostById(db: Executor, id: number): Promise<PostRow | undefined> {
@@ -432,7 +438,7 @@ export function findPostForChange(db: Executor, id: number): Promise<PostRow | u
 const isAnonymous = (reader: Reader) => reader.userId === null && !reader.isSuperuser
 /** A signed-in reader's listing that only the policy narrows: the prepared statements below. */
 const isSignedInReader = (reader: Reader) => reader.userId !== null && !reader.isSuperuser
-const narrowed = (filter: PostFilter) => filter.search !== undefined || filter.expression !== undefined || filter.orgId !== undefined || filter.visibility !== undefined || filter.status !== undefined
+const narrowed = (filter: PostFilter) => filter.search !== undefined || filter.tag !== undefined || filter.expression !== undefined || filter.orgId !== undefined || filter.visibility !== undefined || filter.status !== undefined
 /** Every post the reader may list, in no narrower set (no filter, no author): its total is kept, not counted. */
 const unnarrowed = (filter: PostFilter) => !narrowed(filter) && filter.authorId === undefined
 
@@ -623,7 +629,7 @@ export async function countPostsUpTo(db: Executor, reader: Reader, filter: PostF
 /** Inserts the post while its author is live; undefined when the author is not. */
 export async function insertPost(db: Executor, post: NewPostRow): Promise<PostRow | undefined> {
   const now = nowIso()
-  const [row] = await preparedInsertLivePost(db, post.author_id, post.title, post.text, post.media_url, post.visibility, post.status, post.org_id, post.comments, post.status === 'published' ? now : null, now, post.slug, post.slug_scope, post.format, post.html, post.fields, post.language)
+  const [row] = await preparedInsertLivePost(db, post.author_id, post.title, post.text, post.media_url, post.visibility, post.status, post.org_id, post.comments, post.status === 'published' ? now : null, now, post.slug, post.slug_scope, post.format, post.html, post.fields, post.language, post.tags)
   return row
 }
 
@@ -753,5 +759,24 @@ export function postsOfAuthorAfter(db: Executor, authorId: number, after: number
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const postsFunctions = { findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsSorted, sortWalksIndex, listPostsWithTotal, countPosts, countPostsUpTo, sortsNarrowedLists, insertPost, lockSlugScope, takenSlugs, slugScopesOf, postsWithSlug, redirectedSlug, recordOldSlug, slugScopeOfPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
+/** The post's tags from now on: one row each (`?tag=`, GET /tags), in the post's transaction. */
+export async function replacePostTags(db: Executor, postId: number, tags: readonly string[]): Promise<void> {
+  await db.deleteFrom('post_tags').where('post_id', '=', postId).execute()
+  if (tags.length > 0) await db.insertInto('post_tags').values(tags.map((tag) => ({ post_id: postId, tag }))).execute()
+}
+
+/** The tags of the most posts the reader may list (the policy, blocks included), with how many each. */
+export async function popularTags(db: Executor, reader: Reader, limit: number): Promise<{ tag: string; count: number }[]> {
+  const rows = await filteredPosts(db, reader, {})
+    .innerJoin('post_tags', 'post_tags.post_id', 'posts.id')
+    .select((eb) => ['post_tags.tag', eb.fn.countAll<number | string>().as('count')])
+    .groupBy('post_tags.tag')
+    .orderBy('count', 'desc')
+    .orderBy('post_tags.tag')
+    .limit(limit)
+    .execute()
+  return rows.map((row) => ({ tag: row.tag, count: Number(row.count) }))
+}
+
+export const postsFunctions = { replacePostTags, popularTags, findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsSorted, sortWalksIndex, listPostsWithTotal, countPosts, countPostsUpTo, sortsNarrowedLists, insertPost, lockSlugScope, takenSlugs, slugScopesOf, postsWithSlug, redirectedSlug, recordOldSlug, slugScopeOfPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
 export type PostsRepository = Repository<typeof postsFunctions>

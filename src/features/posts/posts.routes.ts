@@ -35,6 +35,7 @@ interface PostBody {
   attachments?: number[]
   fields?: FieldValues
   language?: string | null
+  tags?: string[]
 }
 
 export interface PostsRouteOptions {

@@ -17,6 +17,7 @@ import { POST_FILTER } from './filter-language.js'
 import { POST_RELATIONS } from './post-relations.js'
 import { MAX_SORT_KEYS, SORT_COLUMNS } from './post-sort.js'
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from './slugs.js'
+import { MAX_TAG_LENGTH, MAX_TAGS } from './tags.js'
 
 // At least one visible character: a title of spaces is as empty as no title.
 const Title = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', examples: ['Hello, world'] })
@@ -161,6 +162,7 @@ const PostReadV2 = Type.Object(
     comment_count: Type.Integer({ description: 'Its visible comments and replies' }),
     reaction_counts: ReactionCounts,
     my_reactions: MyReactions,
+    tags: Type.Array(Type.String(), { description: 'Its tags, normalized: lower-cased, trimmed, Unicode NFC' }),
     language: Type.Union([Type.String(), Type.Null()], { description: "The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known" }),
   },
   { title: 'PostReadV2' },
@@ -169,13 +171,23 @@ const PostReadV2 = Type.Object(
 /** The language a post is written in: what search stems its words by (docs/api.md "Search"). */
 const PostLanguage = localeTag("The language it is written in, such as en, de or pt-BR (search stems its words by it); its author's locale when left out")
 
+/** A post's tags as a writer sends them: normalized by the service (tags.ts). */
+const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+  maxItems: 20,
+  description: `At most ${MAX_TAGS} once normalized: each trimmed, lower-cased and in Unicode NFC, of 1 to ${MAX_TAG_LENGTH} characters; repeats are one tag. On an update, the post's tags from now on`,
+  examples: [['go', 'databases']],
+})
+
+/** `tag` on a post list: only posts with this tag (compared normalized). */
+export const TagParameter = Type.String({ minLength: 1, maxLength: 64, description: 'Only posts with this tag (trimmed and lower-cased as tags are)' })
+
 export const PostCreateV2 = Type.Object(
-  { ...PostCreate.properties, text: TextV2, format: Type.Optional(Format), visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug), language: Type.Optional(PostLanguage) },
+  { ...PostCreate.properties, text: TextV2, format: Type.Optional(Format), visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug), language: Type.Optional(PostLanguage), tags: Type.Optional(Tags) },
   { additionalProperties: false, title: 'PostCreateV2' },
 )
 
 export const PostUpdateV2 = Type.Object(
-  { ...PostUpdate.properties, text: Type.Optional(TextV2), format: Type.Optional(Format), visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug), language: Type.Optional(Type.Union([PostLanguage, Type.Null()])) },
+  { ...PostUpdate.properties, text: Type.Optional(TextV2), format: Type.Optional(Format), visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug), language: Type.Optional(Type.Union([PostLanguage, Type.Null()])), tags: Type.Optional(Tags) },
   { additionalProperties: false, minProperties: 1, title: 'PostUpdateV2' },
 )
 
@@ -203,6 +215,7 @@ export const PostListRefusedResponse = Type.Object(
 
 /** A v2 listing: page or cursor, limit, search, and narrowing by visibility and status. */
 export const PostListQueryV2 = Type.Object({
+  tag: Type.Optional(TagParameter),
   page: PageNumber,
   limit: PostLimit,
   cursor: Type.Optional(CursorParameter),

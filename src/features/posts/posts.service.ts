@@ -29,6 +29,7 @@ import { sortKeysOf, sortTooBroad, UNINDEXED_SORT_MAX_POSTS } from './post-sort.
 import type { PostRowChanges, PostsRepository } from './posts.repository.js'
 import { findsAnything, parseSearchQuery } from './search-text.js'
 import { numberedSlugs, randomSlugs, slugFromTitle, slugScope } from './slugs.js'
+import { normalizedTag, normalizedTags } from './tags.js'
 
 export const POST_NOT_FOUND = 'Post not found'
 export const EMAIL_NOT_VERIFIED = 'Email not verified'
@@ -72,7 +73,8 @@ const EXPORT_PAGE = 500
 /** The level a writer writes fields at: a superuser every one, anyone else who may edit the post up to private. */
 const writerLevel = (writer: PostCaller): FieldLevel => (writer.isSuperuser ? 'server' : 'private')
 
-const toRowChanges = ({ mediaUrl, orgId, attachments: _attachments, slug: _slug, fields: _fields, ...rest }: PostChanges): PostRowChanges => ({
+const toRowChanges = ({ mediaUrl, orgId, attachments: _attachments, slug: _slug, fields: _fields, tags, ...rest }: PostChanges): PostRowChanges => ({
+  ...(tags === undefined ? {} : { tags: JSON.stringify(tags) }),
   ...rest,
   ...(mediaUrl === undefined ? {} : { media_url: mediaUrl }),
   ...(orgId === undefined ? {} : { org_id: orgId }),
@@ -261,7 +263,9 @@ export class PostService {
   }
 
   /** The list's narrowing with its `filter` read and checked for the caller (400 invalid_filter), before anything is read. */
-  private checkedFilter(filter: PostFilter, caller: PostCaller | null): PostFilter {
+  private checkedFilter(asked: PostFilter, caller: PostCaller | null): PostFilter {
+    // A tag is compared as it is stored.
+    const filter = asked.tag === undefined ? asked : { ...asked, tag: normalizedTag(asked.tag) }
     if (filter.filterText === undefined) return filter
     return { ...filter, expression: readFilter(filter.filterText, POST_FILTER, this.fields, { signedIn: caller !== null, isSuperuser: caller?.isSuperuser === true }) }
   }
@@ -401,6 +405,11 @@ export class PostService {
     }
   }
 
+  /** The tags of the most posts the caller may list, with how many of those posts have each. */
+  async popularTags(caller: PostCaller | null, limit: number): Promise<{ tag: string; count: number }[]> {
+    return this.posts.popularTags(await this.readerOf(caller), limit)
+  }
+
   /** The author is always the caller; a client cannot write as someone else. */
   async create(author: PostCaller, input: PostInput): Promise<Post> {
     this.assertMayWrite(author)
@@ -408,6 +417,7 @@ export class PostService {
     const orgId = input.orgId ?? null
     if (visibility === 'org' && orgId === null) throw orgIdRequired()
     const format = input.format ?? 'plain'
+    const tags = normalizedTags(input.tags ?? [])
     const level = writerLevel(author)
     this.fields.assertWritable(input.fields, level)
     const fields = fieldsColumn(mergedFields({}, this.fields.normalized(input.fields)))
@@ -432,9 +442,11 @@ export class PostService {
         comments: input.comments ?? 'open',
         fields,
         language: typeof input.language === 'string' ? languageOrRefuse(input.language) : null,
+        tags: JSON.stringify(tags),
       })
       if (!row) return undefined
       await this.searchIndex.in(unit).indexPostText(row)
+      if (tags.length > 0) await this.posts.in(unit).replacePostTags(row.id, tags)
       if (input.attachments?.length) await this.files.attach(unit, { id: row.id, authorId: author.id }, input.attachments, author.id)
       return this.changed(unit, ['post.created'], await this.attachedIn(unit, toPost(row), Boolean(input.attachments?.length)))
     })
@@ -454,6 +466,7 @@ export class PostService {
     const level = writerLevel(caller)
     this.fields.assertWritable(changes.fields, level)
     if (typeof changes.language === 'string') changes = { ...changes, language: languageOrRefuse(changes.language) }
+    if (changes.tags !== undefined) changes = { ...changes, tags: normalizedTags(changes.tags) }
     const updated = await this.unitOfWork.run(async (unit) => {
       const { post, reader } = await this.editable(unit, caller, id, changes.orgId)
       const visibility = changes.visibility ?? post.visibility
@@ -470,6 +483,7 @@ export class PostService {
       const row = await this.posts.in(unit).updatePost(id, rowChanges)
       if (!row) postNotFound()
       if (changes.title !== undefined || changes.text !== undefined || changes.language !== undefined) await this.searchIndex.in(unit).indexPostText(row)
+      if (changes.tags !== undefined) await this.posts.in(unit).replacePostTags(id, changes.tags)
       if (changes.attachments !== undefined) await this.files.attach(unit, { id, authorId: post.authorId }, changes.attachments, caller.id)
       await this.auditChange(unit, reader, post, client)
       return this.changed(unit, publishes ? ['post.updated', 'post.published'] : ['post.updated'], await this.attachedIn(unit, toPost(row), changes.attachments !== undefined))

@@ -39,6 +39,8 @@ export interface PostsTable {
   fields: ColumnType<unknown, string | undefined, string>
   /** The language it is written in (a BCP 47 tag): what search stems it as; its author's locale when they gave none, else null (migration 2026-12-14-01-post-search). */
   language: ColumnType<string | null, string | null | undefined, string | null>
+  /** Its tags as a JSON array, normalized (tags.ts); post_tags holds one row for each (migration 2026-12-14-02-post-tags). */
+  tags: ColumnType<string, string | undefined, string>
   is_deleted: Flag
   deleted_at: NullableTimestamp
   created_at: Timestamp
@@ -46,7 +48,7 @@ export interface PostsTable {
 }
 
 /** Columns of a post as every read returns it. */
-export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'attachment_count', 'comments', 'comment_count', 'reaction_count', 'slug', 'format', 'html', 'fields', 'language', 'created_at', 'updated_at'] as const
+export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'attachment_count', 'comments', 'comment_count', 'reaction_count', 'slug', 'format', 'html', 'fields', 'language', 'tags', 'created_at', 'updated_at'] as const
 
 export type PostRow = Pick<Selectable<PostsTable>, (typeof POST_COLUMNS)[number]>
 
@@ -80,9 +82,16 @@ export interface PostSearchTable {
   document: unknown
 }
 
+/** A post's tag: what `?tag=` and GET /tags find posts by. */
+export interface PostTagsTable {
+  post_id: number
+  tag: string
+}
+
 declare module '../../db/schema.js' {
   interface Database {
     post_search: PostSearchTable
+    post_tags: PostTagsTable
     posts: PostsTable
     org_post_counts: OrgPostCountsTable
     post_slug_redirects: PostSlugRedirectsTable

@@ -20,6 +20,21 @@ const postsV2Routes: FastifyPluginAsyncTypebox = async (app) => {
   const { read: PostReadV2, page: PostPageV2 } = postShapesV2(app.services.contentFields)
 
   app.get(
+    '/tags',
+    {
+      schema: {
+        tags,
+        summary: 'The most used tags, counted over the posts the caller may list',
+        description: 'Each tag with how many of the posts the caller may list have it (a private post counts for its author only), most used first, ties by name.',
+        security: optionalBearerOrApiKey,
+        querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }) }),
+        response: { 200: Type.Object({ data: Type.Array(Type.Object({ tag: Type.String(), count: Type.Integer() }, { title: 'TagCount' })) }, { title: 'PopularTags' }), ...errorResponses(422) },
+      },
+    },
+    async (request) => ({ data: await posts.popularTags(postCallerOf(request), request.query.limit) }),
+  )
+
+  app.get(
     '/posts/:post_id/permissions',
     {
       schema: {

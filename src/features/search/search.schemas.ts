@@ -5,7 +5,7 @@ import { Type } from 'typebox'
 import { CursorPageEnvelopeSchema, CursorParameter } from '../../api/common/page-envelope.js'
 import { ValidationErrorResponse } from '../../api/common/responses.js'
 import { PageNumber } from '../../shared/page-number.js'
-import { ExpandParameter, PostStatusParameter, VisibilityParameter } from '../posts/index.js'
+import { ExpandParameter, PostStatusParameter, TagParameter, VisibilityParameter } from '../posts/index.js'
 
 export const SEARCH_TYPES = ['posts', 'users'] as const
 export type SearchType = (typeof SEARCH_TYPES)[number]
@@ -25,6 +25,7 @@ export const SearchQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 50, default: 10 }),
   cursor: Type.Optional(CursorParameter),
   visibility: Type.Optional(VisibilityParameter),
+  tag: Type.Optional(TagParameter),
   status: Type.Optional(PostStatusParameter),
   expand: Type.Optional(ExpandParameter),
 })

@@ -32,7 +32,7 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { q, type, page, limit, cursor, visibility, status, expand } = request.query
+      const { q, type, page, limit, cursor, visibility, status, tag, expand } = request.query
       if (type === 'users') {
         const pageRequest = cursorPageRequest({ page, limit, cursor })
         const found = await users.list(q, pageRequest, undefined, request.caller?.user ?? null)
@@ -46,7 +46,7 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       const caller = postCallerOf(request)
       const after = cursor === undefined ? undefined : decodeHitCursor(cursor)
-      const found = await posts.search(caller, q, { visibility, status }, { page, limit, after }, clientOf(request))
+      const found = await posts.search(caller, q, { visibility, status, tag }, { page, limit, after }, clientOf(request))
       const items = await posts.withDetails(found.hits.map((hit) => hit.post), caller)
       const read = await postReadsFor(request, caller, items, expand)
       return {
