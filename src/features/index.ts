@@ -22,6 +22,7 @@ import { deviceAlertsFeature } from './device-alerts/feature.js'
 import { emailLoginFeature } from './email-login/feature.js'
 import { eventStreamsFeature } from './event-streams/feature.js'
 import type { Feature } from './feature.js'
+import { feedsFeature } from './feeds/feature.js'
 import { filesFeature } from './files/feature.js'
 import { identitiesFeature } from './identities/feature.js'
 import { mailFeature } from './mail/feature.js'
@@ -66,6 +67,7 @@ export const FEATURES = [
   postsFeature,
   commentsFeature,
   searchFeature,
+  feedsFeature,
   reactionsFeature,
   blocksFeature,
   filesFeature,

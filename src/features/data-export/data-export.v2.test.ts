@@ -24,7 +24,7 @@ beforeAll(async () => {
 })
 afterAll(() => close())
 
-const request = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, who: LoggedIn | undefined, payload?: object) =>
+const request = (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, who: LoggedIn | undefined, payload?: object) =>
   t.app.inject({ method, url: `${V2}${url}`, ...(payload ? { payload } : {}), headers: who?.headers ?? {} })
 
 /** Waits for the export to be ready, and answers it. */
@@ -64,6 +64,7 @@ describe('downloading my data', () => {
     const ids: number[] = []
     for (const post of posts) ids.push((await request('POST', '/posts/', who, post)).json().id)
     expect((await request('DELETE', `/posts/${ids[3]}`, who)).statusCode).toBe(200)
+    expect((await request('PATCH', `/posts/${ids[0]}`, who, { text: 'Out there, edited' })).statusCode).toBe(200)
     const said = (await request('POST', `/posts/${ids[0]}/comments`, who, { text: 'My own comment' })).json() as { id: number }
     const unsaid = (await request('POST', `/posts/${ids[0]}/comments`, who, { text: 'Taken back' })).json() as { id: number }
     expect((await request('DELETE', `/comments/${unsaid.id}`, who)).statusCode).toBe(200)
@@ -110,7 +111,7 @@ describe('downloading my data', () => {
     const entries = await unzip(downloaded.rawPayload)
     const json = (name: string) => JSON.parse(entries.get(name)!.toString('utf8'))
     expect([...entries.keys()].sort()).toEqual(
-      ['README.txt', 'api-keys.json', 'blocks.json', 'comments.json', 'devices.json', `files/${uploaded.json().id}-my_notes.txt`, 'files.json', 'identities.json', 'organizations.json', 'passkeys.json', 'posts.json', 'profile.json', 'reactions.json', 'reports.json', 'security-events.json', 'sessions.json'].sort(),
+      ['README.txt', 'api-keys.json', 'blocks.json', 'comments.json', 'devices.json', `files/${uploaded.json().id}-my_notes.txt`, 'files.json', 'identities.json', 'organizations.json', 'passkeys.json', 'post-revisions.json', 'posts.json', 'profile.json', 'reactions.json', 'reports.json', 'security-events.json', 'sessions.json'].sort(),
     )
     const readme = entries.get('README.txt')!.toString('utf8')
     for (const name of entries.keys()) if (!name.startsWith('files/')) expect(readme).toContain(name === 'README.txt' ? 'Your data' : name)
@@ -119,6 +120,7 @@ describe('downloading my data', () => {
     expect(exportedPosts.map((post) => post.title)).toEqual(posts.map((post) => post.title))
     expect(exportedPosts.map((post) => [post.status, post.visibility])).toEqual([['published', 'public'], ['draft', 'public'], ['published', 'private'], ['published', 'public']])
     expect(exportedPosts.map((post) => post.deleted_at !== null)).toEqual([false, false, false, true])
+    expect(json('post-revisions.json')).toMatchObject([{ post_id: ids[0], title: 'Published', text: 'Out there' }])
     expect(entries.get(`files/${uploaded.json().id}-my_notes.txt`)).toEqual(bytes)
     expect(json('files.json')).toMatchObject([{ id: uploaded.json().id, name: 'my notes.txt', size: bytes.length }])
     expect(json('sessions.json')).toHaveLength(2)

@@ -24,6 +24,7 @@ export function exportSourcesOf(peers: Services): ExportSources {
     posts: async function* (userId) {
       for await (const post of peers.posts.everyPostOf(userId)) yield { ...toPostReadV2(post), deleted_at: post.deletedAt }
     },
+    postRevisions: (userId) => peers.posts.everyRevisionOf(userId),
     comments: async function* (userId) {
       for await (const comment of peers.comments.everyCommentOf(userId)) yield toCommentEventRead(comment)
     },

@@ -7,6 +7,7 @@ export const postsErrorCodes = {
   post_not_found: 'No live post with this id that the caller may read (404; never 403, so a post the caller may not read stays unconfirmed).',
   post_slug_taken: "Another post of the same owner (its organization, or its author) has this slug (409).",
   sort_too_broad: 'A sort not read from an index (several keys; a count on PostgreSQL) of a list of more than 10,000 posts (422): narrow the list, or sort by one indexed key.',
+  revision_not_found: "No revision with this id (404): a post keeps its newest POST_REVISIONS_KEPT.",
   search_query_empty: 'A search (`q`) with no word to look for: empty, only punctuation, or only excluded words (422).',
   not_a_member: "The post's author, or the caller moving it, is not a member of the organization it would belong to (403).",
 } as const

@@ -2,6 +2,8 @@
 // (post-policy.ts); version 2 adds visibility, status and organizations.
 import { type Feature, routes } from '../feature.js'
 import { postsErrorCodes } from './errors.js'
+import { postRevisionFunctions } from './post-revisions.repository.js'
+import postRevisionsRoutes from './post-revisions.v2.routes.js'
 import { postSearchFunctions } from './post-search.repository.js'
 import { toPostRead, toPostReadV2 } from './posts.mappers.js'
 import { postsFunctions } from './posts.repository.js'
@@ -9,13 +11,15 @@ import postsRoutes from './posts.routes.js'
 import { PostCreate, PostRead, postShapesV2, PostUpdate } from './posts.schemas.js'
 import { PostService } from './posts.service.js'
 import postsV2Routes from './posts.v2.routes.js'
+import { type PostSettings, postSettings } from './settings.js'
 
 interface PostsServices {
   posts: PostService
 }
 
-export const postsFeature: Feature<PostsServices> = {
+export const postsFeature: Feature<PostsServices, { posts: PostSettings }> = {
   name: 'posts',
+  settings: (env) => ({ posts: postSettings(env) }),
   errors: postsErrorCodes,
   needs: ['change-events', 'security-events', 'content-fields'],
   calls: ['orgs', 'files', 'reactions', 'users'],
@@ -23,6 +27,7 @@ export const postsFeature: Feature<PostsServices> = {
     const posts = new PostService({
       posts: bind(postsFunctions),
       searchIndex: bind(postSearchFunctions),
+      revisions: bind(postRevisionFunctions),
       unitOfWork,
       changes: peers.changeEvents,
       securityEvents: peers.securityEvents,
@@ -38,17 +43,18 @@ export const postsFeature: Feature<PostsServices> = {
       // What `expand` returns inline: each record under its own slice's read rule.
       related: { authors: (ids) => peers.users.findMany(ids), orgs: (ids, caller) => peers.orgs.readableOf(ids, caller) },
       fields: peers.contentFields.of('posts'),
-      options: { requireVerifiedEmail: config.requireVerifiedEmail },
+      options: { requireVerifiedEmail: config.requireVerifiedEmail, revisionsKept: config.posts.revisionsKept },
     })
     return { posts }
   },
 
-  migrations: ['2026-11-21-04-posts', '2026-11-21-05-row-counts', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-11-29-01-post-visibility', '2026-12-08-01-kept-post-counts', '2026-12-10-02-post-slugs', '2026-12-11-01-post-format', '2026-12-11-02-post-sort-indexes', '2026-12-12-01-post-fields', '2026-12-14-01-post-search', '2026-12-14-02-post-tags'],
+  migrations: ['2026-11-21-04-posts', '2026-11-21-05-row-counts', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-11-29-01-post-visibility', '2026-12-08-01-kept-post-counts', '2026-12-10-02-post-slugs', '2026-12-11-01-post-format', '2026-12-11-02-post-sort-indexes', '2026-12-12-01-post-fields', '2026-12-14-01-post-search', '2026-12-14-02-post-tags', '2026-12-14-03-post-revisions'],
   routes: {
     v1: [routes(postsRoutes, { prefix: '/posts', list: 'array', attachments: false, toPostRead, schemas: () => ({ read: PostRead, create: PostCreate, update: PostUpdate }) })],
     v2: [
       routes(postsRoutes, { prefix: '/posts', list: 'envelope', attachments: true, toPostRead: toPostReadV2, schemas: (services) => postShapesV2(services.contentFields) }),
       routes(postsV2Routes),
+      routes(postRevisionsRoutes),
     ],
   },
 }

@@ -1,7 +1,7 @@
 // Who reads a post, as a matrix: every actor (anonymous, the author, another user, a member, an
 // admin of the post's organization, a member of another organization, a superuser, the admin's
 // read-only API key) × every visibility × every status, with and without an organization, on
-// every path that returns or announces posts (get, the address by slug, permissions, both versions' lists, search, ranked search, tags and their counts,
+// every path that returns or announces posts (get, the address by slug, permissions, revisions, both versions' lists, search, ranked search, tags and their counts,
 // cursor pages, counts, the author's list, the caller's own, the organization's, the realtime
 // stream, the admin overview), every post's attached files (their bytes and variants), and its
 // custom fields of each level (public, private, server: CONTENT_SCHEMA) on every read and in
@@ -219,6 +219,10 @@ describe('who reads a post: the matrix', () => {
       const bySlug = await call(actor, `${V2}/posts/by-slug/${post.orgId === null ? people.author.user.username : org.slug}/${post.slug}`)
       const readable = mayRead(reader, post)
       if (readable && json<{ id: number }>(bySlug).id !== post.id) wrong.push(`by slug ${label(post)}: another post`)
+      // Its revisions: for those who may edit it; 403 for one who may only read it, 404 for anyone else.
+      const revisions = await call(actor, `${V2}/posts/${post.id}/revisions`)
+      const revisionsExpected = actor === 'anonymous' ? 401 : !readable ? 404 : permissionsOf(reader, post).edit ? 200 : 403
+      if (revisions.statusCode !== revisionsExpected) wrong.push(`revisions ${label(post)}: ${revisions.statusCode}, expected ${revisionsExpected}`)
       for (const [path, response] of [['get', got], ['v1 get', v1], ['permissions', permissions], ['by slug', bySlug]] as const) {
         const expected = readable ? 200 : 404
         if (response.statusCode !== expected) wrong.push(`${path} ${label(post)}: ${response.statusCode}, expected ${expected}`)

@@ -5,7 +5,7 @@
 // work (its change event commits with it), and so is a superuser's change of a post no rule
 // opened to them.
 import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
-import { assertSuperuser, DomainError, forbidden, notAuthenticated, RuleViolation } from '../../shared/errors.js'
+import { assertSuperuser, DomainError, forbidden, NOT_FOUND, notAuthenticated, RuleViolation } from '../../shared/errors.js'
 import { canonicalLocale } from '../../shared/locale.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { everyRowAfter, fetchPaged } from '../../shared/paging.js'
@@ -23,6 +23,9 @@ import type { PostChangeLog, PostEventType } from './post-change-log.js'
 import type { MemberRole, Permissions, PostFacts, PostStatus, Reader, Visibility } from './post-policy.js'
 import { ANONYMOUS, fieldLevelOf, mayEdit, mayRead, needsRolesForFields, permissionsOf, readsAsUser } from './post-policy.js'
 import type { PostRelated, PostRelation, PostRelations } from './post-relations.js'
+import type { PostRevision } from './post-revision.js'
+import { changesRestoring, revises, revisionOf, toRevision, toRevisionRead } from './post-revision.js'
+import type { PostRevisionsRepository } from './post-revisions.repository.js'
 import type { PostSearchRepository } from './post-search.repository.js'
 import type { SortedAfter, SortKey } from './post-sort.js'
 import { sortKeysOf, sortTooBroad, UNINDEXED_SORT_MAX_POSTS } from './post-sort.js'
@@ -120,6 +123,8 @@ function languageOrRefuse(tag: string): string {
   return canonical
 }
 
+const revisionNotFound = () => new DomainError('not_found', NOT_FOUND, { code: 'revision_not_found' })
+
 const searchQueryEmpty = () => new RuleViolation('q', 'Search for at least one word that is not excluded with -', 'search_query_empty', { location: 'query', code: 'search_query_empty' })
 
 /** What PostService is built from. */
@@ -138,7 +143,9 @@ export interface PostServiceDependencies {
   related?: PostRelated
   /** The posts' declared custom fields (CONTENT_SCHEMA): who reads which, and what a write may name. */
   fields: CollectionFields
-  options?: { requireVerifiedEmail: boolean }
+  /** The versions a post's changes replaced (post-revisions.repository.ts). */
+  revisions: PostRevisionsRepository
+  options?: { requireVerifiedEmail: boolean; revisionsKept: number }
 }
 
 export class PostService {
@@ -152,7 +159,8 @@ export class PostService {
   private readonly reactions: PostServiceDependencies['reactions']
   private readonly related: PostRelated | undefined
   private readonly fields: CollectionFields
-  private readonly options: { requireVerifiedEmail: boolean }
+  private readonly options: { requireVerifiedEmail: boolean; revisionsKept: number }
+  private readonly revisions: PostRevisionsRepository
 
   constructor(dependencies: PostServiceDependencies) {
     this.posts = dependencies.posts
@@ -165,7 +173,8 @@ export class PostService {
     this.reactions = dependencies.reactions
     this.related = dependencies.related
     this.fields = dependencies.fields
-    this.options = dependencies.options ?? { requireVerifiedEmail: false }
+    this.options = dependencies.options ?? { requireVerifiedEmail: false, revisionsKept: 50 }
+    this.revisions = dependencies.revisions
   }
 
   /** An author's posts disappear with them, in the transaction of the deletion. */
@@ -204,6 +213,12 @@ export class PostService {
     const rows = everyRowAfter((after: number, limit) => this.posts.postsOfAuthorAfter(authorId, after, limit), (row) => row.id, 0, EXPORT_PAGE)
     // Their own export: what they read of their posts as their author (not the server's fields).
     for await (const row of rows) yield { ...this.withFields(toPost(row), 'private'), deletedAt: row.deleted_at === null ? null : toIsoString(row.deleted_at) }
+  }
+
+  /** Every kept revision of the author's posts, oldest first (their data export), in the API's shape. */
+  async *everyRevisionOf(authorId: number): AsyncGenerator<object> {
+    const rows = everyRowAfter((after: number, limit) => this.revisions.revisionsOfAuthorAfter(authorId, after, limit), (row) => Number(row.id), 0, EXPORT_PAGE)
+    for await (const row of rows) yield toRevisionRead(toRevision(row))
   }
 
   /** The reader a caller is, with every organization they belong to (what a list compiles). */
@@ -405,6 +420,51 @@ export class PostService {
     }
   }
 
+  /** The versions of a post its changes replaced, newest first, for those who may edit it (404 for those who may not read it, 403 for those who may only read it). */
+  async revisionsOf(caller: PostCaller, id: number, request: { page: number; limit: number }, client: ClientInfo): Promise<{ items: PostRevision[]; total: number }> {
+    await this.editableNow(caller, id, client)
+    const [rows, total] = await Promise.all([this.revisions.listRevisions(id, (request.page - 1) * request.limit, request.limit), this.revisions.countRevisions(id)])
+    return { items: rows.map(toRevision), total }
+  }
+
+  /** One earlier version of a post, for those who may edit the post (as revisionsOf); 404 revision_not_found when there is no such revision. */
+  async revision(caller: PostCaller, revisionId: number, client: ClientInfo): Promise<PostRevision> {
+    const row = await this.revisions.findRevision(revisionId)
+    if (!row) throw revisionNotFound()
+    await this.editableNow(caller, Number(row.post_id), client)
+    return toRevision(row)
+  }
+
+  /** Makes the post that version again: an edit (its rules, its event), which keeps the version it replaces. */
+  async restoreRevision(caller: PostCaller, revisionId: number, client: ClientInfo): Promise<Post> {
+    const revision = await this.revision(caller, revisionId, client)
+    return this.update(caller, revision.postId, changesRestoring(revision), client)
+  }
+
+  /** Keeps the post as it is when the change replaces its title, text, format, visibility, tags or attachments. */
+  private async keepRevision(unit: Unit, post: Post, changes: PostChanges, editorId: number): Promise<void> {
+    const touches = [changes.title, changes.text, changes.format, changes.visibility, changes.tags, changes.attachments].some((change) => change !== undefined)
+    if (!touches) return
+    const attachments = post.attachmentCount === 0 ? [] : ((await this.files.of([post.id], unit)).get(post.id) ?? []).map((file) => file.id)
+    if (revises(post, changes, attachments)) await this.revisions.in(unit).insertRevision(revisionOf(post, attachments, editorId), this.options.revisionsKept)
+  }
+
+  /** The post, read now, when the caller may edit it: 404 if they may not read it, 403 if they may only read it. */
+  private async editableNow(caller: PostCaller, id: number, client: ClientInfo): Promise<void> {
+    const { post, reader } = await this.readable(caller, id, client)
+    if (!mayEdit(reader, post)) throw forbidden()
+  }
+
+  /** Who a name is as an owner of posts: the live user with that username, the organization with that slug (either, both or neither). */
+  async ownerNamed(name: string): Promise<{ authorId?: number; orgId?: number }> {
+    const scopes = await this.posts.slugScopesOf(name)
+    const idIn = (prefix: string) => {
+      const scope = scopes.find((each) => each.startsWith(prefix))
+      return scope === undefined ? undefined : Number(scope.slice(prefix.length))
+    }
+    return { authorId: idIn('u:'), orgId: idIn('o:') }
+  }
+
   /** The tags of the most posts the caller may list, with how many of those posts have each. */
   async popularTags(caller: PostCaller | null, limit: number): Promise<{ tag: string; count: number }[]> {
     return this.posts.popularTags(await this.readerOf(caller), limit)
@@ -476,6 +536,7 @@ export class PostService {
       if (placing && visibility === 'org' && orgId === null) throw orgIdRequired()
       if (changes.status !== undefined && changes.status !== post.status && !permissionsOf(reader, post).publish) throw forbidden()
       if (orgId !== post.orgId) await this.assertMayMove(unit, reader, post, orgId)
+      await this.keepRevision(unit, post, changes, caller.id)
       const publishes = post.status === 'draft' && changes.status === 'published'
       // The post's row is held (findPostForChange), so the merge sees every write before it.
       const fields = changes.fields === undefined ? {} : { fields: fieldsColumn(mergedFields(post.storedFields, this.fields.normalized(changes.fields))) }

@@ -82,6 +82,23 @@ export interface PostSearchTable {
   document: unknown
 }
 
+/** A post as it was before a change of its title, text, visibility, tags or attachments (migration 2026-12-14-03-post-revisions). */
+export interface PostRevisionsTable {
+  id: Generated<number>
+  post_id: number
+  title: string
+  text: string
+  format: string
+  visibility: string
+  /** JSON array. */
+  tags: string
+  language: string | null
+  /** The ids of its files as a JSON array. */
+  attachments: string
+  replaced_by: number | null
+  created_at: Timestamp
+}
+
 /** A post's tag: what `?tag=` and GET /tags find posts by. */
 export interface PostTagsTable {
   post_id: number
@@ -92,6 +109,7 @@ declare module '../../db/schema.js' {
   interface Database {
     post_search: PostSearchTable
     post_tags: PostTagsTable
+    post_revisions: PostRevisionsTable
     posts: PostsTable
     org_post_counts: OrgPostCountsTable
     post_slug_redirects: PostSlugRedirectsTable

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp, dialect } from '../../../test/helpers/app.js'
+import { quickRequestMs } from '../../../test/helpers/pace.js'
 import { V1, V2 } from '../../../test/helpers/users.js'
 
 const USERS = 60_000
@@ -20,16 +21,6 @@ beforeAll(async () => {
 }, 300_000)
 afterAll(() => t.close())
 
-/** A quick request's time now, the median of a few: what the machine gives one request under its present load. */
-async function quickRequestMs(): Promise<number> {
-  const times: number[] = []
-  for (let index = 0; index < 7; index++) {
-    const start = performance.now()
-    await t.app.inject({ url: `${V2}/users/1` })
-    times.push(performance.now() - start)
-  }
-  return times.sort((a, b) => a - b)[3]!
-}
 
 /** How many quick requests complete while `slow` is in flight (each after a pause that lets timers run), and for how long it was. */
 async function completedDuring(slow: Promise<unknown>): Promise<{ completed: number; inFlightMs: number }> {
@@ -48,7 +39,7 @@ async function completedDuring(slow: Promise<unknown>): Promise<{ completed: num
 
 describe('searching a large table', () => {
   it('answers other requests while a search too short for the index reads every row', async () => {
-    const quickMs = await quickRequestMs()
+    const quickMs = await quickRequestMs(t.app, `${V2}/users/1`)
     const searches = Promise.all([1, 2, 3].map(() => t.app.inject({ url: `${V2}/users/?search=zq` })))
     const { completed, inFlightMs } = await completedDuring(searches)
     for (const answer of await searches) expect(answer.json()).toMatchObject({ total_count: 0, data: [] })

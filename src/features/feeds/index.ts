@@ -1,0 +1,2 @@
+// The feeds slice's public face: it offers nothing to other slices.
+export { feedsFeature } from './feature.js'
