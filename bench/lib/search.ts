@@ -1,5 +1,6 @@
 // `npm run bench -- --only search`: ranked search (GET /api/v2/search) at 10,000 posts and at
-// 1,000,000 (--list-sizes), in alternating rounds on one process beside the list's first page
+// 1,000,000 (--list-sizes), one request at a time (its own latency), in alternating rounds on one
+// process beside the list's first page
 // newest first (the ratio is to it) and beside the substring search it replaces (`search=` on
 // the v2 list). Every seeded post's text ends in three words (bench/lib/lists-seed.ts): one a
 // tenth of the posts have (common0..9), one a thousandth have (medium0..999), one a hundred-

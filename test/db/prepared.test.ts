@@ -138,13 +138,13 @@ describe('each prepared variant and its plain twin', () => {
     {
       name: 'insert a post for a live author',
       prepared: preparedInsertLivePost,
-      args: () => [ids.author, 'title', 'text', null, 'public', 'published', null, 'open', '2026-11-22T00:00:00.000Z', '2026-11-22T00:00:00.000Z', null, null, 'markdown', '<p>text</p>', '{"rating":4}'],
+      args: () => [ids.author, 'title', 'text', null, 'public', 'published', null, 'open', '2026-11-22T00:00:00.000Z', '2026-11-22T00:00:00.000Z', null, null, 'markdown', '<p>text</p>', '{"rating":4}', null, '["go"]'],
       write: true,
     },
     {
       name: 'insert a post for a deleted author',
       prepared: preparedInsertLivePost,
-      args: () => [ids.deletedUser, 'title', 'text', null, 'private', 'draft', null, 'closed', null, '2026-11-22T00:00:00.000Z', '2026-11-22T00:00:00.000Z', null, null, 'plain', null, '{}'],
+      args: () => [ids.deletedUser, 'title', 'text', null, 'private', 'draft', null, 'closed', null, '2026-11-22T00:00:00.000Z', '2026-11-22T00:00:00.000Z', null, null, 'plain', null, '{}', 'en', '[]'],
       write: true,
     },
   ].filter((entry) => !('sqliteOnly' in entry) || dialect() === 'sqlite')

@@ -7,11 +7,15 @@ import { clientOf } from '../../api/common/client-info.js'
 import { cursorPageRequest, toCursorPageEnvelope } from '../../api/common/page-envelope.js'
 import { errorResponses } from '../../api/common/responses.js'
 import { optionalBearerOrApiKey } from '../../api/common/security-scheme.js'
+import { RuleViolation } from '../../shared/errors.js'
 import { postCallerOf, postReadsFor, postShapesV2, snippetHtml } from '../posts/index.js'
 import { toUserReadV2, userReader, userShapesV2 } from '../users/index.js'
 import { decodeHitCursor, encodeHitCursor } from './hit-cursor.http.js'
 import { searchPageOf,SearchQuery, SearchRefusedResponse } from './search.schemas.js'
 import { markedSubstring } from './user-highlights.js'
+
+/** The longest text GET /users?search= takes. */
+const USER_SEARCH_MAX_LENGTH = 50
 
 const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { posts, users } = app.services
@@ -34,6 +38,8 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { q, type, page, limit, cursor, visibility, status, tag, expand } = request.query
       if (type === 'users') {
+        // A user search's text is held to what GET /users?search= takes.
+        if ([...q].length > USER_SEARCH_MAX_LENGTH) throw new RuleViolation('q', `A search of users is at most ${USER_SEARCH_MAX_LENGTH} characters`, 'string_too_long', { location: 'query' })
         const pageRequest = cursorPageRequest({ page, limit, cursor })
         const found = await users.list(q, pageRequest, undefined, request.caller?.user ?? null)
         const read = userReader(request, toUserReadV2)

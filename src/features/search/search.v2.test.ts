@@ -219,6 +219,8 @@ describe('users', () => {
     expect(page.data.map((hit) => hit.user.id)).toEqual([german.user.id])
     expect(page.data[0]!.highlights.username).toBe(`<mark>${german.user.username}</mark>`)
     expect(page.data[0]!.user.email).toBeUndefined()
+    // As GET /users?search= takes it: at most 50 characters.
+    expect((await search('x'.repeat(51), null, '&type=users')).statusCode).toBe(422)
   })
 })
 
