@@ -427,11 +427,20 @@ export class PostService {
     return { items: rows.map(toRevision), total }
   }
 
-  /** One earlier version of a post, for those who may edit the post (as revisionsOf); 404 revision_not_found when there is no such revision. */
+  /**
+   * One earlier version of a post, for those who may edit the post (as revisionsOf, 403 for one who
+   * may only read it); 404 revision_not_found when there is no such revision or the caller may not
+   * read its post, alike, so an id tells nobody else that it exists.
+   */
   async revision(caller: PostCaller, revisionId: number, client: ClientInfo): Promise<PostRevision> {
     const row = await this.revisions.findRevision(revisionId)
     if (!row) throw revisionNotFound()
-    await this.editableNow(caller, Number(row.post_id), client)
+    try {
+      await this.editableNow(caller, Number(row.post_id), client)
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'post_not_found') throw revisionNotFound()
+      throw error
+    }
     return toRevision(row)
   }
 

@@ -115,5 +115,13 @@ describe('revisions', () => {
     expect(missing.statusCode).toBe(404)
     expect(missing.json<{ code: string }>().code).toBe('revision_not_found')
     expect((await call(reader, 'POST', `/revisions/${kept}/restore`)).statusCode).toBe(403)
+    // A revision of a post the caller may not read is as one that does not exist.
+    await edit(hidden, { title: 'Hidden again' })
+    const ofHidden = (await revisions(hidden)).data[0]!.id
+    for (const method of ['GET', 'POST'] as const) {
+      const answer = await call(reader, method, `/revisions/${ofHidden}${method === 'POST' ? '/restore' : ''}`)
+      expect(answer.statusCode).toBe(404)
+      expect(answer.json<{ code: string }>().code).toBe('revision_not_found')
+    }
   })
 })
