@@ -2,6 +2,8 @@
 // service only says what the feed and each item are.
 import { Feed } from 'feed'
 
+import { escapeHtml } from '../../shared/escape-html.js'
+
 export const FEED_FORMATS = ['rss', 'atom', 'json'] as const
 export type FeedFormat = (typeof FEED_FORMATS)[number]
 
@@ -67,8 +69,6 @@ export function renderFeed(format: FeedFormat, meta: FeedMeta, items: readonly F
   return feed.json1()
 }
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char]!)
 
 /** A plain post's text as HTML: escaped, its paragraphs and line breaks kept. */
 export function plainTextHtml(text: string): string {

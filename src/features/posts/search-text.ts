@@ -4,6 +4,7 @@
 // safe HTML. The databases' tokenizers split words at spaces and punctuation; Chinese and Japanese
 // write none, so each of their characters is indexed as a word of its own and a run of them is
 // searched as a phrase (a bigram would rank better; neither database's tokenizers ship one).
+import { escapeHtml } from '../../shared/escape-html.js'
 
 /** Between two characters of a script written without spaces: both databases' tokenizers split there, and a snippet drops it. */
 const WORD_BREAK = '\u200B'
@@ -113,13 +114,11 @@ export function tsqueryTextOf(query: SearchQuery): string {
   return query.clauses.map((clause) => (clause[0]!.excluded ? `!${tsTerm(clause[0]!)}` : `(${clause.map(tsTerm).join(' | ')})`)).join(' & ')
 }
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-
 /** A database's snippet as safe HTML: everything escaped, the matched words in `<mark>`, the word breaks gone. */
 export function snippetHtml(snippet: string): string {
   // Matched characters of an unspaced script next to each other are one match.
   const joined = snippet.replace(new RegExp(`${MARK_END}${WORD_BREAK}?${MARK_START}`, 'g'), '')
-  const escaped = joined.replaceAll(WORD_BREAK, '').replace(/[&<>"']/g, (char) => HTML_ESCAPES[char]!)
+  const escaped = escapeHtml(joined.replaceAll(WORD_BREAK, ''))
   return escaped.replaceAll(MARK_START, '<mark>').replaceAll(MARK_END, '</mark>')
 }
 

@@ -1,7 +1,6 @@
 // A user hit's highlights: the users search matches a case-insensitive substring of the name or
 // username, and each place it matched is marked, the rest escaped.
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char]!)
+import { escapeHtml } from '../../shared/escape-html.js'
 
 /** `text` as HTML with every case-insensitive occurrence of `needle` in <mark>. */
 export function markedSubstring(text: string, needle: string): string {
