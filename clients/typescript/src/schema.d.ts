@@ -1066,7 +1066,7 @@ export interface paths {
         get: operations["getPostsByPostId"];
         put?: never;
         post?: never;
-        /** Soft-delete a post (its author, its organization’s admins and owners, or a superuser) */
+        /** Delete a post into its author’s trash (its author, its organization’s admins and owners, or a superuser); `permanent=true` removes it for good (its author or a superuser) */
         delete: operations["deletePostsByPostId"];
         options?: never;
         head?: never;
@@ -1227,6 +1227,40 @@ export interface paths {
         put?: never;
         /** Make a post that earlier version again (an edit: the version it replaces is kept in turn) */
         post: operations["postRevisionsByRevisionIdRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/users/me/trash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's deleted posts, most recently deleted first, until they are removed for good */
+        get: operations["getUsersMeTrash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/posts/{post_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Bring a post back from the trash as it was (its author, when they deleted it; or a superuser) */
+        post: operations["postPostsByPostIdRestore"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10868,7 +10902,10 @@ export interface operations {
     };
     deletePostsByPostId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Remove the post for good instead of moving it to the trash */
+                permanent?: boolean;
+            };
             header?: never;
             path: {
                 post_id: number;
@@ -12711,6 +12748,420 @@ export interface operations {
             };
             /** @description Conflict with an existing record */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getUsersMeTrash: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            title: string;
+                            text: string;
+                            media_url: string | null;
+                            author_id: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                            visibility: "public" | "unlisted" | "org" | "private";
+                            /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                            status: "draft" | "published";
+                            org_id: number | null;
+                            /** @description When it was first published; null while it never has been */
+                            published_at: string | null;
+                            /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
+                            slug: string;
+                            /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
+                            format: "plain" | "markdown";
+                            /** @description A Markdown post's text as sanitized HTML, safe to put in a page as it is: no script, no event handler, links and images over http(s) only (mailto links too), and `rel="noopener nofollow ugc"` on links to other sites. Null for a plain post */
+                            html: string | null;
+                            /** @description Its files, oldest first; each read under the post's own rule */
+                            attachments: {
+                                id: number;
+                                name: string;
+                                /** @description Sniffed from the content, never taken from the name or the client. */
+                                content_type: string;
+                                /** @description Bytes as stored (an image without its metadata). */
+                                size: number;
+                                /** @description Hex SHA-256 of the stored bytes; the download ETag. */
+                                sha256: string;
+                                /** @description GET it (with the caller credentials) for the bytes: 302 to a short-lived store URL on S3, the bytes themselves on local disk. */
+                                url: string;
+                                /** @description Preset name to URL; images only. */
+                                variants: {
+                                    [key: string]: string;
+                                };
+                                /** @description The post the file is attached to; null when it is its owner's alone. */
+                                post_id: number | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            /** @description Who may comment: open (any signed-in reader), members (its organization's members and its author), closed (nobody). Never on a draft. */
+                            comments: "open" | "members" | "closed";
+                            /** @description Its visible comments and replies */
+                            comment_count: number;
+                            /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                            reaction_counts: {
+                                [key: string]: number;
+                            };
+                            /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                            my_reactions: string[];
+                            /** @description Its tags, normalized: lower-cased, trimmed, Unicode NFC */
+                            tags: string[];
+                            /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
+                            language: string | null;
+                            /**
+                             * PostFields
+                             * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                             */
+                            fields: Record<string, never>;
+                            /**
+                             * PostExpansions
+                             * @description Present when `expand` asks for a relation
+                             */
+                            expand?: {
+                                /** @description Null once the author is deleted */
+                                author?: {
+                                    id: number;
+                                    name: string;
+                                    username: string;
+                                    /** @description Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public */
+                                    email?: string;
+                                    avatar_url: string;
+                                    /** @description The tier's name, or null */
+                                    subscription_tier: string | null;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    is_verified: boolean;
+                                    /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                                    locale?: string | null;
+                                    /**
+                                     * UserFields
+                                     * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                     */
+                                    fields: Record<string, never>;
+                                } | null;
+                                /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
+                                org?: {
+                                    id: number;
+                                    name: string;
+                                    slug: string;
+                                    require_mfa: boolean;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    /** @description The caller's role; null for a superuser who is not a member */
+                                    role: ("member" | "admin" | "owner") | null;
+                                    /**
+                                     * OrgFields
+                                     * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                     */
+                                    fields: Record<string, never>;
+                                } | null;
+                            };
+                            /** Format: date-time */
+                            deleted_at: string;
+                            /**
+                             * Format: date-time
+                             * @description When it is removed for good unless restored first (POST_TRASH_DAYS after its deletion)
+                             */
+                            purge_at: string;
+                            /** @description Who deleted it: its author, an admin of its organization, or a superuser (null once their account is gone). Only its author may restore what they deleted themselves */
+                            trashed_by: number | null;
+                        }[];
+                        total_count: number;
+                        has_more: boolean;
+                        page: number;
+                        items_per_page: number;
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A readable sentence naming each failing field. */
+                        detail: string;
+                        /**
+                         * @description Always `validation_failed` for a 422.
+                         * @enum {string}
+                         */
+                        code: "validation_failed";
+                        errors: {
+                            /** @description Where: body, query or path, then the field. */
+                            loc: (string | number)[];
+                            msg: string;
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    postPostsByPostIdRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        title: string;
+                        text: string;
+                        media_url: string | null;
+                        author_id: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
+                        visibility: "public" | "unlisted" | "org" | "private";
+                        /** @description A draft is read by its author and, in an organization, by its admins and owners */
+                        status: "draft" | "published";
+                        org_id: number | null;
+                        /** @description When it was first published; null while it never has been */
+                        published_at: string | null;
+                        /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
+                        slug: string;
+                        /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
+                        format: "plain" | "markdown";
+                        /** @description A Markdown post's text as sanitized HTML, safe to put in a page as it is: no script, no event handler, links and images over http(s) only (mailto links too), and `rel="noopener nofollow ugc"` on links to other sites. Null for a plain post */
+                        html: string | null;
+                        /** @description Its files, oldest first; each read under the post's own rule */
+                        attachments: {
+                            id: number;
+                            name: string;
+                            /** @description Sniffed from the content, never taken from the name or the client. */
+                            content_type: string;
+                            /** @description Bytes as stored (an image without its metadata). */
+                            size: number;
+                            /** @description Hex SHA-256 of the stored bytes; the download ETag. */
+                            sha256: string;
+                            /** @description GET it (with the caller credentials) for the bytes: 302 to a short-lived store URL on S3, the bytes themselves on local disk. */
+                            url: string;
+                            /** @description Preset name to URL; images only. */
+                            variants: {
+                                [key: string]: string;
+                            };
+                            /** @description The post the file is attached to; null when it is its owner's alone. */
+                            post_id: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                        /** @description Who may comment: open (any signed-in reader), members (its organization's members and its author), closed (nobody). Never on a draft. */
+                        comments: "open" | "members" | "closed";
+                        /** @description Its visible comments and replies */
+                        comment_count: number;
+                        /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                        reaction_counts: {
+                            [key: string]: number;
+                        };
+                        /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                        my_reactions: string[];
+                        /** @description Its tags, normalized: lower-cased, trimmed, Unicode NFC */
+                        tags: string[];
+                        /** @description The language it is written in (a BCP 47 tag), which search stems its words by: its author's locale when they named none; null when neither is known */
+                        language: string | null;
+                        /**
+                         * PostFields
+                         * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                         */
+                        fields: Record<string, never>;
+                        /**
+                         * PostExpansions
+                         * @description Present when `expand` asks for a relation
+                         */
+                        expand?: {
+                            /** @description Null once the author is deleted */
+                            author?: {
+                                id: number;
+                                name: string;
+                                username: string;
+                                /** @description Present only for the user themselves and superusers, or for everyone with EMAIL_VISIBILITY=public */
+                                email?: string;
+                                avatar_url: string;
+                                /** @description The tier's name, or null */
+                                subscription_tier: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                is_verified: boolean;
+                                /** @description The user's language (BCP 47), their mail's; null: the default. Present where the email is */
+                                locale?: string | null;
+                                /**
+                                 * UserFields
+                                 * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                 */
+                                fields: Record<string, never>;
+                            } | null;
+                            /** @description Null for a post in no organization, and for a caller who may not read the organization (its members and superusers may) */
+                            org?: {
+                                id: number;
+                                name: string;
+                                slug: string;
+                                require_mfa: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description The caller's role; null for a superuser who is not a member */
+                                role: ("member" | "admin" | "owner") | null;
+                                /**
+                                 * OrgFields
+                                 * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only
+                                 */
+                                fields: Record<string, never>;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not authenticated: missing, malformed, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not enough permissions */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What went wrong, in one sentence. */
+                        detail: string;
+                        /** @description A stable name for the error, for programs to match on (the table in this document's description). */
+                        code: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the CAPTCHA provider (turnstile, hcaptcha, recaptcha). */
+                        provider?: string;
+                        /** @description With `captcha_required` and `captcha_failed`: the widget's site key. */
+                        site_key?: string;
+                        /** @description With `password_breached`: how many times the password was seen in breaches. */
+                        breach_count?: number;
+                        /** @description With `account_pending_deletion`: when the account is removed for good unless the deletion is taken back. */
+                        deletion_due_at?: string;
+                        /** @description With `account_banned`: when the ban ends (an ISO 8601 time), or "forever". */
+                        banned_until?: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21550,7 +22001,7 @@ export interface operations {
                     /** @description http or https; a public address unless WEBHOOK_ALLOW_PRIVATE=true */
                     url: string;
                     /** @description The event types to deliver */
-                    events: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "post.reactions_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "comment.hidden" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
+                    events: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.trashed" | "post.restored" | "post.removed" | "post.reactions_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "comment.hidden" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
                     description?: string;
                 };
             };
@@ -21919,7 +22370,7 @@ export interface operations {
                     /** @description http or https; a public address unless WEBHOOK_ALLOW_PRIVATE=true */
                     url?: string;
                     /** @description The event types to deliver */
-                    events?: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.removed" | "post.reactions_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "comment.hidden" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
+                    events?: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.trashed" | "post.restored" | "post.removed" | "post.reactions_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "comment.hidden" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
                     description?: string;
                     /** @description true turns a disabled endpoint back on (pending deliveries then go out) */
                     enabled?: boolean;

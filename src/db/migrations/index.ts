@@ -23,6 +23,7 @@ import * as postFields from '../../features/posts/migrations/2026-12-12-01-post-
 import * as postSearch from '../../features/posts/migrations/2026-12-14-01-post-search.js'
 import * as postTags from '../../features/posts/migrations/2026-12-14-02-post-tags.js'
 import * as postRevisions from '../../features/posts/migrations/2026-12-14-03-post-revisions.js'
+import * as postTrash from '../../features/posts/migrations/2026-12-15-01-post-trash.js'
 import * as reactions from '../../features/reactions/migrations/2026-12-09-02-reactions.js'
 import * as reports from '../../features/reports/migrations/2026-12-09-04-reports.js'
 import * as userLocale from '../../features/users/migrations/2026-12-06-01-user-locale.js'
@@ -100,4 +101,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-14-01-post-search': postSearch,
   '2026-12-14-02-post-tags': postTags,
   '2026-12-14-03-post-revisions': postRevisions,
+  '2026-12-15-01-post-trash': postTrash,
 }

@@ -116,10 +116,12 @@ describe('downloading my data', () => {
     const readme = entries.get('README.txt')!.toString('utf8')
     for (const name of entries.keys()) if (!name.startsWith('files/')) expect(readme).toContain(name === 'README.txt' ? 'Your data' : name)
     expect(json('profile.json')).toMatchObject({ id: who.user.id, username: who.user.username, email: who.user.email, is_verified: true })
-    const exportedPosts = json('posts.json') as { id: number; title: string; status: string; visibility: string; deleted_at: string | null }[]
+    const exportedPosts = json('posts.json') as { id: number; title: string; status: string; visibility: string; deleted_at: string | null; purge_at: string | null }[]
     expect(exportedPosts.map((post) => post.title)).toEqual(posts.map((post) => post.title))
     expect(exportedPosts.map((post) => [post.status, post.visibility])).toEqual([['published', 'public'], ['draft', 'public'], ['published', 'private'], ['published', 'public']])
     expect(exportedPosts.map((post) => post.deleted_at !== null)).toEqual([false, false, false, true])
+    // The deleted one waits in the trash: the export says until when.
+    expect(exportedPosts.map((post) => post.purge_at !== null)).toEqual([false, false, false, true])
     expect(json('post-revisions.json')).toMatchObject([{ post_id: ids[0], title: 'Published', text: 'Out there' }])
     expect(entries.get(`files/${uploaded.json().id}-my_notes.txt`)).toEqual(bytes)
     expect(json('files.json')).toMatchObject([{ id: uploaded.json().id, name: 'my notes.txt', size: bytes.length }])

@@ -45,7 +45,7 @@ export function attachmentPath(file: { id: number; name: string }): string {
 export function exportContentOf(sources: ExportSources, userId: number, generatedAt: Date): ExportContent {
   const sections: ExportSection[] = [
     { file: 'profile.json', describes: 'Your account: name, username, email, age, avatar, tier, language and when it was made.', object: () => sources.profile(userId) },
-    { file: 'posts.json', describes: 'Every post you wrote, in every state: drafts, private, published, and deleted ones (deleted_at says when).', rows: () => sources.posts(userId) },
+    { file: 'posts.json', describes: 'Every post you wrote, in every state: drafts, private, published, and deleted ones (deleted_at says when; purge_at, when one in your trash is removed for good).', rows: () => sources.posts(userId) },
     { file: 'post-revisions.json', describes: "The earlier versions of your posts that their edits replaced (the newest ones each post keeps), by post.", rows: () => sources.postRevisions(userId) },
     { file: 'comments.json', describes: 'Every comment and reply you wrote, hidden and deleted ones too (a deleted one without its words, which were erased).', rows: () => sources.comments(userId) },
     { file: 'reactions.json', describes: 'Your reactions to posts and comments: what you chose, on what, and when.', rows: () => sources.reactions(userId) },

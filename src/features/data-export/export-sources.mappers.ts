@@ -22,7 +22,7 @@ export function exportSourcesOf(peers: Services): ExportSources {
       return { ...toOwnUserReadV2(user, peers.contentFields.of('users')), age: user.age, updated_at: user.updatedAt }
     },
     posts: async function* (userId) {
-      for await (const post of peers.posts.everyPostOf(userId)) yield { ...toPostReadV2(post), deleted_at: post.deletedAt }
+      for await (const post of peers.posts.everyPostOf(userId)) yield { ...toPostReadV2(post), deleted_at: post.deletedAt, purge_at: post.purgeAt }
     },
     postRevisions: (userId) => peers.posts.everyRevisionOf(userId),
     comments: async function* (userId) {

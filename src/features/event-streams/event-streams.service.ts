@@ -117,7 +117,7 @@ const orgIdOf = (event: ChangeEvent) => Number(event.subject.slice('org:'.length
 /** A post's events name it as their subject (`post:7`). */
 const postIdOf = (event: ChangeEvent) => Number(event.subject.slice('post:'.length))
 /** The events that say a post is gone: on a stream they carry its id alone, never its text. */
-const WITHDRAWALS = new Set<string>(['post.deleted', 'post.removed'])
+const WITHDRAWALS = new Set<string>(['post.deleted', 'post.trashed', 'post.removed'])
 
 /** A comment's events carry its post's id: who may list the post now hears them. */
 const commentPostIdOf = (event: ChangeEvent) => Number((event.data as { post_id?: unknown } | null)?.post_id)

@@ -9,6 +9,7 @@ export const postsErrorCodes = {
   sort_too_broad: 'A sort not read from an index (several keys; a count on PostgreSQL) of a list of more than 10,000 posts (422): narrow the list, or sort by one indexed key.',
   revision_not_found: "No revision with this id (404): a post keeps its newest POST_REVISIONS_KEPT.",
   search_query_empty: 'A search (`q`) with no word to look for: empty, only punctuation, or only excluded words (422).',
+  post_trashed_by_another: 'Restoring a post from the trash that someone other than its author deleted (403): only a superuser may.',
   not_a_member: "The post's author, or the caller moving it, is not a member of the organization it would belong to (403).",
 } as const
 

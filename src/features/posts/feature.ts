@@ -5,6 +5,8 @@ import { postsErrorCodes } from './errors.js'
 import { postRevisionFunctions } from './post-revisions.repository.js'
 import postRevisionsRoutes from './post-revisions.v2.routes.js'
 import { postSearchFunctions } from './post-search.repository.js'
+import { postTrashFunctions } from './post-trash.repository.js'
+import postTrashRoutes from './post-trash.v2.routes.js'
 import { toPostRead, toPostReadV2 } from './posts.mappers.js'
 import { postsFunctions } from './posts.repository.js'
 import postsRoutes from './posts.routes.js'
@@ -28,6 +30,7 @@ export const postsFeature: Feature<PostsServices, { posts: PostSettings }> = {
       posts: bind(postsFunctions),
       searchIndex: bind(postSearchFunctions),
       revisions: bind(postRevisionFunctions),
+      trash: bind(postTrashFunctions),
       unitOfWork,
       changes: peers.changeEvents,
       securityEvents: peers.securityEvents,
@@ -43,18 +46,21 @@ export const postsFeature: Feature<PostsServices, { posts: PostSettings }> = {
       // What `expand` returns inline: each record under its own slice's read rule.
       related: { authors: (ids) => peers.users.findMany(ids), orgs: (ids, caller) => peers.orgs.readableOf(ids, caller) },
       fields: peers.contentFields.of('posts'),
-      options: { requireVerifiedEmail: config.requireVerifiedEmail, revisionsKept: config.posts.revisionsKept },
+      options: { requireVerifiedEmail: config.requireVerifiedEmail, ...config.posts },
     })
     return { posts }
   },
 
-  migrations: ['2026-11-21-04-posts', '2026-11-21-05-row-counts', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-11-29-01-post-visibility', '2026-12-08-01-kept-post-counts', '2026-12-10-02-post-slugs', '2026-12-11-01-post-format', '2026-12-11-02-post-sort-indexes', '2026-12-12-01-post-fields', '2026-12-14-01-post-search', '2026-12-14-02-post-tags', '2026-12-14-03-post-revisions'],
+  migrations: ['2026-11-21-04-posts', '2026-11-21-05-row-counts', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-11-29-01-post-visibility', '2026-12-08-01-kept-post-counts', '2026-12-10-02-post-slugs', '2026-12-11-01-post-format', '2026-12-11-02-post-sort-indexes', '2026-12-12-01-post-fields', '2026-12-14-01-post-search', '2026-12-14-02-post-tags', '2026-12-14-03-post-revisions', '2026-12-15-01-post-trash'],
   routes: {
-    v1: [routes(postsRoutes, { prefix: '/posts', list: 'array', attachments: false, toPostRead, schemas: () => ({ read: PostRead, create: PostCreate, update: PostUpdate }) })],
+    v1: [routes(postsRoutes, { prefix: '/posts', list: 'array', attachments: false, trash: false, toPostRead, schemas: () => ({ read: PostRead, create: PostCreate, update: PostUpdate }) })],
     v2: [
-      routes(postsRoutes, { prefix: '/posts', list: 'envelope', attachments: true, toPostRead: toPostReadV2, schemas: (services) => postShapesV2(services.contentFields) }),
+      routes(postsRoutes, { prefix: '/posts', list: 'envelope', attachments: true, trash: true, toPostRead: toPostReadV2, schemas: (services) => postShapesV2(services.contentFields) }),
       routes(postsV2Routes),
       routes(postRevisionsRoutes),
+      routes(postTrashRoutes),
     ],
   },
+  // A trashed post whose time has passed is removed for good, once across processes.
+  prune: (services) => services.posts.purgeExpiredTrash(),
 }

@@ -1,7 +1,7 @@
 // Who reads a post, as a matrix: every actor (anonymous, the author, another user, a member, an
 // admin of the post's organization, a member of another organization, a superuser, the admin's
 // read-only API key) × every visibility × every status, with and without an organization, on
-// every path that returns or announces posts (get, the address by slug, permissions, revisions, both versions' lists, search, ranked search, tags and their counts,
+// every path that returns or announces posts (get, the address by slug, permissions, revisions, both versions' lists, search, ranked search, tags and their counts, the trash and its restore,
 // cursor pages, counts, the author's list, the caller's own, the organization's, the realtime
 // stream, the admin overview), every post's attached files (their bytes and variants), and its
 // custom fields of each level (public, private, server: CONTENT_SCHEMA) on every read and in
@@ -33,6 +33,7 @@ const PATHS = {
   list: 'GET /api/v2/posts',
   search: 'GET /api/v2/search',
   ownList: 'GET /api/v2/users/me/posts',
+  trash: 'GET /api/v2/users/me/trash',
   orgList: 'GET /api/v2/orgs/{org}/posts',
   v1Get: 'GET /services/v1/posts/{post_id}',
   v1List: 'GET /services/v1/posts',
@@ -442,5 +443,39 @@ describe('who reads a post on a resumed stream, after the posts changed', () => 
     } finally {
       stream.close()
     }
+  })
+})
+
+describe('who sees and restores a trashed post', () => {
+  let trashed: MatrixPost[]
+  beforeAll(async () => {
+    // Every post of the matrix goes to its author's trash (one is there already, from the replay above).
+    for (const post of posts) await t.app.inject({ method: 'DELETE', url: `${V2}/posts/${post.id}`, headers: people.author.headers })
+    trashed = posts
+  })
+
+  it.each(ACTORS)('as %s: only its author lists it in a trash, nobody reads it anywhere, and only its author and a superuser bring it back', async (actor) => {
+    const wrong: string[] = []
+    const trash = await call(actor, `${V2}/users/me/trash?limit=100`)
+    const expectedTrash = actor === 'anonymous' ? 401 : 200
+    if (trash.statusCode !== expectedTrash) wrong.push(`trash: ${trash.statusCode}, expected ${expectedTrash}`)
+    if (trash.statusCode === 200) {
+      const listed = ours(json<{ data: { id: number }[] }>(trash).data.map((post) => post.id))
+      expect(listed, `trash as ${actor}`).toEqual(actor === 'author' ? trashed.map((post) => post.id).sort((a, b) => a - b) : [])
+    }
+    if (actor !== 'anonymous') expect(ours((await allPages(actor, `${V2}/posts`)).ids), `list as ${actor}`).toEqual([])
+    for (const post of trashed) {
+      const got = await call(actor, `${V2}/posts/${post.id}`)
+      if (got.statusCode !== 404) wrong.push(`get ${label(post)}: ${got.statusCode}, expected 404`)
+      const restore = await t.app.inject({ method: 'POST', url: `${V2}/posts/${post.id}/restore`, headers: headersOf(actor) })
+      // A read-only key may not write (403 before the post is looked at); anyone but its author and a superuser is told nothing.
+      const expected = actor === 'anonymous' ? 401 : actor === 'read-only API key' ? 403 : actor === 'author' || actor === 'superuser' ? 200 : 404
+      if (restore.statusCode !== expected) wrong.push(`restore ${label(post)}: ${restore.statusCode}, expected ${expected}`)
+      if (restore.statusCode === 200) {
+        const again = await t.app.inject({ method: 'DELETE', url: `${V2}/posts/${post.id}`, headers: people.author.headers })
+        expect(again.statusCode, again.body).toBe(200)
+      }
+    }
+    expect(wrong, `as ${actor}`).toEqual([])
   })
 })

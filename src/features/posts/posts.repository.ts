@@ -755,7 +755,7 @@ export async function handOverPublishedPostsOf(db: Executor, fromAuthorId: numbe
 
 /** An author's posts in every state (drafts, private, deleted), oldest first, after the id `after`: their data export's pages. */
 export function postsOfAuthorAfter(db: Executor, authorId: number, after: number, limit: number) {
-  return db.selectFrom('posts').select([...POST_COLUMNS, 'deleted_at']).where('author_id', '=', authorId).where('id', '>', after).orderBy('id').limit(limit).execute()
+  return db.selectFrom('posts').select([...POST_COLUMNS, 'deleted_at', 'trashed_until']).where('author_id', '=', authorId).where('id', '>', after).orderBy('id').limit(limit).execute()
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */

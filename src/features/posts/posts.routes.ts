@@ -42,6 +42,8 @@ export interface PostsRouteOptions {
   list: 'array' | 'envelope'
   /** Version 2: posts carry their files (read with them; attached on create and update, 409 for one on another post). */
   attachments: boolean
+  /** Version 2: a delete goes to the author's trash (docs/api.md "Trash"); version 1's stays a soft delete. */
+  trash: boolean
   toPostRead: (post: Post) => Record<string, unknown>
   /** The version's shapes: version 2's carry the declared custom fields. */
   schemas: (services: Services) => { read: TObject; create: TObject; update: TObject; page?: TObject }
@@ -49,13 +51,15 @@ export interface PostsRouteOptions {
 
 const tags = ['posts']
 
+const PermanentQuery = Type.Object({ permanent: Type.Boolean({ default: false, description: 'Remove the post for good instead of moving it to the trash' }) })
+
 const fromPostBody = ({ media_url: mediaUrl, org_id: orgId, ...rest }: PostBody): PostChanges => ({
   ...rest,
   ...(mediaUrl === undefined ? {} : { mediaUrl }),
   ...(orgId === undefined ? {} : { orgId }),
 })
 
-const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { list, attachments, toPostRead, schemas: shapesOf }) => {
+const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { list, attachments, trash, toPostRead, schemas: shapesOf }) => {
   const { posts } = app.services
   const schemas = shapesOf(app.services)
   const pageShape = () => {
@@ -147,19 +151,41 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
     },
   )
 
-  app.delete(
-    '/:post_id',
-    protectedRoute(app, {
-      tags,
-      summary: 'Soft-delete a post (its author, its organization’s admins and owners, or a superuser)',
-      params: PostIdParams,
-      response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
-    }, { wayIn: 'none', impersonation: 'allowed' }),
-    async (request) => {
-      await posts.softDelete(signedInPostCallerOf(request), request.params.post_id, clientOf(request))
-      return { message: 'Post deleted' }
-    },
-  )
+  if (trash) {
+    app.delete(
+      '/:post_id',
+      protectedRoute(app, {
+        tags,
+        summary: 'Delete a post into its author’s trash (its author, its organization’s admins and owners, or a superuser); `permanent=true` removes it for good (its author or a superuser)',
+        params: PostIdParams,
+        querystring: PermanentQuery,
+        response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
+      }, { wayIn: 'none', impersonation: 'allowed' }),
+      async (request) => {
+        const caller = signedInPostCallerOf(request)
+        if (request.query.permanent) {
+          await posts.deleteForGood(caller, request.params.post_id, clientOf(request))
+          return { message: 'Post deleted from the database' }
+        }
+        await posts.moveToTrash(caller, request.params.post_id, clientOf(request))
+        return { message: 'Post deleted' }
+      },
+    )
+  } else {
+    app.delete(
+      '/:post_id',
+      protectedRoute(app, {
+        tags,
+        summary: 'Soft-delete a post (its author, its organization’s admins and owners, or a superuser)',
+        params: PostIdParams,
+        response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
+      }, { wayIn: 'none', impersonation: 'allowed' }),
+      async (request) => {
+        await posts.softDelete(signedInPostCallerOf(request), request.params.post_id, clientOf(request))
+        return { message: 'Post deleted' }
+      },
+    )
+  }
 
   app.delete(
     '/:post_id/permanent',

@@ -29,6 +29,7 @@ import type { PostRevisionsRepository } from './post-revisions.repository.js'
 import type { PostSearchRepository } from './post-search.repository.js'
 import type { SortedAfter, SortKey } from './post-sort.js'
 import { sortKeysOf, sortTooBroad, UNINDEXED_SORT_MAX_POSTS } from './post-sort.js'
+import type { PostTrashRepository,TrashedPostRow } from './post-trash.repository.js'
 import type { PostRowChanges, PostsRepository } from './posts.repository.js'
 import { findsAnything, parseSearchQuery } from './search-text.js'
 import { numberedSlugs, randomSlugs, slugFromTitle, slugScope } from './slugs.js'
@@ -145,8 +146,30 @@ export interface PostServiceDependencies {
   fields: CollectionFields
   /** The versions a post's changes replaced (post-revisions.repository.ts). */
   revisions: PostRevisionsRepository
-  options?: { requireVerifiedEmail: boolean; revisionsKept: number }
+  /** The posts deleted through version 2, until they are removed for good (post-trash.repository.ts). */
+  trash: PostTrashRepository
+  options?: PostServiceOptions
 }
+
+export interface PostServiceOptions {
+  requireVerifiedEmail: boolean
+  revisionsKept: number
+  /** POST_TRASH_DAYS. */
+  trashDays: number
+}
+
+/** A post in its author's trash: when it was deleted, until when it may come back, and who deleted it. */
+export interface TrashedPost {
+  post: Post
+  deletedAt: string
+  purgeAt: string
+  trashedBy: number | null
+}
+
+const DAY_MS = 86_400_000
+/** The trashed posts one cleanup run removes for good, each in its own unit. */
+const PURGE_BATCH = 100
+const trashedByAnother = () => new DomainError('forbidden', 'Someone else deleted this post: only a superuser may restore it', { code: 'post_trashed_by_another' })
 
 export class PostService {
   private readonly posts: PostsRepository
@@ -159,8 +182,9 @@ export class PostService {
   private readonly reactions: PostServiceDependencies['reactions']
   private readonly related: PostRelated | undefined
   private readonly fields: CollectionFields
-  private readonly options: { requireVerifiedEmail: boolean; revisionsKept: number }
+  private readonly options: PostServiceOptions
   private readonly revisions: PostRevisionsRepository
+  private readonly trash: PostTrashRepository
 
   constructor(dependencies: PostServiceDependencies) {
     this.posts = dependencies.posts
@@ -173,8 +197,9 @@ export class PostService {
     this.reactions = dependencies.reactions
     this.related = dependencies.related
     this.fields = dependencies.fields
-    this.options = dependencies.options ?? { requireVerifiedEmail: false, revisionsKept: 50 }
+    this.options = dependencies.options ?? { requireVerifiedEmail: false, revisionsKept: 50, trashDays: 30 }
     this.revisions = dependencies.revisions
+    this.trash = dependencies.trash
   }
 
   /** An author's posts disappear with them, in the transaction of the deletion. */
@@ -208,11 +233,14 @@ export class PostService {
     return (await this.posts.in(unit).findLivePosts(ids)).map((row) => this.withFields(toPost(row), 'public'))
   }
 
-  /** Every post of an author's in every state, oldest first, with when it was deleted (null while it is not): their data export, a page in memory at a time. */
-  async *everyPostOf(authorId: number): AsyncGenerator<Post & { deletedAt: string | null }> {
+  /** Every post of an author's in every state, oldest first, with when it was deleted and when the trash removes it (null while it is not): their data export, a page in memory at a time. */
+  async *everyPostOf(authorId: number): AsyncGenerator<Post & { deletedAt: string | null; purgeAt: string | null }> {
     const rows = everyRowAfter((after: number, limit) => this.posts.postsOfAuthorAfter(authorId, after, limit), (row) => row.id, 0, EXPORT_PAGE)
     // Their own export: what they read of their posts as their author (not the server's fields).
-    for await (const row of rows) yield { ...this.withFields(toPost(row), 'private'), deletedAt: row.deleted_at === null ? null : toIsoString(row.deleted_at) }
+    for await (const row of rows) {
+      const deletedAt = row.deleted_at === null ? null : toIsoString(row.deleted_at)
+      yield { ...this.withFields(toPost(row), 'private'), deletedAt, purgeAt: row.trashed_until === null ? null : toIsoString(row.trashed_until) }
+    }
   }
 
   /** Every kept revision of the author's posts, oldest first (their data export), in the API's shape. */
@@ -573,14 +601,101 @@ export class PostService {
   async deletePermanently(caller: PostCaller, id: number, client: ClientInfo): Promise<void> {
     assertSuperuser(caller)
     await this.unitOfWork.run(async (unit) => {
-      // Its files go with it, through the store's outbox; a soft delete keeps them for a restore.
-      await this.files.removeAllOfPost(unit, id)
-      const row = await this.posts.in(unit).deletePostPermanently(id)
+      const post = await this.removed(unit, id)
+      await this.auditChange(unit, await this.readerFor(unit, caller, [post.orgId]), post, client)
+    })
+  }
+
+  /**
+   * Version 2's delete (docs/api.md "Trash"): whoever may edit the post deletes it into its
+   * author's trash for POST_TRASH_DAYS. Gone from every read as a soft delete is; `post.deleted`
+   * then `post.trashed`.
+   */
+  async moveToTrash(caller: PostCaller, id: number, client: ClientInfo): Promise<void> {
+    await this.unitOfWork.run(async (unit) => {
+      const { post, reader } = await this.editable(unit, caller, id, undefined)
+      const until = new Date(Date.now() + this.options.trashDays * DAY_MS).toISOString()
+      if (!(await this.trash.in(unit).trashPost(id, caller.id, until))) postNotFound()
+      await this.auditChange(unit, reader, post, client)
+      await this.changed(unit, ['post.deleted', 'post.trashed'], post)
+    })
+  }
+
+  /**
+   * Version 2's `?permanent=true`: its author removes a post for good, live or from their trash,
+   * and so does a superuser; whoever else may edit it gets 403, anyone else 404.
+   */
+  async deleteForGood(caller: PostCaller, id: number, client: ClientInfo): Promise<void> {
+    await this.unitOfWork.run(async (unit) => {
+      const trashed = await this.trash.in(unit).findTrashedPost(id)
+      if (trashed) this.assertOwnsTrashed(caller, trashed)
+      else {
+        const { post } = await this.editable(unit, caller, id, undefined)
+        if (!caller.isSuperuser && post.authorId !== caller.id) throw forbidden()
+      }
+      const post = await this.removed(unit, id)
+      await this.auditChange(unit, await this.readerFor(unit, caller, [post.orgId]), post, client)
+    })
+  }
+
+  /** The caller's trash, most recently deleted first (the posts they wrote, whoever deleted them). */
+  async trashOf(caller: PostCaller, request: { page: number; limit: number }): Promise<{ items: TrashedPost[]; total: number }> {
+    const trash = this.trash
+    const [rows, total] = await Promise.all([trash.trashOf(caller.id, (request.page - 1) * request.limit, request.limit), trash.countTrashOf(caller.id)])
+    const items = await this.withDetails(rows.map((row) => this.withFields(toPost(row), 'private')), caller)
+    return { items: items.map((post, index) => toTrashed(post, rows[index]!)), total }
+  }
+
+  /**
+   * Brings a post back from the trash as it was: its author when they deleted it themselves (403
+   * post_trashed_by_another when someone else did), or a superuser. `post.restored`.
+   */
+  async restoreFromTrash(caller: PostCaller, id: number, client: ClientInfo): Promise<Post> {
+    const restored = await this.unitOfWork.run(async (unit) => {
+      const trashed = await this.trash.in(unit).findTrashedPost(id)
+      if (!trashed) postNotFound()
+      this.assertOwnsTrashed(caller, trashed)
+      if (!caller.isSuperuser && trashed.trashed_by !== caller.id) throw trashedByAnother()
+      const row = await this.trash.in(unit).untrashPost(id)
       if (!row) postNotFound()
       const post = toPost(row)
       await this.auditChange(unit, await this.readerFor(unit, caller, [post.orgId]), post, client)
-      await this.changed(unit, ['post.removed'], post)
+      return this.changed(unit, ['post.restored'], await this.attachedIn(unit, post, false))
     })
+    return this.withFields(restored, caller.isSuperuser ? 'server' : 'private')
+  }
+
+  /** Removes for good the trashed posts whose time has passed, each once across processes (the cleanup job). */
+  async purgeExpiredTrash(): Promise<number> {
+    let purged = 0
+    for (;;) {
+      const due = await this.trash.dueForPurge(PURGE_BATCH)
+      for (const id of due) {
+        const gone = await this.unitOfWork.run(async (unit) => {
+          if (!(await this.trash.in(unit).claimDuePost(id))) return false
+          await this.removed(unit, id)
+          return true
+        })
+        if (gone) purged += 1
+      }
+      if (due.length < PURGE_BATCH) return purged
+    }
+  }
+
+  /** Removes the post in the unit with its files (through the store's outbox) and revisions: `post.removed`. */
+  private async removed(unit: Unit, id: number): Promise<Post> {
+    await this.files.removeAllOfPost(unit, id)
+    const row = await this.posts.in(unit).deletePostPermanently(id)
+    if (!row) postNotFound()
+    const post = toPost(row)
+    await this.changed(unit, ['post.removed'], post)
+    return post
+  }
+
+  /** A trashed post is its author's and superusers': 404 to anyone else, 403 to a read-only key. */
+  private assertOwnsTrashed(caller: PostCaller, trashed: TrashedPostRow): void {
+    if (!caller.isSuperuser && trashed.author_id !== caller.id) postNotFound()
+    if (caller.readOnly === true) throw forbidden()
   }
 
   /** A superuser's list holding a post only their superuser rights open is recorded, in every order. */
@@ -728,6 +843,10 @@ export function assertVerifiedWriter(writer: PostCaller, requireVerifiedEmail: b
   if (requireVerifiedEmail && !writer.isSuperuser && writer.isVerified !== true) {
     throw new DomainError('forbidden', EMAIL_NOT_VERIFIED, { code: 'email_not_verified' })
   }
+}
+
+function toTrashed(post: Post, row: TrashedPostRow): TrashedPost {
+  return { post, deletedAt: toIsoString(row.deleted_at!), purgeAt: toIsoString(row.trashed_until!), trashedBy: row.trashed_by }
 }
 
 /** Reported as a validation error of the field (422 validation_failed). */

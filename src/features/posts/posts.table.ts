@@ -43,6 +43,10 @@ export interface PostsTable {
   tags: ColumnType<string, string | undefined, string>
   is_deleted: Flag
   deleted_at: NullableTimestamp
+  /** A post deleted through version 2: until when it waits in its author's trash; null otherwise (migration 2026-12-15-01-post-trash). */
+  trashed_until: NullableTimestamp
+  /** Who moved it to the trash (null once their account is gone). */
+  trashed_by: ColumnType<number | null, number | null | undefined, number | null>
   created_at: Timestamp
   updated_at: Timestamp
 }
