@@ -48,9 +48,12 @@ export async function benchSearch(tools: ContentBenchTools): Promise<SearchBench
         'ranked, q="common3 " (10% of posts; anonymous)': { path: q('common3 ') },
         'ranked, q=\'"mixed visibility" medium3 -rare3 \' (a phrase, a word, an exclusion; anonymous)': { path: q('"mixed visibility" medium3 -rare3 ') },
       }
+      // One post edited over and over: each edit keeps the version it replaces and lets the oldest past POST_REVISIONS_KEPT go.
+      const edited = (await (await fetch(`${server.url}/api/v2/posts`, { method: 'POST', headers: writer, body: JSON.stringify({ title: 'Edited', text: PROSE }) })).json()) as { id: number }
       const writes: Record<string, ContentRequest> = {
         [FIRST_PAGE]: requests[FIRST_PAGE]!,
         'create, 2 KB of prose': { path: '/api/v2/posts', method: 'POST', headers: writer, body: { title: 'Prose {n}', text: PROSE } },
+        'edit, 2 KB of prose (keeps a revision)': { path: `/api/v2/posts/${edited.id}`, method: 'PATCH', headers: writer, body: { text: `${PROSE} {n}` } },
       }
       const rows = await roundsBesideFirstPage(tools, server, size, [requests, writes])
       results.push({ posts: size, rows })

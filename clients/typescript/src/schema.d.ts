@@ -10243,8 +10243,8 @@ export interface operations {
                 search?: string;
                 /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                 visibility?: "public" | "unlisted" | "org" | "private";
-                /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                status?: "draft" | "published";
+                /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                status?: "draft" | "scheduled" | "published";
                 /**
                  * @description Related records to return inline in each post's `expand`, comma-separated: `author` (the author as GET /users/{user_id} reads them), `org` (the organization as GET /orgs/{org} reads it; null for a caller who may not read it), `attachments` (always inline, accepted for symmetry). One query per relation per page
                  * @example author,org
@@ -10281,11 +10281,13 @@ export interface operations {
                             updated_at: string;
                             /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                             visibility: "public" | "unlisted" | "org" | "private";
-                            /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                            status: "draft" | "published";
+                            /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                            status: "draft" | "scheduled" | "published";
                             org_id: number | null;
                             /** @description When it was first published; null while it never has been */
                             published_at: string | null;
+                            /** @description A scheduled post: when it is published (within a minute); null for any other */
+                            publish_at: string | null;
                             /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                             slug: string;
                             /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
@@ -10454,8 +10456,8 @@ export interface operations {
                     format?: "plain" | "markdown";
                     /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                     visibility?: "public" | "unlisted" | "org" | "private";
-                    /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                    status?: "draft" | "published";
+                    /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                    status?: "draft" | "scheduled" | "published";
                     /** @description The organization the post belongs to (its author must be a member); null for none */
                     org_id?: number | null;
                     /** @description Ids of the author's own completed files (POST /files, /uploads); an update replaces the list, detaching the files left out */
@@ -10474,6 +10476,11 @@ export interface operations {
                      *     ]
                      */
                     tags?: string[];
+                    /**
+                     * Format: date-time
+                     * @description Schedules the post: it is read as a draft (status `scheduled`) until this time, then published within a minute. A time to come, at most a year away; with it, `status` is left out or `scheduled`
+                     */
+                    publish_at?: string;
                     /**
                      * PostFieldsCreate
                      * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only. Required ones must be given
@@ -10501,11 +10508,13 @@ export interface operations {
                         updated_at: string;
                         /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                         visibility: "public" | "unlisted" | "org" | "private";
-                        /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                        status: "draft" | "published";
+                        /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                        status: "draft" | "scheduled" | "published";
                         org_id: number | null;
                         /** @description When it was first published; null while it never has been */
                         published_at: string | null;
+                        /** @description A scheduled post: when it is published (within a minute); null for any other */
+                        publish_at: string | null;
                         /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                         slug: string;
                         /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
@@ -10754,11 +10763,13 @@ export interface operations {
                         updated_at: string;
                         /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                         visibility: "public" | "unlisted" | "org" | "private";
-                        /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                        status: "draft" | "published";
+                        /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                        status: "draft" | "scheduled" | "published";
                         org_id: number | null;
                         /** @description When it was first published; null while it never has been */
                         published_at: string | null;
+                        /** @description A scheduled post: when it is published (within a minute); null for any other */
+                        publish_at: string | null;
                         /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                         slug: string;
                         /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
@@ -11047,8 +11058,8 @@ export interface operations {
                     format?: "plain" | "markdown";
                     /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                     visibility?: "public" | "unlisted" | "org" | "private";
-                    /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                    status?: "draft" | "published";
+                    /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                    status?: "draft" | "scheduled" | "published";
                     /** @description The organization the post belongs to (its author must be a member); null for none */
                     org_id?: number | null;
                     /** @description Ids of the author's own completed files (POST /files, /uploads); an update replaces the list, detaching the files left out */
@@ -11066,6 +11077,8 @@ export interface operations {
                      *     ]
                      */
                     tags?: string[];
+                    /** @description Schedules the post, or moves its time; null takes a scheduled post back to a draft */
+                    publish_at?: string | null;
                     /**
                      * PostFieldsUpdate
                      * @description Custom fields declared in CONTENT_SCHEMA. Each read shows the fields the caller may read (public: whoever reads the record; private: its owner and superusers; server: superusers), and writes accept the declared fields only. The fields named replace the stored ones, null takes one away, the others stay
@@ -11093,11 +11106,13 @@ export interface operations {
                         updated_at: string;
                         /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                         visibility: "public" | "unlisted" | "org" | "private";
-                        /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                        status: "draft" | "published";
+                        /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                        status: "draft" | "scheduled" | "published";
                         org_id: number | null;
                         /** @description When it was first published; null while it never has been */
                         published_at: string | null;
+                        /** @description A scheduled post: when it is published (within a minute); null for any other */
+                        publish_at: string | null;
                         /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                         slug: string;
                         /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
@@ -11525,7 +11540,7 @@ export interface operations {
                         read: boolean;
                         edit: boolean;
                         delete: boolean;
-                        /** @description May change its status (publish a draft, or take it back to draft) */
+                        /** @description May change its status (publish a draft, schedule it, or take it back to draft) */
                         publish: boolean;
                     };
                 };
@@ -11617,11 +11632,13 @@ export interface operations {
                         updated_at: string;
                         /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                         visibility: "public" | "unlisted" | "org" | "private";
-                        /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                        status: "draft" | "published";
+                        /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                        status: "draft" | "scheduled" | "published";
                         org_id: number | null;
                         /** @description When it was first published; null while it never has been */
                         published_at: string | null;
+                        /** @description A scheduled post: when it is published (within a minute); null for any other */
+                        publish_at: string | null;
                         /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                         slug: string;
                         /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
@@ -11783,8 +11800,8 @@ export interface operations {
                 search?: string;
                 /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                 visibility?: "public" | "unlisted" | "org" | "private";
-                /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                status?: "draft" | "published";
+                /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                status?: "draft" | "scheduled" | "published";
                 /**
                  * @description Related records to return inline in each post's `expand`, comma-separated: `author` (the author as GET /users/{user_id} reads them), `org` (the organization as GET /orgs/{org} reads it; null for a caller who may not read it), `attachments` (always inline, accepted for symmetry). One query per relation per page
                  * @example author,org
@@ -11820,11 +11837,13 @@ export interface operations {
                             updated_at: string;
                             /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                             visibility: "public" | "unlisted" | "org" | "private";
-                            /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                            status: "draft" | "published";
+                            /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                            status: "draft" | "scheduled" | "published";
                             org_id: number | null;
                             /** @description When it was first published; null while it never has been */
                             published_at: string | null;
+                            /** @description A scheduled post: when it is published (within a minute); null for any other */
+                            publish_at: string | null;
                             /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                             slug: string;
                             /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
@@ -12007,8 +12026,8 @@ export interface operations {
                 search?: string;
                 /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                 visibility?: "public" | "unlisted" | "org" | "private";
-                /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                status?: "draft" | "published";
+                /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                status?: "draft" | "scheduled" | "published";
                 /**
                  * @description Related records to return inline in each post's `expand`, comma-separated: `author` (the author as GET /users/{user_id} reads them), `org` (the organization as GET /orgs/{org} reads it; null for a caller who may not read it), `attachments` (always inline, accepted for symmetry). One query per relation per page
                  * @example author,org
@@ -12047,11 +12066,13 @@ export interface operations {
                             updated_at: string;
                             /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                             visibility: "public" | "unlisted" | "org" | "private";
-                            /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                            status: "draft" | "published";
+                            /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                            status: "draft" | "scheduled" | "published";
                             org_id: number | null;
                             /** @description When it was first published; null while it never has been */
                             published_at: string | null;
+                            /** @description A scheduled post: when it is published (within a minute); null for any other */
+                            publish_at: string | null;
                             /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                             slug: string;
                             /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
@@ -12577,11 +12598,13 @@ export interface operations {
                         updated_at: string;
                         /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                         visibility: "public" | "unlisted" | "org" | "private";
-                        /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                        status: "draft" | "published";
+                        /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                        status: "draft" | "scheduled" | "published";
                         org_id: number | null;
                         /** @description When it was first published; null while it never has been */
                         published_at: string | null;
+                        /** @description A scheduled post: when it is published (within a minute); null for any other */
+                        publish_at: string | null;
                         /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                         slug: string;
                         /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
@@ -12826,11 +12849,13 @@ export interface operations {
                             updated_at: string;
                             /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                             visibility: "public" | "unlisted" | "org" | "private";
-                            /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                            status: "draft" | "published";
+                            /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                            status: "draft" | "scheduled" | "published";
                             org_id: number | null;
                             /** @description When it was first published; null while it never has been */
                             published_at: string | null;
+                            /** @description A scheduled post: when it is published (within a minute); null for any other */
+                            publish_at: string | null;
                             /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                             slug: string;
                             /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
@@ -13015,11 +13040,13 @@ export interface operations {
                         updated_at: string;
                         /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                         visibility: "public" | "unlisted" | "org" | "private";
-                        /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                        status: "draft" | "published";
+                        /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                        status: "draft" | "scheduled" | "published";
                         org_id: number | null;
                         /** @description When it was first published; null while it never has been */
                         published_at: string | null;
+                        /** @description A scheduled post: when it is published (within a minute); null for any other */
+                        publish_at: string | null;
                         /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                         slug: string;
                         /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
@@ -14282,8 +14309,8 @@ export interface operations {
                 visibility?: "public" | "unlisted" | "org" | "private";
                 /** @description Only posts with this tag (trimmed and lower-cased as tags are) */
                 tag?: string;
-                /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                status?: "draft" | "published";
+                /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                status?: "draft" | "scheduled" | "published";
                 /**
                  * @description Related records to return inline in each post's `expand`, comma-separated: `author` (the author as GET /users/{user_id} reads them), `org` (the organization as GET /orgs/{org} reads it; null for a caller who may not read it), `attachments` (always inline, accepted for symmetry). One query per relation per page
                  * @example author,org
@@ -14327,11 +14354,13 @@ export interface operations {
                                 updated_at: string;
                                 /** @description public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author */
                                 visibility: "public" | "unlisted" | "org" | "private";
-                                /** @description A draft is read by its author and, in an organization, by its admins and owners */
-                                status: "draft" | "published";
+                                /** @description A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published */
+                                status: "draft" | "scheduled" | "published";
                                 org_id: number | null;
                                 /** @description When it was first published; null while it never has been */
                                 published_at: string | null;
+                                /** @description A scheduled post: when it is published (within a minute); null for any other */
+                                publish_at: string | null;
                                 /** @description Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username */
                                 slug: string;
                                 /** @description How `text` is written: plain text (shown as it is), or Markdown, rendered to sanitized `html` when the text is written */
@@ -22001,7 +22030,7 @@ export interface operations {
                     /** @description http or https; a public address unless WEBHOOK_ALLOW_PRIVATE=true */
                     url: string;
                     /** @description The event types to deliver */
-                    events: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.trashed" | "post.restored" | "post.removed" | "post.reactions_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "comment.hidden" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
+                    events: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.scheduled" | "post.deleted" | "post.trashed" | "post.restored" | "post.removed" | "post.reactions_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "comment.hidden" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
                     description?: string;
                 };
             };
@@ -22370,7 +22399,7 @@ export interface operations {
                     /** @description http or https; a public address unless WEBHOOK_ALLOW_PRIVATE=true */
                     url?: string;
                     /** @description The event types to deliver */
-                    events?: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.deleted" | "post.trashed" | "post.restored" | "post.removed" | "post.reactions_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "comment.hidden" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
+                    events?: ("user.created" | "user.updated" | "user.email_verified" | "user.deleted" | "user.restored" | "user.removed" | "user.banned" | "user.unbanned" | "post.created" | "post.updated" | "post.published" | "post.scheduled" | "post.deleted" | "post.trashed" | "post.restored" | "post.removed" | "post.reactions_changed" | "comment.created" | "comment.updated" | "comment.deleted" | "comment.hidden" | "org.created" | "org.updated" | "org.deleted" | "membership.added" | "membership.role_changed" | "membership.removed" | "file.created" | "file.deleted")[];
                     description?: string;
                     /** @description true turns a disabled endpoint back on (pending deliveries then go out) */
                     enabled?: boolean;

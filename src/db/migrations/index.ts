@@ -24,6 +24,7 @@ import * as postSearch from '../../features/posts/migrations/2026-12-14-01-post-
 import * as postTags from '../../features/posts/migrations/2026-12-14-02-post-tags.js'
 import * as postRevisions from '../../features/posts/migrations/2026-12-14-03-post-revisions.js'
 import * as postTrash from '../../features/posts/migrations/2026-12-15-01-post-trash.js'
+import * as postSchedule from '../../features/posts/migrations/2026-12-15-02-post-schedule.js'
 import * as reactions from '../../features/reactions/migrations/2026-12-09-02-reactions.js'
 import * as reports from '../../features/reports/migrations/2026-12-09-04-reports.js'
 import * as userLocale from '../../features/users/migrations/2026-12-06-01-user-locale.js'
@@ -102,4 +103,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-14-02-post-tags': postTags,
   '2026-12-14-03-post-revisions': postRevisions,
   '2026-12-15-01-post-trash': postTrash,
+  '2026-12-15-02-post-schedule': postSchedule,
 }

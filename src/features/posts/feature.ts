@@ -1,9 +1,11 @@
 // Posts: create, read, list, search, update and delete, each decided by the post policy
 // (post-policy.ts); version 2 adds visibility, status and organizations.
 import { type Feature, routes } from '../feature.js'
+import { isBanned } from '../users/index.js'
 import { postsErrorCodes } from './errors.js'
 import { postRevisionFunctions } from './post-revisions.repository.js'
 import postRevisionsRoutes from './post-revisions.v2.routes.js'
+import { postScheduleFunctions } from './post-schedule.repository.js'
 import { postSearchFunctions } from './post-search.repository.js'
 import { postTrashFunctions } from './post-trash.repository.js'
 import postTrashRoutes from './post-trash.v2.routes.js'
@@ -25,12 +27,20 @@ export const postsFeature: Feature<PostsServices, { posts: PostSettings }> = {
   errors: postsErrorCodes,
   needs: ['change-events', 'security-events', 'content-fields'],
   calls: ['orgs', 'files', 'reactions', 'users'],
-  create({ config, bind, unitOfWork, peers }) {
+  create({ config, bind, unitOfWork, peers, jobs }) {
     const posts = new PostService({
       posts: bind(postsFunctions),
       searchIndex: bind(postSearchFunctions),
       revisions: bind(postRevisionFunctions),
       trash: bind(postTrashFunctions),
+      schedule: bind(postScheduleFunctions),
+      authors: {
+        mayPublish: async (authorId) => {
+          const author = await peers.users.find(authorId)
+          return author !== undefined && !isBanned(author)
+        },
+      },
+      onScheduled: () => jobs.kick('scheduled-posts'),
       unitOfWork,
       changes: peers.changeEvents,
       securityEvents: peers.securityEvents,
@@ -51,7 +61,7 @@ export const postsFeature: Feature<PostsServices, { posts: PostSettings }> = {
     return { posts }
   },
 
-  migrations: ['2026-11-21-04-posts', '2026-11-21-05-row-counts', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-11-29-01-post-visibility', '2026-12-08-01-kept-post-counts', '2026-12-10-02-post-slugs', '2026-12-11-01-post-format', '2026-12-11-02-post-sort-indexes', '2026-12-12-01-post-fields', '2026-12-14-01-post-search', '2026-12-14-02-post-tags', '2026-12-14-03-post-revisions', '2026-12-15-01-post-trash'],
+  migrations: ['2026-11-21-04-posts', '2026-11-21-05-row-counts', '2026-11-21-07-live-row-indexes', '2026-11-23-01-trigram-indexes-without-pending-list', '2026-11-29-01-post-visibility', '2026-12-08-01-kept-post-counts', '2026-12-10-02-post-slugs', '2026-12-11-01-post-format', '2026-12-11-02-post-sort-indexes', '2026-12-12-01-post-fields', '2026-12-14-01-post-search', '2026-12-14-02-post-tags', '2026-12-14-03-post-revisions', '2026-12-15-01-post-trash', '2026-12-15-02-post-schedule'],
   routes: {
     v1: [routes(postsRoutes, { prefix: '/posts', list: 'array', attachments: false, trash: false, toPostRead, schemas: () => ({ read: PostRead, create: PostCreate, update: PostUpdate }) })],
     v2: [
@@ -61,6 +71,9 @@ export const postsFeature: Feature<PostsServices, { posts: PostSettings }> = {
       routes(postTrashRoutes),
     ],
   },
+  // Scheduled posts go out within a minute of their time: the job sleeps until the next is due (a
+  // commit that schedules one wakes it here; another process's job looks at least every 30 seconds).
+  jobs: ({ services }) => [{ name: 'scheduled-posts', intervalMs: 1_000, idleIntervalMs: 30_000, run: () => services.posts.publishDue() }],
   // A trashed post whose time has passed is removed for good, once across processes.
   prune: (services) => services.posts.purgeExpiredTrash(),
 }

@@ -69,6 +69,8 @@ const streams = new Map<Actor, SseClient>()
 let overviewPosts: number
 
 const json = <T>(response: { json(): unknown }) => response.json() as T
+/** A scheduled post's time: it stays scheduled (read as a draft) through the run. */
+const TOMORROW = new Date(Date.now() + 86_400_000).toISOString()
 
 /** A field of each level on every post: the author writes the first two, a superuser the third. */
 const CONTENT_SCHEMA = {
@@ -182,7 +184,7 @@ beforeAll(async () => {
       for (const inOrg of visibility === 'org' ? [true] : [false, true]) {
         const fileId = await uploadAsAuthor('notes.txt', 'text/plain', Buffer.from(`${visibility} ${status}`))
         const imageId = await uploadAsAuthor('picture.png', 'image/png', PNG_1X1)
-        const payload = { title: `${marker} ${visibility} ${status}${inOrg ? ' org' : ''}`, text: 'Matrix post', visibility, status, tags: [marker], attachments: [fileId, imageId], fields: { rating: 3, note: 'for editors' }, ...(inOrg ? { org_id: org.id } : {}) }
+        const payload = { title: `${marker} ${visibility} ${status}${inOrg ? ' org' : ''}`, text: 'Matrix post', visibility, status, tags: [marker], attachments: [fileId, imageId], fields: { rating: 3, note: 'for editors' }, ...(inOrg ? { org_id: org.id } : {}), ...(status === 'scheduled' ? { publish_at: TOMORROW } : {}) }
         const response = await t.app.inject({ method: 'POST', url: `${V2}/posts`, headers: people.author.headers, payload })
         expect(response.statusCode, JSON.stringify(payload)).toBe(201)
         const created = json<{ id: number; title: string; slug: string; author_id: number; visibility: Visibility; status: PostStatus; org_id: number | null }>(response)
@@ -206,7 +208,7 @@ afterAll(async () => {
 describe('who reads a post: the matrix', () => {
   it('has one post for each visibility and status, with and without an organization', () => {
     expect(posts.map(label)).toEqual(expect.arrayContaining(['public/draft', 'unlisted/published/org', 'org/draft/org', 'private/published']))
-    expect(posts).toHaveLength(14)
+    expect(posts).toHaveLength(21)
   })
 
   it.each(ACTORS)('get, permissions and the address by slug, as %s: 404 unless the policy lets them read, and its answer otherwise', async (actor) => {

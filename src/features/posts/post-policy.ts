@@ -6,7 +6,7 @@
 // reads or changes a post no grant opens to them.
 export const VISIBILITIES = ['public', 'unlisted', 'org', 'private'] as const
 export type Visibility = (typeof VISIBILITIES)[number]
-export const POST_STATUSES = ['draft', 'published'] as const
+export const POST_STATUSES = ['draft', 'scheduled', 'published'] as const
 export type PostStatus = (typeof POST_STATUSES)[number]
 
 /** Who may comment on a post: signed-in readers, its organization's members (and its author), or nobody. */
@@ -50,14 +50,17 @@ export interface ReadGrant {
   listed: boolean
 }
 
+/** A scheduled post is read as a draft until it goes out. */
+const UNPUBLISHED: readonly PostStatus[] = ['draft', 'scheduled']
+
 export const READ_GRANTS: readonly ReadGrant[] = [
   { audience: 'author', visibility: VISIBILITIES, status: POST_STATUSES, listed: true },
   { audience: 'anyone', visibility: ['public'], status: ['published'], listed: true },
   { audience: 'anyone', visibility: ['unlisted'], status: ['published'], listed: false },
   { audience: 'org_member', visibility: ['org'], status: ['published'], listed: true },
-  // A draft of an organization's post is open to its admins and owners, unless private.
-  { audience: 'org_admin', visibility: ['public', 'org'], status: ['draft'], listed: true },
-  { audience: 'org_admin', visibility: ['unlisted'], status: ['draft'], listed: false },
+  // A draft (or scheduled post) of an organization's is open to its admins and owners, unless private.
+  { audience: 'org_admin', visibility: ['public', 'org'], status: UNPUBLISHED, listed: true },
+  { audience: 'org_admin', visibility: ['unlisted'], status: UNPUBLISHED, listed: false },
 ]
 
 export const isAdminRole = (role: MemberRole | undefined) => role === 'admin' || role === 'owner'

@@ -23,6 +23,8 @@ export interface Post extends PostFacts {
   mediaUrl: string | null
   /** When it was first published; null while it never has been. */
   publishedAt: string | null
+  /** A scheduled post's time to go out; null for any other. */
+  publishAt: string | null
   createdAt: string
   updatedAt: string
   /** How many files are attached to it (kept by the database): a page whose posts have none reads no files. */
@@ -67,6 +69,8 @@ export interface PostInput {
   language?: string | null
   /** Its tags as the writer gave them (normalized by the service). */
   tags?: readonly string[]
+  /** When it goes out: given, the post is scheduled. */
+  publishAt?: string | null
 }
 
 export interface PostChanges {
@@ -89,6 +93,8 @@ export interface PostChanges {
   language?: string | null
   /** Its tags from now on. */
   tags?: readonly string[]
+  /** When it goes out (it is scheduled); null takes a scheduled post back to a draft. */
+  publishAt?: string | null
 }
 
 export interface PostFilter {
@@ -120,6 +126,7 @@ export function toPost(row: PostRow): Post {
     status: row.status as PostStatus,
     orgId: row.org_id === null ? null : Number(row.org_id),
     publishedAt: row.published_at === null ? null : toIsoString(row.published_at),
+    publishAt: row.publish_at === null ? null : toIsoString(row.publish_at),
     attachmentCount: Number(row.attachment_count),
     comments: row.comments as CommentSetting,
     commentCount: Number(row.comment_count),

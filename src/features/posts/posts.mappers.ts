@@ -32,6 +32,7 @@ export function toPostReadV2(post: Post) {
     status: post.status,
     org_id: post.orgId,
     published_at: post.publishedAt,
+    publish_at: post.publishAt,
     slug: post.slug,
     format: post.format,
     html: post.html,

@@ -294,6 +294,7 @@ export interface PostRowChanges {
   org_id?: number | null
   comments?: string
   published_at?: string
+  publish_at?: string | null
   slug?: string
   slug_scope?: string
   format?: string

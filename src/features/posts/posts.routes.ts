@@ -36,6 +36,7 @@ interface PostBody {
   fields?: FieldValues
   language?: string | null
   tags?: string[]
+  publish_at?: string | null
 }
 
 export interface PostsRouteOptions {
@@ -53,8 +54,9 @@ const tags = ['posts']
 
 const PermanentQuery = Type.Object({ permanent: Type.Boolean({ default: false, description: 'Remove the post for good instead of moving it to the trash' }) })
 
-const fromPostBody = ({ media_url: mediaUrl, org_id: orgId, ...rest }: PostBody): PostChanges => ({
+const fromPostBody = ({ media_url: mediaUrl, org_id: orgId, publish_at: publishAt, ...rest }: PostBody): PostChanges => ({
   ...rest,
+  ...(publishAt === undefined ? {} : { publishAt }),
   ...(mediaUrl === undefined ? {} : { mediaUrl }),
   ...(orgId === undefined ? {} : { orgId }),
 })

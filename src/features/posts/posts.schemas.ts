@@ -86,8 +86,8 @@ export const Visibility = Type.Union(
   { description: 'public: anyone; unlisted: anyone with its id, never listed; org: members of `org_id`; private: its author' },
 )
 export const PostStatus = Type.Union(
-  [Type.Literal('draft'), Type.Literal('published')],
-  { description: 'A draft is read by its author and, in an organization, by its admins and owners' },
+  [Type.Literal('draft'), Type.Literal('scheduled'), Type.Literal('published')],
+  { description: 'A draft is read by its author and, in an organization, by its admins and owners; a scheduled post is read as a draft until its `publish_at`, when it is published' },
 )
 export const CommentSetting = Type.Union(
   [Type.Literal('open'), Type.Literal('members'), Type.Literal('closed')],
@@ -152,6 +152,7 @@ const PostReadV2 = Type.Object(
     status: PostStatus,
     org_id: Type.Union([Type.Integer(), Type.Null()]),
     published_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it was first published; null while it never has been' }),
+    publish_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'A scheduled post: when it is published (within a minute); null for any other' }),
     slug: Type.String({ description: "Its address under its owner: GET /posts/by-slug/{owner}/{slug}, the owner being its organization's slug or its author's username" }),
     format: Format,
     html: Type.Union([Type.String(), Type.Null()], {
@@ -178,16 +179,19 @@ const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   examples: [['go', 'databases']],
 })
 
+/** When a scheduled post goes out: a time to come, within a year (docs/api.md "Scheduled publishing"). */
+const PublishAt = Type.String({ format: 'date-time', description: 'Schedules the post: it is read as a draft (status `scheduled`) until this time, then published within a minute. A time to come, at most a year away; with it, `status` is left out or `scheduled`' })
+
 /** `tag` on a post list: only posts with this tag (compared normalized). */
 export const TagParameter = Type.String({ minLength: 1, maxLength: 64, description: 'Only posts with this tag (trimmed and lower-cased as tags are)' })
 
 export const PostCreateV2 = Type.Object(
-  { ...PostCreate.properties, text: TextV2, format: Type.Optional(Format), visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug), language: Type.Optional(PostLanguage), tags: Type.Optional(Tags) },
+  { ...PostCreate.properties, text: TextV2, format: Type.Optional(Format), visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug), language: Type.Optional(PostLanguage), tags: Type.Optional(Tags), publish_at: Type.Optional(PublishAt) },
   { additionalProperties: false, title: 'PostCreateV2' },
 )
 
 export const PostUpdateV2 = Type.Object(
-  { ...PostUpdate.properties, text: Type.Optional(TextV2), format: Type.Optional(Format), visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug), language: Type.Optional(Type.Union([PostLanguage, Type.Null()])), tags: Type.Optional(Tags) },
+  { ...PostUpdate.properties, text: Type.Optional(TextV2), format: Type.Optional(Format), visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug), language: Type.Optional(Type.Union([PostLanguage, Type.Null()])), tags: Type.Optional(Tags), publish_at: Type.Optional(Type.Union([PublishAt, Type.Null()], { description: 'Schedules the post, or moves its time; null takes a scheduled post back to a draft' })) },
   { additionalProperties: false, minProperties: 1, title: 'PostUpdateV2' },
 )
 
@@ -196,7 +200,7 @@ export const PostPermissions = Type.Object(
     read: Type.Boolean(),
     edit: Type.Boolean(),
     delete: Type.Boolean(),
-    publish: Type.Boolean({ description: 'May change its status (publish a draft, or take it back to draft)' }),
+    publish: Type.Boolean({ description: 'May change its status (publish a draft, schedule it, or take it back to draft)' }),
   },
   { title: 'PostPermissions' },
 )

@@ -9,6 +9,8 @@ import { assertSuperuser, DomainError, forbidden, NOT_FOUND, notAuthenticated, R
 import { canonicalLocale } from '../../shared/locale.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { everyRowAfter, fetchPaged } from '../../shared/paging.js'
+import type { RunResult } from '../../shared/scheduler.js'
+import { untilDue } from '../../shared/scheduler.js'
 import { nowIso, toIsoString } from '../../shared/timestamps.js'
 import type { CollectionFields, FieldLevel } from '../content-fields/index.js'
 import { fieldsColumn, mergedFields, narrowsByIndex, readFilter, UNINDEXED_FILTER_MAX_ROWS } from '../content-fields/index.js'
@@ -26,6 +28,8 @@ import type { PostRelated, PostRelation, PostRelations } from './post-relations.
 import type { PostRevision } from './post-revision.js'
 import { changesRestoring, revises, revisionOf, toRevision, toRevisionRead } from './post-revision.js'
 import type { PostRevisionsRepository } from './post-revisions.repository.js'
+import { scheduleOf } from './post-schedule.js'
+import type { PostScheduleRepository } from './post-schedule.repository.js'
 import type { PostSearchRepository } from './post-search.repository.js'
 import type { SortedAfter, SortKey } from './post-sort.js'
 import { sortKeysOf, sortTooBroad, UNINDEXED_SORT_MAX_POSTS } from './post-sort.js'
@@ -77,7 +81,7 @@ const EXPORT_PAGE = 500
 /** The level a writer writes fields at: a superuser every one, anyone else who may edit the post up to private. */
 const writerLevel = (writer: PostCaller): FieldLevel => (writer.isSuperuser ? 'server' : 'private')
 
-const toRowChanges = ({ mediaUrl, orgId, attachments: _attachments, slug: _slug, fields: _fields, tags, ...rest }: PostChanges): PostRowChanges => ({
+const toRowChanges = ({ mediaUrl, orgId, attachments: _attachments, slug: _slug, fields: _fields, tags, publishAt: _publishAt, status: _status, ...rest }: PostChanges): PostRowChanges => ({
   ...(tags === undefined ? {} : { tags: JSON.stringify(tags) }),
   ...rest,
   ...(mediaUrl === undefined ? {} : { media_url: mediaUrl }),
@@ -148,6 +152,12 @@ export interface PostServiceDependencies {
   revisions: PostRevisionsRepository
   /** The posts deleted through version 2, until they are removed for good (post-trash.repository.ts). */
   trash: PostTrashRepository
+  /** The scheduled posts due to go out (post-schedule.repository.ts). */
+  schedule: PostScheduleRepository
+  /** Whether a scheduled post's author may still publish: live and not banned (the users slice answers). */
+  authors: { mayPublish(authorId: number): Promise<boolean> }
+  /** Told after a commit that scheduled a post: the publishing job wakes for it. */
+  onScheduled?: () => void
   options?: PostServiceOptions
 }
 
@@ -167,6 +177,8 @@ export interface TrashedPost {
 }
 
 const DAY_MS = 86_400_000
+/** The scheduled posts one run of the publishing job sends out, each in its own unit. */
+const PUBLISH_BATCH = 100
 /** The trashed posts one cleanup run removes for good, each in its own unit. */
 const PURGE_BATCH = 100
 const trashedByAnother = () => new DomainError('forbidden', 'Someone else deleted this post: only a superuser may restore it', { code: 'post_trashed_by_another' })
@@ -185,6 +197,9 @@ export class PostService {
   private readonly options: PostServiceOptions
   private readonly revisions: PostRevisionsRepository
   private readonly trash: PostTrashRepository
+  private readonly schedule: PostScheduleRepository
+  private readonly authors: PostServiceDependencies['authors']
+  private readonly onScheduled: () => void
 
   constructor(dependencies: PostServiceDependencies) {
     this.posts = dependencies.posts
@@ -200,6 +215,9 @@ export class PostService {
     this.options = dependencies.options ?? { requireVerifiedEmail: false, revisionsKept: 50, trashDays: 30 }
     this.revisions = dependencies.revisions
     this.trash = dependencies.trash
+    this.schedule = dependencies.schedule
+    this.authors = dependencies.authors
+    this.onScheduled = dependencies.onScheduled ?? (() => {})
   }
 
   /** An author's posts disappear with them, in the transaction of the deletion. */
@@ -515,6 +533,7 @@ export class PostService {
     if (visibility === 'org' && orgId === null) throw orgIdRequired()
     const format = input.format ?? 'plain'
     const tags = normalizedTags(input.tags ?? [])
+    const schedule = scheduleOf(null, input)
     const level = writerLevel(author)
     this.fields.assertWritable(input.fields, level)
     const fields = fieldsColumn(mergedFields({}, this.fields.normalized(input.fields)))
@@ -534,7 +553,7 @@ export class PostService {
         html,
         media_url: input.mediaUrl ?? null,
         visibility,
-        status: input.status ?? 'published',
+        status: schedule.status,
         org_id: orgId,
         comments: input.comments ?? 'open',
         fields,
@@ -545,8 +564,12 @@ export class PostService {
       await this.searchIndex.in(unit).indexPostText(row)
       if (tags.length > 0) await this.posts.in(unit).replacePostTags(row.id, tags)
       if (input.attachments?.length) await this.files.attach(unit, { id: row.id, authorId: author.id }, input.attachments, author.id)
-      return this.changed(unit, ['post.created'], await this.attachedIn(unit, toPost(row), Boolean(input.attachments?.length)))
+      // A scheduled post's time is written apart: the prepared insert of every other post stays as it is.
+      const written = schedule.publishAt === null ? row : await this.posts.in(unit).updatePost(row.id, { publish_at: schedule.publishAt })
+      if (!written) return undefined
+      return this.changed(unit, schedule.publishAt === null ? ['post.created'] : ['post.created', 'post.scheduled'], await this.attachedIn(unit, toPost(written), Boolean(input.attachments?.length)))
     })
+    if (schedule.publishAt !== null) this.onScheduled()
     // The caller's account was deleted while the request was on its way: their token is done.
     if (!post) throw notAuthenticated()
     return this.withFields(post, level)
@@ -564,6 +587,7 @@ export class PostService {
     this.fields.assertWritable(changes.fields, level)
     if (typeof changes.language === 'string') changes = { ...changes, language: languageOrRefuse(changes.language) }
     if (changes.tags !== undefined) changes = { ...changes, tags: normalizedTags(changes.tags) }
+    let scheduled = false
     const updated = await this.unitOfWork.run(async (unit) => {
       const { post, reader } = await this.editable(unit, caller, id, changes.orgId)
       const visibility = changes.visibility ?? post.visibility
@@ -571,21 +595,27 @@ export class PostService {
       // A post whose organization was deleted keeps `org` visibility until its author changes it.
       const placing = changes.visibility !== undefined || changes.orgId !== undefined
       if (placing && visibility === 'org' && orgId === null) throw orgIdRequired()
-      if (changes.status !== undefined && changes.status !== post.status && !permissionsOf(reader, post).publish) throw forbidden()
+      const schedule = scheduleOf(post, changes)
+      const reschedules = schedule.status !== post.status || schedule.publishAt !== post.publishAt
+      if (reschedules && !permissionsOf(reader, post).publish) throw forbidden()
       if (orgId !== post.orgId) await this.assertMayMove(unit, reader, post, orgId)
       await this.keepRevision(unit, post, changes, caller.id)
-      const publishes = post.status === 'draft' && changes.status === 'published'
+      const publishes = post.status !== 'published' && schedule.status === 'published'
+      scheduled = schedule.status === 'scheduled' && schedule.publishAt !== post.publishAt
       // The post's row is held (findPostForChange), so the merge sees every write before it.
       const fields = changes.fields === undefined ? {} : { fields: fieldsColumn(mergedFields(post.storedFields, this.fields.normalized(changes.fields))) }
-      const rowChanges = { ...toRowChanges(changes), ...rendered(post, changes), ...fields, ...(publishes && post.publishedAt === null ? { published_at: nowIso() } : {}), ...(await this.readdressed(unit, post, orgId, changes.slug)) }
+      const statusColumns = reschedules ? { status: schedule.status, publish_at: schedule.publishAt } : {}
+      const rowChanges = { ...toRowChanges(changes), ...statusColumns, ...rendered(post, changes), ...fields, ...(publishes && post.publishedAt === null ? { published_at: nowIso() } : {}), ...(await this.readdressed(unit, post, orgId, changes.slug)) }
       const row = await this.posts.in(unit).updatePost(id, rowChanges)
       if (!row) postNotFound()
       if (changes.title !== undefined || changes.text !== undefined || changes.language !== undefined) await this.searchIndex.in(unit).indexPostText(row)
       if (changes.tags !== undefined) await this.posts.in(unit).replacePostTags(id, changes.tags)
       if (changes.attachments !== undefined) await this.files.attach(unit, { id, authorId: post.authorId }, changes.attachments, caller.id)
       await this.auditChange(unit, reader, post, client)
-      return this.changed(unit, publishes ? ['post.updated', 'post.published'] : ['post.updated'], await this.attachedIn(unit, toPost(row), changes.attachments !== undefined))
+      const events: PostEventType[] = publishes ? ['post.updated', 'post.published'] : scheduled ? ['post.updated', 'post.scheduled'] : ['post.updated']
+      return this.changed(unit, events, await this.attachedIn(unit, toPost(row), changes.attachments !== undefined))
     })
+    if (scheduled) this.onScheduled()
     return this.withFields(updated, level)
   }
 
@@ -680,6 +710,31 @@ export class PostService {
       }
       if (due.length < PURGE_BATCH) return purged
     }
+  }
+
+  /**
+   * The publishing job's run: each live scheduled post whose time has come goes out once across
+   * processes (its row held in its unit, the status read again there): `post.updated` then
+   * `post.published`, `published_at` its scheduled time. One whose author is banned or gone does
+   * not: it goes back to a draft. Answers when the next one is due, for the job's sleep.
+   */
+  async publishDue(): Promise<RunResult> {
+    const due = await this.schedule.dueToPublish(PUBLISH_BATCH)
+    for (const { id, authorId } of due) {
+      // Asked before the unit: on SQLite a read outside it would wait for the unit to end. A ban
+      // that lands between the two is one that lands a moment after the post went out.
+      const goesOut = await this.authors.mayPublish(authorId)
+      await this.unitOfWork.run(async (unit) => {
+        const row = await this.posts.in(unit).findPostForChange(id)
+        const post = row && toPost(row)
+        if (!post || post.status !== 'scheduled' || post.publishAt === null || Date.parse(post.publishAt) > Date.now()) return
+        const columns = goesOut ? { status: 'published', publish_at: null, ...(post.publishedAt === null ? { published_at: post.publishAt } : {}) } : { status: 'draft', publish_at: null }
+        const changed = await this.posts.in(unit).updatePost(id, columns)
+        if (!changed) return
+        await this.changed(unit, goesOut ? ['post.updated', 'post.published'] : ['post.updated'], await this.attachedIn(unit, toPost(changed), false))
+      })
+    }
+    return due.length > 0 || untilDue(await this.schedule.nextPublishAt())
   }
 
   /** Removes the post in the unit with its files (through the store's outbox) and revisions: `post.removed`. */

@@ -11,12 +11,14 @@ export interface PostsTable {
   media_url: string | null
   /** public, unlisted, org or private (post-policy.ts). */
   visibility: ColumnType<string, string | undefined, string>
-  /** draft or published. */
+  /** draft, scheduled or published. */
   status: ColumnType<string, string | undefined, string>
   /** The organization the post belongs to; null once that organization is deleted. */
   org_id: ColumnType<number | null, number | null | undefined, number | null>
   /** When it was first published; null while it has never been. */
   published_at: NullableTimestamp
+  /** A scheduled post's time to go out; null for any other (migration 2026-12-15-02-post-schedule). */
+  publish_at: NullableTimestamp
   /** Its ready files, kept by triggers on files (migration 2026-12-08-01-kept-post-counts). */
   attachment_count: ColumnType<number, never, never>
   /** Who may comment on it: open, members or closed (post-policy.ts). */
@@ -52,7 +54,7 @@ export interface PostsTable {
 }
 
 /** Columns of a post as every read returns it. */
-export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'attachment_count', 'comments', 'comment_count', 'reaction_count', 'slug', 'format', 'html', 'fields', 'language', 'tags', 'created_at', 'updated_at'] as const
+export const POST_COLUMNS = ['id', 'title', 'text', 'media_url', 'author_id', 'visibility', 'status', 'org_id', 'published_at', 'publish_at', 'attachment_count', 'comments', 'comment_count', 'reaction_count', 'slug', 'format', 'html', 'fields', 'language', 'tags', 'created_at', 'updated_at'] as const
 
 export type PostRow = Pick<Selectable<PostsTable>, (typeof POST_COLUMNS)[number]>
 
