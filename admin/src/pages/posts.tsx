@@ -12,7 +12,7 @@ import { href, navigate } from '../router.js'
 
 const PAGE_SIZE = 20
 const VISIBILITIES = ['public', 'unlisted', 'org', 'private'] as const
-const STATUSES = ['published', 'draft'] as const
+const STATUSES = ['published', 'scheduled', 'draft'] as const
 type Visibility = (typeof VISIBILITIES)[number]
 type Status = (typeof STATUSES)[number]
 const oneOf = <T extends string>(values: readonly T[], value: string | null): T | undefined => values.find((known) => known === value)

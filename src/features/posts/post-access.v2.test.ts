@@ -1,7 +1,7 @@
 // Who reads a post, as a matrix: every actor (anonymous, the author, another user, a member, an
 // admin of the post's organization, a member of another organization, a superuser, the admin's
 // read-only API key) × every visibility × every status, with and without an organization, on
-// every path that returns or announces posts (get, the address by slug, permissions, revisions, both versions' lists, search, ranked search, tags and their counts, the trash and its restore,
+// every path that returns or announces posts (get, the address by slug, permissions, revisions, both versions' lists, search, ranked search, tags and their counts, the feeds, the trash and its restore,
 // cursor pages, counts, the author's list, the caller's own, the organization's, the realtime
 // stream, the admin overview), every post's attached files (their bytes and variants), and its
 // custom fields of each level (public, private, server: CONTENT_SCHEMA) on every read and in
@@ -9,6 +9,7 @@
 // cell is checked against the policy's own answer (post-policy.ts). The paths are checked against
 // the OpenAPI documents: a route added next year that answers with posts, or with a file's bytes,
 // fails here until it is in the matrix.
+import { parseJsonFeed } from 'feedsmith'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { TestApp } from '../../../test/helpers/app.js'
@@ -378,6 +379,19 @@ describe('who reads a post: the matrix', () => {
 
   it("counts every live post in the admin overview, as a superuser's list does", async () => {
     expect(overviewPosts).toBe((await allPages('superuser', `${V2}/posts`)).total)
+  })
+
+  it("feeds, to anyone: by tag, by author and by organization, exactly the posts the policy lists to anonymous", async () => {
+    const titlesOf = async (path: string) => {
+      const response = await call('anonymous', `${V2}/feeds/${path}/posts.json`)
+      expect(response.statusCode, path).toBe(200)
+      return (parseJsonFeed(response.body).items ?? []).map((item) => item.title ?? '').filter((title) => title.startsWith(marker)).sort()
+    }
+    const listed = (only: (post: MatrixPost) => boolean) => posts.filter((post) => only(post) && mayList(ANONYMOUS, post)).map((post) => post.title).sort()
+    expect(listed(() => true).length).toBeGreaterThan(0)
+    expect(await titlesOf(`tags/${marker}`)).toEqual(listed(() => true))
+    expect(await titlesOf(`users/${people.author.user.username}`)).toEqual(listed(() => true))
+    expect(await titlesOf(`orgs/${org.slug}`)).toEqual(listed((post) => post.orgId === org.id))
   })
 
   it('walks every route that answers with posts', async () => {
