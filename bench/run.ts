@@ -38,6 +38,7 @@ import type { SeedTarget } from './lib/seed.js'
 import { BENCH_PASSWORD, makeSuperuser, NEEDLE, needlePositions, seed } from './lib/seed.js'
 import type { StartupBenchResult } from './lib/startup.js'
 import { benchStartup } from './lib/startup.js'
+import { benchWriteCosts } from './lib/write-costs.js'
 
 const root = path.resolve(import.meta.dirname, '..')
 const { values: args } = parseArgs({
@@ -54,6 +55,7 @@ const { values: args } = parseArgs({
     // `--only posts`: reading posts (a list page, one post) beside the bare and minimal Fastify servers.
     // `--only comments`: one post's comments (a page, a deep page, one, replies) and reaction PUTs beside a get of the post, at 10,000 and 1,000,000 comments.
     // `--only search`: ranked search (GET /api/v2/search) beside the substring search it replaces and the newest-first page, and a post's write with its index entry, at 10,000 and 1,000,000 posts.
+    // `--only write-costs`: what the search index adds to a post's create, and a revision to an edit of its text, in one process, switched on and off in alternating rounds.
     // `--only content`: sorted, expanded and filtered v2 post pages beside the newest-first page, and a 10 KB post written as plain text and as Markdown, at 10,000 and 1,000,000 posts.
     // `--only visibility`: the v2 post list's first page for every kind of caller at 10,000 and 1,000,000 posts, beside a get and the same-work reference, with plans.
     // `--only abuse`: password logins and sign-ups with each abuse check on against all off.
@@ -70,7 +72,7 @@ const { values: args } = parseArgs({
     baseline: { type: 'string' },
   },
 })
-const ONLY_MODES = ['startup', 'soak', 'events', 'orgs', 'posts', 'visibility', 'comments', 'content', 'search', 'files', 'abuse', 'export']
+const ONLY_MODES = ['startup', 'soak', 'events', 'orgs', 'posts', 'visibility', 'comments', 'content', 'search', 'write-costs', 'files', 'abuse', 'export']
 if (args.only !== undefined && !ONLY_MODES.includes(args.only)) throw new Error(`--only takes ${ONLY_MODES.join(', ')}, got ${args.only}`)
 const SOAK_SECONDS = Number(args['soak-seconds'] ?? 600)
 const quick = args.quick ?? false
@@ -1253,6 +1255,7 @@ if (args.only !== undefined) {
     else if (mode === 'comments') writeReport({ ...report, comments: await benchCommentsOf(target) })
     else if (mode === 'content') writeReport({ ...report, content: await benchContentOf(target) })
     else if (mode === 'search') writeReport({ ...report, search: await benchSearchOf(target) })
+    else if (mode === 'write-costs') writeReport({ ...report, writeCosts: await benchWriteCosts(serviceEnv(target, 'silent'), BENCH_PASSWORD) })
     else if (mode === 'visibility') writeReport({ ...report, visibility: await benchVisibility(target) })
     else if (mode === 'abuse') writeReport({ ...report, abuse: await benchAbuse({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rounds: ROUNDS }) })
     else if (mode === 'files') writeReport({ ...report, files: await benchFiles({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rssMb, rounds: ROUNDS }) })
