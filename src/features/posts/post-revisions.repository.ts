@@ -10,11 +10,14 @@ export type NewRevisionRow = Omit<PostRevisionsTable, 'id' | 'created_at'>
 
 const REVISION_COLUMNS = ['id', 'post_id', 'title', 'text', 'format', 'visibility', 'tags', 'language', 'attachments', 'replaced_by', 'created_at'] as const
 
-/** Keeps the version, then removes the post's oldest beyond the newest `kept`. */
+/** Keeps the version, then removes the post's oldest beyond the newest `kept`: two statements, whatever is removed. */
 export async function insertRevision(db: Executor, revision: NewRevisionRow, kept: number): Promise<void> {
   await db.insertInto('post_revisions').values({ ...revision, created_at: nowIso() }).execute()
-  const oldestKept = await db.selectFrom('post_revisions').select('id').where('post_id', '=', revision.post_id).orderBy('id', 'desc').offset(kept - 1).limit(1).executeTakeFirst()
-  if (oldestKept) await db.deleteFrom('post_revisions').where('post_id', '=', revision.post_id).where('id', '<', oldestKept.id).execute()
+  await db
+    .deleteFrom('post_revisions')
+    .where('post_id', '=', revision.post_id)
+    .where('id', '<', (eb) => eb.selectFrom('post_revisions').select('id').where('post_id', '=', revision.post_id).orderBy('id', 'desc').offset(kept - 1).limit(1))
+    .execute()
 }
 
 /** The post's revisions, newest first. */
