@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 
 import { clientOf } from '../../api/common/client-info.js'
-import { PageEnvelopeSchema } from '../../api/common/page-envelope.js'
+import { PageEnvelopeSchema, toPageEnvelope } from '../../api/common/page-envelope.js'
 import { protectedRoute } from '../../api/common/protected-route.js'
 import { errorResponses } from '../../api/common/responses.js'
 import { PageNumber } from '../../shared/page-number.js'
@@ -50,9 +50,8 @@ const postRevisionsRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: PageEnvelopeSchema(RevisionRead, 'PostRevisionPage'), ...errorResponses(403, 404, 422) },
     }),
     async (request) => {
-      const { page, limit } = request.query
-      const found = await posts.revisionsOf(signedInPostCallerOf(request), request.params.post_id, { page, limit }, clientOf(request))
-      return { data: found.items.map(toRevisionRead), total_count: found.total, has_more: (page - 1) * limit + found.items.length < found.total, page, items_per_page: limit }
+      const found = await posts.revisionsOf(signedInPostCallerOf(request), request.params.post_id, request.query, clientOf(request))
+      return toPageEnvelope(found, request.query, toRevisionRead)
     },
   )
 

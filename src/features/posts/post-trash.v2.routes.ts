@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 
 import { clientOf } from '../../api/common/client-info.js'
-import { PageEnvelopeSchema } from '../../api/common/page-envelope.js'
+import { PageEnvelopeSchema, toPageEnvelope } from '../../api/common/page-envelope.js'
 import { protectedRoute } from '../../api/common/protected-route.js'
 import { errorResponses } from '../../api/common/responses.js'
 import { PageNumber } from '../../shared/page-number.js'
@@ -36,10 +36,8 @@ const postTrashRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: PageEnvelopeSchema(TrashedPostRead, 'TrashedPostPage'), ...errorResponses(422) },
     }),
     async (request) => {
-      const { page, limit } = request.query
-      const found = await posts.trashOf(signedInPostCallerOf(request), { page, limit })
-      const data = found.items.map(({ post, deletedAt, purgeAt, trashedBy }) => ({ ...toPostReadV2(post), deleted_at: deletedAt, purge_at: purgeAt, trashed_by: trashedBy }))
-      return { data, total_count: found.total, has_more: (page - 1) * limit + data.length < found.total, page, items_per_page: limit }
+      const found = await posts.trashOf(signedInPostCallerOf(request), request.query)
+      return toPageEnvelope(found, request.query, ({ post, deletedAt, purgeAt, trashedBy }) => ({ ...toPostReadV2(post), deleted_at: deletedAt, purge_at: purgeAt, trashed_by: trashedBy }))
     },
   )
 

@@ -153,41 +153,28 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
     },
   )
 
-  if (trash) {
-    app.delete(
-      '/:post_id',
-      protectedRoute(app, {
-        tags,
-        summary: 'Delete a post into its author’s trash (its author, its organization’s admins and owners, or a superuser); `permanent=true` removes it for good (its author or a superuser)',
-        params: PostIdParams,
-        querystring: PermanentQuery,
-        response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
-      }, { wayIn: 'none', impersonation: 'allowed' }),
-      async (request) => {
-        const caller = signedInPostCallerOf(request)
-        if (request.query.permanent) {
-          await posts.deleteForGood(caller, request.params.post_id, clientOf(request))
-          return { message: 'Post deleted from the database' }
-        }
-        await posts.moveToTrash(caller, request.params.post_id, clientOf(request))
-        return { message: 'Post deleted' }
-      },
-    )
-  } else {
-    app.delete(
-      '/:post_id',
-      protectedRoute(app, {
-        tags,
-        summary: 'Soft-delete a post (its author, its organization’s admins and owners, or a superuser)',
-        params: PostIdParams,
-        response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
-      }, { wayIn: 'none', impersonation: 'allowed' }),
-      async (request) => {
-        await posts.softDelete(signedInPostCallerOf(request), request.params.post_id, clientOf(request))
-        return { message: 'Post deleted' }
-      },
-    )
-  }
+  app.delete(
+    '/:post_id',
+    protectedRoute(app, {
+      tags,
+      summary: trash
+        ? 'Delete a post into its author’s trash (its author, its organization’s admins and owners, or a superuser); `permanent=true` removes it for good (its author or a superuser)'
+        : 'Soft-delete a post (its author, its organization’s admins and owners, or a superuser)',
+      params: PostIdParams,
+      ...(trash ? { querystring: PermanentQuery } : {}),
+      response: { 200: MessageResponse, ...errorResponses(403, 404, 422) },
+    }, { wayIn: 'none', impersonation: 'allowed' }),
+    async (request) => {
+      const caller = signedInPostCallerOf(request)
+      const { post_id: id } = request.params
+      if (!trash) await posts.softDelete(caller, id, clientOf(request))
+      else if ((request.query as { permanent?: boolean }).permanent) {
+        await posts.deleteForGood(caller, id, clientOf(request))
+        return { message: 'Post deleted from the database' }
+      } else await posts.moveToTrash(caller, id, clientOf(request))
+      return { message: 'Post deleted' }
+    },
+  )
 
   app.delete(
     '/:post_id/permanent',

@@ -8,7 +8,7 @@ import type { Unit, UnitOfWork } from '../../db/unit-of-work.js'
 import { assertSuperuser, DomainError, forbidden, NOT_FOUND, notAuthenticated, RuleViolation } from '../../shared/errors.js'
 import { canonicalLocale } from '../../shared/locale.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
-import { everyRowAfter, fetchPaged } from '../../shared/paging.js'
+import { everyRowAfter, fetchPaged, offsetOf } from '../../shared/paging.js'
 import type { RunResult } from '../../shared/scheduler.js'
 import { untilDue } from '../../shared/scheduler.js'
 import { nowIso, toIsoString } from '../../shared/timestamps.js'
@@ -467,9 +467,9 @@ export class PostService {
   }
 
   /** The versions of a post its changes replaced, newest first, for those who may edit it (404 for those who may not read it, 403 for those who may only read it). */
-  async revisionsOf(caller: PostCaller, id: number, request: { page: number; limit: number }, client: ClientInfo): Promise<{ items: PostRevision[]; total: number }> {
+  async revisionsOf(caller: PostCaller, id: number, request: Pick<PageRequest, 'page' | 'limit'>, client: ClientInfo): Promise<Paged<PostRevision>> {
     await this.editableNow(caller, id, client)
-    const [rows, total] = await Promise.all([this.revisions.listRevisions(id, (request.page - 1) * request.limit, request.limit), this.revisions.countRevisions(id)])
+    const [rows, total] = await Promise.all([this.revisions.listRevisions(id, offsetOf(request), request.limit), this.revisions.countRevisions(id)])
     return { items: rows.map(toRevision), total }
   }
 
@@ -669,9 +669,8 @@ export class PostService {
   }
 
   /** The caller's trash, most recently deleted first (the posts they wrote, whoever deleted them). */
-  async trashOf(caller: PostCaller, request: { page: number; limit: number }): Promise<{ items: TrashedPost[]; total: number }> {
-    const trash = this.trash
-    const [rows, total] = await Promise.all([trash.trashOf(caller.id, (request.page - 1) * request.limit, request.limit), trash.countTrashOf(caller.id)])
+  async trashOf(caller: PostCaller, request: Pick<PageRequest, 'page' | 'limit'>): Promise<Paged<TrashedPost>> {
+    const [rows, total] = await Promise.all([this.trash.trashOf(caller.id, offsetOf(request), request.limit), this.trash.countTrashOf(caller.id)])
     const items = await this.withDetails(rows.map((row) => this.withFields(toPost(row), 'private')), caller)
     return { items: items.map((post, index) => toTrashed(post, rows[index]!)), total }
   }
@@ -692,7 +691,7 @@ export class PostService {
       await this.auditChange(unit, await this.readerFor(unit, caller, [post.orgId]), post, client)
       return this.changed(unit, ['post.restored'], await this.attachedIn(unit, post, false))
     })
-    return this.withFields(restored, caller.isSuperuser ? 'server' : 'private')
+    return this.withFields(restored, writerLevel(caller))
   }
 
   /** Removes for good the trashed posts whose time has passed, each once across processes (the cleanup job). */
