@@ -1,8 +1,8 @@
 // `npm run bench -- --only comments`: the conversation under one post, at 10,000 comments on it
 // and at 1,000,000 (--list-sizes): a page of its threads (each with its first replies, counts and
-// the reader's own reactions), a deep cursor page, one comment, a comment's replies, and a
-// reaction PUT on the post and on a comment, each beside a get of the post in the same rounds on
-// one process (the ratio is to the get).
+// the reader's own reactions), a deep cursor page, one comment, a comment's replies, a reaction
+// PUT on the post and on a comment, and comment search (one comment matches; every one does), each
+// beside a get of the post in the same rounds on one process (the ratio is to the get).
 import type { SeedTarget } from './seed.js'
 import { onTarget } from './seed.js'
 
@@ -82,6 +82,8 @@ async function seedCommentsUpTo(target: SeedTarget, from: number, to: number): P
       // The counting triggers run as they do for a comment written through the API.
       db.exec(`with recursive ${series} ${insert} select ${columns(NOW.sqlite)} from series`)
       db.exec(`with recursive ${series} ${reactions('series', NOW.sqlite)}`)
+      // The search index, as the service writes it (the post's language is none: one tokenizer either way).
+      db.exec(`insert into comment_search (rowid, body) select id, text from comments where id > ${from} and id <= ${to}`)
       db.exec('analyze')
     },
     async (client) => {
@@ -97,6 +99,11 @@ async function seedCommentsUpTo(target: SeedTarget, from: number, to: number): P
       )
       await client.query(`select setval(pg_get_serial_sequence('comments', 'id'), ${to})`)
       await client.query(reactions(series, NOW.postgres))
+      // The search index, as the service writes it for a post of no language ('simple'); the GIN
+      // index built once after, rather than a million times one entry.
+      await client.query('drop index comment_search_document_idx')
+      await client.query(`insert into comment_search (comment_id, configuration, body, document) select id, 'simple', text, to_tsvector('simple', text) from comments where id > ${from} and id <= ${to}`)
+      await client.query('create index comment_search_document_idx on comment_search using gin (document) with (fastupdate = off)')
       await client.query('vacuum analyze')
     },
   )
@@ -128,6 +135,9 @@ export async function benchComments(tools: CommentsBenchTools): Promise<Comments
         'one comment': { path: '/api/v2/comments/:id', randomUserId: true, maxUserId: size },
         "a comment's replies": { path: '/api/v2/comments/1/replies?limit=10' },
         'PUT a reaction on the post (the same one again)': { path: `/api/v2/posts/${POST}/reactions/like`, method: 'PUT', headers: reactor },
+        // Trailing spaces: whole words, not the prefix search-as-you-type reads in a last word.
+        'search its comments: one matches': { path: `/api/v2/search?type=comments&q=benchmark%20number%20${Math.floor(size / 2) + 1}%20&limit=10` },
+        'search its comments: every one matches (a page and the total)': { path: '/api/v2/search?type=comments&q=benchmark%20&limit=10' },
         'PUT a reaction on a random comment': { path: '/api/v2/comments/:id/reactions/wow', method: 'PUT', headers: reactor, randomUserId: true, maxUserId: size },
       }
       const measured = await tools.rounds(server, requests)

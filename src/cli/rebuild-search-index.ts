@@ -1,6 +1,6 @@
-// `npm run rebuild-search-index`: writes every post's search index entry again (docs/api.md
-// "Search"), a batch per transaction, while the service runs. Each post's entry is kept in its
-// writes' own transaction; this is for after an upgrade that changes how text is indexed, or an
+// `npm run rebuild-search-index`: writes every post's and comment's search index entry again
+// (docs/api.md "Search"), a batch per transaction, while the service runs. Each entry is kept in
+// its writes' own transaction; this is for after an upgrade that changes how text is indexed, or an
 // index repaired by hand.
 import { databaseOptions, migrate } from '../backends.js'
 import { loadConfigFromEnvironment } from '../config.js'
@@ -19,8 +19,9 @@ const database = await createDatabase(databaseOptions(config))
 try {
   await migrate(config, database)
   const services = createServices({ config, secretKey, database, redis: undefined, logger: createLogger('silent') })
-  const written = await services.posts.rebuildSearchIndex()
-  console.log(`search index written again for ${written} posts`)
+  const posts = await services.posts.rebuildSearchIndex()
+  const comments = await services.comments.rebuildSearchIndex()
+  console.log(`search index written again for ${posts} posts and ${comments} comments`)
 } catch (error) {
   console.error(`failed: ${error instanceof Error ? error.message : String(error)}`)
   process.exitCode = 1

@@ -161,7 +161,7 @@ describe('rotate-signing-key', () => {
 })
 
 describe('rebuild-search-index', () => {
-  it('writes every post\'s entry again: a post written around the service is found once it ran', async () => {
+  it('writes every post\'s and comment\'s entry again: those written around the service are found once it ran', async () => {
     const superuser = await run('src/cli/create-superuser.ts', ['--email', 'search@example.com', '--username', 'search_admin', '--password', 'cli password 1'])
     expect(superuser.code, superuser.stderr).toBe(0)
     database ??= await createDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.DATA_DIR ?? '' })
@@ -169,13 +169,20 @@ describe('rebuild-search-index', () => {
     const author = await db.selectFrom('users').select('id').where('username', '=', 'search_admin').executeTakeFirstOrThrow()
     const marker = `rebuild${Date.now()}`
     const post = await db.insertInto('posts').values({ author_id: author.id, title: `${marker} title`, text: 'body', slug: marker, slug_scope: `u:${author.id}`, created_at: new Date().toISOString(), updated_at: new Date().toISOString() } as never).returning('id').executeTakeFirstOrThrow()
+    const now = new Date().toISOString()
+    const comment = await db.insertInto('comments').values({ post_id: post.id, author_id: author.id, parent_id: null, text: `${marker} said`, created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow()
     const rebuilt = await run('src/cli/rebuild-search-index.ts', [])
     expect(rebuilt.code, rebuilt.stderr).toBe(0)
-    expect(rebuilt.stdout).toMatch(/search index written again for \d+ posts/)
-    const found = env.DATABASE_URL?.startsWith('postgres')
+    expect(rebuilt.stdout).toMatch(/search index written again for \d+ posts and \d+ comments/)
+    const postgres = env.DATABASE_URL?.startsWith('postgres')
+    const found = postgres
       ? await sql<{ id: number }>`select post_id as id from post_search where document @@ to_tsquery('simple', ${marker})`.execute(db)
       : await sql<{ id: number }>`select rowid as id from post_search where post_search match ${`"${marker}"`}`.execute(db)
     expect(found.rows.map((row) => Number(row.id))).toEqual([post.id])
+    const foundComments = postgres
+      ? await sql<{ id: number }>`select comment_id as id from comment_search where document @@ to_tsquery('simple', ${marker})`.execute(db)
+      : await sql<{ id: number }>`select rowid as id from comment_search where comment_search match ${`"${marker}"`}`.execute(db)
+    expect(foundComments.rows.map((row) => Number(row.id))).toEqual([comment.id])
     expect((await run('src/cli/rebuild-search-index.ts', ['--now'])).stderr).toMatch(/usage/)
   })
 })

@@ -1363,8 +1363,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Find posts by relevance, or users by name
-         * @description Posts: full-text, ranked, under the post policy (the caller sees only hits they may list, and `total_count` counts only those), each with its title and best passages highlighted. Users: as GET /users?search= finds them. Pages by number or by `next_cursor`.
+         * Find posts or comments by relevance, or users by name
+         * @description Posts: full-text, ranked, under the post policy (the caller sees only hits they may list, and `total_count` counts only those), each with its title and best passages highlighted. Comments: full-text, ranked, on the posts the caller may list, each with its best passages highlighted. Users: as GET /users?search= finds them. Pages by number or by `next_cursor`.
          */
         get: operations["getSearch"];
         put?: never;
@@ -14299,8 +14299,8 @@ export interface operations {
                  * @example "full text" search -draft
                  */
                 q: string;
-                /** @description posts: ranked by relevance under the post policy; users: by a substring of the name or username (never the email), as GET /users?search= finds them */
-                type?: "posts" | "users";
+                /** @description posts: ranked by relevance under the post policy; comments: ranked, those the caller reads whole (visible ones and their own hidden ones) on the posts the policy lists to them, which `visibility`, `status` and `tag` narrow; users: by a substring of the name or username (never the email), as GET /users?search= finds them */
+                type?: "posts" | "comments" | "users";
                 page?: number;
                 limit?: number;
                 /** @description Opaque: the next_cursor of the previous page. Reads the rows after it at the cost of the first page, however deep; page is then ignored. */
@@ -14450,6 +14450,43 @@ export interface operations {
                                         fields: Record<string, never>;
                                     } | null;
                                 };
+                            };
+                        } | {
+                            /** @enum {string} */
+                            type: "comment";
+                            /** @description Its relevance: higher first; comparable within one search only */
+                            rank: number;
+                            highlights: {
+                                /** @description The passages of its text that match best, as HTML: escaped, the matched words in <mark> */
+                                text: string;
+                            };
+                            /** CommentRead */
+                            comment: {
+                                id: number;
+                                post_id: number;
+                                /** @description The top-level comment it answers; null for a top-level comment */
+                                parent_id: number | null;
+                                /** @description Null on a tombstone (deleted, removed, or hidden from the caller) */
+                                author_id: number | null;
+                                /** @description Null on a tombstone: the thread keeps its place, the words are gone */
+                                text: string | null;
+                                /** @description hidden: by the post's author, its organization's admins or a superuser; read whole by its author and them. deleted: by its author. removed: by a superuser. */
+                                status: "visible" | "hidden" | "deleted" | "removed";
+                                /** @description Why it was hidden: told to its author and the moderators only */
+                                hidden_reason: string | null;
+                                /** @description Its visible replies */
+                                reply_count: number;
+                                /** @description Its reactions by kind (REACTIONS); a kind nobody chose is absent */
+                                reaction_counts: {
+                                    [key: string]: number;
+                                };
+                                /** @description The caller's own reactions, in the order of REACTIONS; empty for nobody signed in */
+                                my_reactions: string[];
+                                edited_at: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
                             };
                         } | {
                             /** @enum {string} */

@@ -6,6 +6,7 @@ import * as accountDeletion from '../../features/account-deletion/migrations/202
 import * as blocks from '../../features/blocks/migrations/2026-12-09-03-blocks.js'
 import * as comments from '../../features/comments/migrations/2026-12-09-01-comments.js'
 import * as commentThreadCounts from '../../features/comments/migrations/2026-12-10-01-comment-thread-counts.js'
+import * as commentSearch from '../../features/comments/migrations/2026-12-16-01-comment-search.js'
 import * as dataExports from '../../features/data-export/migrations/2026-12-05-01-data-exports.js'
 import * as knownDevices from '../../features/device-alerts/migrations/2026-12-04-01-known-devices.js'
 import * as files from '../../features/files/migrations/2026-11-30-01-files.js'
@@ -104,4 +105,5 @@ export const migrations: Record<string, Migration> = {
   '2026-12-14-03-post-revisions': postRevisions,
   '2026-12-15-01-post-trash': postTrash,
   '2026-12-15-02-post-schedule': postSchedule,
+  '2026-12-16-01-comment-search': commentSearch,
 }

@@ -2,7 +2,7 @@
 // member and an admin of the post's organization, a member of another, a superuser, the admin's
 // read-only API key) × every visibility × every status, with and without an organization, on
 // every path that answers with comments or takes them (a post's threads, one comment, its
-// replies, commenting, reacting to the post and to a comment, the stream's replay). Each cell is
+// replies, comment search, commenting, reacting to the post and to a comment, the stream's replay). Each cell is
 // checked against the post policy's own answer (post-policy.ts). The paths are checked against the
 // OpenAPI document: a route added next year that answers with comments fails here until it is in
 // the matrix.
@@ -25,6 +25,7 @@ const PATHS = {
   threads: 'GET /api/v2/posts/{post_id}/comments',
   comment: 'GET /api/v2/comments/{comment_id}',
   replies: 'GET /api/v2/comments/{comment_id}/replies',
+  search: 'GET /api/v2/search',
 } as const
 
 interface MatrixPost extends PostFacts {
@@ -99,10 +100,10 @@ beforeAll(async () => {
       for (const inOrg of visibility === 'org' ? [true] : [false, true]) {
         const payload = { title: `${visibility} ${status}${inOrg ? ' org' : ''}`, text: 'Matrix post', visibility, ...(inOrg ? { org_id: org.id } : {}) }
         const created = json<{ id: number; author_id: number; org_id: number | null }>(await t.app.inject({ method: 'POST', url: `${V2}/posts`, headers: people.author.headers, payload }))
-        const said = await t.app.inject({ method: 'POST', url: `${V2}/posts/${created.id}/comments`, headers: people.author.headers, payload: { text: 'A comment' } })
+        const said = await t.app.inject({ method: 'POST', url: `${V2}/posts/${created.id}/comments`, headers: people.author.headers, payload: { text: 'A comment about quokkas' } })
         expect(said.statusCode, said.body).toBe(201)
         const commentId = json<{ id: number }>(said).id
-        const replyId = json<{ id: number }>(await t.app.inject({ method: 'POST', url: `${V2}/posts/${created.id}/comments`, headers: people.author.headers, payload: { text: 'A reply', parent_id: commentId } })).id
+        const replyId = json<{ id: number }>(await t.app.inject({ method: 'POST', url: `${V2}/posts/${created.id}/comments`, headers: people.author.headers, payload: { text: 'A reply about quokkas', parent_id: commentId } })).id
         // A scheduled post is read as a draft until its time, a day away here.
         const unpublished = status === 'draft' ? { status } : status === 'scheduled' ? { publish_at: new Date(Date.now() + 86_400_000).toISOString() } : undefined
         if (unpublished) expect((await t.app.inject({ method: 'PATCH', url: `${V2}/posts/${created.id}`, headers: people.author.headers, payload: unpublished })).statusCode).toBe(200)
@@ -144,6 +145,15 @@ describe('who reads a comment: the matrix', () => {
       }
     }
     expect(wrong).toEqual([])
+  })
+
+  it.each(ACTORS)('comment search, as %s: exactly the comments of the posts the policy lists to them, and counted so', async (actor) => {
+    const expected = posts.filter((post) => mayList(readerOf(actor), post)).flatMap((post) => [post.commentId, post.replyId]).sort((a, b) => a - b)
+    const response = await call(actor, 'GET', `${V2}/search?type=comments&q=quokkas&limit=50`)
+    expect(response.statusCode, response.body).toBe(200)
+    const page = json<{ data: { comment: { id: number } }[]; total_count: number }>(response)
+    expect(page.data.map((hit) => hit.comment.id).sort((a, b) => a - b)).toEqual(expected)
+    expect(page.total_count).toBe(expected.length)
   })
 
   it.each(ACTORS)('commenting and reacting, as %s: as the policy allows, 404 where they may not read', async (actor) => {

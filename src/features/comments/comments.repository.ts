@@ -127,6 +127,12 @@ export async function firstRepliesOf(db: Executor, parentIds: readonly number[],
   return rows.map(({ place: _place, ...row }) => row as CommentRow)
 }
 
+/** These comments, in no order (a page of search hits puts them in its own). */
+export function findComments(db: Executor, ids: readonly number[]): Promise<CommentRow[]> {
+  if (ids.length === 0) return Promise.resolve([])
+  return db.selectFrom('comments').select(COMMENT_COLUMNS).where('id', 'in', [...ids]).execute()
+}
+
 export function findComment(db: Executor, id: number): Promise<CommentRow | undefined> {
   return db.selectFrom('comments').select(COMMENT_COLUMNS).where('id', '=', id).executeTakeFirst()
 }
@@ -211,6 +217,7 @@ export const commentsFunctions = {
   totalSeen,
   firstRepliesOf,
   findComment,
+  findComments,
   findCommentForChange,
   insertComment,
   updateComment,

@@ -8,15 +8,18 @@ import type { ClientInfo } from '../../shared/client-info.js'
 import { DomainError, forbidden, notAuthenticated } from '../../shared/errors.js'
 import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { everyRowAfter, fetchPaged } from '../../shared/paging.js'
+import { hitWindow, pageOfHits, type SearchAfter, type SearchPageRequest } from '../../shared/search-page.js'
+import { searchQueryOf } from '../../shared/search-text.js'
 import { nowIso } from '../../shared/timestamps.js'
 import type { Reply } from '../notifications/index.js'
-import type { Post, PostCaller, PostService, Reader } from '../posts/index.js'
+import type { Post, PostCaller, PostFilter, PostService, Reader } from '../posts/index.js'
 import { assertVerifiedWriter, mayComment, mayModerateComments } from '../posts/index.js'
 import type { Reactable, ReactionSummary, ReactionTarget } from '../reactions/index.js'
 import type { SecurityEventService } from '../security-events/index.js'
 import type { Comment, CommentViewer } from './comment.js'
 import { asSeenBy, toStoredComment } from './comment.js'
 import type { CommentChangeLog, CommentEventType } from './comment-change-log.js'
+import type { CommentSearchRepository } from './comment-search.repository.js'
 import type { CommentOrder, CommentsRepository } from './comments.repository.js'
 import type { CommentRow } from './comments.table.js'
 
@@ -36,10 +39,19 @@ export interface CommentInput {
   parentId?: number
 }
 
+/** A comment the search found: its relevance in this search, and its best passage with the matches marked (search-text.ts MARK_START, MARK_END). */
+export interface CommentHit {
+  comment: Comment
+  rank: number
+  snippet: string
+}
+
 export interface CommentServiceDependencies {
   comments: CommentsRepository
+  /** The search index, kept in each write's unit (comment-search.repository.ts). */
+  searchIndex: CommentSearchRepository
   unitOfWork: UnitOfWork
-  posts: Pick<PostService, 'readFor' | 'canRead'>
+  posts: Pick<PostService, 'readFor' | 'canRead' | 'scopeOf' | 'recordListingIn'>
   changes: CommentChangeLog
   securityEvents: Pick<SecurityEventService, 'record'>
   /** The notifications slice: the reply's mails, queued in its unit. */
@@ -108,6 +120,52 @@ export class CommentService {
     return { ...page, items: await this.withReactions(page.items, viewer) }
   }
 
+  /**
+   * Ranked search of comments (docs/api.md "Search"): those the caller reads whole (visible ones,
+   * and their own hidden ones) on the posts they may list, narrowed as a list of posts narrows
+   * them, best first (ties newest first), with the total for this caller and each hit's best
+   * passage marked.
+   */
+  async search(caller: PostCaller | null, text: string, asked: PostFilter, request: SearchPageRequest, client: ClientInfo): Promise<{ hits: CommentHit[]; total: number; next: SearchAfter | undefined }> {
+    const query = searchQueryOf(text)
+    const { comments, posts, searchIndex } = this.dependencies
+    const scope = await posts.scopeOf(caller, asked)
+    const stemmed = await searchIndex.stemQuery(query)
+    const [found, total] = await Promise.all([searchIndex.searchComments(scope, query, stemmed, hitWindow(request)), searchIndex.countCommentHits(scope, query, stemmed)])
+    const { shown, next } = pageOfHits(found, request.limit)
+    const ids = shown.map((hit) => hit.id)
+    const [rows, snippets] = await Promise.all([comments.findComments(ids), searchIndex.commentSnippetsOf(ids, query, stemmed)])
+    // As a thread reads to a reader who moderates nothing: the search finds no one else's hidden comment.
+    const viewer: CommentViewer = { userId: scope.reader.userId, moderates: false }
+    const read = new Map((await this.withReactions(rows.map((row) => asSeenBy(row, viewer)), viewer)).map((comment) => [comment.id, comment]))
+    const hits = shown.flatMap((hit) => {
+      const comment = read.get(hit.id)
+      const snippet = snippets.get(hit.id)
+      return comment && snippet !== undefined ? [{ comment, rank: hit.rank, snippet }] : []
+    })
+    await posts.recordListingIn(scope, caller, rows.map((row) => row.post_id), client)
+    return { hits, total, next }
+  }
+
+  /**
+   * Writes every comment's index entry again (`npm run rebuild-search-index`), a batch per unit of
+   * work, while the service runs. How many comments it read.
+   */
+  async rebuildSearchIndex(batch = 500): Promise<number> {
+    const { searchIndex, unitOfWork } = this.dependencies
+    let written = 0
+    for (let after = 0; ; ) {
+      const count = await unitOfWork.run(async (unit) => {
+        const rows = await searchIndex.in(unit).commentsToIndex(after, batch)
+        for (const row of rows) await searchIndex.in(unit).indexCommentText(row)
+        after = rows.at(-1)?.id ?? after
+        return rows.length
+      })
+      written += count
+      if (count < batch) return written
+    }
+  }
+
   /** A comment on the post, or a reply: the caller must read it and the policy let them comment. */
   async create(caller: PostCaller, postId: number, input: CommentInput, client: ClientInfo): Promise<Comment> {
     this.assertMayWrite(caller)
@@ -132,6 +190,7 @@ export class CommentService {
     const created = await unitOfWork.run(async (unit) => {
       const row = await comments.in(unit).insertComment({ post_id: postId, author_id: caller.id, parent_id: parentId, text: input.text })
       if (!row) return undefined
+      await this.dependencies.searchIndex.in(unit).indexCommentText({ id: row.id, text: row.text, language: post.language })
       await this.changed(unit, 'comment.created', row, post)
       await this.dependencies.notifications.replied(unit, { postId, postTitle: post.title, replierId: caller.id, text: input.text, recipients })
       return row
@@ -147,6 +206,7 @@ export class CommentService {
     const { updated, viewer } = await this.change(caller, id, client, async (unit, { row, post, viewer }) => {
       if (row.author_id !== caller.id) throw forbidden()
       const updated = await this.dependencies.comments.in(unit).updateComment(id, { text, edited_at: nowIso() })
+      await this.dependencies.searchIndex.in(unit).indexCommentText({ id, text, language: post.language })
       await this.changed(unit, 'comment.updated', updated!, post)
       return { updated: updated!, viewer }
     })
@@ -160,6 +220,7 @@ export class CommentService {
       const own = row.author_id === caller.id
       if (!own && !caller.isSuperuser) throw forbidden()
       const updated = await this.dependencies.comments.in(unit).updateComment(id, { text: ERASED, status: own ? 'deleted' : 'removed', hidden_reason: null, moderated_by: own ? null : caller.id })
+      await this.dependencies.searchIndex.in(unit).indexCommentText({ id, text: ERASED, language: post.language })
       if (!own) await this.dependencies.securityEvents.record('comment_removed', caller.id, client, { unit, postId: post.id, details: { comment_id: id } })
       await this.changed(unit, 'comment.deleted', updated!, post)
     })
@@ -196,6 +257,7 @@ export class CommentService {
 
   /** An account removed for good: what it still holds is erased, in the removal's unit (anonymize hands the comments others read over first). */
   async eraseAllOf(unit: Unit, authorId: number): Promise<void> {
+    await this.dependencies.searchIndex.in(unit).unindexCommentsOf(authorId)
     await this.dependencies.comments.in(unit).eraseCommentsOf(authorId)
   }
 

@@ -34,9 +34,23 @@ export const COMMENT_COLUMNS = ['id', 'post_id', 'author_id', 'parent_id', 'text
 
 export type CommentRow = Pick<Selectable<CommentsTable>, (typeof COMMENT_COLUMNS)[number]>
 
+/**
+ * A comment's words as search indexes them (search-text.ts searchableText), written in the
+ * comment's own transaction. On PostgreSQL with its post's language's configuration and tsvector;
+ * on SQLite the FTS5 table `comment_search`, whose rowid is the comment's id (migration
+ * 2026-12-16-01-comment-search).
+ */
+export interface CommentSearchTable {
+  comment_id: number
+  configuration: string
+  body: string
+  document: unknown
+}
+
 // This slice's tables in the database's type (src/db/schema.ts).
 declare module '../../db/schema.js' {
   interface Database {
     comments: CommentsTable
+    comment_search: CommentSearchTable
   }
 }

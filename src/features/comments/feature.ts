@@ -1,6 +1,7 @@
 // Comments and replies on posts, read by whoever may read the post (the post policy), written as
 // its `comments` setting allows, hidden by its moderators.
 import { type Feature, routes } from '../feature.js'
+import { commentSearchFunctions } from './comment-search.repository.js'
 import { commentsFunctions } from './comments.repository.js'
 import { CommentService } from './comments.service.js'
 import commentsV2Routes from './comments.v2.routes.js'
@@ -18,6 +19,7 @@ export const commentsFeature: Feature<CommentsServices> = {
   create({ config, bind, unitOfWork, peers }) {
     const comments = new CommentService({
       comments: bind(commentsFunctions),
+      searchIndex: bind(commentSearchFunctions),
       unitOfWork,
       posts: peers.posts,
       changes: peers.changeEvents,
@@ -29,6 +31,6 @@ export const commentsFeature: Feature<CommentsServices> = {
     })
     return { comments }
   },
-  migrations: ['2026-12-09-01-comments', '2026-12-10-01-comment-thread-counts'],
+  migrations: ['2026-12-09-01-comments', '2026-12-10-01-comment-thread-counts', '2026-12-16-01-comment-search'],
   routes: { v2: [routes(commentsV2Routes)] },
 }

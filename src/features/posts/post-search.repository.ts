@@ -12,14 +12,19 @@ import type { RawBuilder, SqlBool } from 'kysely'
 import { sql } from 'kysely'
 
 import { isPostgres } from '../../db/dialect.js'
+import { PASSAGES_HEADLINE, rankType, rowsTsquery, type StemmedQuery, stemQuery, tsMatch, tsRank } from '../../db/full-text.js'
 import { readOffLoop } from '../../db/read-worker.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
+import type { HitWindow } from '../../shared/search-page.js'
+import { ftsMatchOf, MARK_END, MARK_START, searchableText, searchConfigurationOf, type SearchQuery } from '../../shared/search-text.js'
 import type { PostFilter } from './post.js'
 import type { Reader } from './post-policy.js'
 import { filteredPosts } from './posts.repository.js'
 import type { PostRow } from './posts.table.js'
-import { ALL_SEARCH_CONFIGURATIONS, ftsMatchOf, MARK_END, MARK_START, searchableText, searchConfigurationOf, type SearchQuery, tsqueryTextOf } from './search-text.js'
+
+const DOCUMENT = sql`post_search.document`
+const CONFIGURATION = sql`post_search.configuration`
 
 /** How far the title outweighs the text in SQLite's bm25 (PostgreSQL weighs them A and B). */
 const TITLE_WEIGHT = 4
@@ -56,58 +61,22 @@ export function postsToIndex(db: Executor, after: number, limit: number): Promis
     .execute()
 }
 
-/**
- * The query as PostgreSQL reads it for posts of each configuration: configurations that stem it
- * alike share one tsquery; one that reads nothing in it (only its stop words) matches nothing.
- */
-export interface StemmedQuery {
-  groups: { configurations: string[]; tsquery: string }[]
-}
-
-/** The query stemmed by every configuration a post may be indexed with; no groups on SQLite, whose one tokenizer reads the query as it matches. */
-export async function stemQuery(db: Executor, query: SearchQuery): Promise<StemmedQuery> {
-  if (!isPostgres(db)) return { groups: [] }
-  const text = tsqueryTextOf(query)
-  const { rows } = await sql<{ configuration: string; tsquery: string }>`
-    select configuration, to_tsquery(configuration::regconfig, ${text})::text as tsquery
-    from unnest(cast(${ALL_SEARCH_CONFIGURATIONS} as text[])) as configuration`.execute(db)
-  const byQuery = new Map<string, string[]>()
-  for (const row of rows) if (row.tsquery !== '') byQuery.set(row.tsquery, [...(byQuery.get(row.tsquery) ?? []), row.configuration])
-  return { groups: [...byQuery].map(([tsquery, configurations]) => ({ tsquery, configurations })) }
-}
-
-/** Where a search's page starts: after the previous page's last hit (its rank and id), or at an offset. */
-export interface SearchWindow {
-  offset: number
-  limit: number
-  after?: { rank: number; id: number }
-}
-
 /** A hit: the post's id and its relevance (higher is better; comparable within one search only). */
 export interface SearchHit {
   id: number
   rank: number
 }
 
-/** The tsquery of each post's configuration, as a value of the row. */
-function rowsQuery(stemmed: StemmedQuery): RawBuilder<unknown> {
-  if (stemmed.groups.length === 0) return sql`cast(null as tsquery)`
-  const cases = stemmed.groups.map((group) => sql`when post_search.configuration = any(cast(${group.configurations} as regconfig[])) then cast(${group.tsquery} as tsquery)`)
-  return sql`(case ${sql.join(cases, sql` `)} end)`
-}
-
 /** The match: SQLite's MATCH; on PostgreSQL one GIN scan for any configuration's query, then each post held to its own. */
 function matchCondition(db: Executor, query: SearchQuery, stemmed: StemmedQuery): RawBuilder<SqlBool> {
   if (!isPostgres(db)) return sql<SqlBool>`post_search match ${ftsMatchOf(query)}`
-  if (stemmed.groups.length === 0) return sql<SqlBool>`1 = 0`
-  const union = stemmed.groups.map((group) => `(${group.tsquery})`).join(' | ')
-  return sql<SqlBool>`post_search.document @@ cast(${union} as tsquery) and post_search.document @@ ${rowsQuery(stemmed)}`
+  return tsMatch(DOCUMENT, CONFIGURATION, stemmed)
 }
 
 /** A post's relevance, higher first: bm25 negated on SQLite (lower is better there); ts_rank_cd over the length on PostgreSQL. */
 function rankOf(db: Executor, stemmed: StemmedQuery): RawBuilder<number> {
   if (!isPostgres(db)) return sql<number>`(-bm25(post_search, ${sql.lit(TITLE_WEIGHT)}, 1.0))`
-  return sql<number>`cast(ts_rank_cd(post_search.document, ${rowsQuery(stemmed)}, 1) as float8)`
+  return tsRank(DOCUMENT, CONFIGURATION, stemmed)
 }
 
 /** The posts the reader may list, narrowed by `filter`, that match: joined to the index. */
@@ -119,12 +88,12 @@ function matchingPosts(db: Executor, reader: Reader, filter: PostFilter, query: 
 }
 
 /** A page of hits in rank order (ties newest first). */
-export async function searchPosts(db: Executor, reader: Reader, filter: PostFilter, query: SearchQuery, stemmed: StemmedQuery, window: SearchWindow): Promise<SearchHit[]> {
+export async function searchPosts(db: Executor, reader: Reader, filter: PostFilter, query: SearchQuery, stemmed: StemmedQuery, window: HitWindow): Promise<SearchHit[]> {
   const rank = rankOf(db, stemmed)
   const { after } = window
   const found = matchingPosts(db, reader, filter, query, stemmed)
     .select(['posts.id', rank.as('rank')])
-    .$if(after !== undefined, (qb) => qb.where(() => sql<SqlBool>`(${rank}, posts.id) < (cast(${after!.rank} as ${sql.raw(isPostgres(db) ? 'float8' : 'real')}), ${after!.id})`))
+    .$if(after !== undefined, (qb) => qb.where(() => sql<SqlBool>`(${rank}, posts.id) < (cast(${after!.rank} as ${rankType(db)}), ${after!.id})`))
     .orderBy(sql`rank`, 'desc')
     .orderBy('posts.id', 'desc')
     .limit(window.limit)
@@ -146,8 +115,8 @@ export async function snippetsOf(db: Executor, ids: readonly number[], query: Se
     ? (
         await sql<{ id: number; title: string; text: string }>`
           select post_id as id,
-            ts_headline(configuration, title, ${rowsQuery(stemmed)}, ${`HighlightAll=true, StartSel=${MARK_START}, StopSel=${MARK_END}`}) as title,
-            ts_headline(configuration, body, ${rowsQuery(stemmed)}, ${`MaxWords=35, MinWords=15, MaxFragments=2, FragmentDelimiter=" … ", StartSel=${MARK_START}, StopSel=${MARK_END}`}) as text
+            ts_headline(configuration, title, ${rowsTsquery(stemmed, sql`configuration`)}, ${`HighlightAll=true, StartSel=${MARK_START}, StopSel=${MARK_END}`}) as title,
+            ts_headline(configuration, body, ${rowsTsquery(stemmed, sql`configuration`)}, ${PASSAGES_HEADLINE}) as text
           from post_search where post_id = any(cast(${ids} as integer[]))`.execute(db)
       ).rows
     : await readOffLoop(

@@ -11,6 +11,8 @@ import type { Paged, PageRequest, RowWindow } from '../../shared/paging.js'
 import { everyRowAfter, fetchPaged, offsetOf } from '../../shared/paging.js'
 import type { RunResult } from '../../shared/scheduler.js'
 import { untilDue } from '../../shared/scheduler.js'
+import { hitWindow, pageOfHits, type SearchAfter, type SearchPageRequest } from '../../shared/search-page.js'
+import { searchQueryOf } from '../../shared/search-text.js'
 import { nowIso, toIsoString } from '../../shared/timestamps.js'
 import type { CollectionFields, FieldLevel } from '../content-fields/index.js'
 import { fieldsColumn, mergedFields, narrowsByIndex, readFilter, UNINDEXED_FILTER_MAX_ROWS } from '../content-fields/index.js'
@@ -35,7 +37,6 @@ import type { SortedAfter, SortKey } from './post-sort.js'
 import { sortKeysOf, sortTooBroad, UNINDEXED_SORT_MAX_POSTS } from './post-sort.js'
 import type { PostTrashRepository, TrashedPostRow } from './post-trash.repository.js'
 import type { PostRowChanges, PostsRepository } from './posts.repository.js'
-import { findsAnything, parseSearchQuery } from './search-text.js'
 import { numberedSlugs, randomSlugs, slugFromTitle, slugScope } from './slugs.js'
 import { normalizedTag, normalizedTags } from './tags.js'
 
@@ -101,17 +102,10 @@ export interface SortedPageRequest {
   after?: SortedAfter
 }
 
-/** A page of search hits: by its number, or after the previous page's last hit. */
-export interface SearchPageRequest {
-  page: number
-  limit: number
-  after?: SearchAfter
-}
-
-/** Where the next page of hits starts: the last hit's rank and id. */
-export interface SearchAfter {
-  rank: number
-  id: number
+/** The posts a reader may list, narrowed by a checked filter: a search of another slice's records on them holds to it (scopeOf). */
+export interface PostScope {
+  reader: Reader
+  filter: PostFilter
 }
 
 /** A post the search found: its relevance in this search, and its title and best passage with the matches marked (search-text.ts MARK_START, MARK_END). */
@@ -129,8 +123,6 @@ function languageOrRefuse(tag: string): string {
 }
 
 const revisionNotFound = () => new DomainError('not_found', NOT_FOUND, { code: 'revision_not_found' })
-
-const searchQueryEmpty = () => new RuleViolation('q', 'Search for at least one word that is not excluded with -', 'search_query_empty', { location: 'query', code: 'search_query_empty' })
 
 /** What PostService is built from. */
 export interface PostServiceDependencies {
@@ -418,22 +410,37 @@ export class PostService {
   }
 
   /**
+   * The posts the caller may list, narrowed by `asked` as a list narrows them (a filter checked,
+   * 422 where it is too broad): what another slice's query holds to through the posts slice's
+   * `listsPost` (comment search searches the comments of these posts only).
+   */
+  async scopeOf(caller: PostCaller | null, asked: PostFilter): Promise<PostScope> {
+    const filter = this.checkedFilter(asked, caller)
+    const reader = await this.readerOf(caller)
+    await this.assertFilterFits(reader, filter)
+    return { reader, filter }
+  }
+
+  /** A superuser's security event when what a page showed them came from posts they could not read as a user (as a list of posts records it). */
+  async recordListingIn(scope: PostScope, caller: PostCaller | null, postIds: readonly number[], client: ClientInfo): Promise<void> {
+    if (!scope.reader.isSuperuser || postIds.length === 0) return
+    const rows = await this.posts.findLivePosts([...new Set(postIds)])
+    await this.recordSuperuserListing(scope.reader, caller, rows.map(toPost), client)
+  }
+
+  /**
    * Ranked search (docs/api.md "Search"): the posts the caller may list, narrowed by `filter`, that
    * match the query, best first (ties newest first): a page by its number or after the previous
    * page's last hit, the total for this caller, and each hit's title and best passage with the
    * matched words marked.
    */
   async search(caller: PostCaller | null, text: string, asked: PostFilter, request: SearchPageRequest, client: ClientInfo): Promise<{ hits: PostHit[]; total: number; next: SearchAfter | undefined }> {
-    const query = parseSearchQuery(text)
-    if (!findsAnything(query)) throw searchQueryEmpty()
-    const filter = this.checkedFilter(asked, caller)
-    const reader = await this.readerOf(caller)
-    await this.assertFilterFits(reader, filter)
+    const query = searchQueryOf(text)
+    const { reader, filter } = await this.scopeOf(caller, asked)
     const stemmed = await this.searchIndex.stemQuery(query)
-    const { page, limit, after } = request
-    const window = { offset: after === undefined ? (page - 1) * limit : 0, limit: limit + 1, after }
+    const window = hitWindow(request)
     const [found, total] = await Promise.all([this.searchIndex.searchPosts(reader, filter, query, stemmed, window), this.searchIndex.countSearchHits(reader, filter, query, stemmed)])
-    const shown = found.slice(0, limit)
+    const { shown, next } = pageOfHits(found, request.limit)
     const ids = shown.map((hit) => hit.id)
     if (ids.length === 0) return { hits: [], total, next: undefined }
     const [rows, snippets] = await Promise.all([this.posts.findLivePosts(ids), this.searchIndex.snippetsOf(ids, query, stemmed)])
@@ -444,8 +451,7 @@ export class PostService {
       return post && snippet ? [{ post, rank: hit.rank, snippet }] : []
     })
     await this.recordSuperuserListing(reader, caller, hits.map((hit) => hit.post), client)
-    const last = found.length > limit ? shown.at(-1) : undefined
-    return { hits, total, next: last && { rank: last.rank, id: last.id } }
+    return { hits, total, next }
   }
 
   /**

@@ -7,7 +7,7 @@ import { ValidationErrorResponse } from '../../api/common/responses.js'
 import { PageNumber } from '../../shared/page-number.js'
 import { ExpandParameter, PostStatusParameter, TagParameter, VisibilityParameter } from '../posts/index.js'
 
-export const SEARCH_TYPES = ['posts', 'users'] as const
+export const SEARCH_TYPES = ['posts', 'comments', 'users'] as const
 export type SearchType = (typeof SEARCH_TYPES)[number]
 
 export const SearchQuery = Type.Object({
@@ -19,7 +19,11 @@ export const SearchQuery = Type.Object({
   }),
   type: Type.Union(
     SEARCH_TYPES.map((type) => Type.Literal(type)),
-    { default: 'posts', description: 'posts: ranked by relevance under the post policy; users: by a substring of the name or username (never the email), as GET /users?search= finds them' },
+    {
+      default: 'posts',
+      description:
+        "posts: ranked by relevance under the post policy; comments: ranked, those the caller reads whole (visible ones and their own hidden ones) on the posts the policy lists to them, which `visibility`, `status` and `tag` narrow; users: by a substring of the name or username (never the email), as GET /users?search= finds them",
+    },
   ),
   page: PageNumber,
   limit: Type.Integer({ minimum: 1, maximum: 50, default: 10 }),
@@ -33,7 +37,7 @@ export const SearchQuery = Type.Object({
 const Highlight = (description: string) => Type.String({ description: `${description}, as HTML: escaped, the matched words in <mark>` })
 
 /** A page of hits of one type. */
-export function searchPageOf(PostRead: TSchema, UserRead: TSchema) {
+export function searchPageOf(PostRead: TSchema, CommentRead: TSchema, UserRead: TSchema) {
   const PostHit = Type.Object(
     {
       type: Type.Literal('post'),
@@ -42,6 +46,15 @@ export function searchPageOf(PostRead: TSchema, UserRead: TSchema) {
       post: PostRead,
     },
     { title: 'PostHit' },
+  )
+  const CommentHit = Type.Object(
+    {
+      type: Type.Literal('comment'),
+      rank: Type.Number({ description: 'Its relevance: higher first; comparable within one search only' }),
+      highlights: Type.Object({ text: Highlight('The passages of its text that match best') }),
+      comment: CommentRead,
+    },
+    { title: 'CommentHit' },
   )
   const UserHit = Type.Object(
     {
@@ -52,7 +65,7 @@ export function searchPageOf(PostRead: TSchema, UserRead: TSchema) {
     },
     { title: 'UserHit' },
   )
-  return CursorPageEnvelopeSchema(Type.Union([PostHit, UserHit]), 'SearchPage')
+  return CursorPageEnvelopeSchema(Type.Union([PostHit, CommentHit, UserHit]), 'SearchPage')
 }
 
 /** A 422 of a search: a broken parameter, or a query with nothing to find. */

@@ -8,9 +8,11 @@ import { cursorPageRequest, toCursorPageEnvelope } from '../../api/common/page-e
 import { errorResponses } from '../../api/common/responses.js'
 import { optionalBearerOrApiKey } from '../../api/common/security-scheme.js'
 import { RuleViolation } from '../../shared/errors.js'
-import { postCallerOf, postReadsFor, postShapesV2, snippetHtml } from '../posts/index.js'
+import { snippetHtml } from '../../shared/search-text.js'
+import { CommentRead, toCommentRead } from '../comments/index.js'
+import { postCallerOf, postReadsFor, postShapesV2 } from '../posts/index.js'
 import { toUserReadV2, userReader, userShapesV2 } from '../users/index.js'
-import { decodeHitCursor, encodeHitCursor } from './hit-cursor.http.js'
+import { decodeHitCursor, encodeHitCursor, type HitAfter } from './hit-cursor.http.js'
 import { searchPageOf,SearchQuery, SearchRefusedResponse } from './search.schemas.js'
 import { markedSubstring } from './user-highlights.js'
 
@@ -18,7 +20,7 @@ import { markedSubstring } from './user-highlights.js'
 const USER_SEARCH_MAX_LENGTH = 50
 
 const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { posts, users } = app.services
+  const { posts, comments, users } = app.services
   const { read: PostRead } = postShapesV2(app.services.contentFields)
   const { read: UserRead } = userShapesV2(app.services.contentFields.shapes('users'))
 
@@ -27,12 +29,12 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['search'],
-        summary: 'Find posts by relevance, or users by name',
+        summary: 'Find posts or comments by relevance, or users by name',
         description:
-          'Posts: full-text, ranked, under the post policy (the caller sees only hits they may list, and `total_count` counts only those), each with its title and best passages highlighted. Users: as GET /users?search= finds them. Pages by number or by `next_cursor`.',
+          'Posts: full-text, ranked, under the post policy (the caller sees only hits they may list, and `total_count` counts only those), each with its title and best passages highlighted. Comments: full-text, ranked, on the posts the caller may list, each with its best passages highlighted. Users: as GET /users?search= finds them. Pages by number or by `next_cursor`.',
         security: optionalBearerOrApiKey,
         querystring: SearchQuery,
-        response: { 200: searchPageOf(PostRead, UserRead), ...errorResponses(400, 422), 422: SearchRefusedResponse },
+        response: { 200: searchPageOf(PostRead, CommentRead, UserRead), ...errorResponses(400, 422), 422: SearchRefusedResponse },
       },
     },
     async (request) => {
@@ -52,6 +54,20 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       const caller = postCallerOf(request)
       const after = cursor === undefined ? undefined : decodeHitCursor(cursor)
+      const hitsPage = (found: { total: number; next: HitAfter | undefined }, shown: number) => ({
+        total_count: found.total,
+        has_more: after === undefined ? (page - 1) * limit + shown < found.total : found.next !== undefined,
+        page,
+        items_per_page: limit,
+        next_cursor: found.next === undefined ? null : encodeHitCursor(found.next),
+      })
+      if (type === 'comments') {
+        const found = await comments.search(caller, q, { visibility, status, tag }, { page, limit, after }, clientOf(request))
+        return {
+          data: found.hits.map((hit) => ({ type: 'comment' as const, rank: hit.rank, highlights: { text: snippetHtml(hit.snippet) }, comment: toCommentRead(hit.comment) })),
+          ...hitsPage(found, found.hits.length),
+        }
+      }
       const found = await posts.search(caller, q, { visibility, status, tag }, { page, limit, after }, clientOf(request))
       const items = await posts.withDetails(found.hits.map((hit) => hit.post), caller)
       const read = await postReadsFor(request, caller, items, expand)
@@ -62,11 +78,7 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
           highlights: { title: snippetHtml(hit.snippet.title), text: snippetHtml(hit.snippet.text) },
           post: read(items[i]!),
         })),
-        total_count: found.total,
-        has_more: after === undefined ? (page - 1) * limit + found.hits.length < found.total : found.next !== undefined,
-        page,
-        items_per_page: limit,
-        next_cursor: found.next === undefined ? null : encodeHitCursor(found.next),
+        ...hitsPage(found, found.hits.length),
       }
     },
   )

@@ -196,7 +196,7 @@ describe('ranked search', () => {
       expect(response.json<{ code: string; detail: string }>().code).toBe('search_query_empty')
     }
     expect((await t.app.inject({ url: `${V2}/search` })).statusCode).toBe(422)
-    expect((await search('x', null, '&type=comments')).statusCode).toBe(422)
+    expect((await search('x', null, '&type=everything')).statusCode).toBe(422)
     expect((await search('x'.repeat(201))).statusCode).toBe(422)
     // Words past the 16th are read as nothing: the query still answers.
     expect((await search(`${marker} ${'database '.repeat(18)}unheardof`)).json<HitPage>().total_count).toBe(2)

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { sql } from 'kysely'
 
 import { isPostgres } from '../../../db/migrations/dialect.js'
-import { searchableText, searchConfigurationOf } from '../search-text.js'
+import { searchableText, searchConfigurationOf } from '../../../shared/search-text.js'
 
 // Ranked search (docs/api.md "Search"): a post's language, and its title and text indexed for
 // full-text search, kept in the write's own transaction by the posts repository.

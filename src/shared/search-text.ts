@@ -4,7 +4,8 @@
 // safe HTML. The databases' tokenizers split words at spaces and punctuation; Chinese and Japanese
 // write none, so each of their characters is indexed as a word of its own and a run of them is
 // searched as a phrase (a bigram would rank better; neither database's tokenizers ship one).
-import { escapeHtml } from '../../shared/escape-html.js'
+import { RuleViolation } from './errors.js'
+import { escapeHtml } from './escape-html.js'
 
 /** Between two characters of a script written without spaces: both databases' tokenizers split there, and a snippet drops it. */
 const WORD_BREAK = '\u200B'
@@ -87,6 +88,13 @@ export function parseSearchQuery(text: string): SearchQuery {
 /** Whether the query asks for anything: at least one clause that is not an exclusion. */
 export function findsAnything(query: SearchQuery): boolean {
   return query.clauses.some((clause) => !clause[0]!.excluded)
+}
+
+/** The query `q` read, or 422 `search_query_empty` when it asks for nothing (only punctuation, or only excluded words). */
+export function searchQueryOf(text: string): SearchQuery {
+  const query = parseSearchQuery(text)
+  if (!findsAnything(query)) throw new RuleViolation('q', 'Search for at least one word that is not excluded with -', 'search_query_empty', { location: 'query', code: 'search_query_empty' })
+  return query
 }
 
 const quoted = (word: string) => `"${word.replaceAll('"', '""')}"`
