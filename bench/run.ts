@@ -1203,7 +1203,7 @@ function benchCommentsOf(target: SeedTarget) {
     sizes: listSizes(),
     startService: () => startService(target, undefined, OUR_PORT, { CONTENT_SCHEMA: JSON.stringify(CONTENT_BENCH_SCHEMA) }),
     login,
-    rounds: (server, requests) => alternatingRounds(server as Server, requests),
+    rounds: (server, requests, connections) => alternatingRounds(server as Server, requests, connections),
     fmt,
   })
 }

@@ -1,8 +1,11 @@
 // `npm run bench -- --only comments`: the conversation under one post, at 10,000 comments on it
 // and at 1,000,000 (--list-sizes): a page of its threads (each with its first replies, counts and
 // the reader's own reactions), a deep cursor page, one comment, a comment's replies, a reaction
-// PUT on the post and on a comment, and comment search (one comment matches; every one does), each
-// beside a get of the post in the same rounds on one process (the ratio is to the get).
+// PUT on the post and on a comment, each beside a get of the post in the same rounds on one
+// process (the ratio is to the get); then comment search (one comment matches; every one does),
+// one request at a time beside the get likewise: at 50 connections a search every comment
+// matches queues behind itself on SQLite's read worker for longer than a round, and the next
+// request's round measures that queue.
 import type { SeedTarget } from './seed.js'
 import { onTarget } from './seed.js'
 
@@ -32,8 +35,8 @@ export interface CommentsBenchTools {
   sizes: number[]
   startService(): Promise<CommentsServer>
   login(url: string, username: string): Promise<string>
-  /** The requests in alternating rounds on one process, warmed up first; each one's median. */
-  rounds(server: CommentsServer, requests: Record<string, CommentsRequest>): Promise<Record<string, CommentsLoad>>
+  /** The requests in alternating rounds on one process, warmed up first, at `connections` (50 unless given); each one's median. */
+  rounds(server: CommentsServer, requests: Record<string, CommentsRequest>, connections?: number): Promise<Record<string, CommentsLoad>>
   fmt(value: number, digits?: number): string
 }
 
@@ -135,14 +138,19 @@ export async function benchComments(tools: CommentsBenchTools): Promise<Comments
         'one comment': { path: '/api/v2/comments/:id', randomUserId: true, maxUserId: size },
         "a comment's replies": { path: '/api/v2/comments/1/replies?limit=10' },
         'PUT a reaction on the post (the same one again)': { path: `/api/v2/posts/${POST}/reactions/like`, method: 'PUT', headers: reactor },
+        'PUT a reaction on a random comment': { path: '/api/v2/comments/:id/reactions/wow', method: 'PUT', headers: reactor, randomUserId: true, maxUserId: size },
+      }
+      const searches: Record<string, CommentsRequest> = {
+        [GET]: requests[GET]!,
         // Trailing spaces: whole words, not the prefix search-as-you-type reads in a last word.
         'search its comments: one matches': { path: `/api/v2/search?type=comments&q=benchmark%20number%20${Math.floor(size / 2) + 1}%20&limit=10` },
         'search its comments: every one matches (a page and the total)': { path: '/api/v2/search?type=comments&q=benchmark%20&limit=10' },
-        'PUT a reaction on a random comment': { path: '/api/v2/comments/:id/reactions/wow', method: 'PUT', headers: reactor, randomUserId: true, maxUserId: size },
       }
-      const measured = await tools.rounds(server, requests)
-      const get = measured[GET]!
-      const rows = Object.entries(measured).map(([name, load]) => ({ name, load, ofGet: load.requestsPerSecond / get.requestsPerSecond }))
+      const rows: CommentsRow[] = []
+      for (const [measured, connections] of [[await tools.rounds(server, requests), 50], [await tools.rounds(server, searches, 1), 1]] as const) {
+        const get = measured[GET]!
+        for (const [name, load] of Object.entries(measured)) rows.push({ name: connections === 1 ? `${name} (one at a time)` : name, load, ofGet: load.requestsPerSecond / get.requestsPerSecond })
+      }
       for (const row of rows) {
         const database = row.load.databaseCpuMicrosPerRequest === undefined ? '' : `, database ${fmt(row.load.databaseCpuMicrosPerRequest)} µs`
         console.log(
