@@ -10,6 +10,7 @@ import { CompiledQuery, sql } from 'kysely'
 import { isPostgres } from '../../db/dialect.js'
 import { preparedQuery } from '../../db/fast-path/prepared.js'
 import { idListValue, inIdList } from '../../db/id-list.js'
+import { readOffLoop } from '../../db/read-worker.js'
 import type { Repository } from '../../db/repository.js'
 import { liveRowCount } from '../../db/row-counts.js'
 import type { Database, Executor } from '../../db/schema.js'
@@ -421,7 +422,8 @@ export async function listPostsSorted(db: Executor, reader: Reader, filter: Post
   const walked = !isPostgres(db) && !narrowedByIndex(filter) && filter.search === undefined && first !== undefined && 'column' in first ? SORT_INDEXES[first.column] : undefined
   const text = walked ? ids.sql.replace(/^(select .+? from "posts") /, `$1 indexed by "${walked}" `) : ids.sql
   if (walked && text === ids.sql) throw new Error(`the sorted ids query no longer begins as listPostsSorted expects: ${ids.sql.slice(0, 60)}`)
-  const { rows } = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, [...ids.parameters]))
+  const compiled = CompiledQuery.raw(text, [...ids.parameters])
+  const rows = await runScanning<Record<string, unknown>>(db, filter, { compile: () => compiled, execute: async () => (await db.executeQuery<Record<string, unknown>>(compiled)).rows })
   if (rows.length === 0) return []
   const found = await db.selectFrom('posts').select(POST_COLUMNS).where('posts.id', 'in', rows.map((row) => Number(row.id))).execute()
   const byId = new Map(found.map((row) => [Number(row.id), row]))
@@ -570,13 +572,23 @@ export const preparedNewestPostsBeforeWithTotal = preparedQuery(
  * unnarrowed one, are the common ones, and prepared. A window with `after` starts below that id
  * (keyset paging: newest first), else at its offset.
  */
+/**
+ * Runs a query of a list that `search=` narrows: a case-insensitive substring of every title and
+ * text the reader may list, which no index serves. On SQLite it runs on the read worker's own
+ * connection (src/db/read-worker.ts), so one such scan of a million posts does not hold every
+ * other request on the event loop; anything else runs where it is.
+ */
+function runScanning<R>(db: Executor, filter: PostFilter, query: Parameters<typeof readOffLoop<R>>[1]): Promise<R[]> {
+  return filter.search === undefined ? query.execute() : readOffLoop(db, query)
+}
+
 export function listPosts(db: Executor, reader: Reader, filter: PostFilter, window: RowWindow): Promise<PostRow[]> {
   const { offset, limit, after } = window
   if (isSignedInReader(reader) && unnarrowed(filter)) {
     const { userId, memberOrgs, adminOrgs } = readerArguments(db, reader)
     return after === undefined ? preparedReaderPage(db, userId as number, memberOrgs, adminOrgs, offset, limit) : preparedReaderPageBefore(db, userId as number, memberOrgs, adminOrgs, after, limit)
   }
-  if (!isAnonymous(reader) || narrowed(filter) || (after !== undefined && filter.authorId !== undefined)) return postPageQuery(db, reader, filter, window).execute()
+  if (!isAnonymous(reader) || narrowed(filter) || (after !== undefined && filter.authorId !== undefined)) return runScanning(db, filter, postPageQuery(db, reader, filter, window))
   if (after !== undefined) return preparedNewestPostsBefore(db, after, limit)
   if (filter.authorId !== undefined) return preparedNewestPostsBy(db, filter.authorId, offset, limit)
   return offset === 0 ? preparedFirstPosts(db, limit) : preparedNewestPosts(db, offset, limit)
@@ -593,7 +605,7 @@ export async function listPostsWithTotal(db: Executor, reader: Reader, filter: P
     if (after !== undefined) rows = await preparedNewestPostsBeforeWithTotal(db, after, limit)
     else rows = offset === 0 ? await preparedFirstPostsWithTotal(db, limit) : await preparedNewestPostsWithTotal(db, offset, limit)
   } else {
-    rows = await postPageQuery(db, reader, filter, window).select(totalOf(db, reader, filter).as('total')).execute()
+    rows = await runScanning(db, filter, postPageQuery(db, reader, filter, window).select(totalOf(db, reader, filter).as('total')))
   }
   return { rows, total: rows.length === 0 ? undefined : Number(rows[0]!.total ?? 0) }
 }
@@ -607,8 +619,8 @@ export async function countPosts(db: Executor, reader: Reader, filter: PostFilte
   }
   // A superuser's total leaves out the authors they blocked (totalOf).
   if (unnarrowed(filter) && !reader.isSuperuser) return liveRowCount(db, 'listed_posts')
-  const { total } = await db.selectNoFrom(totalOf(db, reader, filter).as('total')).executeTakeFirstOrThrow()
-  return Number(total ?? 0)
+  const [row] = await runScanning(db, filter, db.selectNoFrom(totalOf(db, reader, filter).as('total')))
+  return Number(row?.total ?? 0)
 }
 
 /**
@@ -623,8 +635,8 @@ export function sortsNarrowedLists(db: Executor): boolean {
 /** How many posts the reader may list in a narrowed list, counting no further than `atMost`: a few, or "more than that" at the cost of `atMost`. */
 export async function countPostsUpTo(db: Executor, reader: Reader, filter: PostFilter, atMost: number): Promise<number> {
   const found = filteredPosts(db, reader, filter).select('posts.id').limit(atMost)
-  const { count } = await db.selectFrom(found.as('found')).select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow()
-  return Number(count)
+  const [row] = await runScanning(db, filter, db.selectFrom(found.as('found')).select((eb) => eb.fn.countAll<number | string>().as('count')))
+  return Number(row?.count ?? 0)
 }
 
 /** Inserts the post while its author is live; undefined when the author is not. */
