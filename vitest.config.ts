@@ -162,13 +162,6 @@ function buildServerForTests(): string {
   return out
 }
 
-/**
- * TEST_WITHOUT_PAGES=1 leaves out the browser tests of the pages themselves (the admin console,
- * the API docs, the example frontends): the second run on Node.js 24 (scripts/test-node24.sh),
- * since what they test runs in Chromium.
- */
-const pageTestsLeftOut = process.env.TEST_WITHOUT_PAGES === '1' ? ['test/browser/**'] : []
-
 type ProjectName = 'sqlite' | 'postgres' | 'pgbouncer' | 'sqlite-plain' | 'postgres-plain'
 
 function project(name: ProjectName, include: string[], available: Available, exclude: string[] = []): TestProjectInlineConfiguration {
@@ -215,7 +208,7 @@ export default defineConfig(async () => {
       testTimeout: 120_000,
       hookTimeout: 180_000,
       projects: [
-        project('sqlite', ['test/**/*.test.ts', 'src/**/*.test.ts'], available, pageTestsLeftOut),
+        project('sqlite', ['test/**/*.test.ts', 'src/**/*.test.ts'], available),
         ...(postgres ? [project('postgres', databaseTests, available, sqliteOnlyTests)] : []),
         ...(postgres && pgbouncer ? [project('pgbouncer', pooledTests, available)] : []),
         project('sqlite-plain', pooledTests, available),
