@@ -40,16 +40,14 @@ export async function up(db: Kysely<any>): Promise<void> {
       .limit(BATCH)
       .execute()
     if (rows.length === 0) break
-    for (const row of rows) {
-      if (row.text === '') continue
-      const body = searchableText(row.text as string)
-      if (isPostgres(db)) {
-        const configuration = searchConfigurationOf((row.language ?? row.locale) as string | null)
-        await sql`insert into comment_search (comment_id, configuration, body, document)
-          values (${row.id}, ${configuration}::regconfig, ${body}, to_tsvector(${configuration}::regconfig, ${body}))`.execute(db)
-      } else {
-        await sql`insert into comment_search (rowid, body) values (${row.id}, ${body})`.execute(db)
-      }
+    // A batch is one statement, as the posts' index was backfilled.
+    const entries = rows.filter((row) => row.text !== '').map((row) => ({ id: Number(row.id), body: searchableText(row.text as string), configuration: searchConfigurationOf((row.language ?? row.locale) as string | null) }))
+    if (entries.length > 0 && isPostgres(db)) {
+      await sql`insert into comment_search (comment_id, configuration, body, document)
+        select id, configuration::regconfig, body, to_tsvector(configuration::regconfig, body)
+        from unnest(cast(${entries.map((entry) => entry.id)} as integer[]), cast(${entries.map((entry) => entry.configuration)} as text[]), cast(${entries.map((entry) => entry.body)} as text[])) as batch(id, configuration, body)`.execute(db)
+    } else if (entries.length > 0) {
+      await sql`insert into comment_search (rowid, body) values ${sql.join(entries.map((entry) => sql`(${entry.id}, ${entry.body})`))}`.execute(db)
     }
     after = Number(rows.at(-1)!.id)
   }
