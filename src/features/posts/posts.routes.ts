@@ -85,11 +85,11 @@ const postsRoutes: FastifyPluginAsyncTypebox<PostsRouteOptions> = async (app, { 
       },
     },
     async (request) => {
-      const { page, limit, search, author_id: authorId } = request.query
+      const { page, limit, search, author_id: authorId, tag } = request.query
       const caller = postCallerOf(request)
       // Only version 2 answers with the envelope, and with its own shape of a post.
       if (envelope) return postPageV2(request, caller, request.query as PostPageQuery, { authorId })
-      return (await posts.list(caller, { search: filled(search), authorId }, { page, limit, countTotal: false }, clientOf(request))).items.map(toPostRead)
+      return (await posts.list(caller, { search: filled(search), authorId, tag }, { page, limit, countTotal: false }, clientOf(request))).items.map(toPostRead)
     },
   )
 

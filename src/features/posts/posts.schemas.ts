@@ -72,12 +72,16 @@ export const PostUpdate = Type.Object(
 export const PostLimit = Type.Integer({ minimum: 1, maximum: 100, default: 10 })
 export const PostSearch = Type.String({ maxLength: 50, description: 'Case-insensitive substring of the title or text' })
 
-/** The validated listing variant: page, limit, search, and an optional author. */
+/** `tag` on a post list: only posts with this tag (compared normalized). */
+export const TagParameter = Type.String({ minLength: 1, maxLength: 64, description: 'Only posts with this tag (trimmed and lower-cased as tags are)' })
+
+/** The validated listing variant: page, limit, search, and an optional author; `tag` as version 2's lists take it (an addition the specification leaves room for). */
 export const PostListQuery = Type.Object({
   page: PageNumber,
   limit: PostLimit,
   search: Type.Optional(PostSearch),
   author_id: Type.Optional(RecordId),
+  tag: Type.Optional(TagParameter),
 })
 
 // Version 2: who may read a post (docs/api.md "Who reads a post").
@@ -182,8 +186,6 @@ const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
 /** When a scheduled post goes out: a time to come, within a year (docs/api.md "Scheduled publishing"). */
 const PublishAt = Type.String({ format: 'date-time', description: 'Schedules the post: it is read as a draft (status `scheduled`) until this time, then published within a minute. A time to come, at most a year away; with it, `status` is left out or `scheduled`' })
 
-/** `tag` on a post list: only posts with this tag (compared normalized). */
-export const TagParameter = Type.String({ minLength: 1, maxLength: 64, description: 'Only posts with this tag (trimmed and lower-cased as tags are)' })
 
 export const PostCreateV2 = Type.Object(
   { ...PostCreate.properties, text: TextV2, format: Type.Optional(Format), visibility: Type.Optional(Visibility), status: Type.Optional(PostStatus), org_id: Type.Optional(OrgId), attachments: Type.Optional(Attachments), comments: Type.Optional(CommentSetting), slug: Type.Optional(Slug), language: Type.Optional(PostLanguage), tags: Type.Optional(Tags), publish_at: Type.Optional(PublishAt) },

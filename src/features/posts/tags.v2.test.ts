@@ -1,6 +1,6 @@
 // Tags through HTTP on both databases (docs/api.md "Tags"): normalized on every write (trimmed,
-// lower-cased, NFC, repeats one), at most ten of at most 32 characters; `?tag=` on every v2 post
-// list and on ranked search; GET /tags counted over what each caller may list; an edit replaces
+// lower-cased, NFC, repeats one), at most ten of at most 32 characters; `?tag=` on every post
+// list (version 1's too) and on ranked search; GET /tags counted over what each caller may list; an edit replaces
 // them. Who finds which post by its tag in every visibility and status is the access matrix's
 // (post-access.v2.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestApp } from '../../../test/helpers/app.js'
 import { createTestApp } from '../../../test/helpers/app.js'
 import type { LoggedIn } from '../../../test/helpers/users.js'
-import { seedAndLogin, V2 } from '../../../test/helpers/users.js'
+import { seedAndLogin, V1, V2 } from '../../../test/helpers/users.js'
 
 interface Read {
   id: number
@@ -71,7 +71,7 @@ describe('tags', () => {
     expect((await write(author, { tags: [...Array.from({ length: 10 }, (_, i) => `t${i}`), 'T0'] })).tags).toHaveLength(10)
   })
 
-  it('narrow every v2 post list and ranked search, within what the caller may list; GET /tags counts the same posts', async () => {
+  it('narrow every post list (both versions) and ranked search, within what the caller may list; GET /tags counts the same posts', async () => {
     const open = await write(author, { tags: [go, sql] })
     const secret = await write(author, { tags: [go], visibility: 'private' })
     const draft = await write(other, { tags: [go], status: 'draft' })
@@ -84,6 +84,13 @@ describe('tags', () => {
     expect(await ids(other, `/users/me/posts?tag=${go.toUpperCase()}`)).toEqual([draft.id])
     expect(await ids(null, `/posts?tag=${sql}&sort=title&limit=100`)).toEqual([open.id, onlySql.id])
     expect(await ids(null, `/search?q=tagged&tag=${sql}`)).toEqual([open.id, onlySql.id])
+    // Version 1's list takes it too (its posts do not show their tags).
+    const v1 = await t.app.inject({ url: `${V1}/posts?tag=${sql.toUpperCase()}&limit=100` })
+    expect(v1.statusCode, v1.body).toBe(200)
+    expect(v1.json<{ id: number }[]>().map((post) => post.id).sort((a, b) => a - b)).toEqual([open.id, onlySql.id].sort((a, b) => a - b))
+    const v1Ids = async (who: LoggedIn | null) => (await t.app.inject({ url: `${V1}/posts?tag=${go}&limit=100`, headers: who?.headers ?? {} })).json<{ id: number }[]>().map((post) => post.id)
+    expect(await v1Ids(null)).not.toContain(secret.id)
+    expect(await v1Ids(author)).toContain(secret.id)
     expect(before.anyone[sql]).toBe(2)
     expect(before.author[go]! - before.anyone[go]!).toBe(1)
     expect(before.other[go]! - before.anyone[go]!).toBe(1)
