@@ -3,9 +3,9 @@
 // inside the query (a comment on a private post is its readers' hit only, a hidden one its
 // author's, a blocked author's nobody's who blocked them), with totals that count only those; the
 // posts' narrowing (tag, visibility, status); cursor pages in rank order; the index kept by every
-// write (an edit, a delete); and the migration that indexes the comments written before it. Who
-// finds which comment in every visibility and status is the comment matrix's
-// (comment-access.v2.test.ts).
+// write (an edit, a delete, an account removed for good); and the migration that indexes the
+// comments written before it. Who finds which comment in every visibility and status is the
+// comment matrix's (comment-access.v2.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { TestApp } from '../../../test/helpers/app.js'
@@ -159,6 +159,24 @@ describe('comments in ranked search', () => {
     expect((await found('carrots')).ids).toEqual([])
     const column = dialect() === 'sqlite' ? 'rowid' : 'comment_id'
     const left = await t.db.selectFrom('comment_search').select(t.db.fn.countAll().as('count')).where(column as 'comment_id', '=', comments.edited).executeTakeFirstOrThrow()
+    expect(Number(left.count)).toBe(0)
+  })
+
+  it("takes every comment of an account removed for good out of the index, and out of every search", async () => {
+    const leaver = await seedAndLogin(t.app)
+    const mine: number[] = []
+    for (const text of ['Goodbye gardeners', 'Goodbye cooks', 'Goodbye again']) {
+      const said = await send(leaver, 'POST', `/posts/${posts.open}/comments`, { text: `${text} ${marker}` })
+      expect(said.statusCode, said.body).toBe(201)
+      mine.push(said.json<{ id: number }>().id)
+    }
+    expect((await found('goodbye')).total).toBe(3)
+    expect((await send(leaver, 'DELETE', '/users/me')).statusCode).toBe(202)
+    await t.app.services.accountDeletion.purgeDue(Date.now() + 30 * 86_400_000)
+    expect(await t.db.selectFrom('users').select('id').where('id', '=', leaver.user.id).executeTakeFirst()).toBeUndefined()
+    expect((await found('goodbye')).total).toBe(0)
+    const column = dialect() === 'sqlite' ? 'rowid' : 'comment_id'
+    const left = await t.db.selectFrom('comment_search').select(t.db.fn.countAll().as('count')).where(column as 'comment_id', 'in', mine).executeTakeFirstOrThrow()
     expect(Number(left.count)).toBe(0)
   })
 
