@@ -13,7 +13,7 @@ import { PASSAGES_HEADLINE, rankType, rowsTsquery, type StemmedQuery, stemQuery,
 import { readOffLoop } from '../../db/read-worker.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
-import type { HitWindow } from '../../shared/search-page.js'
+import type { HitWindow, RankedId } from '../../shared/search-page.js'
 import { ftsMatchOf, MARK_END, MARK_START, searchableText, searchConfigurationOf, type SearchQuery } from '../../shared/search-text.js'
 import type { PostScope } from '../posts/index.js'
 import { listsPost } from '../posts/index.js'
@@ -67,12 +67,6 @@ export async function commentsToIndex(db: Executor, after: number, limit: number
   return rows.map((row) => ({ id: Number(row.id), text: row.text, language: row.language }))
 }
 
-/** A hit: the comment's id and its relevance (higher is better; comparable within one search only). */
-export interface CommentSearchHit {
-  id: number
-  rank: number
-}
-
 function matchCondition(db: Executor, query: SearchQuery, stemmed: StemmedQuery): RawBuilder<SqlBool> {
   return isPostgres(db) ? tsMatch(DOCUMENT, CONFIGURATION, stemmed) : sql<SqlBool>`comment_search match ${ftsMatchOf(query)}`
 }
@@ -100,7 +94,7 @@ function matchingComments(db: Executor, scope: PostScope, query: SearchQuery, st
 }
 
 /** A page of hits in rank order (ties newest first). */
-export async function searchComments(db: Executor, scope: PostScope, query: SearchQuery, stemmed: StemmedQuery, window: HitWindow): Promise<CommentSearchHit[]> {
+export async function searchComments(db: Executor, scope: PostScope, query: SearchQuery, stemmed: StemmedQuery, window: HitWindow): Promise<RankedId[]> {
   const rank = rankOf(db, stemmed)
   const { after } = window
   const found = matchingComments(db, scope, query, stemmed)

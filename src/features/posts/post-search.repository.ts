@@ -16,7 +16,7 @@ import { PASSAGES_HEADLINE, rankType, rowsTsquery, type StemmedQuery, stemQuery,
 import { readOffLoop } from '../../db/read-worker.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
-import type { HitWindow } from '../../shared/search-page.js'
+import type { HitWindow, RankedId } from '../../shared/search-page.js'
 import { ftsMatchOf, MARK_END, MARK_START, searchableText, searchConfigurationOf, type SearchQuery } from '../../shared/search-text.js'
 import type { PostFilter } from './post.js'
 import type { Reader } from './post-policy.js'
@@ -61,12 +61,6 @@ export function postsToIndex(db: Executor, after: number, limit: number): Promis
     .execute()
 }
 
-/** A hit: the post's id and its relevance (higher is better; comparable within one search only). */
-export interface SearchHit {
-  id: number
-  rank: number
-}
-
 /** The match: SQLite's MATCH; on PostgreSQL one GIN scan for any configuration's query, then each post held to its own. */
 function matchCondition(db: Executor, query: SearchQuery, stemmed: StemmedQuery): RawBuilder<SqlBool> {
   if (!isPostgres(db)) return sql<SqlBool>`post_search match ${ftsMatchOf(query)}`
@@ -88,7 +82,7 @@ function matchingPosts(db: Executor, reader: Reader, filter: PostFilter, query: 
 }
 
 /** A page of hits in rank order (ties newest first). */
-export async function searchPosts(db: Executor, reader: Reader, filter: PostFilter, query: SearchQuery, stemmed: StemmedQuery, window: HitWindow): Promise<SearchHit[]> {
+export async function searchPosts(db: Executor, reader: Reader, filter: PostFilter, query: SearchQuery, stemmed: StemmedQuery, window: HitWindow): Promise<RankedId[]> {
   const rank = rankOf(db, stemmed)
   const { after } = window
   const found = matchingPosts(db, reader, filter, query, stemmed)

@@ -8,11 +8,12 @@ import { cursorPageRequest, toCursorPageEnvelope } from '../../api/common/page-e
 import { errorResponses } from '../../api/common/responses.js'
 import { optionalBearerOrApiKey } from '../../api/common/security-scheme.js'
 import { RuleViolation } from '../../shared/errors.js'
+import type { SearchAfter } from '../../shared/search-page.js'
 import { snippetHtml } from '../../shared/search-text.js'
 import { CommentRead, toCommentRead } from '../comments/index.js'
 import { postCallerOf, postReadsFor, postShapesV2 } from '../posts/index.js'
 import { toUserReadV2, userReader, userShapesV2 } from '../users/index.js'
-import { decodeHitCursor, encodeHitCursor, type HitAfter } from './hit-cursor.http.js'
+import { decodeHitCursor, encodeHitCursor } from './hit-cursor.http.js'
 import { searchPageOf,SearchQuery, SearchRefusedResponse } from './search.schemas.js'
 import { markedSubstring } from './user-highlights.js'
 
@@ -54,9 +55,10 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       const caller = postCallerOf(request)
       const after = cursor === undefined ? undefined : decodeHitCursor(cursor)
-      const hitsPage = (found: { total: number; next: HitAfter | undefined }, shown: number) => ({
+      // The envelope of a page of ranked hits, whatever they are hits of.
+      const hitsPage = (found: { hits: readonly unknown[]; total: number; next: SearchAfter | undefined }) => ({
         total_count: found.total,
-        has_more: after === undefined ? (page - 1) * limit + shown < found.total : found.next !== undefined,
+        has_more: after === undefined ? (page - 1) * limit + found.hits.length < found.total : found.next !== undefined,
         page,
         items_per_page: limit,
         next_cursor: found.next === undefined ? null : encodeHitCursor(found.next),
@@ -65,7 +67,7 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const found = await comments.search(caller, q, { visibility, status, tag }, { page, limit, after }, clientOf(request))
         return {
           data: found.hits.map((hit) => ({ type: 'comment' as const, rank: hit.rank, highlights: { text: snippetHtml(hit.snippet) }, comment: toCommentRead(hit.comment) })),
-          ...hitsPage(found, found.hits.length),
+          ...hitsPage(found),
         }
       }
       const found = await posts.search(caller, q, { visibility, status, tag }, { page, limit, after }, clientOf(request))
@@ -78,7 +80,7 @@ const searchRoutes: FastifyPluginAsyncTypebox = async (app) => {
           highlights: { title: snippetHtml(hit.snippet.title), text: snippetHtml(hit.snippet.text) },
           post: read(items[i]!),
         })),
-        ...hitsPage(found, found.hits.length),
+        ...hitsPage(found),
       }
     },
   )
