@@ -14,6 +14,9 @@ import type { ValidationContext } from '../shared/validation/validation-issues.j
 import { toValidationIssues, validationDetail } from '../shared/validation/validation-issues.js'
 import { setResponseHeaders } from './response-headers.js'
 
+/** What a 503 for a database that does not answer asks the client to wait before trying again. */
+const DATABASE_RETRY_AFTER_SECONDS = 5
+
 const STATUS_BY_KIND: Record<ErrorKind, number> = {
   invalid: 400,
   unauthenticated: 401,
@@ -90,6 +93,8 @@ function handleError(this: FastifyInstance, error: FastifyError, request: Fastif
 
   if (isDatabaseUnavailable(error)) {
     this.logger.warn({ err: error, reqId: request.id }, 'request failed: database unavailable')
+    // A restart or failover of the primary takes seconds: a client (or a balancer) tries again then.
+    reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
     return send(reply, 503, SERVICE_UNAVAILABLE, 'service_unavailable')
   }
 

@@ -41,7 +41,9 @@ async function expectOutageAndRecovery(t: TestApp, down: () => Promise<void>, up
     { method: 'POST' as const, url: `${V1}/login`, payload: { username: user.username, password: user.password } },
     { method: 'POST' as const, url: `${V1}/posts/`, payload: { title: 't', text: 'x' }, headers },
   ]) {
-    expectError(await t.app.inject(request), 503, 'Service unavailable')
+    const answer = await t.app.inject(request)
+    expectError(answer, 503, 'Service unavailable')
+    expect(answer.headers['retry-after']).toBe('5')
   }
   expectError(await t.app.inject({ url: '/ready' }), 503, 'Service unavailable')
   expect((await t.app.inject({ url: '/health' })).statusCode).toBe(200)
