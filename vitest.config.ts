@@ -17,6 +17,11 @@ const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 // PgBouncer in transaction mode in front of the same server (.ci/run starts one on this port).
 const pgbouncerUrl = process.env.TEST_PGBOUNCER_URL ?? 'postgres://postgres@127.0.0.1:6543/postgres'
 const chromiumPath = process.env.TEST_CHROMIUM ?? '/usr/bin/chromium'
+// A PostgreSQL primary and its hot standby (scripts/test-services.sh makes them) and HAProxy, for
+// the read-replica and multi-node tests.
+const replicaPrimaryUrl = process.env.TEST_REPLICA_PRIMARY_URL ?? 'postgres://postgres@127.0.0.1:5434/postgres'
+const replicaUrl = process.env.TEST_REPLICA_URL ?? 'postgres://postgres@127.0.0.1:5433/postgres'
+const haproxyPath = process.env.TEST_HAPROXY ?? '/usr/sbin/haproxy'
 const inCi = Boolean(process.env.CI) && process.env.CI !== 'false'
 
 async function postgresReachable(connectionString = postgresUrl): Promise<boolean> {
@@ -47,6 +52,20 @@ function redisReachable(): Promise<boolean> {
       resolve(false)
     })
   })
+}
+
+/** A PostgreSQL that answers and is a hot standby (in recovery). */
+async function standbyReachable(connectionString: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 3000 })
+  try {
+    await client.connect()
+    const { rows } = await client.query<{ standby: boolean }>('select pg_is_in_recovery() as standby')
+    return rows[0]?.standby === true
+  } catch {
+    return false
+  } finally {
+    await client.end().catch(() => {})
+  }
 }
 
 function unreachable(service: string, url: string, variable: string): void {
@@ -144,6 +163,8 @@ async function migratedTemplate(serverBuild: string): Promise<string> {
 interface Available {
   redis: boolean
   chromium: boolean
+  replica: boolean
+  haproxy: boolean
   /** Where the server was built for this run. */
   serverBuild: string
   /** The migrated PostgreSQL database test apps' databases are copied from ('' without PostgreSQL). */
@@ -175,20 +196,26 @@ function project(name: ProjectName, include: string[], available: Available, exc
     fastPath: !name.endsWith('-plain'),
     redisUrl: available.redis ? redisUrl : '',
     chromiumPath: available.chromium ? chromiumPath : '',
+    replicaPrimaryUrl: available.replica ? replicaPrimaryUrl : '',
+    replicaUrl: available.replica ? replicaUrl : '',
+    haproxyPath: available.haproxy ? haproxyPath : '',
     serverBundle: path.join(available.serverBuild, 'server.js'),
   }
   return { extends: true, test: { name, include, exclude: [...configDefaults.exclude, ...exclude], provide } }
 }
 
 export default defineConfig(async () => {
-  const [postgres, pgbouncer, redis] = await Promise.all([postgresReachable(), postgresReachable(pgbouncerUrl), redisReachable()])
+  const [postgres, pgbouncer, redis, replica] = await Promise.all([postgresReachable(), postgresReachable(pgbouncerUrl), redisReachable(), standbyReachable(replicaUrl).then(async (standby) => standby && (await postgresReachable(replicaPrimaryUrl)))])
   if (!postgres) unreachable('PostgreSQL', postgresUrl, 'TEST_DATABASE_URL')
   if (postgres && !pgbouncer) unreachable('PgBouncer', pgbouncerUrl, 'TEST_PGBOUNCER_URL')
   if (!redis) unreachable('Redis', redisUrl, 'TEST_REDIS_URL')
+  if (postgres && !replica) unreachable('A PostgreSQL primary and its standby', `${replicaPrimaryUrl} and ${replicaUrl}`, 'TEST_REPLICA_PRIMARY_URL and TEST_REPLICA_URL (bash scripts/test-services.sh makes them)')
+  const haproxy = existsSync(haproxyPath)
+  if (!haproxy) unreachable('HAProxy', haproxyPath, 'TEST_HAPROXY (apt-get install -y haproxy)')
   const chromium = existsSync(chromiumPath)
   if (!chromium) unreachable('Chromium', chromiumPath, 'TEST_CHROMIUM (apt-get install -y chromium)')
   const serverBuild = buildServerForTests()
-  const available = { redis, chromium, serverBuild, postgresTemplate: postgres ? await migratedTemplate(serverBuild) : '' }
+  const available = { redis, chromium, replica, haproxy, serverBuild, postgresTemplate: postgres ? await migratedTemplate(serverBuild) : '' }
   return {
     test: {
       pool: 'forks' as const,

@@ -176,9 +176,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   })
   await app.register(appContext, { config, logger, services })
+  if (backends.replicas) await app.register((await import('./plugins/read-consistency.js')).default, { replicas: backends.replicas })
   // Loaded only when configured: a service without them does not parse their packages at start.
   if (config.otel) await app.register((await import('./plugins/tracing.js')).default, { database, exporter: options.spanExporter })
-  if (config.metrics) await app.register((await import('./plugins/metrics.js')).default, { database })
+  if (config.metrics) await app.register((await import('./plugins/metrics.js')).default, { database, replicas: backends.replicas })
   else app.decorate('metrics', null)
   await app.register(accessLog)
   await app.register(errorHandler)

@@ -5,7 +5,9 @@ import type { Redis } from 'ioredis'
 import type { Config } from './config.js'
 import type { DatabaseHandle, DatabaseOptions } from './db/database.js'
 import { createDatabase } from './db/database.js'
-import { migrateToLatest } from './db/migrate.js'
+import { latestMigration, migrateToLatest } from './db/migrate.js'
+import { ReplicaSet } from './db/replicas/replica-set.js'
+import { MemoryWalPositions, RedisWalPositions } from './db/replicas/wal-positions.js'
 import type { Services } from './features/index.js'
 import { FEATURES } from './features/index.js'
 import type { Logger } from './logger.js'
@@ -14,6 +16,8 @@ import { createServices } from './services.js'
 export interface Backends {
   database: DatabaseHandle
   redis: Redis | undefined
+  /** The read replicas, when DATABASE_REPLICA_URLS lists any. */
+  replicas: ReplicaSet | undefined
   services: Services
   close(): Promise<void>
 }
@@ -77,11 +81,13 @@ export async function openBackends(config: Config, secretKey: string, logger: Lo
     onPoolError: (error) => logger.warn({ err: error }, 'database connection failed'),
   })
   let redis: Redis | undefined
+  let replicas: ReplicaSet | undefined
   const running: { stop(): void }[] = []
   try {
     if (options.prepare) await migrate(config, database)
     redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisKeyPrefix) : undefined
-    const services = createServices({ config, secretKey, database, redis, logger })
+    replicas = await openReplicas(config, database, redis, logger)
+    const services = createServices({ config, secretKey, database, redis, replicas, logger })
     // What the slices keep running while the process serves (a provider's discovery), then what
     // must exist before it serves (the configured administrator).
     for (const feature of FEATURES) if (feature.open) running.push(await feature.open({ services, config, logger }))
@@ -89,17 +95,47 @@ export async function openBackends(config: Config, secretKey: string, logger: Lo
     return {
       database,
       redis,
+      replicas,
       services,
       async close() {
         for (const started of running) started.stop()
         redis?.disconnect()
+        await replicas?.close()
         await database.close()
       },
     }
   } catch (error) {
     for (const started of running) started.stop()
     redis?.disconnect()
+    await replicas?.close()
     await database.close()
     throw error
   }
+}
+
+/**
+ * The hot standbys of DATABASE_REPLICA_URLS, each with its own pool, watched from the start. A
+ * replica that does not answer yet is opened all the same: the monitor uses it once it does.
+ */
+async function openReplicas(config: Config, database: DatabaseHandle, redis: Redis | undefined, logger: Logger): Promise<ReplicaSet | undefined> {
+  if (config.databaseReplicaUrls.length === 0) return undefined
+  const replicas = await Promise.all(
+    config.databaseReplicaUrls.map(async (url, index) => {
+      const name = `replica-${index + 1}`
+      const handle = await createDatabase({ ...databaseOptions(config), databaseUrl: url, onPoolError: (error) => logger.warn({ err: error, replica: name }, 'replica connection failed') })
+      return { name, handle }
+    }),
+  )
+  // A caller's write position must outlive the longest lag a replica in use may have.
+  const keepMs = Math.max(60_000, 3 * config.databaseReplicaMaxLagMs)
+  const set = new ReplicaSet({
+    primary: database.db,
+    replicas,
+    positions: redis ? new RedisWalPositions(redis, keepMs) : new MemoryWalPositions(keepMs),
+    maxLagMs: config.databaseReplicaMaxLagMs,
+    schemaVersion: latestMigration(),
+    onError: (error, replica) => logger.warn({ err: error, replica }, 'a database did not answer the replica monitor; reads stay on the primary'),
+  })
+  await set.start()
+  return set
 }

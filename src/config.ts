@@ -59,8 +59,12 @@ export interface CoreConfig {
   databaseUrl: string | undefined
   /** A direct PostgreSQL URL (not through a pooler) for migrations; undefined: DATABASE_URL. */
   databaseDirectUrl: string | undefined
-  /** Connections in each process's PostgreSQL pool. */
+  /** Connections in each process's PostgreSQL pool (each replica's too). */
   databasePoolMax: number
+  /** Hot standbys of DATABASE_URL's PostgreSQL that GETs' content reads may use (docs/deploy.md, "Scale out"). */
+  databaseReplicaUrls: string[]
+  /** A replica further behind the primary than this is not read from until it catches up. */
+  databaseReplicaMaxLagMs: number
   /** PostgreSQL statement_timeout sent when connecting; 0: none sent (the server's or role's setting applies). */
   databaseStatementTimeoutMs: number
   /** The speed layer under Kysely (src/db/fast-path); off: every query through Kysely's stock dialects. */
@@ -178,6 +182,15 @@ function otel(env: Env): Config['otel'] {
   const endpoint = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:'])
   const serviceName = read(env, 'OTEL_SERVICE_NAME') ?? 'user-post-service'
   return endpoint === undefined ? undefined : { endpoint: endpoint.replace(/\/+$/, ''), serviceName }
+}
+
+function replicaUrls(env: Env, databaseUrl: string | undefined): string[] {
+  const raw = read(env, 'DATABASE_REPLICA_URLS')
+  if (raw === undefined) return []
+  if (databaseUrl === undefined) throw new ConfigError('DATABASE_REPLICA_URLS needs DATABASE_URL: replicas are hot standbys of a PostgreSQL primary (SQLite has none)')
+  const urls = raw.split(',').map((entry) => entry.trim()).filter(Boolean)
+  for (const [index, entry] of urls.entries()) url({ [`DATABASE_REPLICA_URLS[${index}]`]: entry }, `DATABASE_REPLICA_URLS[${index}]`, ['postgres:', 'postgresql:'])
+  return urls
 }
 
 function directUrl(env: Env, databaseUrl: string | undefined): string | undefined {
@@ -415,6 +428,8 @@ export function loadConfig(env: Env): Config {
     databaseUrl,
     databaseDirectUrl: directUrl(env, databaseUrl),
     databasePoolMax: integer(env, 'DATABASE_POOL_MAX', 10, 1, 1000),
+    databaseReplicaUrls: replicaUrls(env, databaseUrl),
+    databaseReplicaMaxLagMs: integer(env, 'DATABASE_REPLICA_MAX_LAG_MS', 2000, 1, 3_600_000),
     databaseStatementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 0, 86_400_000),
     fastPath: oneOf(env, 'FAST_PATH', ['on', 'off'] as const, 'on') === 'on',
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),

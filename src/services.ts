@@ -7,6 +7,7 @@ import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { isPostgres } from './db/dialect.js'
 import { pingDatabase } from './db/health.js'
+import type { ReplicaSet } from './db/replicas/replica-set.js'
 import { bindRepository } from './db/repository.js'
 import { UnitOfWork } from './db/unit-of-work.js'
 import { composeFeatures } from './features/composition.js'
@@ -27,10 +28,12 @@ export interface ServiceDependencies {
   secretKey: string
   database: DatabaseHandle
   redis: Redis | undefined
+  /** Where replica-safe reads may run (DATABASE_REPLICA_URLS); undefined: everything on the primary. */
+  replicas?: ReplicaSet | undefined
   logger: Logger
 }
 
-export function createServices({ config, secretKey, database, redis, logger }: ServiceDependencies): Services {
+export function createServices({ config, secretKey, database, redis, replicas, logger }: ServiceDependencies): Services {
   const { db } = database
   const jobs = new Scheduler((error, job) => logger.warn({ err: error, job }, 'a background job failed; it runs again at its next turn'))
   const signals = new Signals()
@@ -56,7 +59,7 @@ export function createServices({ config, secretKey, database, redis, logger }: S
     signals,
     unitOfWork: new UnitOfWork(db),
     settingWarnings: new WarnOnce(logger),
-    bind: (functions) => bindRepository(functions, db),
+    bind: (functions, targets) => bindRepository(functions, db, targets, replicas),
   }
   const services = composeFeatures(FEATURES, context, core)
   // Each feature's background jobs and reactions to committed changes (its feature.ts). The

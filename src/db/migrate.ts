@@ -25,3 +25,8 @@ export function migrateTo(db: Kysely<any>, target: string): Promise<MigrationRes
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
   return withSchemaWrites(db, () => migrator.migrateTo(target))
 }
+
+/** The name of the newest migration this code has: a replica that has not replayed it is not read from. */
+export function latestMigration(): string {
+  return Object.keys(migrations).sort().at(-1)!
+}

@@ -7,6 +7,7 @@
 // (src/db/fast-path: a transaction has no direct executor).
 import type { Kysely } from 'kysely'
 
+import { noteWrite } from './replicas/request-reads.js'
 import type { Database, Executor } from './schema.js'
 
 const EXECUTOR = Symbol('executor')
@@ -31,6 +32,8 @@ export class UnitOfWork {
   constructor(private readonly db: Kysely<Database>) {}
 
   async run<T>(work: (unit: Unit) => Promise<T>): Promise<T> {
+    // With read replicas, the request reads the primary from here on (src/db/replicas/request-reads.ts).
+    noteWrite()
     const committed: (() => void)[] = []
     const result = await this.db.transaction().execute((trx) => work({ [EXECUTOR]: trx, [AFTER_COMMIT]: committed }))
     for (const then of committed) then()

@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis'
 
 import type { Config } from '../config.js'
 import type { DatabaseHandle } from '../db/database.js'
+import type { ReadTargets } from '../db/replicas/read-targets.js'
 import type { Repository, RepositoryFunction } from '../db/repository.js'
 import type { UnitOfWork } from '../db/unit-of-work.js'
 import type { Logger } from '../logger.js'
@@ -102,8 +103,8 @@ export interface BuildContext {
   signals: Signals
   /** A refusal that a setting decided (a passkey's origin) is told once per value, at warn. */
   settingWarnings: WarnOnce
-  /** The slice's own repository functions, bound to the database (src/db/repository.ts). */
-  bind: <Functions extends Record<string, RepositoryFunction>>(functions: Functions) => Repository<Functions>
+  /** The slice's own repository functions, bound to the database, each where its repository says it runs (src/db/repository.ts). */
+  bind: <Functions extends Record<string, RepositoryFunction>>(functions: Functions, targets: ReadTargets<Functions>) => Repository<Functions>
   /**
    * The other slices' services. A slice in `needs` is built first and may be held at once; a slice
    * in `calls` may be built later, so it is reached only inside a function called after the

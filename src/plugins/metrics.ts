@@ -8,6 +8,7 @@ import fp from 'fastify-plugin'
 import { collectDefaultMetrics,Counter, Gauge, Histogram, Registry } from 'prom-client'
 
 import type { DatabaseHandle } from '../db/database.js'
+import type { ReplicaSet } from '../db/replicas/replica-set.js'
 import { routeTemplateOf } from './route-template.js'
 
 declare module 'fastify' {
@@ -21,12 +22,13 @@ declare module 'fastify' {
 
 export interface MetricsOptions {
   database: DatabaseHandle
+  replicas?: ReplicaSet | undefined
 }
 
 const UNMATCHED = '(unmatched)'
 
 export default fp<MetricsOptions>(
-  async (app, { database }) => {
+  async (app, { database, replicas }) => {
     const registry = new Registry()
     collectDefaultMetrics({ register: registry })
     app.decorate('metrics', registry)
@@ -91,6 +93,38 @@ export default fp<MetricsOptions>(
           this.set({ state: 'in_use' }, total - idle)
           this.set({ state: 'idle' }, idle)
           this.set({ state: 'waiting' }, waiting)
+        },
+      })
+    }
+
+    if (replicas) {
+      new Counter({
+        name: 'db_replica_safe_reads_total',
+        help: 'Reads repositories declare replica-safe, by where they ran (primary, or a replica by name)',
+        labelNames: ['target'] as const,
+        registers: [registry],
+        collect() {
+          this.reset()
+          this.inc({ target: 'primary' }, replicas.primaryReads)
+          for (const { name, reads } of replicas.stats()) this.inc({ target: name }, reads)
+        },
+      })
+      new Counter({
+        name: 'db_replica_fallbacks_total',
+        help: "Replica-safe reads of GETs that ran on the primary: no replica within the lag allowed or caught up with the caller's last write, or a replica failed",
+        registers: [registry],
+        collect() {
+          this.reset()
+          this.inc(replicas.fallbacks)
+        },
+      })
+      new Gauge({
+        name: 'db_replica_lag_seconds',
+        help: 'How far each replica is behind the primary (+Inf: not answering or not a standby; not read from past DATABASE_REPLICA_MAX_LAG_MS)',
+        labelNames: ['replica'] as const,
+        registers: [registry],
+        collect() {
+          for (const { name, lagMs } of replicas.stats()) this.set({ replica: name }, lagMs / 1000)
         },
       })
     }

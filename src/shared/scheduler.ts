@@ -6,6 +6,8 @@
 // waits twice as long before the next, up to its idle interval, so an idle service does not poll
 // every second; a kick (a commit that queued work) runs it at once and brings it back to its
 // shortest interval.
+import { AsyncResource } from 'node:async_hooks'
+
 
 /**
  * What a run says: `false` when it found nothing to do (the job backs off); a number when it
@@ -45,6 +47,12 @@ export class Job {
   private started = false
   private waitMs: number
   private readonly stopping = new AbortController()
+  /**
+   * Runs in the context the job was registered in (the process's start), never in that of the
+   * request whose commit kicked it: what a request carries (its replica reads,
+   * src/db/replicas/request-reads.ts) must not follow it into background work.
+   */
+  private readonly outsideRequests = AsyncResource.bind(<T>(run: () => T): T => run())
 
   constructor(
     readonly options: Required<Omit<JobOptions, 'run'>> & Pick<JobOptions, 'run'>,
@@ -98,7 +106,7 @@ export class Job {
       return
     }
     clearTimeout(this.timer)
-    this.running = this.runOnce().finally(() => {
+    this.running = this.outsideRequests(() => this.runOnce()).finally(() => {
       this.running = undefined
       if (this.dueSoon) {
         this.dueSoon = false
@@ -122,8 +130,7 @@ export class Job {
       while (this.running) await this.running
       if (this.stopping.signal.aborted) return
       const outcome: { result: RunResult } = { result: false }
-      this.running = this.options
-        .run(this.stopping.signal)
+      this.running = this.outsideRequests(() => this.options.run(this.stopping.signal))
         .then((value) => void (outcome.result = value))
         .catch((error: unknown) => this.onError(error, this.name))
         .finally(() => (this.running = undefined))

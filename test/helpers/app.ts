@@ -29,6 +29,11 @@ declare module 'vitest' {
     redisUrl: string
     /** Empty when no Chromium is installed (allowed outside CI only). */
     chromiumPath: string
+    /** A PostgreSQL primary of the replica tests' own, and its hot standby; empty when they are not running (allowed outside CI only). */
+    replicaPrimaryUrl: string
+    replicaUrl: string
+    /** HAProxy's binary; empty when it is not installed (allowed outside CI only). */
+    haproxyPath: string
     /** False in the -plain projects: the app runs with FAST_PATH=off. */
     fastPath: boolean
     /** The server built once for this run (scripts/build.mjs), which tests that start server processes run. */
@@ -49,8 +54,8 @@ export interface TestApp {
   close(): Promise<void>
 }
 
-async function withAdminClient<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: inject('postgresUrl') })
+async function withAdminClient<T>(run: (client: pg.Client) => Promise<T>, server = inject('postgresUrl')): Promise<T> {
+  const client = new pg.Client({ connectionString: server })
   await client.connect()
   try {
     return await run(client)
@@ -64,7 +69,7 @@ async function withAdminClient<T>(run: (client: pg.Client) => Promise<T>): Promi
  * it. Empty by default; `migrated`: on PostgreSQL, a copy of the run's migrated template, which
  * the app's start then finds up to date.
  */
-export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+export async function createTestDatabase(options: { migrated?: boolean; replicated?: boolean } = {}): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'ups-test-'))
   const removeDir = () => rm(dataDir, { recursive: true, force: true })
   // Its own Redis namespace too: test files run side by side against one Redis, and the client
@@ -73,9 +78,11 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   if (dialect() === 'sqlite') return { env: { DATA_DIR: dataDir, ...redisEnv }, drop: removeDir }
 
   const name = `ups_test_${process.pid}_${randomBytes(4).toString('hex')}`
-  const template = options.migrated && inject('postgresTemplate') ? ` template ${inject('postgresTemplate')}` : ''
-  await withAdminClient((client) => client.query(`create database ${name}${template}`))
-  const url = new URL(inject('postgresUrl'))
+  // `replicated`: on the replica tests' own primary, which has no migrated template (the app migrates at start).
+  const server = options.replicated ? inject('replicaPrimaryUrl') : inject('postgresUrl')
+  const template = options.migrated && !options.replicated && inject('postgresTemplate') ? ` template ${inject('postgresTemplate')}` : ''
+  await withAdminClient((client) => client.query(`create database ${name}${template}`), server)
+  const url = new URL(server)
   url.pathname = `/${name}`
   const pooler = inject('poolerUrl') ? new URL(inject('poolerUrl')) : undefined
   if (pooler) pooler.pathname = `/${name}`
@@ -87,7 +94,7 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   return {
     env: { DATA_DIR: dataDir, ...redisEnv, ...databaseEnv },
     async drop() {
-      await withAdminClient((client) => client.query(`drop database if exists ${name} with (force)`))
+      await withAdminClient((client) => client.query(`drop database if exists ${name} with (force)`), server)
       await removeDir()
     },
   }
@@ -113,9 +120,10 @@ export const TEST_ENV: Record<string, string> = {
 export async function createTestApp(
   env: Record<string, string> | ((databaseEnv: Record<string, string>) => Record<string, string>) = {},
   beforeReady?: (app: FastifyInstance) => void,
-  appOptions: Pick<AppOptions, 'spanExporter' | 'compileSchemas'> = {},
+  appOptions: Pick<AppOptions, 'spanExporter' | 'compileSchemas'> & { replicated?: boolean } = {},
 ): Promise<TestApp> {
-  const database = await createTestDatabase({ migrated: true })
+  const { replicated, ...buildOptions } = appOptions
+  const database = await createTestDatabase({ migrated: true, replicated })
   const allEnv = { ...TEST_ENV, ...database.env, ...(typeof env === 'function' ? env(database.env) : env) }
   const config = loadConfig(allEnv)
   let app: FastifyInstance
@@ -125,7 +133,7 @@ export async function createTestApp(
     const secretKey = config.secretKey ?? TEST_SECRET_KEY
     const backends = await openBackends(config, secretKey, logger, { prepare: true })
     db = backends.database.db
-    app = await buildApp({ config, secretKey, logger, backends, ...appOptions })
+    app = await buildApp({ config, secretKey, logger, backends, ...buildOptions })
     beforeReady?.(app)
     await app.ready()
   } catch (error) {

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely'
 
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -28,4 +29,11 @@ export async function deleteEmailDomainRule(db: Executor, domain: string): Promi
 
 /** This feature's data access for its service, bound to the database (src/db/repository.ts). */
 export const emailDomainsFunctions = { listEmailDomainRules, putEmailDomainRule, deleteEmailDomainRule }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const emailDomainsReadTargets: ReadTargets<typeof emailDomainsFunctions> = {
+  listEmailDomainRules: 'primary',
+  putEmailDomainRule: 'write',
+  deleteEmailDomainRule: 'write',
+}
+
 export type EmailDomainsRepository = Repository<typeof emailDomainsFunctions>

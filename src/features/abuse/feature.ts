@@ -7,7 +7,7 @@ import captchaDoors from './captcha.http.js'
 import { CaptchaGate } from './captcha-gate.js'
 import { verifierFor } from './captcha-verifier.js'
 import { EmailDomainPolicy } from './email-domains.js'
-import { emailDomainsFunctions } from './email-domains.repository.js'
+import { emailDomainsFunctions, emailDomainsReadTargets } from './email-domains.repository.js'
 import emailDomainRoutes from './email-domains.v2.routes.js'
 import { abuseErrorCodes } from './errors.js'
 import { PasswordScreen } from './password-screen.js'
@@ -42,7 +42,7 @@ export const abuseFeature: Feature<AbuseServices, { abuse: AbuseSettings }> = {
         })
       : undefined
     const passwordScreen = new PasswordScreen({ list: breachListOf(abuse.breachedPasswords), failMode: abuse.breachedPasswordsFail, securityEvents, logger, refused: () => signals.emit('password-breached') })
-    const emailDomains = new EmailDomainPolicy(bind(emailDomainsFunctions), abuse.blockDisposableEmails, securityEvents, () => signals.emit('email-domain-blocked'))
+    const emailDomains = new EmailDomainPolicy(bind(emailDomainsFunctions, emailDomainsReadTargets), abuse.blockDisposableEmails, securityEvents, () => signals.emit('email-domain-blocked'))
     return { captcha, passwordScreen, emailDomains }
   },
 

@@ -2,7 +2,7 @@
 import { pingDatabase } from '../../db/health.js'
 import { type Feature, routes } from '../feature.js'
 import adminRoutes from './admin.v2.routes.js'
-import { overviewFunctions } from './overview.repository.js'
+import { overviewFunctions, overviewReadTargets } from './overview.repository.js'
 import { OverviewService } from './overview.service.js'
 
 interface AdminServices {
@@ -12,6 +12,6 @@ interface AdminServices {
 
 export const adminFeature: Feature<AdminServices> = { name: 'admin',
   create: ({ database: { db }, redis, bind }) => ({
-    overview: new OverviewService(bind(overviewFunctions), { database: () => pingDatabase(db), ...(redis ? { redis: () => redis.ping() } : {}) }),
+    overview: new OverviewService(bind(overviewFunctions, overviewReadTargets), { database: () => pingDatabase(db), ...(redis ? { redis: () => redis.ping() } : {}) }),
   }),
  migrations: ['2026-11-22-04-admin-overview'], routes: { v2: [routes(adminRoutes, { prefix: '/admin' })] } }

@@ -2,6 +2,7 @@
 // 2026-11-21-05-row-counts) and per UTC day (2026-11-22-04-admin-overview: sign-ups and
 // successful logins), and which database answers.
 import { isPostgres } from '../../db/dialect.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import { liveRowCount } from '../../db/row-counts.js'
 import type { Executor } from '../../db/schema.js'
@@ -33,4 +34,12 @@ export function databaseDialect(db: Executor): 'postgres' | 'sqlite' {
 
 /** This feature's data access for its service, bound to the database (src/db/repository.ts). */
 export const overviewFunctions = { dailyCounts, liveUserCount, livePostCount, databaseDialect }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const overviewReadTargets: ReadTargets<typeof overviewFunctions> = {
+  dailyCounts: 'replica',
+  liveUserCount: 'replica',
+  livePostCount: 'replica',
+  databaseDialect: 'primary',
+}
+
 export type OverviewRepository = Repository<typeof overviewFunctions>

@@ -1,6 +1,7 @@
 // The only place API-key SQL lives. Keys are found by the SHA-256 of the presented secret.
 import type { Selectable } from 'kysely'
 
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -68,4 +69,14 @@ export async function touchApiKey(db: Executor, id: number): Promise<void> {
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
 export const apiKeysFunctions = { insertApiKey, listLiveApiKeys, revokeApiKey, revokeApiKeysOf, findUsableApiKey, touchApiKey }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const apiKeysReadTargets: ReadTargets<typeof apiKeysFunctions> = {
+  insertApiKey: 'write',
+  listLiveApiKeys: 'primary',
+  revokeApiKey: 'write',
+  revokeApiKeysOf: 'write',
+  findUsableApiKey: 'primary',
+  touchApiKey: 'bookkeeping',
+}
+
 export type ApiKeysRepository = Repository<typeof apiKeysFunctions>

@@ -1,5 +1,6 @@
 // SQL for login sessions, their refresh-token families and revoked access tokens.
 import { preparedQuery } from '../../db/fast-path/prepared.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -169,4 +170,22 @@ export async function deleteExpiredAuthState(db: Executor): Promise<void> {
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
 export const authFunctions = { insertRefreshToken, consumeRefreshToken, findRefreshToken, revokeRefreshFamily, insertSession, findSessionProof, markSessionProven, touchSession, revokeSession, listLiveSessions, liveSessionIds, insertRevokedToken, isTokenRevoked, deleteExpiredAuthState }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const authReadTargets: ReadTargets<typeof authFunctions> = {
+  insertRefreshToken: 'write',
+  consumeRefreshToken: 'write',
+  findRefreshToken: 'primary',
+  revokeRefreshFamily: 'write',
+  insertSession: 'write',
+  findSessionProof: 'primary',
+  markSessionProven: 'write',
+  touchSession: 'bookkeeping',
+  revokeSession: 'write',
+  listLiveSessions: 'primary',
+  liveSessionIds: 'primary',
+  insertRevokedToken: 'write',
+  isTokenRevoked: 'primary',
+  deleteExpiredAuthState: 'write',
+}
+
 export type AuthRepository = Repository<typeof authFunctions>

@@ -1,6 +1,7 @@
 // Login, token rotation, logout and resolving the caller of a request.
 import { randomUUID } from 'node:crypto'
 
+import { noteWriteFor } from '../../db/replicas/request-reads.js'
 import type { Actor } from '../../shared/actor.js'
 import { DomainError, notAuthenticated } from '../../shared/errors.js'
 import type { Signals } from '../../shared/signals.js'
@@ -271,6 +272,8 @@ export class AuthService {
   /** A new session for a user whose identity is proven `method`'s way (a login, or a sign-up that logs in), fresh when `proof` says so. */
   private async startSession(userId: number, client: ClientInfo, method: LoginMethod, proof: SessionProof | null): Promise<{ pair: TokenPair; sessionId: string }> {
     const sessionId = randomUUID()
+    // The request came without a caller: the new session's reads must see what it wrote (a sign-up's user).
+    noteWriteFor(userId)
     await this.repository.insertSession({
       id: sessionId,
       userId,

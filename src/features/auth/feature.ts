@@ -1,7 +1,7 @@
 // Passwords, sessions and tokens: login, refresh, logout, sessions, and the public signing keys.
 import { SecretBox } from '../../shared/secret-box.js'
 import { type Feature, routes } from '../feature.js'
-import { authFunctions } from './auth.repository.js'
+import { authFunctions, authReadTargets } from './auth.repository.js'
 import authRoutes from './auth.routes.js'
 import { AuthService } from './auth.service.js'
 import { authErrorCodes } from './errors.js'
@@ -9,7 +9,7 @@ import jwksRoutes from './jwks.routes.js'
 import { LoginThrottle } from './login-throttle.js'
 import { DatabaseRevocationStore, RedisRevocationStore } from './revocation-store.js'
 import { SigningKeys } from './signing-keys.js'
-import { signingKeysFunctions } from './signing-keys.repository.js'
+import { signingKeysFunctions, signingKeysReadTargets } from './signing-keys.repository.js'
 import { TokenService } from './tokens.js'
 
 interface AuthServices {
@@ -29,13 +29,13 @@ export const authFeature: Feature<AuthServices> = {
   signInMethods: ({ auth }) => [auth.password],
   create({ config, secretKey, redis, logger, bind, signals, peers, signInMethods }) {
     const { jwt } = config
-    const repository = bind(authFunctions)
+    const repository = bind(authFunctions, authReadTargets)
     // Retired signing keys stay published while tokens they signed live, with a margin for the other processes' minute of caching.
     const signingKeys =
       jwt.algorithm === 'HS256'
         ? undefined
         : new SigningKeys({
-            repository: bind(signingKeysFunctions),
+            repository: bind(signingKeysFunctions, signingKeysReadTargets),
             box: new SecretBox(secretKey, config.secretKeyPrevious, 'user-post-service signing keys'),
             options: { algorithm: jwt.algorithm, privateKeyPem: jwt.privateKey, previousPrivateKeyPems: jwt.previousPrivateKeys, keepRetiredMs: (config.accessTokenMinutes + 3) * 60_000 },
             onLoadError: (error) => logger.warn({ err: error }, 'the signing keys could not be read'),

@@ -2,6 +2,7 @@
 // rotation that retires every key but the new one, and the deletion of retired or dropped keys.
 import type { Insertable, Selectable } from 'kysely'
 
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import type { SigningKeysTable } from './signing-keys.table.js'
@@ -43,4 +44,14 @@ export async function deleteSigningKeysBut(db: Executor, keepKid: string): Promi
 }
 
 export const signingKeysFunctions = { listSigningKeys, insertSigningKey, retireSigningKeysBut, resealSigningKey, deleteSigningKeysRetiredBefore, deleteSigningKeysBut }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const signingKeysReadTargets: ReadTargets<typeof signingKeysFunctions> = {
+  listSigningKeys: 'primary',
+  insertSigningKey: 'write',
+  retireSigningKeysBut: 'write',
+  resealSigningKey: 'write',
+  deleteSigningKeysRetiredBefore: 'write',
+  deleteSigningKeysBut: 'write',
+}
+
 export type SigningKeysRepository = Repository<typeof signingKeysFunctions>

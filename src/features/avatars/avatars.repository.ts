@@ -1,3 +1,4 @@
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -20,4 +21,12 @@ export async function deleteAvatar(db: Executor, name: string): Promise<void> {
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
 export const avatarsFunctions = { insertAvatar, replaceAvatarData, findAvatar, deleteAvatar }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const avatarsReadTargets: ReadTargets<typeof avatarsFunctions> = {
+  insertAvatar: 'write',
+  replaceAvatarData: 'write',
+  findAvatar: 'replica',
+  deleteAvatar: 'write',
+}
+
 export type AvatarsRepository = Repository<typeof avatarsFunctions>

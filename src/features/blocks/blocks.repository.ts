@@ -1,6 +1,7 @@
 // The blocks slice's SQL. The lists that leave out whom a reader blocked (posts, comments) carry
 // the condition in their own repositories' statements, reading user_blocks as a post's insert reads
 // users.
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -52,4 +53,15 @@ export function blockedByEach(db: Executor, blockerIds: readonly number[]) {
 
 /** This slice's data access for its service (src/db/repository.ts). */
 export const blocksFunctions = { insertBlock, deleteBlock, findBlock, blocksPage, countBlocks, blockersAmong, blockedByEach }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const blocksReadTargets: ReadTargets<typeof blocksFunctions> = {
+  insertBlock: 'write',
+  deleteBlock: 'write',
+  findBlock: 'primary',
+  blocksPage: 'primary',
+  countBlocks: 'primary',
+  blockersAmong: 'primary',
+  blockedByEach: 'primary',
+}
+
 export type BlocksRepository = Repository<typeof blocksFunctions>

@@ -2,6 +2,7 @@
 // SKIP LOCKED on PostgreSQL (two processes never forward one row), the single writer on SQLite.
 import { isPostgres } from '../../db/dialect.js'
 import { preparedQuery } from '../../db/fast-path/prepared.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import type { ChangeEventRow } from './change-events.table.js'
@@ -74,4 +75,16 @@ export async function deleteForwardedBefore(db: Executor, before: string): Promi
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
 export const changeEventsFunctions = { insertChangeEvent, lockUnforwarded, markForwarded, listEventsAfter, listEventsByIds, oldestEventId, latestEventId, deleteForwardedBefore }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const changeEventsReadTargets: ReadTargets<typeof changeEventsFunctions> = {
+  insertChangeEvent: 'write',
+  lockUnforwarded: 'write',
+  markForwarded: 'write',
+  listEventsAfter: 'primary',
+  listEventsByIds: 'primary',
+  oldestEventId: 'primary',
+  latestEventId: 'primary',
+  deleteForwardedBefore: 'write',
+}
+
 export type ChangeEventsRepository = Repository<typeof changeEventsFunctions>

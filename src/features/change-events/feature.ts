@@ -6,7 +6,7 @@ import { toFileRead } from '../files/index.js'
 import { toMembershipRead, toOrgEventRead } from '../orgs/index.js'
 import { toPostEventRead } from '../posts/index.js'
 import { bannedUntilRead, toOwnUserReadV2, type User } from '../users/index.js'
-import { changeEventsFunctions } from './change-events.repository.js'
+import { changeEventsFunctions, changeEventsReadTargets } from './change-events.repository.js'
 import { ChangeEventService } from './change-events.service.js'
 
 interface ChangeEventsServices {
@@ -28,6 +28,6 @@ export const changeEventsFeature: Feature<ChangeEventsServices> = { name: 'chang
   needs: ['content-fields'],
   // Change events carry version 2's read shapes, a user's with the email.
   create: ({ config, bind, unitOfWork, peers }) => ({
-    changeEvents: new ChangeEventService(bind(changeEventsFunctions), unitOfWork, { user: userEventShape(peers.contentFields.of('users')), post: toPostEventRead, org: (org) => toOrgEventRead(org, peers.contentFields.of('orgs')), membership: toMembershipRead, file: toFileRead, comment: toCommentEventRead }, config.events),
+    changeEvents: new ChangeEventService(bind(changeEventsFunctions, changeEventsReadTargets), unitOfWork, { user: userEventShape(peers.contentFields.of('users')), post: toPostEventRead, org: (org) => toOrgEventRead(org, peers.contentFields.of('orgs')), membership: toMembershipRead, file: toFileRead, comment: toCommentEventRead }, config.events),
   }),
  migrations: ['2026-11-24-06-webhooks'], prune: (services) => services.changeEvents.prune() }

@@ -11,6 +11,7 @@ import { sql } from 'kysely'
 import { isPostgres } from '../../db/dialect.js'
 import { PASSAGES_HEADLINE, rankType, rowsTsquery, type StemmedQuery, stemQuery, tsMatch, tsRank } from '../../db/full-text.js'
 import { readOffLoop } from '../../db/read-worker.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import type { HitWindow, RankedId } from '../../shared/search-page.js'
@@ -135,4 +136,15 @@ export async function commentSnippetsOf(db: Executor, ids: readonly number[], qu
 }
 
 export const commentSearchFunctions = { indexCommentText, unindexCommentsOf, commentsToIndex, stemQuery, searchComments, countCommentHits, commentSnippetsOf }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const commentSearchReadTargets: ReadTargets<typeof commentSearchFunctions> = {
+  indexCommentText: 'write',
+  unindexCommentsOf: 'write',
+  commentsToIndex: 'primary',
+  stemQuery: 'primary',
+  searchComments: 'replica',
+  countCommentHits: 'replica',
+  commentSnippetsOf: 'replica',
+}
+
 export type CommentSearchRepository = Repository<typeof commentSearchFunctions>

@@ -5,6 +5,7 @@ import type { Expression, ExpressionBuilder, SqlBool } from 'kysely'
 import { sql } from 'kysely'
 
 import { isPostgres } from '../../db/dialect.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Database, Executor } from '../../db/schema.js'
 import type { RowWindow } from '../../shared/paging.js'
@@ -227,4 +228,22 @@ export const commentsFunctions = {
   eraseCommentsOf,
   commentsOfAuthorAfter,
 }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const commentsReadTargets: ReadTargets<typeof commentsFunctions> = {
+  threadsPage: 'replica',
+  repliesPage: 'replica',
+  totalSeen: 'replica',
+  firstRepliesOf: 'replica',
+  findComment: 'replica',
+  findComments: 'replica',
+  findCommentForChange: 'write',
+  insertComment: 'write',
+  updateComment: 'write',
+  hideCommentsOf: 'write',
+  unhideCommentsOf: 'write',
+  handOverCommentsOf: 'write',
+  eraseCommentsOf: 'write',
+  commentsOfAuthorAfter: 'primary',
+}
+
 export type CommentsRepository = Repository<typeof commentsFunctions>

@@ -1,8 +1,8 @@
 // Comments and replies on posts, read by whoever may read the post (the post policy), written as
 // its `comments` setting allows, hidden by its moderators.
 import { type Feature, routes } from '../feature.js'
-import { commentSearchFunctions } from './comment-search.repository.js'
-import { commentsFunctions } from './comments.repository.js'
+import { commentSearchFunctions, commentSearchReadTargets } from './comment-search.repository.js'
+import { commentsFunctions, commentsReadTargets } from './comments.repository.js'
 import { CommentService } from './comments.service.js'
 import commentsV2Routes from './comments.v2.routes.js'
 import { commentsErrorCodes } from './errors.js'
@@ -18,8 +18,8 @@ export const commentsFeature: Feature<CommentsServices> = {
   calls: ['reactions', 'notifications'],
   create({ config, bind, unitOfWork, peers }) {
     const comments = new CommentService({
-      comments: bind(commentsFunctions),
-      searchIndex: bind(commentSearchFunctions),
+      comments: bind(commentsFunctions, commentsReadTargets),
+      searchIndex: bind(commentSearchFunctions, commentSearchReadTargets),
       unitOfWork,
       posts: peers.posts,
       changes: peers.changeEvents,

@@ -6,6 +6,7 @@ import { sql } from 'kysely'
 
 import { isPostgres } from '../../db/dialect.js'
 import { readOffLoop } from '../../db/read-worker.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 
@@ -33,4 +34,9 @@ export async function countStoredFields(db: Executor, table: FieldsTable): Promi
 }
 
 export const contentFieldsFunctions = { countStoredFields }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const contentFieldsReadTargets: ReadTargets<typeof contentFieldsFunctions> = {
+  countStoredFields: 'primary',
+}
+
 export type ContentFieldsRepository = Repository<typeof contentFieldsFunctions>

@@ -2,7 +2,7 @@
 // CONTENT_SCHEMA (content-schema.ts) and read by level (field-values.ts). The slices of those
 // records store and serve them; this one checks the declaration and decides who reads what.
 import { type Feature, routes } from '../feature.js'
-import { contentFieldsFunctions } from './content-fields.repository.js'
+import { contentFieldsFunctions, contentFieldsReadTargets } from './content-fields.repository.js'
 import { ContentFields } from './content-fields.service.js'
 import { contentFieldsRoutes } from './content-fields.v2.routes.js'
 import { contentFieldsErrorCodes } from './errors.js'
@@ -22,7 +22,7 @@ export const contentFieldsFeature: Feature<ContentFieldsServices, ContentFieldsS
   settings: (env) => contentFieldsSettings(env),
   create: ({ config, bind }) => {
     const contentFields = new ContentFields(config.contentSchema)
-    return { contentFields, storedFields: new StoredFields(bind(contentFieldsFunctions), contentFields) }
+    return { contentFields, storedFields: new StoredFields(bind(contentFieldsFunctions, contentFieldsReadTargets), contentFields) }
   },
   routes: { v2: [routes(contentFieldsRoutes, { prefix: '/admin' })] },
 }

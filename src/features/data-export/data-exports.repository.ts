@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely'
 import { sql } from 'kysely'
 
 import { uniqueViolation } from '../../db/errors.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import type { DataExportsTable } from './data-exports.table.js'
@@ -165,4 +166,22 @@ export const dataExportsFunctions = {
   deleteExport,
   storageKeysOf,
 }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const dataExportsReadTargets: ReadTargets<typeof dataExportsFunctions> = {
+  newestCountedSince: 'primary',
+  insertExport: 'write',
+  findExport: 'primary',
+  findExportById: 'primary',
+  listExports: 'primary',
+  claimExport: 'write',
+  renewClaim: 'write',
+  finishExport: 'write',
+  releaseExport: 'write',
+  failExport: 'write',
+  nextExportDueAt: 'primary',
+  expiredExports: 'write',
+  deleteExport: 'write',
+  storageKeysOf: 'primary',
+}
+
 export type DataExportsRepository = Repository<typeof dataExportsFunctions>

@@ -3,7 +3,7 @@
 import { type Feature, routes } from '../feature.js'
 import { DataExportService } from './data-export.service.js'
 import dataExportRoutes from './data-export.v2.routes.js'
-import { dataExportsFunctions } from './data-exports.repository.js'
+import { dataExportsFunctions, dataExportsReadTargets } from './data-exports.repository.js'
 import { dataExportErrorCodes } from './errors.js'
 import { exportSourcesOf } from './export-sources.mappers.js'
 import { type DataExportSettings, dataExportSettings } from './settings.js'
@@ -24,7 +24,7 @@ export const dataExportFeature: Feature<DataExportServices, { dataExport: DataEx
   calls: ['users', 'posts', 'comments', 'reactions', 'blocks', 'reports', 'auth', 'device-alerts', 'identities', 'passkeys', 'api-keys', 'orgs'],
   create({ config, logger, bind, unitOfWork, jobs, peers }) {
     const dataExports = new DataExportService({
-      exports: bind(dataExportsFunctions),
+      exports: bind(dataExportsFunctions, dataExportsReadTargets),
       unitOfWork,
       store: peers.blobStore,
       collaborators: {

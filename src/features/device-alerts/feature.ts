@@ -3,7 +3,7 @@
 import { type Feature, routes } from '../feature.js'
 import { DeviceAlertService } from './device-alerts.service.js'
 import deviceAlertRoutes from './device-alerts.v2.routes.js'
-import { knownDevicesFunctions } from './known-devices.repository.js'
+import { knownDevicesFunctions, knownDevicesReadTargets } from './known-devices.repository.js'
 import { Places } from './places.js'
 import { type DeviceAlertSettings, deviceAlertSettings } from './settings.js'
 
@@ -18,7 +18,7 @@ export const deviceAlertsFeature: Feature<DeviceAlertsServices, { deviceAlerts: 
   create({ config, logger, bind, unitOfWork, peers }) {
     const settings = config.deviceAlerts
     const deviceAlerts = new DeviceAlertService({
-      devices: bind(knownDevicesFunctions),
+      devices: bind(knownDevicesFunctions, knownDevicesReadTargets),
       users: peers.users,
       auth: peers.auth,
       account: peers.account,

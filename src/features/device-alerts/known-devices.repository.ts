@@ -1,4 +1,5 @@
 // SQL for the devices each account was signed in to from.
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -34,4 +35,11 @@ export function devicesOf(db: Executor, userId: number) {
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
 export const knownDevicesFunctions = { recordDevice, countDevices, devicesOf }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const knownDevicesReadTargets: ReadTargets<typeof knownDevicesFunctions> = {
+  recordDevice: 'write',
+  countDevices: 'primary',
+  devicesOf: 'primary',
+}
+
 export type KnownDevicesRepository = Repository<typeof knownDevicesFunctions>

@@ -3,7 +3,7 @@
 import { type Feature, routes } from '../feature.js'
 import { filesErrorCodes } from './errors.js'
 import adminFilesRoutes from './files.admin.v2.routes.js'
-import { filesFunctions } from './files.repository.js'
+import { filesFunctions, filesReadTargets } from './files.repository.js'
 import { FileService } from './files.service.js'
 import filesV2Routes from './files.v2.routes.js'
 import { PostAttachments } from './post-attachments.js'
@@ -32,7 +32,7 @@ export const filesFeature: Feature<FilesServices, { files: FileSettings }> = {
   needs: ['change-events', 'tiers'],
   calls: ['posts'],
   create({ config, secretKey, logger, bind, unitOfWork, jobs, peers }) {
-    const repository = bind(filesFunctions)
+    const repository = bind(filesFunctions, filesReadTargets)
     const blobStore = createBlobStore(config.files.storage)
     const files = new FileService({
       files: repository,

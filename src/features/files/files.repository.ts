@@ -7,6 +7,7 @@ import { sql } from 'kysely'
 import { isPostgres } from '../../db/dialect.js'
 import { preparedQuery } from '../../db/fast-path/prepared.js'
 import { idListValue, inIdList } from '../../db/id-list.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import type { RowWindow } from '../../shared/paging.js'
@@ -299,4 +300,36 @@ export const filesFunctions = {
   retryBlobDeletion,
   nextBlobDeletionDueAt,
 }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const filesReadTargets: ReadTargets<typeof filesFunctions> = {
+  insertFile: 'write',
+  findFile: 'replica',
+  findFileForChange: 'write',
+  markReady: 'write',
+  deleteFiles: 'write',
+  fileIdsOfPost: 'primary',
+  fileIdsOwnedBy: 'primary',
+  listFilesOf: 'replica',
+  countFilesOf: 'replica',
+  filesOfPosts: 'replica',
+  findFilesForChange: 'write',
+  setAttachments: 'write',
+  expiredUploads: 'write',
+  keyIsKnown: 'primary',
+  readyFilesAfter: 'primary',
+  findVariant: 'primary',
+  insertVariant: 'write',
+  variantKeysOf: 'primary',
+  findUsage: 'primary',
+  reserve: 'write',
+  commitReserved: 'write',
+  releaseReserved: 'write',
+  uncount: 'write',
+  queueBlobDeletions: 'write',
+  claimBlobDeletions: 'write',
+  finishBlobDeletion: 'write',
+  retryBlobDeletion: 'write',
+  nextBlobDeletionDueAt: 'primary',
+}
+
 export type FilesRepository = Repository<typeof filesFunctions>

@@ -4,7 +4,7 @@ import { type Feature, routes } from '../feature.js'
 import authProviderRoutes from './auth-providers.v2.routes.js'
 import { discoverProviders } from './discovery.js'
 import { identitiesErrorCodes } from './errors.js'
-import { identitiesFunctions } from './identities.repository.js'
+import { identitiesFunctions, identitiesReadTargets } from './identities.repository.js'
 import { IdentityService } from './identities.service.js'
 import { type GitHubConfig, githubSettings, type OidcProviderConfig, oidcProvidersOf } from './settings.js'
 
@@ -31,7 +31,7 @@ export const identitiesFeature: Feature<IdentitiesServices, IdentitiesSettings> 
   needs: ['one-time-secrets', 'users', 'auth', 'security-events', 'rate-limits', 'sign-in-methods'],
   create({ config, bind, unitOfWork, peers }) {
     const identities = new IdentityService({
-      repository: bind(identitiesFunctions),
+      repository: bind(identitiesFunctions, identitiesReadTargets),
       secrets: peers.oneTimeSecrets,
       users: peers.users,
       auth: peers.auth,

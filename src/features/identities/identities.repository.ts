@@ -1,6 +1,7 @@
 // Linked identities (sign-in flows, hand-off codes and link tickets are one-time secrets).
 import type { Insertable } from 'kysely'
 
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import type { UserIdentitiesTable, UserIdentityRow } from './identities.table.js'
@@ -42,4 +43,13 @@ export const identitiesFunctions = {
   deleteIdentityOf,
   deleteIdentitiesOfExcept,
 }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const identitiesReadTargets: ReadTargets<typeof identitiesFunctions> = {
+  findIdentity: 'primary',
+  listIdentitiesOf: 'primary',
+  insertIdentity: 'write',
+  deleteIdentityOf: 'write',
+  deleteIdentitiesOfExcept: 'write',
+}
+
 export type IdentitiesRepository = Repository<typeof identitiesFunctions>

@@ -4,7 +4,7 @@ import adminMailRoutes from './admin-mail.v2.routes.js'
 import { mailErrorCodes } from './errors.js'
 import { MAIL_RELAY_INTERVAL_MS } from './mail.service.js'
 import { MailService } from './mail.service.js'
-import { outboxFunctions } from './outbox.repository.js'
+import { outboxFunctions, outboxReadTargets } from './outbox.repository.js'
 import { createMailTransport } from './transports.js'
 
 interface MailServices {
@@ -16,7 +16,7 @@ export const mailFeature: Feature<MailServices> = {
   errors: mailErrorCodes,
   create: ({ config, logger, bind, jobs }) => ({
     mail: new MailService({
-      outbox: bind(outboxFunctions),
+      outbox: bind(outboxFunctions, outboxReadTargets),
       transport: createMailTransport({ kind: config.mail.transport, smtpUrl: config.mail.smtpUrl, from: config.mail.from, dataDir: config.dataDir, logger }),
       logger,
       options: { templatesDir: config.mail.templatesDir, retryBaseMs: config.mail.retryBaseMs, preview: config.mail.preview },

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto'
 
 import { isPostgres } from '../../db/dialect.js'
 import { nextDueAt } from '../../db/outbox-due.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -122,4 +123,17 @@ export async function countOutboxMessages(db: Executor): Promise<number> {
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
 export const outboxFunctions = { insertOutboxMessage, claimDueMessages, nextMessageDueAt, markSent, markAttemptFailed, pendingStats, deleteSentBefore, listOutboxMessages, countOutboxMessages }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const outboxReadTargets: ReadTargets<typeof outboxFunctions> = {
+  insertOutboxMessage: 'write',
+  claimDueMessages: 'write',
+  nextMessageDueAt: 'primary',
+  markSent: 'write',
+  markAttemptFailed: 'write',
+  pendingStats: 'primary',
+  deleteSentBefore: 'write',
+  listOutboxMessages: 'primary',
+  countOutboxMessages: 'primary',
+}
+
 export type OutboxRepository = Repository<typeof outboxFunctions>

@@ -3,7 +3,7 @@ import { SecretBox } from '../../shared/secret-box.js'
 import { enrolmentSessions } from '../auth/index.js'
 import { type Feature, routes } from '../feature.js'
 import { mfaErrorCodes } from './errors.js'
-import { mfaFunctions } from './mfa.repository.js'
+import { mfaFunctions, mfaReadTargets } from './mfa.repository.js'
 import mfaRoutes from './mfa.v2.routes.js'
 import { SecondFactorService } from './second-factors.service.js'
 import { type MfaSettings, mfaSettings } from './settings.js'
@@ -20,7 +20,7 @@ export const mfaFeature: Feature<MfaServices, { mfa: MfaSettings }> = { name: 'm
   calls: ['auth'],
   create({ config, secretKey, bind, unitOfWork, peers }) {
     const secondFactors = new SecondFactorService({
-      repository: bind(mfaFunctions),
+      repository: bind(mfaFunctions, mfaReadTargets),
       secrets: peers.oneTimeSecrets,
       unitOfWork,
       box: new SecretBox(secretKey, config.secretKeyPrevious),

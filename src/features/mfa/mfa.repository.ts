@@ -1,5 +1,6 @@
 // Second factors' rows (the mfa_token between the factors is a one-time secret). Every "use once" step is a conditional UPDATE, so of two concurrent
 // requests (in one process or several) exactly one wins.
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -80,4 +81,16 @@ export const mfaFunctions = {
   spendRecoveryCode,
   countUnusedRecoveryCodes,
 }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const mfaReadTargets: ReadTargets<typeof mfaFunctions> = {
+  findTotpFactor: 'primary',
+  setPendingTotpFactor: 'write',
+  spendTotpStep: 'write',
+  resealTotpFactor: 'write',
+  deleteSecondFactors: 'write',
+  replaceRecoveryCodes: 'write',
+  spendRecoveryCode: 'write',
+  countUnusedRecoveryCodes: 'primary',
+}
+
 export type MfaRepository = Repository<typeof mfaFunctions>

@@ -6,7 +6,7 @@ import { BAN_EXPIRY_CHECK_MS } from './bans.service.js'
 import { BanService } from './bans.service.js'
 import { moderationErrorCodes } from './errors.js'
 import impersonationRules from './impersonation.http.js'
-import { impersonationsFunctions } from './impersonations.repository.js'
+import { impersonationsFunctions, impersonationsReadTargets } from './impersonations.repository.js'
 import { ImpersonationService } from './impersonations.service.js'
 import moderationRoutes from './moderation.v2.routes.js'
 import { type ModerationSettings, moderationSettings } from './settings.js'
@@ -27,7 +27,7 @@ export const moderationFeature: Feature<ModerationServices, { moderation: Modera
     return {
       bans: new BanService({ users, auth, unitOfWork, events: securityEvents }),
       impersonations: new ImpersonationService({
-        repository: bind(impersonationsFunctions),
+        repository: bind(impersonationsFunctions, impersonationsReadTargets),
         users,
         auth,
         unitOfWork,

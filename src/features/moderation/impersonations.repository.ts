@@ -1,4 +1,5 @@
 // SQL for support impersonations and the requests made in them.
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -114,4 +115,17 @@ export const impersonationsFunctions = {
   listImpersonationRequests,
   countImpersonationRequests,
 }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const impersonationsReadTargets: ReadTargets<typeof impersonationsFunctions> = {
+  insertImpersonation: 'write',
+  endImpersonation: 'write',
+  runningImpersonationsBy: 'primary',
+  listImpersonations: 'primary',
+  countImpersonations: 'primary',
+  findImpersonation: 'primary',
+  insertImpersonationRequest: 'write',
+  listImpersonationRequests: 'primary',
+  countImpersonationRequests: 'primary',
+}
+
 export type ImpersonationsRepository = Repository<typeof impersonationsFunctions>

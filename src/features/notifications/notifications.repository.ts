@@ -4,6 +4,7 @@
 // mailed of this post.
 import { sql } from 'kysely'
 
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 
@@ -50,4 +51,13 @@ export async function markMailed(db: Executor, userId: number, postId: number, a
 }
 
 export const notificationsFunctions = { settingsOf, saveSettings, replyRecipients, nameOf, markMailed }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const notificationsReadTargets: ReadTargets<typeof notificationsFunctions> = {
+  settingsOf: 'write',
+  saveSettings: 'write',
+  replyRecipients: 'primary',
+  nameOf: 'primary',
+  markMailed: 'write',
+}
+
 export type NotificationsRepository = Repository<typeof notificationsFunctions>

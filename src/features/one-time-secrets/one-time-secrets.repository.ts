@@ -2,6 +2,7 @@
 // UPDATE, so of two concurrent requests (in any process) exactly one gets the row.
 import type { ExpressionBuilder, Insertable } from 'kysely'
 
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Database, Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -104,4 +105,16 @@ export async function deleteExpiredSecrets(db: Executor): Promise<void> {
 }
 
 export const oneTimeSecretsFunctions = { insertSecret, retireSecrets, spendSecret, findLiveSecret, takeAttempt, takeCodeAttempts, spendAttempted, deleteExpiredSecrets }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const oneTimeSecretsReadTargets: ReadTargets<typeof oneTimeSecretsFunctions> = {
+  insertSecret: 'write',
+  retireSecrets: 'write',
+  spendSecret: 'write',
+  findLiveSecret: 'primary',
+  takeAttempt: 'write',
+  takeCodeAttempts: 'write',
+  spendAttempted: 'write',
+  deleteExpiredSecrets: 'write',
+}
+
 export type OneTimeSecretsRepository = Repository<typeof oneTimeSecretsFunctions>

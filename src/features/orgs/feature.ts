@@ -4,7 +4,7 @@ import { type Feature, routes } from '../feature.js'
 import { adminOrgsRoutes } from './admin-orgs.v2.routes.js'
 import { orgsErrorCodes } from './errors.js'
 import { invitationsRoutes, receivedInvitationsRoutes } from './invitations.v2.routes.js'
-import { orgsFunctions } from './orgs.repository.js'
+import { orgsFunctions, orgsReadTargets } from './orgs.repository.js'
 import { OrgService } from './orgs.service.js'
 import orgsRoutes from './orgs.v2.routes.js'
 import { type OrgSettings, orgSettings } from './settings.js'
@@ -21,7 +21,7 @@ export const orgsFeature: Feature<OrgsServices, { orgs: OrgSettings }> = {
   needs: ['one-time-secrets', 'users', 'mfa', 'mail', 'security-events', 'rate-limits', 'change-events', 'content-fields'],
   create({ config, bind, unitOfWork, peers }) {
     const orgs = new OrgService({
-      repository: bind(orgsFunctions),
+      repository: bind(orgsFunctions, orgsReadTargets),
       unitOfWork,
       secrets: peers.oneTimeSecrets,
       users: peers.users,

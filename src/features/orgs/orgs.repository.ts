@@ -4,6 +4,7 @@ import { sql } from 'kysely'
 import { isPostgres } from '../../db/dialect.js'
 import { preparedQuery } from '../../db/fast-path/prepared.js'
 import { filterSql } from '../../db/filter-sql.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import type { FilterNode } from '../../shared/filter-tree.js'
@@ -447,4 +448,45 @@ export const orgsFunctions = {
   countPendingInvitations,
   listPendingInvitationsTo,
 }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const orgsReadTargets: ReadTargets<typeof orgsFunctions> = {
+  insertOrg: 'write',
+  findOrgById: 'replica',
+  findOrgsByIds: 'replica',
+  findOrgBySlug: 'replica',
+  findOrgWithRole: 'primary',
+  slugTaken: 'primary',
+  updateOrg: 'write',
+  deleteOrg: 'write',
+  lockOrg: 'write',
+  lockUser: 'write',
+  listOrgsOf: 'replica',
+  countOrgsOf: 'replica',
+  listRolesOf: 'primary',
+  findRoleAndRule: 'primary',
+  findMfaRules: 'primary',
+  listOrgNamesRequiringMfa: 'primary',
+  countOwnedBy: 'primary',
+  listAllOrgs: 'replica',
+  countAllOrgs: 'replica',
+  insertMembership: 'write',
+  findRole: 'primary',
+  countOwners: 'primary',
+  listOrgNamesSolelyOwnedBy: 'primary',
+  setRole: 'write',
+  deleteMembership: 'write',
+  listMembers: 'replica',
+  countMembers: 'replica',
+  insertInvitation: 'write',
+  replacePendingInvitations: 'write',
+  findInvitation: 'primary',
+  findInvitationByHandle: 'primary',
+  answerInvitation: 'write',
+  claimInvitation: 'write',
+  listClaimedInvitations: 'primary',
+  listPendingInvitations: 'primary',
+  countPendingInvitations: 'primary',
+  listPendingInvitationsTo: 'primary',
+}
+
 export type OrgsRepository = Repository<typeof orgsFunctions>

@@ -3,7 +3,7 @@ import { enrolmentSessions } from '../auth/index.js'
 import { type Feature, routes } from '../feature.js'
 import { passkeysErrorCodes } from './errors.js'
 import { passkeySignIn } from './passkey-sign-in.js'
-import { passkeysFunctions } from './passkeys.repository.js'
+import { passkeysFunctions, passkeysReadTargets } from './passkeys.repository.js'
 import { PasskeyService } from './passkeys.service.js'
 import passkeysRoutes from './passkeys.v2.routes.js'
 import { type PasskeySettings, passkeySettings } from './settings.js'
@@ -21,7 +21,7 @@ export const passkeysFeature: Feature<PasskeysServices, { webauthn: PasskeySetti
   signInMethods: ({ passkeys, loginThrottle }) => [passkeySignIn(passkeys, loginThrottle)],
   create({ config: { webauthn }, bind, unitOfWork, settingWarnings, peers }) {
     const passkeys = new PasskeyService({
-      repository: bind(passkeysFunctions),
+      repository: bind(passkeysFunctions, passkeysReadTargets),
       secrets: peers.oneTimeSecrets,
       users: peers.users,
       events: peers.securityEvents,

@@ -2,6 +2,7 @@
 // conditional UPDATE, so of two responses racing with one counter value one wins.
 import type { Insertable } from 'kysely'
 
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -78,4 +79,17 @@ export const passkeysFunctions = {
   deletePasskeysOf,
   deletePasskeysOfExcept,
 }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const passkeysReadTargets: ReadTargets<typeof passkeysFunctions> = {
+  listPasskeysOf: 'primary',
+  findPasskeyByCredentialId: 'primary',
+  countPasskeysOf: 'primary',
+  insertPasskey: 'write',
+  advancePasskeyCounter: 'write',
+  renamePasskey: 'write',
+  deletePasskey: 'write',
+  deletePasskeysOf: 'write',
+  deletePasskeysOfExcept: 'write',
+}
+
 export type PasskeysRepository = Repository<typeof passkeysFunctions>

@@ -3,14 +3,14 @@
 import { type Feature, routes } from '../feature.js'
 import { isBanned } from '../users/index.js'
 import { postsErrorCodes } from './errors.js'
-import { postRevisionFunctions } from './post-revisions.repository.js'
+import { postRevisionFunctions, postRevisionReadTargets } from './post-revisions.repository.js'
 import postRevisionsRoutes from './post-revisions.v2.routes.js'
-import { postScheduleFunctions } from './post-schedule.repository.js'
-import { postSearchFunctions } from './post-search.repository.js'
-import { postTrashFunctions } from './post-trash.repository.js'
+import { postScheduleFunctions, postScheduleReadTargets } from './post-schedule.repository.js'
+import { postSearchFunctions, postSearchReadTargets } from './post-search.repository.js'
+import { postTrashFunctions, postTrashReadTargets } from './post-trash.repository.js'
 import postTrashRoutes from './post-trash.v2.routes.js'
 import { toPostRead, toPostReadV2 } from './posts.mappers.js'
-import { postsFunctions } from './posts.repository.js'
+import { postsFunctions, postsReadTargets } from './posts.repository.js'
 import postsRoutes from './posts.routes.js'
 import { PostCreate, PostRead, postShapesV2, PostUpdate } from './posts.schemas.js'
 import { PostService } from './posts.service.js'
@@ -29,11 +29,11 @@ export const postsFeature: Feature<PostsServices, { posts: PostSettings }> = {
   calls: ['orgs', 'files', 'reactions', 'users'],
   create({ config, bind, unitOfWork, peers, jobs }) {
     const posts = new PostService({
-      posts: bind(postsFunctions),
-      searchIndex: bind(postSearchFunctions),
-      revisions: bind(postRevisionFunctions),
-      trash: bind(postTrashFunctions),
-      schedule: bind(postScheduleFunctions),
+      posts: bind(postsFunctions, postsReadTargets),
+      searchIndex: bind(postSearchFunctions, postSearchReadTargets),
+      revisions: bind(postRevisionFunctions, postRevisionReadTargets),
+      trash: bind(postTrashFunctions, postTrashReadTargets),
+      schedule: bind(postScheduleFunctions, postScheduleReadTargets),
       authors: {
         mayPublish: async (authorId) => {
           const author = await peers.users.find(authorId)

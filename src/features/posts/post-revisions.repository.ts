@@ -1,5 +1,6 @@
 // Revisions' SQL (docs/api.md "Revisions"): the version of a post a change replaced, kept in the
 // change's own transaction, the oldest beyond what is kept removed in the same one.
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -48,4 +49,13 @@ export function revisionsOfAuthorAfter(db: Executor, authorId: number, after: nu
 }
 
 export const postRevisionFunctions = { insertRevision, listRevisions, countRevisions, findRevision, revisionsOfAuthorAfter }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const postRevisionReadTargets: ReadTargets<typeof postRevisionFunctions> = {
+  insertRevision: 'write',
+  listRevisions: 'replica',
+  countRevisions: 'replica',
+  findRevision: 'replica',
+  revisionsOfAuthorAfter: 'primary',
+}
+
 export type PostRevisionsRepository = Repository<typeof postRevisionFunctions>

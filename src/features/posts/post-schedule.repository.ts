@@ -1,5 +1,6 @@
 // Scheduled publishing's SQL (docs/api.md "Scheduled publishing"): the live scheduled posts whose
 // time has come, and when the next one's comes; both read the partial index on publish_at.
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso, toIsoString } from '../../shared/timestamps.js'
@@ -17,4 +18,10 @@ export async function nextPublishAt(db: Executor): Promise<number | undefined> {
 }
 
 export const postScheduleFunctions = { dueToPublish, nextPublishAt }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const postScheduleReadTargets: ReadTargets<typeof postScheduleFunctions> = {
+  dueToPublish: 'primary',
+  nextPublishAt: 'primary',
+}
+
 export type PostScheduleRepository = Repository<typeof postScheduleFunctions>

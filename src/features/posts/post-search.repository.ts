@@ -14,6 +14,7 @@ import { sql } from 'kysely'
 import { isPostgres } from '../../db/dialect.js'
 import { PASSAGES_HEADLINE, rankType, rowsTsquery, type StemmedQuery, stemQuery, tsMatch, tsRank } from '../../db/full-text.js'
 import { readOffLoop } from '../../db/read-worker.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import type { HitWindow, RankedId } from '../../shared/search-page.js'
@@ -128,4 +129,14 @@ export async function snippetsOf(db: Executor, ids: readonly number[], query: Se
 }
 
 export const postSearchFunctions = { indexPostText, postsToIndex, stemQuery, searchPosts, countSearchHits, snippetsOf }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const postSearchReadTargets: ReadTargets<typeof postSearchFunctions> = {
+  indexPostText: 'write',
+  postsToIndex: 'primary',
+  stemQuery: 'primary',
+  searchPosts: 'replica',
+  countSearchHits: 'replica',
+  snippetsOf: 'replica',
+}
+
 export type PostSearchRepository = Repository<typeof postSearchFunctions>

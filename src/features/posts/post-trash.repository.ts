@@ -2,6 +2,7 @@
 // also says until when it may come back, and who deleted it. Nothing else reads it: every other
 // read leaves deleted posts out, as it always has.
 import { isPostgres } from '../../db/dialect.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -82,4 +83,15 @@ export function claimDuePost(db: Executor, id: number): Promise<PostRow | undefi
 }
 
 export const postTrashFunctions = { trashPost, findTrashedPost, untrashPost, trashOf, countTrashOf, dueForPurge, claimDuePost }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const postTrashReadTargets: ReadTargets<typeof postTrashFunctions> = {
+  trashPost: 'write',
+  findTrashedPost: 'write',
+  untrashPost: 'write',
+  trashOf: 'replica',
+  countTrashOf: 'replica',
+  dueForPurge: 'primary',
+  claimDuePost: 'write',
+}
+
 export type PostTrashRepository = Repository<typeof postTrashFunctions>

@@ -11,6 +11,7 @@ import { isPostgres } from '../../db/dialect.js'
 import { preparedQuery } from '../../db/fast-path/prepared.js'
 import { idListValue, inIdList } from '../../db/id-list.js'
 import { readOffLoop } from '../../db/read-worker.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import { liveRowCount } from '../../db/row-counts.js'
 import type { Database, Executor } from '../../db/schema.js'
@@ -792,4 +793,36 @@ export async function popularTags(db: Executor, reader: Reader, limit: number): 
 }
 
 export const postsFunctions = { replacePostTags, popularTags, findLivePosts, postsOfAuthorAfter, findPostById, findPostForChange, listPosts, listPostsSorted, sortWalksIndex, listPostsWithTotal, countPosts, countPostsUpTo, sortsNarrowedLists, insertPost, lockSlugScope, takenSlugs, slugScopesOf, postsWithSlug, redirectedSlug, recordOldSlug, slugScopeOfPost, unhidePostsOf, hidePostsOf, updatePost, softDeletePost, deletePostPermanently, handOverPublishedPostsOf, findLivePostFacts }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const postsReadTargets: ReadTargets<typeof postsFunctions> = {
+  replacePostTags: 'write',
+  popularTags: 'replica',
+  findLivePosts: 'replica',
+  postsOfAuthorAfter: 'primary',
+  findPostById: 'replica',
+  findPostForChange: 'write',
+  listPosts: 'replica',
+  listPostsSorted: 'replica',
+  sortWalksIndex: 'primary',
+  listPostsWithTotal: 'replica',
+  countPosts: 'replica',
+  countPostsUpTo: 'replica',
+  sortsNarrowedLists: 'primary',
+  insertPost: 'write',
+  lockSlugScope: 'write',
+  takenSlugs: 'primary',
+  slugScopesOf: 'primary',
+  postsWithSlug: 'replica',
+  redirectedSlug: 'replica',
+  recordOldSlug: 'write',
+  slugScopeOfPost: 'primary',
+  unhidePostsOf: 'write',
+  hidePostsOf: 'write',
+  updatePost: 'write',
+  softDeletePost: 'write',
+  deletePostPermanently: 'write',
+  handOverPublishedPostsOf: 'write',
+  findLivePostFacts: 'primary',
+}
+
 export type PostsRepository = Repository<typeof postsFunctions>

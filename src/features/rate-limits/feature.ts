@@ -6,7 +6,7 @@ import { type CounterStore, DatabaseCounterStore, RedisCounterStore } from './co
 import { rateLimitsErrorCodes } from './errors.js'
 import { limitBuckets } from './limit-buckets.js'
 import rateLimitRulesRoutes from './rate-limit-rules.routes.js'
-import { rateLimitsFunctions } from './rate-limits.repository.js'
+import { rateLimitsFunctions, rateLimitsReadTargets } from './rate-limits.repository.js'
 import { RULES_REFRESH_MS } from './rate-limits.service.js'
 import { RateLimitService } from './rate-limits.service.js'
 import requestLimits from './request-limits.http.js'
@@ -25,7 +25,7 @@ export const rateLimitsFeature: Feature<RateLimitsServices> = {
   errors: rateLimitsErrorCodes,
   needs: ['tiers'],
   create({ config, redis, logger, bind, jobs, signals, peers: { tiers } }) {
-    const repository = bind(rateLimitsFunctions)
+    const repository = bind(rateLimitsFunctions, rateLimitsReadTargets)
     const limitCounters = redis ? new RedisCounterStore(redis) : new DatabaseCounterStore(repository)
     // Asked for on every request counted in memory: the job is looked up once, not by name each time.
     let flush: Job | undefined

@@ -3,6 +3,7 @@
 import type { Selectable } from 'kysely'
 import { sql } from 'kysely'
 
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -100,4 +101,17 @@ export async function deleteExpiredRateLimits(db: Executor): Promise<void> {
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
 export const rateLimitsFunctions = { listAllRules, listRulesOfTier, insertRule, updateRule, deleteRule, hitRateLimit, releaseRateLimit, peekRateLimit, deleteExpiredRateLimits }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const rateLimitsReadTargets: ReadTargets<typeof rateLimitsFunctions> = {
+  listAllRules: 'primary',
+  listRulesOfTier: 'primary',
+  insertRule: 'write',
+  updateRule: 'write',
+  deleteRule: 'write',
+  hitRateLimit: 'bookkeeping',
+  releaseRateLimit: 'bookkeeping',
+  peekRateLimit: 'primary',
+  deleteExpiredRateLimits: 'write',
+}
+
 export type RateLimitsRepository = Repository<typeof rateLimitsFunctions>

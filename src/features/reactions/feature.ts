@@ -2,7 +2,7 @@
 // the post (the post policy, through the posts and comments slices).
 import { type Feature, routes } from '../feature.js'
 import { reactionsErrorCodes } from './errors.js'
-import { reactionsFunctions } from './reactions.repository.js'
+import { reactionsFunctions, reactionsReadTargets } from './reactions.repository.js'
 import { REACTION_EVENTS_INTERVAL_MS, ReactionService } from './reactions.service.js'
 import reactionsV2Routes from './reactions.v2.routes.js'
 import { type ReactionSettings, reactionSettings } from './settings.js'
@@ -18,7 +18,7 @@ export const reactionsFeature: Feature<ReactionsServices, { reactions: ReactionS
   needs: ['posts', 'comments', 'blocks', 'change-events'],
   create({ config, bind, unitOfWork, peers }) {
     const reactions = new ReactionService({
-      reactions: bind(reactionsFunctions),
+      reactions: bind(reactionsFunctions, reactionsReadTargets),
       unitOfWork,
       changes: peers.changeEvents,
       posts: peers.posts,

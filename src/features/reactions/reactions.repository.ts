@@ -3,6 +3,7 @@
 import { sql } from 'kysely'
 
 import { isPostgres } from '../../db/dialect.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -85,4 +86,13 @@ export function reactionsOfUserAfter(db: Executor, target: ReactionTarget, userI
 
 /** This slice's data access for its service (src/db/repository.ts). */
 export const reactionsFunctions = { addReaction, removeReaction, summaryRows, reactionsOfUserAfter, takeChangedPosts }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const reactionsReadTargets: ReadTargets<typeof reactionsFunctions> = {
+  addReaction: 'write',
+  removeReaction: 'write',
+  summaryRows: 'replica',
+  reactionsOfUserAfter: 'primary',
+  takeChangedPosts: 'write',
+}
+
 export type ReactionsRepository = Repository<typeof reactionsFunctions>

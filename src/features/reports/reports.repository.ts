@@ -1,6 +1,7 @@
 // The reports slice's SQL.
 import { sql } from 'kysely'
 
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import type { RowWindow } from '../../shared/paging.js'
@@ -85,4 +86,15 @@ export function reportsOfAfter(db: Executor, reporterId: number, after: number, 
 }
 
 export const reportsFunctions = { openReportersOn, insertReport, findReport, queuePage, countQueue, resolveOpenOn, reportsOfAfter }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const reportsReadTargets: ReadTargets<typeof reportsFunctions> = {
+  openReportersOn: 'primary',
+  insertReport: 'write',
+  findReport: 'primary',
+  queuePage: 'write',
+  countQueue: 'primary',
+  resolveOpenOn: 'write',
+  reportsOfAfter: 'primary',
+}
+
 export type ReportsRepository = Repository<typeof reportsFunctions>

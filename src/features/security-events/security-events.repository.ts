@@ -1,6 +1,7 @@
 // The only place security-event SQL lives.
 import type { Insertable } from 'kysely'
 
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import type { SecurityEventFilter } from './security-event.js'
@@ -37,4 +38,12 @@ export async function deleteSecurityEventsBefore(db: Executor, before: string): 
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
 export const securityEventsFunctions = { insertSecurityEvent, listSecurityEvents, countSecurityEvents, deleteSecurityEventsBefore }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const securityEventsReadTargets: ReadTargets<typeof securityEventsFunctions> = {
+  insertSecurityEvent: 'write',
+  listSecurityEvents: 'primary',
+  countSecurityEvents: 'primary',
+  deleteSecurityEventsBefore: 'write',
+}
+
 export type SecurityEventsRepository = Repository<typeof securityEventsFunctions>

@@ -1,7 +1,7 @@
 // What ways into an account a user has; asked before any of them is removed.
 import type { Feature } from '../feature.js'
 import { signInMethodsErrorCodes } from './errors.js'
-import { signInMethodsFunctions } from './sign-in-methods.repository.js'
+import { signInMethodsFunctions, signInMethodsReadTargets } from './sign-in-methods.repository.js'
 import { SignInMethods } from './sign-in-methods.service.js'
 
 interface SignInMethodsServices {
@@ -11,6 +11,6 @@ interface SignInMethodsServices {
 
 export const signInMethodsFeature: Feature<SignInMethodsServices> = { name: 'sign-in-methods',
   errors: signInMethodsErrorCodes,
-  create: ({ bind }) => ({ signInMethods: new SignInMethods(bind(signInMethodsFunctions)) }),
+  create: ({ bind }) => ({ signInMethods: new SignInMethods(bind(signInMethodsFunctions, signInMethodsReadTargets)) }),
 
 }

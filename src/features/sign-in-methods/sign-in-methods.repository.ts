@@ -1,6 +1,7 @@
 // A read model across features: the ways a user can sign in (a password, linked identities,
 // passkeys), so that no feature removes the last of them while another feature holds the rest.
 import { isPostgres } from '../../db/dialect.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { NO_PASSWORD } from '../users/index.js'
@@ -28,4 +29,10 @@ export async function countWaysIn(db: Executor, userId: number): Promise<number>
 }
 
 export const signInMethodsFunctions = { lockWaysIn, countWaysIn }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const signInMethodsReadTargets: ReadTargets<typeof signInMethodsFunctions> = {
+  lockWaysIn: 'write',
+  countWaysIn: 'primary',
+}
+
 export type SignInMethodsRepository = Repository<typeof signInMethodsFunctions>

@@ -1,6 +1,7 @@
 // The only place tier SQL lives; returns rows of the tiers table.
 import type { Selectable } from 'kysely'
 
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -43,4 +44,14 @@ export async function deleteTier(db: Executor, id: number): Promise<boolean> {
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
 export const tiersFunctions = { listTiers, findTierById, findTierByName, insertTier, updateTierQuota, deleteTier }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const tiersReadTargets: ReadTargets<typeof tiersFunctions> = {
+  listTiers: 'primary',
+  findTierById: 'primary',
+  findTierByName: 'primary',
+  insertTier: 'write',
+  updateTierQuota: 'write',
+  deleteTier: 'write',
+}
+
 export type TiersRepository = Repository<typeof tiersFunctions>

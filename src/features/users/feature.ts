@@ -6,10 +6,10 @@ import { usersErrorCodes } from './errors.js'
 import { PasswordGuesses } from './password-guesses.js'
 import { PasswordHasher } from './passwords.js'
 import { compactSearchIndex } from './search-index.js'
-import { searchIndexFunctions } from './search-index.repository.js'
-import { userDirectoryFunctions } from './user-directory.repository.js'
+import { searchIndexFunctions, searchIndexReadTargets } from './search-index.repository.js'
+import { userDirectoryFunctions, userDirectoryReadTargets } from './user-directory.repository.js'
 import type { UserLifecycle } from './user-lifecycle.js'
-import { usersFunctions } from './users.repository.js'
+import { usersFunctions, usersReadTargets } from './users.repository.js'
 import { UserService } from './users.service.js'
 import usersRoutesV1 from './users.v1.routes.js'
 import usersRoutesV2 from './users.v2.routes.js'
@@ -56,8 +56,8 @@ export const usersFeature: Feature<UsersServices> = {
       },
     }
     const users = new UserService({
-      users: bind(usersFunctions),
-      managedUsers: bind(userDirectoryFunctions),
+      users: bind(usersFunctions, usersReadTargets),
+      managedUsers: bind(userDirectoryFunctions, userDirectoryReadTargets),
       unitOfWork,
       domainEvents,
       lifecycle,
@@ -73,7 +73,7 @@ export const usersFeature: Feature<UsersServices> = {
       },
       fields: peers.contentFields.of('users'),
     })
-    const searchIndex = bind(searchIndexFunctions)
+    const searchIndex = bind(searchIndexFunctions, searchIndexReadTargets)
     return { users, passwords, domainEvents, compactSearchIndex: async (signal) => void (await compactSearchIndex(searchIndex, signal)) }
   },
 

@@ -4,6 +4,7 @@
 import { sql } from 'kysely'
 
 import { isPostgres } from '../../db/dialect.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 
@@ -27,4 +28,10 @@ export async function mergeSearchIndexStep(db: Executor, pages: number): Promise
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
 export const searchIndexFunctions = { countSearchIndexSegments, mergeSearchIndexStep }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const searchIndexReadTargets: ReadTargets<typeof searchIndexFunctions> = {
+  countSearchIndexSegments: 'primary',
+  mergeSearchIndexStep: 'write',
+}
+
 export type SearchIndexRepository = Repository<typeof searchIndexFunctions>

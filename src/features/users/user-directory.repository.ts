@@ -2,6 +2,7 @@
 // indexed column, searched by name, username or exact email.
 import { sql } from 'kysely'
 
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import { liveRowCount } from '../../db/row-counts.js'
 import type { Executor } from '../../db/schema.js'
@@ -63,4 +64,11 @@ export async function countManagedUsers(db: Executor, query: UserDirectoryQuery)
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
 export const userDirectoryFunctions = { findManagedUser, listManagedUsers, countManagedUsers }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const userDirectoryReadTargets: ReadTargets<typeof userDirectoryFunctions> = {
+  findManagedUser: 'replica',
+  listManagedUsers: 'replica',
+  countManagedUsers: 'replica',
+}
+
 export type UserDirectoryRepository = Repository<typeof userDirectoryFunctions>

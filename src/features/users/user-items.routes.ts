@@ -54,7 +54,7 @@ export function userItemRoutes<Read extends TSchema, Update extends TSchema>(
     app.get(
       '/:user_id',
       { schema: { tags, summary: 'Get a user', params: UserIdParams, response: { 200: read, ...errorResponses(404, 422) } } },
-      async (request) => userReader(request, toUserRead)(await users.get(request.params.user_id)),
+      async (request) => userReader(request, toUserRead)(await users.profile(request.params.user_id)),
     )
 
     app.patch(

@@ -9,6 +9,7 @@ import { preparedQuery } from '../../db/fast-path/prepared.js'
 import { filterSql } from '../../db/filter-sql.js'
 import { flag } from '../../db/flag.js'
 import { readOffLoop } from '../../db/read-worker.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import { liveRowCount } from '../../db/row-counts.js'
 import type { Executor } from '../../db/schema.js'
@@ -547,5 +548,91 @@ export async function setUserTier(db: Executor, id: number, tierId: number | nul
 }
 
 /** This feature's data access for its service, bound to the database or a unit of work (src/db/repository.ts). */
-export const usersFunctions = { findUserById, findUsersByIds, findAnyUserById, findUserInLiveSession, findCaller, emailTaken, usernameTaken, findCredentials, findLoginAccount, findHashedPassword, findActiveUserByEmail, setHashedPassword, findMailboxProven, markEmailVerified, insertUser, updateUser, findFieldsForChange, setSuperuser, softDeleteUser, findDeletion, restoreUser, deleteUserPermanently, countUsers, listUsers, searchUsers, countSearchUsers, findUserByEmailOrUsername, setUserTier, setBan, clearBan, findExpiredBans, clearExpiredBan, findBanMessage, scheduleDeletion, cancelScheduledDeletion, findDueDeletions, findScheduledDeletion, findServiceAccount, insertServiceAccount }
+export const usersFunctions = {
+  findUserById,
+  // The same read under a second name, declared replica-safe: a profile shown, not a decision made about the user.
+  findProfileById: findUserById,
+  findUsersByIds,
+  findAnyUserById,
+  findUserInLiveSession,
+  findCaller,
+  emailTaken,
+  usernameTaken,
+  findCredentials,
+  findLoginAccount,
+  findHashedPassword,
+  findActiveUserByEmail,
+  setHashedPassword,
+  findMailboxProven,
+  markEmailVerified,
+  insertUser,
+  updateUser,
+  findFieldsForChange,
+  setSuperuser,
+  softDeleteUser,
+  findDeletion,
+  restoreUser,
+  deleteUserPermanently,
+  countUsers,
+  listUsers,
+  searchUsers,
+  countSearchUsers,
+  findUserByEmailOrUsername,
+  setUserTier,
+  setBan,
+  clearBan,
+  findExpiredBans,
+  clearExpiredBan,
+  findBanMessage,
+  scheduleDeletion,
+  cancelScheduledDeletion,
+  findDueDeletions,
+  findScheduledDeletion,
+  findServiceAccount,
+  insertServiceAccount,
+}
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const usersReadTargets: ReadTargets<typeof usersFunctions> = {
+  findUserById: 'primary',
+  findProfileById: 'replica',
+  findUsersByIds: 'replica',
+  findAnyUserById: 'primary',
+  findUserInLiveSession: 'primary',
+  findCaller: 'primary',
+  emailTaken: 'primary',
+  usernameTaken: 'primary',
+  findCredentials: 'primary',
+  findLoginAccount: 'primary',
+  findHashedPassword: 'primary',
+  findActiveUserByEmail: 'primary',
+  setHashedPassword: 'write',
+  findMailboxProven: 'primary',
+  markEmailVerified: 'write',
+  insertUser: 'write',
+  updateUser: 'write',
+  findFieldsForChange: 'write',
+  setSuperuser: 'write',
+  softDeleteUser: 'write',
+  findDeletion: 'primary',
+  restoreUser: 'write',
+  deleteUserPermanently: 'write',
+  countUsers: 'replica',
+  listUsers: 'replica',
+  searchUsers: 'replica',
+  countSearchUsers: 'replica',
+  findUserByEmailOrUsername: 'primary',
+  setUserTier: 'write',
+  setBan: 'write',
+  clearBan: 'write',
+  findExpiredBans: 'primary',
+  clearExpiredBan: 'write',
+  findBanMessage: 'primary',
+  scheduleDeletion: 'write',
+  cancelScheduledDeletion: 'write',
+  findDueDeletions: 'primary',
+  findScheduledDeletion: 'primary',
+  findServiceAccount: 'primary',
+  insertServiceAccount: 'write',
+}
+
 export type UsersRepository = Repository<typeof usersFunctions>

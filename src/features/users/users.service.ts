@@ -213,7 +213,16 @@ export class UserService {
     return (await this.find(id)) ?? userNotFound()
   }
 
-  /** A live user, or undefined. */
+  /**
+   * A live user to show (a profile): with read replicas, read from one that has replayed the
+   * caller's last write. A decision about the user (a ban, a sign-in) takes `find` or `get`.
+   */
+  async profile(id: number): Promise<User> {
+    const row = await this.users.findProfileById(id)
+    return row ? toUser(row) : userNotFound()
+  }
+
+  /** A live user, or undefined, as the primary has them now. */
   async find(id: number): Promise<User | undefined> {
     const row = await this.users.findUserById(id)
     return row && toUser(row)

@@ -5,7 +5,7 @@ import { type Feature, routes } from '../feature.js'
 import { webhooksErrorCodes } from './errors.js'
 import { type WebhookSettings, webhookSettings } from './settings.js'
 import { WEBHOOK_RELAY_INTERVAL_MS, WebhookRelay } from './webhook-relay.js'
-import { webhooksFunctions } from './webhooks.repository.js'
+import { webhooksFunctions, webhooksReadTargets } from './webhooks.repository.js'
 import { WebhookService } from './webhooks.service.js'
 import webhookRoutes from './webhooks.v2.routes.js'
 
@@ -25,7 +25,7 @@ export const webhooksFeature: Feature<WebhooksServices, { webhooks: WebhookSetti
   errors: webhooksErrorCodes,
   needs: ['change-events', 'security-events'],
   create({ config, secretKey, logger, bind, unitOfWork, jobs, peers: { changeEvents, securityEvents } }) {
-    const webhooks = bind(webhooksFunctions)
+    const webhooks = bind(webhooksFunctions, webhooksReadTargets)
     const secrets = new SecretBox(secretKey, config.secretKeyPrevious, 'user-post-service webhook secrets')
     // Commits that wrote change events wake this process's relay, once per burst; other processes' relays find them at their next run.
     changeEvents.onCommitted(coalesced(() => jobs.kick('webhooks'), COMMIT_COALESCE_MS))

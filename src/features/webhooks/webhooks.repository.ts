@@ -6,6 +6,7 @@ import { sql } from 'kysely'
 
 import { isPostgres } from '../../db/dialect.js'
 import { nextDueAt } from '../../db/outbox-due.js'
+import type { ReadTargets } from '../../db/replicas/read-targets.js'
 import type { Repository } from '../../db/repository.js'
 import type { Executor } from '../../db/schema.js'
 import { nowIso } from '../../shared/timestamps.js'
@@ -203,4 +204,25 @@ export const webhooksFunctions = {
   countDeliveries,
   deleteSettledBefore,
 }
+/** Where each function runs when read replicas are configured (docs/deploy.md, "Scale out"). */
+export const webhooksReadTargets: ReadTargets<typeof webhooksFunctions> = {
+  insertWebhook: 'write',
+  findWebhook: 'primary',
+  listWebhooks: 'primary',
+  countWebhooks: 'primary',
+  listEnabledWebhooks: 'primary',
+  updateWebhook: 'write',
+  deleteWebhook: 'write',
+  markWebhookFailing: 'write',
+  markWebhookSucceeding: 'write',
+  insertDeliveries: 'write',
+  claimDueDeliveries: 'write',
+  nextDeliveryDueAt: 'primary',
+  recordAttempt: 'write',
+  findDelivery: 'primary',
+  listDeliveries: 'primary',
+  countDeliveries: 'primary',
+  deleteSettledBefore: 'write',
+}
+
 export type WebhooksRepository = Repository<typeof webhooksFunctions>
