@@ -13,12 +13,14 @@ export type TrashedPostRow = PostRow & { deleted_at: Date | string | null; trash
 
 const TRASHED_COLUMNS = [...POST_COLUMNS, 'deleted_at', 'trashed_until', 'trashed_by'] as const
 
-/** Deletes a live post into the trash until `until`; false when there is no live post with that id. */
-export async function trashPost(db: Executor, id: number, by: number, until: string): Promise<boolean> {
-  const now = nowIso()
+/**
+ * Deletes a live post into the trash at `at` until `until` (ISO times the caller takes from one
+ * clock reading, so the time in the trash is exact); false when there is no live post with that id.
+ */
+export async function trashPost(db: Executor, id: number, by: number, at: string, until: string): Promise<boolean> {
   const result = await db
     .updateTable('posts')
-    .set({ is_deleted: 1, deleted_at: now, updated_at: now, trashed_until: until, trashed_by: by })
+    .set({ is_deleted: 1, deleted_at: at, updated_at: at, trashed_until: until, trashed_by: by })
     .where('id', '=', id)
     .where('is_deleted', '=', 0)
     .executeTakeFirst()

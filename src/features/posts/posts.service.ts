@@ -650,8 +650,9 @@ export class PostService {
   async moveToTrash(caller: PostCaller, id: number, client: ClientInfo): Promise<void> {
     await this.unitOfWork.run(async (unit) => {
       const { post, reader } = await this.editable(unit, caller, id, undefined)
-      const until = new Date(Date.now() + this.options.trashDays * DAY_MS).toISOString()
-      if (!(await this.trash.in(unit).trashPost(id, caller.id, until))) postNotFound()
+      const at = Date.now()
+      const until = new Date(at + this.options.trashDays * DAY_MS).toISOString()
+      if (!(await this.trash.in(unit).trashPost(id, caller.id, new Date(at).toISOString(), until))) postNotFound()
       await this.auditChange(unit, reader, post, client)
       await this.changed(unit, ['post.deleted', 'post.trashed'], post)
     })
