@@ -13,7 +13,7 @@ import { sql } from 'kysely'
 import type { DatabaseHandle } from '../database.js'
 import type { Database, Executor } from '../schema.js'
 import type { RequestReads } from './request-reads.js'
-import { currentReads } from './request-reads.js'
+import { currentReads, retainReadContexts } from './request-reads.js'
 import type { WalPositions } from './wal-positions.js'
 
 export interface ReplicaSetOptions {
@@ -35,6 +35,8 @@ interface Replica {
   heardAt: number
   schemaReady: boolean
   reads: number
+  /** Its last check failed: reported once, until it answers again. */
+  failing: boolean
 }
 
 /** A primary position and the last time the primary was seen at it. */
@@ -57,14 +59,16 @@ export class ReplicaSet {
   private readonly replicas: Replica[]
   private samples: Sample[] = []
   private turn = 0
+  private primaryFailing = false
   private timer: NodeJS.Timeout | undefined
   private stopped = false
   private readonly pollMs: number
+  private readonly releaseReadContexts = retainReadContexts()
 
   constructor(private readonly options: ReplicaSetOptions) {
     this.maxLagMs = options.maxLagMs
     this.pollMs = Math.max(20, Math.min(250, Math.floor(options.maxLagMs / 4)))
-    this.replicas = options.replicas.map(({ name, handle }) => ({ name, handle, replayed: 0, heardAt: 0, schemaReady: false, reads: 0 }))
+    this.replicas = options.replicas.map(({ name, handle }) => ({ name, handle, replayed: 0, heardAt: 0, schemaReady: false, reads: 0, failing: false }))
   }
 
   /** Starts the monitor; resolves after its first round, so a new process uses replicas at once. */
@@ -81,6 +85,7 @@ export class ReplicaSet {
   async close(): Promise<void> {
     this.stopped = true
     clearTimeout(this.timer)
+    this.releaseReadContexts()
     await Promise.all(this.replicas.map((replica) => replica.handle.close()))
   }
 
@@ -171,9 +176,11 @@ export class ReplicaSet {
       else this.samples.push({ lsn, at: now })
       // Older positions than the longest lag allowed can never make a replica usable.
       while (this.samples.length > 1 && now - this.samples[0]!.at > 2 * this.maxLagMs) this.samples.shift()
+      this.primaryFailing = false
     } catch (error) {
-      // The primary is down: requests answer 503 on their own; the replicas wait for it.
-      this.options.onError(error, 'primary')
+      // The primary is down: requests answer 503 on their own; the replicas wait for it. Said once.
+      if (!this.primaryFailing) this.options.onError(error, 'primary')
+      this.primaryFailing = true
       return
     }
     await Promise.all(this.replicas.map((replica) => this.check(replica)))
@@ -186,8 +193,10 @@ export class ReplicaSet {
       replica.replayed = standby && replayed !== null ? Number(replayed) : 0
       replica.schemaReady = schema !== null && schema >= this.options.schemaVersion
       replica.heardAt = standby ? Date.now() : 0
+      replica.failing = false
     } catch (error) {
-      if (replica.heardAt !== 0) this.options.onError(error, replica.name)
+      if (!replica.failing) this.options.onError(error, replica.name)
+      replica.failing = true
       replica.heardAt = 0
     }
   }

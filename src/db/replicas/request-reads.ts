@@ -36,6 +36,22 @@ export class RequestReads {
 }
 
 const storage = new AsyncLocalStorage<RequestReads>()
+let users = 0
+
+/**
+ * Taken by each open replica set, given back when it closes: once none is open, the storage is
+ * disabled, so a process (a test worker) that no longer serves replicas stops paying for the
+ * context it carries on every promise.
+ */
+export function retainReadContexts(): () => void {
+  users++
+  let released = false
+  return () => {
+    if (released) return
+    released = true
+    if (--users === 0) storage.disable()
+  }
+}
 
 export function runWithReads(reads: RequestReads, run: () => void): void {
   storage.run(reads, run)
