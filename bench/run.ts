@@ -33,6 +33,7 @@ import { benchExport } from './lib/export.js'
 import { benchFiles } from './lib/files.js'
 import { benchLists } from './lib/lists.js'
 import { median } from './lib/percentile.mjs'
+import { benchReplicas } from './lib/replicas.js'
 import { benchSearch } from './lib/search.js'
 import type { SeedTarget } from './lib/seed.js'
 import { BENCH_PASSWORD, makeSuperuser, NEEDLE, needlePositions, seed } from './lib/seed.js'
@@ -59,6 +60,7 @@ const { values: args } = parseArgs({
     // `--only content`: sorted, expanded and filtered v2 post pages beside the newest-first page, and a 10 KB post written as plain text and as Markdown, at 10,000 and 1,000,000 posts.
     // `--only visibility`: the v2 post list's first page for every kind of caller at 10,000 and 1,000,000 posts, beside a get and the same-work reference, with plans.
     // `--only abuse`: password logins and sign-ups with each abuse check on against all off.
+    // `--only replicas` (PostgreSQL): the hot standby at BENCH_REPLICA_URL (default 127.0.0.1:5433) of the primary at BENCH_POSTGRES_URL (default 127.0.0.1:5434), the pair scripts/test-services.sh makes, under a mixed load, a writer reading back its writes, and the cost of choosing a target.
     // `--only export`: a data export of a user with 1,000 posts and of one with 100,000: the time, the ZIP and the service's peak memory.
     // `--only files`: upload throughput through the service against a plain fs write, and an image variant's first and cached latency.
     only: { type: 'string' },
@@ -72,7 +74,7 @@ const { values: args } = parseArgs({
     baseline: { type: 'string' },
   },
 })
-const ONLY_MODES = ['startup', 'soak', 'events', 'orgs', 'posts', 'visibility', 'comments', 'content', 'search', 'write-costs', 'files', 'abuse', 'export']
+const ONLY_MODES = ['startup', 'soak', 'events', 'orgs', 'posts', 'visibility', 'comments', 'content', 'search', 'write-costs', 'files', 'abuse', 'export', 'replicas']
 if (args.only !== undefined && !ONLY_MODES.includes(args.only)) throw new Error(`--only takes ${ONLY_MODES.join(', ')}, got ${args.only}`)
 const SOAK_SECONDS = Number(args['soak-seconds'] ?? 600)
 const quick = args.quick ?? false
@@ -82,7 +84,8 @@ const WARMUP = quick ? 1 : 2
 const BASE_ROWS = 10_000
 const SCALE_ROWS = Number(args['scale-rows'] ?? 1_000_000)
 const CONNECTIONS = 50
-const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+// `--only replicas` seeds on the primary whose standby it reads (scripts/test-services.sh's clusters scaleout and replica).
+const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? (args.only === 'replicas' ? 'postgres://postgres@127.0.0.1:5434/postgres' : 'postgres://postgres@127.0.0.1:5432/postgres')
 const OUR_PORT = 8400
 const BARE_PORT = 8401
 const NO_LIMITS_PORT = 8402
@@ -1259,7 +1262,27 @@ if (args.only !== undefined) {
     else if (mode === 'visibility') writeReport({ ...report, visibility: await benchVisibility(target) })
     else if (mode === 'abuse') writeReport({ ...report, abuse: await benchAbuse({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rounds: ROUNDS }) })
     else if (mode === 'files') writeReport({ ...report, files: await benchFiles({ startService: (extra) => startService(target, undefined, OUR_PORT, extra), login, cpuMicros, rssMb, rounds: ROUNDS }) })
-    else if (mode === 'export') writeReport({ ...report, export: await benchExport(target, { startService: (extra) => startService(target, undefined, OUR_PORT, extra), login }) })
+    else if (mode === 'replicas') {
+      if (target.databaseUrl === undefined) throw new Error('--only replicas runs on PostgreSQL: pass --db postgres')
+      writeReport({
+        ...report,
+        replicas: await benchReplicas({
+          databaseUrl: target.databaseUrl,
+          replicaUrl: process.env.BENCH_REPLICA_URL ?? 'postgres://postgres@127.0.0.1:5433/postgres',
+          startService: async (extra) => {
+            const server = await startService(target, undefined, OUR_PORT, extra)
+            return { url: server.url, pid: server.process.pid as number, stop: () => server.stop() }
+          },
+          login,
+          load: (spec, pid) => load(spec as unknown as LoadSpec, pid),
+          rounds: ROUNDS,
+          duration: DURATION,
+          connections: CONNECTIONS,
+          maxUserId: BASE_ROWS,
+          metricsPort: METRICS_PORT,
+        }),
+      })
+    } else if (mode === 'export') writeReport({ ...report, export: await benchExport(target, { startService: (extra) => startService(target, undefined, OUR_PORT, extra), login }) })
     else writeReport({ ...report, ...(await benchOutgoingEvents(target)) })
     await dropStorage(target)
   }

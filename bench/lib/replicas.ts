@@ -36,6 +36,9 @@ async function queryOne<T>(connectionString: string, text: string): Promise<T> {
 
 /** Waits until the replica has replayed what the primary had written when called (the seeded rows). */
 async function caughtUp(deps: ReplicaBenchDeps): Promise<void> {
+  const system = `select system_identifier::text as id from pg_control_system()`
+  const [primary, replica] = await Promise.all([queryOne<{ id: string }>(deps.databaseUrl, system), queryOne<{ id: string }>(deps.replicaUrl, system)])
+  if (primary.id !== replica.id) throw new Error('bench: BENCH_REPLICA_URL is not a standby of the primary the benchmark seeds (BENCH_POSTGRES_URL)')
   const { lsn } = await queryOne<{ lsn: string }>(deps.databaseUrl, `select (pg_current_wal_lsn() - '0/0'::pg_lsn)::text as lsn`)
   for (;;) {
     const { replayed } = await queryOne<{ replayed: string }>(deps.replicaUrl, `select (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::text as replayed`)
