@@ -33,10 +33,10 @@ import { WebhookReceiver } from '../helpers/webhook-receiver.js'
 
 type Node = RunningProcess & { url: string }
 
-const WORKERS = 6
-const ITERATIONS = 6
-/** Operations completed before the node is killed: about a third of the load. */
-const KILL_AFTER = 50
+const WORKERS = 5
+const ITERATIONS = 5
+/** Operations completed before the node is killed: about a sixth of the load. */
+const KILL_AFTER = 40
 const SCHEDULED = 3
 
 interface Answer {
