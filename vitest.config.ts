@@ -219,12 +219,11 @@ export default defineConfig(async () => {
   return {
     test: {
       pool: 'forks' as const,
-      // Two test files more than the cores (Vitest's default on 2 cores is one file): files spend
+      // One test file more than the cores (Vitest's default on 2 cores is one file): files spend
       // most of their time waiting on databases, argon2's thread pool, Chromium and child
-      // processes. On 2 cores, three files at once took the suite from 483 s to 420 s, four to 397 s
-      // (each file a quarter slower); four, once the suite ran the replica and multi-node tests
-      // and CI neared its 12 minutes.
-      maxWorkers: availableParallelism() + 2,
+      // processes. On 2 cores, three files at once took the suite from 483 s to 420 s (four: 397 s,
+      // with each file a quarter slower; in CI, four took the Node 20 projects from 382 s to 397).
+      maxWorkers: availableParallelism() + 1,
       // A worker keeps its loaded modules from one test file to the next instead of importing
       // the app again for each (that import was a fifth of the suite). Each file still builds
       // its own app on its own database; spies are restored after every test.

@@ -19,4 +19,4 @@ npm pack --silent --pack-destination "$dir" "node-linux-$arch@$major" >/dev/null
 tar -xzf "$dir"/node-linux-"$arch"-*.tgz -C "$dir"
 export PATH="$dir/package/bin:$PATH"
 echo "test-node24: the sqlite project on Node.js $(node --version)"
-node node_modules/vitest/vitest.mjs run --project sqlite
+node node_modules/vitest/vitest.mjs run --project sqlite "$@"
