@@ -8,7 +8,6 @@
 // shortest interval.
 import { AsyncResource } from 'node:async_hooks'
 
-
 /**
  * What a run says: `false` when it found nothing to do (the job backs off); a number when it
  * found nothing now but knows its next work is due in that many ms (it sleeps until then, within

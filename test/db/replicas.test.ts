@@ -146,7 +146,7 @@ describe.runIf(dialect() === 'postgres' && inject('replicaUrl') !== '')('read re
     }
   })
 
-  it("a replica that has not replayed the schema this code needs is not read from, and is once it has", async () => {
+  it("a replica that has not replayed the schema this code needs is not read from, and is once it has; a read that fails on it runs again on the primary", async () => {
     const t = await createTestApp({}, undefined, { replicated: true })
     const replicaSet = async (schemaVersion: string) => {
       const handle = await createDatabase({ databaseUrl: replicaUrlOf(t.env.DATABASE_URL!), dataDir: t.config.dataDir })
@@ -167,6 +167,14 @@ describe.runIf(dialect() === 'postgres' && inject('replicaUrl') !== '')('read re
       await waitFor(() => current.stats()[0]!.lagMs < Number.POSITIVE_INFINITY)
       await anonymousRead(current)
       expect({ primary: current.primaryReads, replica: current.stats()[0]!.reads }).toEqual({ primary: 0, replica: 1 })
+      // A read that fails on the replica (its connection lost) runs again on the primary, and the
+      // replica is left until the monitor hears from it again.
+      const lost = Object.assign(new Error('connection lost'), { code: 'ECONNRESET' })
+      const answered = await new Promise<string>((resolve, reject) =>
+        runWithReads(new RequestReads(true, () => undefined), () => void current.read(async (db) => (db === (t.db as never) ? 'primary' : Promise.reject(lost))).then(resolve, reject)),
+      )
+      expect(answered).toBe('primary')
+      expect({ primary: current.primaryReads, replica: current.stats()[0]!.reads, fallbacks: current.fallbacks, lagMs: current.stats()[0]!.lagMs }).toEqual({ primary: 1, replica: 2, fallbacks: 1, lagMs: Number.POSITIVE_INFINITY })
       await Promise.all([newer.close(), current.close()])
     } finally {
       await t.close()
